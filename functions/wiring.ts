@@ -1,0 +1,43 @@
+/**
+ * Composition root: builds the ports for a given configuration. The local server and the
+ * Lambdas differ only here, in which adapters they plug in.
+ */
+import { createKeyStore } from '../lib/auth/key-store.js';
+import type { Config } from '../lib/config.js';
+import { createFetcher, type Fetcher } from '../lib/fetch/safe-fetch.js';
+import type { Resolver } from '../lib/fetch/address-guard.js';
+import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
+import { InlineJobRunner } from '../lib/adapters/local/inline-job-runner.js';
+import type { HandlerDeps } from '../lib/http/preview-handler.js';
+import type { Log } from '../lib/log.js';
+import type { BlobStore, JobRunner } from '../lib/ports.js';
+
+export interface LocalDepsOptions {
+  config: Config;
+  log: Log;
+  /** The base URL assets are served under (the local server's own address unless LINKPREVIEW_PUBLIC_URL is set). */
+  baseUrl: () => string;
+  /** Tests can map names to addresses without touching DNS. */
+  resolver?: Resolver;
+  blobs?: BlobStore;
+  jobs?: JobRunner;
+}
+
+export function buildFetcher(config: Config, resolver?: Resolver): Fetcher {
+  return createFetcher({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    allowedPorts: config.allowedPorts,
+    userAgent: config.userAgent,
+    maxRedirects: config.maxRedirects,
+    resolver,
+  });
+}
+
+/** The embedded defaults: assets on the local disk, jobs in-process. */
+export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs: BlobStore } {
+  const { config, log } = options;
+  const fetch = buildFetcher(config, options.resolver);
+  const blobs = options.blobs ?? new FsBlobStore(config.dataDir, () => config.publicUrl || options.baseUrl());
+  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency);
+  return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };
+}

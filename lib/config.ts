@@ -1,0 +1,138 @@
+/**
+ * The one place configuration is read. `loadConfig(env)` is pure (tests pass their own env);
+ * it validates every variable and throws a ConfigError naming the bad one, so a misconfigured
+ * deployment fails at start-up instead of on the first request.
+ */
+import * as v from 'valibot';
+
+export class ConfigError extends Error {}
+
+export interface Config {
+  /** Plain bearer keys (LINKPREVIEW_API_KEYS). */
+  apiKeys: string[];
+  /** SHA-256 hex digests of bearer keys (LINKPREVIEW_API_KEY_HASHES), as the AWS stack passes them. */
+  apiKeyHashes: string[];
+  /** Opens the SSRF guard to private/loopback addresses and any port. Tests and local development only. */
+  allowPrivateNetworks: boolean;
+  /** Ports allowed besides 80 and 443 when the guard is closed. */
+  allowedPorts: number[];
+  userAgent: string;
+  /** Cap on the bytes read of the link itself (HTML is truncated there, other bodies are measured only). */
+  maxPageBytes: number;
+  /** Cap on the bytes of any image sub-download. */
+  maxImageBytes: number;
+  /** Cap on the bytes of a media/document download. */
+  maxMediaBytes: number;
+  /** Total time allowed for one fetch (all hops). */
+  fetchTimeoutMs: number;
+  maxRedirects: number;
+  /** Deadline for a whole record: jobs still running after it are left out. */
+  recordDeadlineMs: number;
+  /** Max decoded pixels an image may have before it is refused (decompression bombs). */
+  maxImagePixels: number;
+  /** Local data dir (assets) for the local blob store. */
+  dataDir: string;
+  /** Base URL under which /assets/... are public. Empty: the local server's own address. */
+  publicUrl: string;
+  /** Concurrency of in-process jobs. */
+  jobConcurrency: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; linklens/1.0; +https://github.com/linklens/linklens)';
+
+const bool = (name: string) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.toLowerCase(),
+      v.picklist(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off', ''], `${name} must be true or false`),
+      v.transform((s) => ['true', '1', 'yes', 'on'].includes(s)),
+    ),
+  );
+
+const int = (name: string, min: number, max: number) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.regex(/^\d+$/, `${name} must be a whole number`),
+      v.transform(Number),
+      v.minValue(min, `${name} must be at least ${min}`),
+      v.maxValue(max, `${name} must be at most ${max}`),
+    ),
+  );
+
+const list = v.optional(
+  v.pipe(
+    v.string(),
+    v.transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+  ),
+);
+
+const EnvSchema = v.object({
+  LINKPREVIEW_API_KEYS: list,
+  LINKPREVIEW_API_KEY_HASHES: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((s) => s.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean)),
+      v.check((a) => a.every((h) => /^[0-9a-f]{64}$/.test(h)), 'LINKPREVIEW_API_KEY_HASHES must be comma-separated SHA-256 hex digests'),
+    ),
+  ),
+  LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: bool('LINKPREVIEW_ALLOW_PRIVATE_NETWORKS'),
+  LINKPREVIEW_ALLOWED_PORTS: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+      v.check((a) => a.every((p) => /^\d+$/.test(p) && +p > 0 && +p < 65536), 'LINKPREVIEW_ALLOWED_PORTS must be comma-separated port numbers'),
+      v.transform((a) => a.map(Number)),
+    ),
+  ),
+  LINKPREVIEW_USER_AGENT: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'LINKPREVIEW_USER_AGENT must not be empty'))),
+  LINKPREVIEW_MAX_PAGE_BYTES: int('LINKPREVIEW_MAX_PAGE_BYTES', 1024, 100 * 1024 * 1024),
+  LINKPREVIEW_MAX_IMAGE_BYTES: int('LINKPREVIEW_MAX_IMAGE_BYTES', 1024, 200 * 1024 * 1024),
+  LINKPREVIEW_MAX_MEDIA_BYTES: int('LINKPREVIEW_MAX_MEDIA_BYTES', 1024, 1024 * 1024 * 1024),
+  LINKPREVIEW_FETCH_TIMEOUT_MS: int('LINKPREVIEW_FETCH_TIMEOUT_MS', 100, 120_000),
+  LINKPREVIEW_MAX_REDIRECTS: int('LINKPREVIEW_MAX_REDIRECTS', 0, 10),
+  LINKPREVIEW_DEADLINE_MS: int('LINKPREVIEW_DEADLINE_MS', 100, 28_000),
+  LINKPREVIEW_MAX_IMAGE_PIXELS: int('LINKPREVIEW_MAX_IMAGE_PIXELS', 1, 1_000_000_000),
+  LINKPREVIEW_DATA_DIR: v.optional(v.string()),
+  LINKPREVIEW_PUBLIC_URL: v.optional(
+    v.pipe(v.string(), v.trim(), v.check((s) => s === '' || /^https?:\/\/[^/]+/i.test(s), 'LINKPREVIEW_PUBLIC_URL must be an http(s) URL')),
+  ),
+  LINKPREVIEW_JOB_CONCURRENCY: int('LINKPREVIEW_JOB_CONCURRENCY', 1, 64),
+  LINKPREVIEW_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'LINKPREVIEW_LOG_LEVEL must be debug, info, warn, error or silent')),
+});
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.entries)) {
+    const value = env[key];
+    if (value !== undefined) picked[key] = value;
+  }
+  const result = v.safeParse(EnvSchema, picked, { abortPipeEarly: true });
+  if (!result.success) {
+    const issue = result.issues[0];
+    throw new ConfigError(`Invalid configuration: ${issue.message} (got ${JSON.stringify(issue.input)})`);
+  }
+  const e = result.output;
+  return {
+    apiKeys: e.LINKPREVIEW_API_KEYS ?? [],
+    apiKeyHashes: e.LINKPREVIEW_API_KEY_HASHES ?? [],
+    allowPrivateNetworks: e.LINKPREVIEW_ALLOW_PRIVATE_NETWORKS ?? false,
+    allowedPorts: e.LINKPREVIEW_ALLOWED_PORTS ?? [],
+    userAgent: e.LINKPREVIEW_USER_AGENT ?? DEFAULT_USER_AGENT,
+    maxPageBytes: e.LINKPREVIEW_MAX_PAGE_BYTES ?? 5 * 1024 * 1024,
+    maxImageBytes: e.LINKPREVIEW_MAX_IMAGE_BYTES ?? 15 * 1024 * 1024,
+    maxMediaBytes: e.LINKPREVIEW_MAX_MEDIA_BYTES ?? 50 * 1024 * 1024,
+    fetchTimeoutMs: e.LINKPREVIEW_FETCH_TIMEOUT_MS ?? 10_000,
+    maxRedirects: e.LINKPREVIEW_MAX_REDIRECTS ?? 10,
+    recordDeadlineMs: e.LINKPREVIEW_DEADLINE_MS ?? 20_000,
+    maxImagePixels: e.LINKPREVIEW_MAX_IMAGE_PIXELS ?? 50_000_000,
+    dataDir: e.LINKPREVIEW_DATA_DIR ?? '.data',
+    publicUrl: (e.LINKPREVIEW_PUBLIC_URL ?? '').replace(/\/+$/, ''),
+    jobConcurrency: e.LINKPREVIEW_JOB_CONCURRENCY ?? 4,
+    logLevel: e.LINKPREVIEW_LOG_LEVEL ?? 'info',
+  };
+}

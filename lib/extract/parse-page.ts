@@ -1,0 +1,287 @@
+/**
+ * One streaming pass of htmlparser2 over a page into a compact PageData: the metadata the
+ * field rules need, and bounded text for defaults and language detection. Nothing is kept that
+ * the rules do not read, and every collection is capped, so memory stays small on huge pages.
+ */
+import { Parser } from 'htmlparser2';
+
+export interface MetaTag {
+  name?: string;
+  property?: string;
+  itemprop?: string;
+  httpEquiv?: string;
+  charset?: string;
+  content: string;
+}
+
+export interface LinkTag {
+  rel: string[];
+  href: string;
+  type?: string;
+  sizes?: string;
+  title?: string;
+  media?: string;
+  color?: string;
+  hreflang?: string;
+}
+
+export interface ImgTag {
+  src: string;
+  width?: number;
+  height?: number;
+  alt?: string;
+  className?: string;
+  id?: string;
+}
+
+export interface PageData {
+  title?: string;
+  lang?: string;
+  baseHref?: string;
+  metas: MetaTag[];
+  links: LinkTag[];
+  /** Raw text of `<script type="application/ld+json">` blocks. */
+  jsonLd: string[];
+  /** Microdata `itemprop` values from elements other than <meta> (content/src/href or text). */
+  itemprops: { prop: string; value: string; itemtype?: string }[];
+  h1?: string;
+  /** The first paragraphs' text, for description fallbacks. */
+  paragraphs: string[];
+  images: ImgTag[];
+  /** Visible body text, capped, for language detection and reading time. */
+  text: string;
+  /** Word count of the whole visible text (counted past the text cap). */
+  wordCount: number;
+  /** CJK characters in the visible text (counted past the text cap). */
+  cjkChars: number;
+}
+
+export const PAGE_LIMITS = {
+  metas: 2000,
+  links: 500,
+  jsonLdBlocks: 20,
+  jsonLdBytes: 512 * 1024,
+  images: 200,
+  paragraphs: 8,
+  textChars: 20_000,
+  attributeChars: 8_192,
+  itemprops: 300,
+};
+
+const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'svg', 'nav', 'footer', 'header', 'aside', 'form', 'select', 'button', 'iframe', 'object']);
+const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr', 'param']);
+const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/g;
+
+const clip = (s: string | undefined, n = PAGE_LIMITS.attributeChars) => (s === undefined ? undefined : s.length > n ? s.slice(0, n) : s);
+const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
+const num = (s: string | undefined) => (s && /^\d+/.test(s) ? parseInt(s, 10) : undefined);
+
+/** A streaming page parser: write() chunks of decoded text, then end() for the PageData. */
+export class PageParser {
+  private readonly data: PageData = { metas: [], links: [], jsonLd: [], itemprops: [], paragraphs: [], images: [], text: '', wordCount: 0, cjkChars: 0 };
+  private readonly parser: Parser;
+  private stack: string[] = [];
+  private skipFlags: boolean[] = [];
+  private skipDepth = 0;
+  private inTitle = false;
+  private titleBuf = '';
+  private headDepth = 0;
+  private jsonLdBuf: string | null = null;
+  private jsonLdBytes = 0;
+  private h1Buf: string | null = null;
+  private pBuf: string | null = null;
+  private propBuf: { prop: string; buf: string; depth: number; itemtype?: string } | null = null;
+  private itemtypes: (string | undefined)[] = [];
+  private textLen = 0;
+  private lastWasSpace = true;
+
+  constructor() {
+    this.parser = new Parser(
+      {
+        onopentag: (name, attrs) => this.open(name, attrs),
+        onclosetag: (name) => this.close(name),
+        ontext: (text) => this.onText(text),
+      },
+      { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true },
+    );
+  }
+
+  write(chunk: string): void {
+    this.parser.write(chunk);
+  }
+
+  end(): PageData {
+    this.parser.end();
+    if (this.titleBuf && !this.data.title) this.data.title = collapse(this.titleBuf);
+    this.data.text = this.data.text.trim();
+    return this.data;
+  }
+
+  private open(name: string, a: Record<string, string>): void {
+    const d = this.data;
+    if (!VOID.has(name)) {
+      const skip = SKIP_TEXT.has(name) || a.hidden !== undefined || /display\s*:\s*none/i.test(a.style ?? '');
+      this.stack.push(name);
+      this.skipFlags.push(skip);
+      if (skip) this.skipDepth++;
+      this.itemtypes.push(a.itemscope !== undefined ? clip(a.itemtype, 300) : undefined);
+    }
+    switch (name) {
+      case 'html':
+        if (a.lang && !d.lang) d.lang = clip(a.lang, 50);
+        else if (a['xml:lang'] && !d.lang) d.lang = clip(a['xml:lang'], 50);
+        break;
+      case 'base':
+        if (a.href && d.baseHref === undefined) d.baseHref = clip(a.href, 2048);
+        break;
+      case 'title':
+        if (d.title === undefined && this.skipDepth === 0) { this.inTitle = true; this.titleBuf = ''; }
+        break;
+      case 'meta':
+        if (d.metas.length < PAGE_LIMITS.metas) {
+          const content = a.content ?? a.value;
+          if (a.charset) d.metas.push({ charset: clip(a.charset, 50), content: '' });
+          if (content !== undefined && (a.name || a.property || a.itemprop || a['http-equiv'])) {
+            d.metas.push({
+              name: clip(a.name?.toLowerCase(), 200),
+              property: clip(a.property?.toLowerCase(), 200),
+              itemprop: clip(a.itemprop, 200),
+              httpEquiv: clip(a['http-equiv']?.toLowerCase(), 100),
+              content: clip(content)!,
+            });
+          }
+        }
+        break;
+      case 'link':
+        if (a.href && a.rel && d.links.length < PAGE_LIMITS.links) {
+          d.links.push({
+            rel: a.rel.toLowerCase().split(/\s+/).filter(Boolean),
+            href: clip(a.href, 4096)!,
+            type: clip(a.type?.toLowerCase(), 200),
+            sizes: clip(a.sizes, 200),
+            title: clip(a.title, 500),
+            media: clip(a.media, 200),
+            color: clip(a.color, 50),
+            hreflang: clip(a.hreflang, 50),
+          });
+        }
+        if (a.itemprop && a.href) this.itemprop(a.itemprop, a.href);
+        break;
+      case 'script':
+        if ((a.type ?? '').toLowerCase().trim() === 'application/ld+json' && d.jsonLd.length < PAGE_LIMITS.jsonLdBlocks) this.jsonLdBuf = '';
+        break;
+      case 'head':
+        this.headDepth++;
+        break;
+      case 'h1':
+        if (d.h1 === undefined && this.skipDepth === 0) this.h1Buf = '';
+        break;
+      case 'p':
+        if (d.paragraphs.length < PAGE_LIMITS.paragraphs && this.skipDepth === 0) this.pBuf = '';
+        break;
+      case 'img': {
+        const src = a.src || a['data-src'] || a['data-lazy-src'] || a['data-original'];
+        if (src && d.images.length < PAGE_LIMITS.images) {
+          d.images.push({ src: clip(src, 4096)!, width: num(a.width), height: num(a.height), alt: clip(a.alt, 300), className: clip(a.class, 300), id: clip(a.id, 200) });
+        }
+        if (a.itemprop && src) this.itemprop(a.itemprop, src);
+        break;
+      }
+      default:
+        break;
+    }
+    if (a.itemprop && name !== 'meta' && name !== 'link' && name !== 'img') {
+      const value = a.content ?? a.href ?? a.src ?? a.datetime;
+      if (value !== undefined) this.itemprop(a.itemprop, value);
+      else if (!VOID.has(name) && !this.propBuf) this.propBuf = { prop: a.itemprop, buf: '', depth: this.stack.length, itemtype: this.currentItemtype() };
+    }
+  }
+
+  private currentItemtype(): string | undefined {
+    for (let i = this.itemtypes.length - 1; i >= 0; i--) if (this.itemtypes[i]) return this.itemtypes[i];
+    return undefined;
+  }
+
+  private itemprop(prop: string, value: string): void {
+    if (this.data.itemprops.length < PAGE_LIMITS.itemprops) {
+      this.data.itemprops.push({ prop: clip(prop, 100)!, value: collapse(clip(value)!), itemtype: this.currentItemtype() });
+    }
+  }
+
+  private close(name: string): void {
+    const d = this.data;
+    if (VOID.has(name)) return;
+    if (name === 'title' && this.inTitle) {
+      this.inTitle = false;
+      const t = collapse(this.titleBuf);
+      if (t) d.title = t;
+    }
+    if (name === 'script' && this.jsonLdBuf !== null) {
+      if (this.jsonLdBuf.trim()) d.jsonLd.push(this.jsonLdBuf);
+      this.jsonLdBuf = null;
+    }
+    if (name === 'h1' && this.h1Buf !== null) {
+      const t = collapse(this.h1Buf);
+      if (t) d.h1 = t.slice(0, 500);
+      this.h1Buf = null;
+    }
+    if (name === 'p' && this.pBuf !== null) {
+      const t = collapse(this.pBuf);
+      if (t) d.paragraphs.push(t.slice(0, 2000));
+      this.pBuf = null;
+    }
+    if (this.propBuf && this.propBuf.depth === this.stack.length) {
+      this.itemprop(this.propBuf.prop, this.propBuf.buf);
+      this.propBuf = null;
+    }
+    // Pop to the matching open tag (tolerates unclosed children).
+    const idx = this.stack.lastIndexOf(name);
+    if (idx === -1) return;
+    while (this.stack.length > idx) {
+      const tag = this.stack.pop()!;
+      this.itemtypes.pop();
+      if (this.skipFlags.pop()) this.skipDepth--;
+      if (tag === 'head' && this.headDepth > 0) this.headDepth--;
+    }
+    if (this.stack.length === 0) { this.skipDepth = 0; this.headDepth = 0; }
+  }
+
+  private onText(text: string): void {
+    if (this.inTitle) {
+      if (this.titleBuf.length < 2000) this.titleBuf += text;
+      return;
+    }
+    if (this.jsonLdBuf !== null) {
+      if (this.jsonLdBytes + text.length <= PAGE_LIMITS.jsonLdBytes) {
+        this.jsonLdBuf += text;
+        this.jsonLdBytes += text.length;
+      }
+      return;
+    }
+    if (this.propBuf && this.propBuf.buf.length < 2000) this.propBuf.buf += text;
+    if (this.skipDepth > 0 || this.headDepth > 0) return;
+    if (this.h1Buf !== null && this.h1Buf.length < 1000) this.h1Buf += text;
+    if (this.pBuf !== null && this.pBuf.length < 4000) this.pBuf += text;
+    // Visible text: counted in full, stored up to the cap.
+    const d = this.data;
+    const words = text.match(/[^\s\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+/g);
+    if (words) d.wordCount += words.length;
+    const cjk = text.match(CJK);
+    if (cjk) d.cjkChars += cjk.length;
+    if (this.textLen < PAGE_LIMITS.textChars) {
+      const piece = text.replace(/\s+/g, ' ');
+      if (piece === ' ' && this.lastWasSpace) return;
+      const add = piece.slice(0, PAGE_LIMITS.textChars - this.textLen);
+      d.text += add;
+      this.textLen += add.length;
+      this.lastWasSpace = add.endsWith(' ');
+    }
+  }
+}
+
+export function parsePage(html: string): PageData {
+  const p = new PageParser();
+  // Feed in slices so a huge string is not retained twice inside the tokenizer.
+  for (let i = 0; i < html.length; i += 64 * 1024) p.write(html.slice(i, i + 64 * 1024));
+  return p.end();
+}

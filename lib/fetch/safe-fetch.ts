@@ -1,0 +1,276 @@
+/**
+ * The one outbound HTTP client. Every fetch of the service (the link, icons, images, oEmbed,
+ * platform APIs, media) goes through `safeFetch`, which:
+ *  - follows redirects itself (at most `maxRedirects` hops), checking each hop's URL with the
+ *    SSRF guard and recording the trail; loops and non-http(s) targets stop the fetch;
+ *  - resolves names through `guardedLookup` on a fresh connection (no pooled sockets), so the
+ *    address that was checked is the address connected to;
+ *  - caps the total time (all hops) and the bytes read after decompression (gzip bombs stop too).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import got, { type Headers } from 'got';
+import { LinkNotAllowedError } from '../errors.js';
+import { AddressNotAllowedError, checkUrl, guardedLookup, systemResolver, type GuardPolicy, type Resolver } from './address-guard.js';
+
+export type FetchFailureCode =
+  | 'DNS_FAILURE' | 'CONNECTION_REFUSED' | 'CONNECTION_RESET' | 'TIMEOUT' | 'TLS_ERROR'
+  | 'TOO_MANY_REDIRECTS' | 'REDIRECT_LOOP' | 'REDIRECT_INVALID' | 'TOO_LARGE' | 'ABORTED' | 'NETWORK_ERROR';
+
+/** An upstream failure: no usable response. Becomes an `ok: false` record, never a 5xx. */
+export class FetchFailure extends Error {
+  constructor(
+    readonly code: FetchFailureCode,
+    message: string,
+    /** The URLs visited so far, the original first. */
+    readonly trail: string[],
+    /** The last HTTP status seen, 0 when there was no response. */
+    readonly status = 0,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'FetchFailure';
+  }
+}
+
+export interface FetchOptions {
+  method?: 'GET' | 'HEAD';
+  headers?: Record<string, string>;
+  /** Byte cap on the (decompressed) body. */
+  maxBytes: number;
+  /** 'truncate' keeps the first maxBytes (HTML: metadata is at the top); 'fail' throws TOO_LARGE. */
+  onTooLarge?: 'truncate' | 'fail';
+  /** Total time for all hops. */
+  timeoutMs: number;
+  maxRedirects?: number;
+  signal?: AbortSignal;
+  /** Sets `Range: bytes=0-(n-1)`: a prefix of large media. */
+  rangePrefixBytes?: number;
+}
+
+export interface FetchResult {
+  /** The URL asked for. */
+  url: string;
+  finalUrl: string;
+  status: number;
+  headers: Headers;
+  body: Buffer;
+  truncated: boolean;
+  /** The full size of the resource when the server said (Content-Length, or the total of Content-Range). */
+  declaredSize?: number;
+  /** The original URL, then every URL redirected to; the last is finalUrl. */
+  trail: string[];
+}
+
+export interface FetcherDeps extends GuardPolicy {
+  userAgent: string;
+  maxRedirects: number;
+  resolver?: Resolver;
+}
+
+export type Fetcher = (url: string, options: FetchOptions) => Promise<FetchResult>;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+function classifyError(err: unknown): { code: FetchFailureCode; message: string } {
+  const e = err as { code?: string; message?: string; name?: string };
+  const code = e.code ?? '';
+  if (e.name === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return { code: 'TIMEOUT', message: 'The link did not answer in time.' };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA' || code === 'ESERVFAIL') return { code: 'DNS_FAILURE', message: 'The host name of the link could not be resolved.' };
+  if (code === 'ECONNREFUSED') return { code: 'CONNECTION_REFUSED', message: 'The server refused the connection.' };
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'HPE_INVALID_CONSTANT') return { code: 'CONNECTION_RESET', message: 'The connection was closed before the response was complete.' };
+  if (code === 'ERR_ABORTED' || e.name === 'AbortError' || code === 'ABORT_ERR') return { code: 'ABORTED', message: 'The fetch was cancelled.' };
+  if (/CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/i.test(code) || /certificate|ssl|tls/i.test(e.message ?? '')) {
+    return { code: 'TLS_ERROR', message: `The TLS handshake failed (${code || e.message}).` };
+  }
+  return { code: 'NETWORK_ERROR', message: `The link could not be fetched (${code || e.message}).` };
+}
+
+function notAllowedFrom(err: unknown): AddressNotAllowedError | undefined {
+  let e = err as { cause?: unknown } | undefined;
+  for (let i = 0; i < 4 && e; i++) {
+    if (e instanceof AddressNotAllowedError) return e;
+    e = e.cause as typeof e;
+  }
+  return undefined;
+}
+
+function parseDeclaredSize(headers: Headers): number | undefined {
+  const range = headers['content-range'];
+  if (typeof range === 'string') {
+    const total = /\/(\d+)\s*$/.exec(range);
+    if (total) return Number(total[1]);
+  }
+  const len = headers['content-length'];
+  if (typeof len === 'string' && /^\d+$/.test(len)) return Number(len);
+  return undefined;
+}
+
+/** A tiny per-fetch cookie jar: cookies set during a redirect chain are sent back on later hops of the same host. */
+class HopCookies {
+  private byHost = new Map<string, Map<string, string>>();
+  store(host: string, setCookie: string[] | string | undefined): void {
+    if (!setCookie) return;
+    const jar = this.byHost.get(host) ?? new Map<string, string>();
+    for (const line of Array.isArray(setCookie) ? setCookie : [setCookie]) {
+      const pair = line.split(';', 1)[0];
+      const eq = pair.indexOf('=');
+      if (eq > 0) jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+    }
+    this.byHost.set(host, jar);
+  }
+  header(host: string, initial?: string): string | undefined {
+    const jar = this.byHost.get(host);
+    const parts = initial ? [initial] : [];
+    if (jar) for (const [k, val] of jar) parts.push(`${k}=${val}`);
+    return parts.length ? parts.join('; ') : undefined;
+  }
+}
+
+export function createFetcher(deps: FetcherDeps): Fetcher {
+  const policy: GuardPolicy = { allowPrivateNetworks: deps.allowPrivateNetworks, allowedPorts: deps.allowedPorts };
+  const lookup = guardedLookup(policy, deps.resolver ?? systemResolver);
+
+  return async function safeFetch(url, options) {
+    const started = Date.now();
+    const maxRedirects = Math.min(options.maxRedirects ?? deps.maxRedirects, 10);
+    const trail: string[] = [url];
+    const visits = new Map<string, number>();
+    const cookies = new HopCookies();
+    let current = new URL(url);
+    let lastStatus = 0;
+
+    for (let hop = 0; ; hop++) {
+      const verdict = checkUrl(current, policy);
+      if (!verdict.allowed) {
+        throw new LinkNotAllowedError(
+          hop === 0 ? `The link is not allowed: ${verdict.reason}.` : `The link redirects to a URL that is not allowed: ${verdict.reason}.`,
+          { url: current.href, hop },
+        );
+      }
+      const seen = (visits.get(current.href) ?? 0) + 1;
+      visits.set(current.href, seen);
+      if (seen > 2) throw new FetchFailure('REDIRECT_LOOP', 'The link redirects in a loop.', trail, lastStatus);
+
+      const remaining = options.timeoutMs - (Date.now() - started);
+      if (remaining <= 0) throw new FetchFailure('TIMEOUT', 'The link did not answer in time.', trail, lastStatus);
+
+      const headers: Record<string, string> = {
+        'user-agent': deps.userAgent,
+        accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
+        'accept-language': 'en-US,en;q=0.8',
+        ...options.headers,
+      };
+      const cookie = cookies.header(current.host, options.headers?.cookie);
+      if (cookie) headers.cookie = cookie;
+      if (options.rangePrefixBytes) headers.range = `bytes=0-${options.rangePrefixBytes - 1}`;
+
+      const res = await requestOnce(current, options, headers, remaining, lookup, trail, lastStatus);
+      lastStatus = res.status;
+      cookies.store(current.host, res.headers['set-cookie']);
+
+      const location = res.headers.location;
+      if (REDIRECT_STATUSES.has(res.status) && typeof location === 'string' && location.trim()) {
+        let next: URL;
+        try {
+          next = new URL(location.trim(), current);
+        } catch {
+          throw new FetchFailure('REDIRECT_INVALID', `The link redirects to an invalid URL (${location.slice(0, 200)}).`, trail, res.status);
+        }
+        next.hash = '';
+        if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+          throw new LinkNotAllowedError(`The link redirects to a ${next.protocol.replace(':', '')}: URL, which is not allowed.`, { url: next.href.slice(0, 200), hop: hop + 1 });
+        }
+        if (hop + 1 > maxRedirects) {
+          throw new FetchFailure('TOO_MANY_REDIRECTS', `The link redirects more than ${maxRedirects} times.`, trail, res.status);
+        }
+        trail.push(next.href);
+        current = next;
+        continue;
+      }
+      return { ...res, url, finalUrl: current.href, trail };
+    }
+  };
+}
+
+async function requestOnce(
+  target: URL,
+  options: FetchOptions,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  lookup: ReturnType<typeof guardedLookup>,
+  trail: string[],
+  lastStatus: number,
+): Promise<Omit<FetchResult, 'url' | 'finalUrl' | 'trail'>> {
+  const maxBytes = options.maxBytes;
+  const stream = got.stream(target, {
+    method: options.method ?? 'GET',
+    headers,
+    followRedirect: false,
+    throwHttpErrors: false,
+    decompress: true,
+    retry: { limit: 0 },
+    dnsLookup: lookup as never,
+    // A fresh connection per request: a pooled socket would skip the guarded lookup.
+    agent: { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) },
+    timeout: { lookup: timeoutMs, connect: timeoutMs, secureConnect: timeoutMs, send: timeoutMs, response: timeoutMs, request: timeoutMs },
+    signal: options.signal,
+    http2: false,
+  });
+
+  let status = 0;
+  let resHeaders: Headers = {};
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  let truncated = false;
+  try {
+    const response = await new Promise<{ statusCode: number; headers: Headers }>((resolve, reject) => {
+      stream.once('response', resolve);
+      stream.once('error', reject);
+    });
+    status = response.statusCode;
+    resHeaders = response.headers;
+    const declared = parseDeclaredSize(resHeaders);
+    const isRedirect = REDIRECT_STATUSES.has(status) && typeof resHeaders.location === 'string';
+    if (isRedirect || options.method === 'HEAD') {
+      stream.destroy();
+      return { status, headers: resHeaders, body: Buffer.alloc(0), truncated: false, declaredSize: declared };
+    }
+    if (declared !== undefined && declared > maxBytes && options.onTooLarge === 'fail' && !options.rangePrefixBytes) {
+      stream.destroy();
+      throw new FetchFailure('TOO_LARGE', `The resource is larger than ${maxBytes} bytes.`, trail, status);
+    }
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (bytes + chunk.length > maxBytes) {
+        if (options.onTooLarge === 'fail') {
+          stream.destroy();
+          throw new FetchFailure('TOO_LARGE', `The resource is larger than ${maxBytes} bytes.`, trail, status);
+        }
+        chunks.push(chunk.subarray(0, maxBytes - bytes));
+        bytes = maxBytes;
+        truncated = true;
+        stream.destroy();
+        break;
+      }
+      chunks.push(chunk);
+      bytes += chunk.length;
+    }
+    return { status, headers: resHeaders, body: Buffer.concat(chunks, bytes), truncated, declaredSize: declared };
+  } catch (err) {
+    stream.destroy();
+    if (err instanceof FetchFailure) throw err;
+    const denied = notAllowedFrom(err);
+    if (denied) {
+      throw new LinkNotAllowedError(
+        trail.length > 1 ? `The link redirects to a host that resolves to a forbidden address (${denied.reason}).` : `The link's host resolves to a forbidden address (${denied.reason}).`,
+        { host: denied.hostname, address: denied.address },
+      );
+    }
+    const { code, message } = classifyError(err);
+    // A body that broke off after the headers still has a status: keep it.
+    if (status && chunks.length && (code === 'CONNECTION_RESET' || code === 'TIMEOUT')) {
+      return { status, headers: resHeaders, body: Buffer.concat(chunks, bytes), truncated: true, declaredSize: parseDeclaredSize(resHeaders) };
+    }
+    throw new FetchFailure(code, message, trail, status || lastStatus, { cause: err });
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The three ways the preview function is invoked, brought to one shape: API Gateway REST (v1),
+ * API Gateway HTTP API (v2, which the local server also produces), and a direct Lambda
+ * invocation whose payload is the request body itself.
+ */
+export type InvocationKind = 'rest' | 'http' | 'direct';
+
+export interface HttpRequestInfo {
+  kind: InvocationKind;
+  method: string;
+  path: string;
+  /** Lower-cased header names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  requestId?: string;
+}
+
+type AnyEvent = Record<string, unknown>;
+
+export function invocationKind(event: unknown): InvocationKind {
+  if (event && typeof event === 'object' && !Array.isArray(event)) {
+    const e = event as AnyEvent;
+    const rc = e.requestContext as AnyEvent | undefined;
+    if (e.version === '2.0' && rc && typeof rc.http === 'object') return 'http';
+    if (typeof e.httpMethod === 'string' && 'headers' in e) return 'rest';
+  }
+  return 'direct';
+}
+
+export function lowerCaseHeaders(headers: unknown, multi?: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (multi && typeof multi === 'object') {
+    for (const [k, v] of Object.entries(multi as Record<string, unknown>)) {
+      if (Array.isArray(v)) out[k.toLowerCase()] = v.map(String).join(', ');
+    }
+  }
+  if (headers && typeof headers === 'object') {
+    for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
+      if (v !== undefined && v !== null && out[k.toLowerCase()] === undefined) out[k.toLowerCase()] = String(v);
+    }
+  }
+  return out;
+}
+
+export function describeRequest(event: unknown): HttpRequestInfo {
+  const kind = invocationKind(event);
+  const e = (event ?? {}) as AnyEvent;
+  const rc = (e.requestContext ?? {}) as AnyEvent;
+  if (kind === 'http') {
+    const http = rc.http as AnyEvent;
+    return {
+      kind,
+      method: String(http.method ?? 'GET').toUpperCase(),
+      path: String(e.rawPath ?? http.path ?? '/'),
+      headers: lowerCaseHeaders(e.headers),
+      requestId: typeof rc.requestId === 'string' ? rc.requestId : undefined,
+    };
+  }
+  if (kind === 'rest') {
+    return {
+      kind,
+      method: String(e.httpMethod).toUpperCase(),
+      path: String(e.path ?? rc.path ?? '/'),
+      headers: lowerCaseHeaders(e.headers, e.multiValueHeaders),
+      requestId: typeof rc.requestId === 'string' ? rc.requestId : undefined,
+    };
+  }
+  return { kind, method: 'POST', path: '/', headers: {} };
+}
+
+/** The path of the API's single operation, tolerant of a stage prefix and a trailing slash. */
+export function isRootPath(path: string, stage?: string): boolean {
+  let p = path.split('?')[0];
+  if (stage && p.startsWith(`/${stage}`)) p = p.slice(stage.length + 1);
+  return p === '' || p === '/';
+}

@@ -1,0 +1,212 @@
+/**
+ * The preview handler as a middy chain. It is the whole request contract; the Lambda entry
+ * (functions/preview.ts) and the local server (functions/local-server.ts) both call it, so the
+ * two paths cannot drift apart.
+ *
+ *   describe -> authorize -> negotiate -> body gate -> json | multipart | text/plain parsers
+ *   -> validate -> previewLink -> encode (or encode the error)
+ */
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import type { Context as LambdaContext } from 'aws-lambda';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
+import { BadRequestError, InternalError, LinkPreviewError, toErrorBody, UnauthorizedError } from '../errors.js';
+import { validatePreviewRequest, type PreviewRequest } from '../contract/request.js';
+import type { LinkRecord } from '../contract/link.js';
+import { errorFields, type Log } from '../log.js';
+import type { KeyStore } from '../ports.js';
+import { previewLink, type PreviewPorts } from '../preview.js';
+import { PhaseTimer } from '../timing.js';
+import { decodeBodyText, parseContentType, parseTextBody, type ContentTypeInfo } from './body.js';
+import { describeRequest, isRootPath, type HttpRequestInfo } from './event.js';
+import { encodeBody, negotiate, type ResponseType } from './negotiate.js';
+
+export interface HandlerDeps extends PreviewPorts {
+  keys: KeyStore;
+  log: Log;
+  /** Called once per failed key check (a metric in the Lambda). */
+  onAuthFailure?: () => void;
+}
+
+export type PreviewHandler = (event: unknown, context?: Partial<LambdaContext>) => Promise<unknown>;
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+  isBase64Encoded?: boolean;
+}
+
+interface State {
+  info: HttpRequestInfo;
+  requestId: string;
+  timer: PhaseTimer;
+  responseType: ResponseType;
+  contentType?: ContentTypeInfo;
+  input?: PreviewRequest;
+  upstreamError?: string;
+}
+
+type Event = Record<string, unknown>;
+type Context = LambdaContext & { linklens?: State };
+type Request = middy.Request<Event, unknown, Error, Context>;
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+export function createPreviewHandler(deps: HandlerDeps) {
+  const state = (request: Request): State => request.context.linklens!;
+
+  const describe = {
+    before: async (request: Request) => {
+      const info = describeRequest(request.event);
+      const requestId = info.requestId ?? request.context?.awsRequestId ?? randomUUID();
+      request.context.linklens = { info, requestId, timer: new PhaseTimer(), responseType: 'application/json' };
+      if (info.kind === 'direct') return;
+      // middy's parsers read event.headers: give them the lower-cased view.
+      request.event.headers = info.headers;
+      if (!isRootPath(info.path, stageOf(request.event))) throw new LinkPreviewError(404, 'NOT_FOUND', `No such path: ${info.path.slice(0, 100)}. The API is POST /.`);
+      if (info.method !== 'POST') throw new LinkPreviewError(405, 'METHOD_NOT_ALLOWED', `Method ${info.method} is not allowed. The API is POST /.`);
+    },
+  };
+
+  const authorize = {
+    before: async (request: Request) => {
+      const { info } = state(request);
+      if (info.kind === 'direct') return; // already authorized by IAM (lambda:InvokeFunction)
+      const m = BEARER.exec(info.headers.authorization ?? '');
+      const ok = m !== null && deps.keys.size > 0 && deps.keys.verify(m[1]);
+      if (!ok) {
+        deps.onAuthFailure?.();
+        throw new UnauthorizedError(m ? 'The API key is not valid.' : 'A valid "Authorization: Bearer <key>" header is required.');
+      }
+    },
+  };
+
+  const negotiation = {
+    before: async (request: Request) => {
+      const s = state(request);
+      if (s.info.kind !== 'direct') s.responseType = negotiate(s.info.headers.accept);
+    },
+  };
+
+  const bodyGate = {
+    before: async (request: Request) => {
+      const s = state(request);
+      if (s.info.kind === 'direct') return;
+      const ct = parseContentType(s.info.headers['content-type']);
+      s.contentType = ct;
+      const e = request.event;
+      const raw = typeof e.body === 'string' ? e.body : '';
+      const b64 = e.isBase64Encoded === true;
+      if (ct.kind === 'multipart') {
+        // Keep the bytes as they came; the boundary is normalised into the form middy expects.
+        e.headers = { ...s.info.headers, 'content-type': `multipart/form-data; boundary=${ct.boundary}` };
+        e.body = raw;
+        return;
+      }
+      e.body = decodeBodyText(raw, b64, ct.charset);
+      e.isBase64Encoded = false;
+      e.headers = { ...s.info.headers, 'content-type': ct.kind === 'json' ? 'application/json' : 'text/plain' };
+    },
+  };
+
+  const textBody = {
+    before: async (request: Request) => {
+      const s = state(request);
+      if (s.contentType?.kind === 'text') request.event.body = parseTextBody(String(request.event.body ?? ''));
+    },
+  };
+
+  const validate = {
+    before: async (request: Request) => {
+      const s = state(request);
+      const body = s.info.kind === 'direct' ? directPayload(request.event) : request.event.body;
+      s.input = validatePreviewRequest(body);
+    },
+  };
+
+  const respond = {
+    after: async (request: Request) => {
+      const s = state(request);
+      const record = request.response as LinkRecord;
+      request.response = s.info.kind === 'direct' ? record : httpResponse(200, record as unknown as Record<string, unknown>, s);
+    },
+    onError: async (request: Request) => {
+      const s: State = request.context?.linklens ?? { info: describeRequest(request.event), requestId: request.context?.awsRequestId ?? randomUUID(), timer: new PhaseTimer(), responseType: 'application/json' };
+      const err = toServiceError(request.error);
+      if (err.status >= 500) deps.log.error('request failed', { requestId: s.requestId, ...errorFields(request.error) });
+      else deps.log.info('request rejected', { requestId: s.requestId, status: err.status, errorCode: err.errorCode });
+      const body = toErrorBody(err, s.requestId) as unknown as Record<string, unknown>;
+      // A 406 cannot be answered in the type that was refused: it is JSON.
+      if (err.status === 406) s.responseType = 'application/json';
+      request.response = s.info.kind === 'direct' ? body : httpResponse(err.status, body, s);
+    },
+  };
+
+  const core = async (_event: Event, context: Context) => {
+    const s = context.linklens!;
+    const outcome = await previewLink(s.input!, deps, {
+      requestId: s.requestId,
+      timer: s.timer,
+      acceptLanguage: s.info.headers['accept-language'],
+    });
+    s.upstreamError = outcome.upstreamError;
+    deps.log.info('preview', {
+      requestId: s.requestId, link: outcome.record.url, ok: outcome.record.ok, status: outcome.record.status,
+      type: outcome.record.type, upstreamError: outcome.upstreamError, timing: s.timer.header(),
+    });
+    return outcome.record;
+  };
+
+  // The per-invocation state lives on the context object, which middy hands to the handler.
+  const handler = middy<Event, unknown, Error, Context>()
+    .use(describe)
+    .use(authorize)
+    .use(negotiation)
+    .use(bodyGate)
+    .use(httpJsonBodyParser({ disableContentTypeError: true }))
+    .use(httpMultipartBodyParser({ disableContentTypeError: true, busboy: { limits: { fieldSize: 16 * 1024, fields: 20, files: 5, fileSize: 1024 * 1024 } } }))
+    .use(textBody)
+    .use(validate)
+    .use(respond)
+    .handler(core);
+  // Callers pass any of the three event shapes and a context that may be partial (local server, tests).
+  return handler as unknown as PreviewHandler;
+}
+
+function stageOf(event: Event): string | undefined {
+  const rc = event.requestContext as Record<string, unknown> | undefined;
+  const stage = rc?.stage;
+  return typeof stage === 'string' && stage !== '$default' ? stage : undefined;
+}
+
+function directPayload(event: unknown): unknown {
+  if (typeof event === 'string') return parseTextBody(event);
+  return event;
+}
+
+function httpResponse(statusCode: number, body: Record<string, unknown>, s: State): HttpResponse {
+  const encoded = encodeBody(body, s.responseType);
+  const headers: Record<string, string> = {
+    'content-type': encoded.contentType,
+    'x-request-id': s.requestId,
+    'server-timing': s.timer.header(),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    vary: 'Accept, Accept-Language',
+  };
+  if (s.upstreamError) headers['x-linklens-upstream-error'] = s.upstreamError;
+  if (statusCode === 401) headers['www-authenticate'] = 'Bearer realm="linklens"';
+  return { statusCode, headers, body: encoded.body, isBase64Encoded: false };
+}
+
+/** Maps anything thrown to a LinkPreviewError; unknown errors are 500s (their stack is logged, never returned). */
+function toServiceError(error: unknown): LinkPreviewError {
+  if (error instanceof LinkPreviewError) return error;
+  const e = error as { statusCode?: number; message?: string; cause?: { package?: string } };
+  if (e && typeof e.statusCode === 'number' && e.cause?.package?.startsWith('@middy/')) {
+    return new BadRequestError('BODY_INVALID', e.message?.startsWith('Invalid or malformed') ? `${e.message}.` : 'The request body could not be parsed.');
+  }
+  return new InternalError(error);
+}

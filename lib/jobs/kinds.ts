@@ -1,0 +1,13 @@
+/**
+ * The job kinds the JobRunner can run, with their input and result types. A handler is a pure
+ * function of its input and a JobContext (lib/jobs/registry.ts); the same code runs in-process
+ * locally and in the worker Lambda on AWS.
+ */
+export interface JobKinds {
+  /** Smoke-test job: echoes its input after an optional delay (used by runner tests). */
+  echo: { input: { value: unknown; delayMs?: number; fail?: boolean }; result: { value: unknown } };
+}
+
+export type JobKind = keyof JobKinds;
+export type JobInput<K extends JobKind> = JobKinds[K]['input'];
+export type JobResult<K extends JobKind> = JobKinds[K]['result'];

@@ -1,0 +1,37 @@
+import type { Config } from '../config.js';
+import type { Fetcher } from '../fetch/safe-fetch.js';
+import type { BlobStore } from '../ports.js';
+import type { JobInput, JobKind, JobResult } from './kinds.js';
+
+/** What a job handler may use: the guarded fetcher, the blob store and the configuration. */
+export interface JobContext {
+  fetch: Fetcher;
+  blobs: BlobStore;
+  config: Config;
+  signal?: AbortSignal;
+}
+
+export type JobHandler<K extends JobKind> = (input: JobInput<K>, ctx: JobContext) => Promise<JobResult<K>>;
+
+const handlers: { [K in JobKind]: JobHandler<K> } = {
+  echo: async (input, ctx) => {
+    if (input.delayMs) {
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(resolve, input.delayMs);
+        ctx.signal?.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')); }, { once: true });
+      });
+    }
+    if (input.fail) throw new Error('echo job asked to fail');
+    return { value: input.value };
+  },
+};
+
+export function jobHandler<K extends JobKind>(kind: K): JobHandler<K> {
+  const h = handlers[kind];
+  if (!h) throw new Error(`Unknown job kind: ${String(kind)}`);
+  return h as JobHandler<K>;
+}
+
+export function isJobKind(kind: string): kind is JobKind {
+  return Object.prototype.hasOwnProperty.call(handlers, kind);
+}

@@ -1,0 +1,51 @@
+/**
+ * The ports: the small interfaces through which the pipeline talks to the outside. Each has a
+ * local adapter (lib/adapters/local) and an AWS adapter (lib/adapters/aws); only functions/
+ * choose which. Nothing else in lib/ imports an AWS SDK.
+ */
+import type { JobKind, JobInput, JobResult } from './jobs/kinds.js';
+
+export interface PutOptions {
+  contentType: string;
+  /** Defaults to a long-lived immutable policy for content-addressed assets. */
+  cacheControl?: string;
+}
+
+/** Where assets (rendered images, text versions) and job results are stored. */
+export interface BlobStore {
+  put(key: string, body: Buffer | string, options: PutOptions): Promise<void>;
+  has(key: string): Promise<boolean>;
+  get(key: string): Promise<Buffer | undefined>;
+  /** The public address of an asset key (CloudFront or the local server's /assets/). */
+  publicUrl(key: string): string;
+}
+
+export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
+
+export interface Job<K extends JobKind = JobKind> {
+  /** Unique within a request; also names the result object. */
+  id: string;
+  kind: K;
+  input: JobInput<K>;
+}
+
+export type JobOutcome<K extends JobKind = JobKind> =
+  | { id: string; ok: true; result: JobResult<K>; ms: number }
+  | { id: string; ok: false; error: string; ms: number };
+
+export interface RunOptions {
+  requestId: string;
+  /** Epoch milliseconds after which unfinished jobs are reported as failed (left out of the record). */
+  deadline: number;
+}
+
+/** Runs heavy jobs (image renditions, media probes, ...) and waits for them, up to a deadline. */
+export interface JobRunner {
+  run(jobs: Job[], options: RunOptions): Promise<Map<string, JobOutcome>>;
+}
+
+/** Checks bearer keys. */
+export interface KeyStore {
+  verify(presentedKey: string): boolean;
+  readonly size: number;
+}

@@ -1,0 +1,131 @@
+/**
+ * The pipeline of one preview, as one function of its ports. It reads top to bottom:
+ * fetch (SSRF-guarded) -> classify -> extract -> jobs (fan-out with a deadline) -> assemble.
+ */
+import type { Config } from './config.js';
+import type { LinkRecord, LinkType } from './contract/link.js';
+import type { PreviewRequest } from './contract/request.js';
+import { decodeText } from './fetch/charset.js';
+import { FetchFailure, type Fetcher, type FetchResult } from './fetch/safe-fetch.js';
+import { classify } from './extract/classify.js';
+import { extractPageMetadata } from './extract/page-metadata.js';
+import { parsePage } from './extract/parse-page.js';
+import { canonicalUrl, domainOf, stableId } from './ids.js';
+import type { BlobStore, JobRunner } from './ports.js';
+import type { PhaseTimer } from './timing.js';
+
+export interface PreviewPorts {
+  config: Config;
+  fetch: Fetcher;
+  blobs: BlobStore;
+  jobs: JobRunner;
+}
+
+export interface PreviewContext {
+  requestId: string;
+  timer: PhaseTimer;
+  /** Passed on to the outbound fetch. */
+  acceptLanguage?: string;
+}
+
+export interface PreviewOutcome {
+  record: LinkRecord;
+  /** Why the link could not be fetched, when it could not (for logs and a response header). */
+  upstreamError?: string;
+}
+
+export async function previewLink(request: PreviewRequest, ports: PreviewPorts, ctx: PreviewContext): Promise<PreviewOutcome> {
+  const { config } = ports;
+  const link = request.link;
+  const base = {
+    id: stableId(canonicalUrl(link)),
+    requestId: ctx.requestId,
+    updatedAt: new Date().toISOString(),
+    url: link,
+    domain: domainOf(link),
+  };
+
+  // 1. Fetch. A forbidden address (LinkNotAllowedError) propagates as a 400; any other upstream
+  //    failure is an ok:false record with the status seen and the trail so far.
+  let res: FetchResult;
+  try {
+    res = await ctx.timer.time('fetch', () =>
+      ports.fetch(link, {
+        maxBytes: config.maxPageBytes,
+        onTooLarge: 'truncate',
+        timeoutMs: config.fetchTimeoutMs,
+        headers: ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : undefined,
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof FetchFailure)) throw err;
+    return {
+      record: { ...base, ok: false, type: 'UNKNOWN', status: err.status, ...redirection(err.trail) },
+      upstreamError: err.code,
+    };
+  }
+
+  // 2. Classify and extract.
+  const record: LinkRecord = await ctx.timer.time('extract', async () => {
+    const contentType = header(res, 'content-type');
+    const { type } = await classify(contentType, res.body);
+    const r: LinkRecord = {
+      ...base,
+      ok: res.status >= 200 && res.status < 300,
+      type: type as LinkType,
+      status: res.status,
+      size: res.declaredSize ?? res.body.length,
+      ...redirection(res.trail),
+    };
+    if (type === 'PAGE') {
+      const { text } = decodeText(res.body, contentType);
+      const meta = extractPageMetadata(parsePage(text));
+      if (meta.title) r.title = meta.title;
+      if (meta.description) r.description = meta.description;
+      if (meta.language) r.language = meta.language;
+    }
+    return r;
+  });
+
+  // 3. Jobs: nothing heavy is needed for this record yet; the image, media and page issues add them here.
+  await ctx.timer.time('jobs', async () => undefined);
+
+  return { record: finalize(record) };
+}
+
+function header(res: FetchResult, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirectionUrl' | 'redirectionCount' | 'redirectionTrail'> {
+  const redirected = trail.length > 1;
+  return {
+    redirected,
+    ...(redirected ? { redirectionUrl: trail[trail.length - 1] } : {}),
+    redirectionCount: trail.length - 1,
+    redirectionTrail: trail,
+  };
+}
+
+/** Inferred defaults: a successful record always has a title and a description. */
+function finalize(r: LinkRecord): LinkRecord {
+  if (!r.ok) return r;
+  if (!r.title) r.title = titleFromUrl(r.redirectionUrl ?? r.url) ?? r.domain;
+  if (r.description === undefined) r.description = '';
+  return r;
+}
+
+export function titleFromUrl(link: string): string | undefined {
+  const u = new URL(link);
+  const last = u.pathname.split('/').filter(Boolean).pop();
+  if (!last) return undefined;
+  let seg: string;
+  try {
+    seg = decodeURIComponent(last);
+  } catch {
+    seg = last;
+  }
+  const human = seg.replace(/\.[a-z0-9]{1,5}$/i, (ext) => (/^\.(html?|php|aspx?|jsp)$/i.test(ext) ? '' : ext)).replace(/[-_+]+/g, ' ').trim();
+  return human || undefined;
+}
