@@ -26,6 +26,7 @@ const esm = esmPackages().map((n) => n.replace(/[.+]/g, '\\$&'));
 
 module.exports = {
   testEnvironment: 'node',
+  resolver: '<rootDir>/test/helpers/jest-resolver.cjs',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {

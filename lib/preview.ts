@@ -5,11 +5,10 @@
 import type { Config } from './config.js';
 import type { LinkRecord, LinkType } from './contract/link.js';
 import type { PreviewRequest } from './contract/request.js';
-import { decodeText } from './fetch/charset.js';
 import { FetchFailure, type Fetcher, type FetchResult } from './fetch/safe-fetch.js';
 import { classify } from './extract/classify.js';
-import { extractPageMetadata } from './extract/page-metadata.js';
-import { parsePage } from './extract/parse-page.js';
+import { extractPage, type PageExtraction } from './extract/extract-page.js';
+import { hostImages, type ImageSources } from './media/host-images.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import type { BlobStore, JobRunner } from './ports.js';
 import type { PhaseTimer } from './timing.js';
@@ -65,6 +64,9 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
     };
   }
 
+  const deadline = Date.now() + config.recordDeadlineMs;
+  let sources: ImageSources = {};
+
   // 2. Classify and extract.
   const record: LinkRecord = await ctx.timer.time('extract', async () => {
     const contentType = header(res, 'content-type');
@@ -78,17 +80,22 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
       ...redirection(res.trail),
     };
     if (type === 'PAGE') {
-      const { text } = decodeText(res.body, contentType);
-      const meta = extractPageMetadata(parsePage(text));
-      if (meta.title) r.title = meta.title;
-      if (meta.description) r.description = meta.description;
-      if (meta.language) r.language = meta.language;
+      const page: PageExtraction = await extractPage(res, contentType, { fetch: ports.fetch, config });
+      if (page.title) r.title = page.title;
+      if (page.description) r.description = page.description;
+      if (page.language) r.language = page.language;
+      if (page.wall) r.ok = false;
+      sources = { image: page.image, icons: page.icons, backgroundColor: page.backgroundColor };
+    } else if (type === 'IMAGE' && !res.truncated) {
+      sources = { imageBytes: res.body };
     }
     return r;
   });
 
-  // 3. Jobs: nothing heavy is needed for this record yet; the image, media and page issues add them here.
-  await ctx.timer.time('jobs', async () => undefined);
+  // 3. Jobs: host the images (and, with the media issues, probe media) concurrently, up to the deadline.
+  const hosted = await ctx.timer.time('jobs', () => hostImages(sources, ports.jobs, { requestId: ctx.requestId, deadline }));
+  if (hosted.image) record.image = hosted.image;
+  if (hosted.icon) record.icon = hosted.icon;
 
   return { record: finalize(record) };
 }

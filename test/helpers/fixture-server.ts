@@ -1,0 +1,66 @@
+/**
+ * A loopback fixture server for tests: routes answer with recorded/generated responses. It
+ * listens on 127.0.0.1 only; tests open the SSRF guard for loopback explicitly.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
+
+export interface FixtureResponse {
+  status?: number;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+}
+
+export interface FixtureServer {
+  url(path?: string): string;
+  readonly origin: string;
+  readonly port: number;
+  route(path: string, handler: RouteHandler | FixtureResponse): void;
+  /** Requests seen, in order (method and URL path). */
+  readonly requests: { method: string; url: string; headers: http.IncomingHttpHeaders }[];
+  close(): Promise<void>;
+}
+
+export async function startFixtureServer(routes: Record<string, RouteHandler | FixtureResponse> = {}): Promise<FixtureServer> {
+  const table = new Map<string, RouteHandler | FixtureResponse>(Object.entries(routes));
+  const requests: FixtureServer['requests'] = [];
+  const sockets = new Set<import('node:net').Socket>();
+  const server = http.createServer(async (req, res) => {
+    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
+    const path = (req.url ?? '/').split('?')[0];
+    const entry = table.get(req.url ?? '/') ?? table.get(path);
+    if (!entry) {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<html><head><title>Not found</title></head></html>');
+      return;
+    }
+    if (typeof entry === 'function') {
+      await entry(req, res);
+      return;
+    }
+    res.writeHead(entry.status ?? 200, { 'content-type': 'text/html; charset=utf-8', ...entry.headers });
+    res.end(entry.body ?? '');
+  });
+  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    port,
+    url: (path = '/') => `${origin}${path}`,
+    route: (path, handler) => { table.set(path, handler); },
+    requests,
+    close: () => new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** An HTML page with the given head and body. */
+export function html(head: string, body = '', lang?: string): string {
+  return `<!doctype html><html${lang ? ` lang="${lang}"` : ''}><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
+}
