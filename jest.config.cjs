@@ -27,6 +27,7 @@ const esm = esmPackages().map((n) => n.replace(/[.+]/g, '\\$&'));
 module.exports = {
   testEnvironment: 'node',
   resolver: '<rootDir>/test/helpers/jest-resolver.cjs',
+  setupFiles: ['<rootDir>/test/helpers/loopback-only.cjs'],
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {

@@ -13,6 +13,12 @@ export interface GuardPolicy {
   allowPrivateNetworks: boolean;
   /** Ports allowed besides 80 and 443. */
   allowedPorts: number[];
+  /**
+   * Exact addresses treated as public. Code-only (never read from the environment): tests use
+   * it to let one loopback fixture act as a "public" host while every other private address
+   * stays forbidden.
+   */
+  trustedAddresses?: string[];
 }
 
 type Range = [string, string];
@@ -33,8 +39,8 @@ const FORBIDDEN_V4: Range[] = [
   ['198.51.100.0/24', 'documentation'],
   ['203.0.113.0/24', 'documentation'],
   ['224.0.0.0/4', 'multicast'],
-  ['240.0.0.0/4', 'reserved'],
   ['255.255.255.255/32', 'broadcast'],
+  ['240.0.0.0/4', 'reserved'],
 ];
 
 /** IPv6 ranges that are forbidden outright (ranges that embed an IPv4 address are handled apart). */
@@ -74,9 +80,10 @@ function embeddedV4(parts: number[], hi: number): ipaddr.IPv4 {
 }
 
 /** Classifies one IP address (v4 or v6 text, no brackets). Unparseable input is forbidden. */
-export function classifyAddress(ip: string): Verdict {
+export function classifyAddress(ip: string, policy?: Pick<GuardPolicy, 'trustedAddresses'>): Verdict {
   const text = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (!ipaddr.isValid(text)) return { allowed: false, reason: 'not-an-ip-address' };
+  if (policy?.trustedAddresses?.includes(text)) return { allowed: true };
   const addr = ipaddr.parse(text);
   if (addr.kind() === 'ipv4') return v4Verdict(addr as ipaddr.IPv4);
   const v6 = addr as ipaddr.IPv6;
@@ -115,7 +122,7 @@ export function checkUrl(url: URL, policy: GuardPolicy): Verdict {
   }
   const host = url.hostname;
   if (isIpLiteral(host)) {
-    const verdict = classifyAddress(host);
+    const verdict = classifyAddress(host, policy);
     return verdict.allowed ? verdict : { allowed: false, reason: `address ${host} is ${verdict.reason}` };
   }
   if (LOCAL_NAMES.test(host)) return { allowed: false, reason: `host ${host} is a local name` };
@@ -151,7 +158,7 @@ export function guardedLookup(policy: GuardPolicy, resolve: Resolver = systemRes
         }
         if (!policy.allowPrivateNetworks) {
           for (const a of all) {
-            const verdict = classifyAddress(a.address);
+            const verdict = classifyAddress(a.address, policy);
             if (!verdict.allowed) {
               callback(new AddressNotAllowedError(hostname, a.address, verdict.reason));
               return;

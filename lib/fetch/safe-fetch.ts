@@ -128,7 +128,7 @@ class HopCookies {
 }
 
 export function createFetcher(deps: FetcherDeps): Fetcher {
-  const policy: GuardPolicy = { allowPrivateNetworks: deps.allowPrivateNetworks, allowedPorts: deps.allowedPorts };
+  const policy: GuardPolicy = { allowPrivateNetworks: deps.allowPrivateNetworks, allowedPorts: deps.allowedPorts, trustedAddresses: deps.trustedAddresses };
   const lookup = guardedLookup(policy, deps.resolver ?? systemResolver);
 
   return async function safeFetch(url, options) {
