@@ -1,15 +1,88 @@
 /**
  * The preview Lambda: API Gateway (REST v1 or HTTP API v2) and direct invocation by other
  * Lambdas. A thin entry: configuration and adapters are built once per container.
+ *
+ * With LINKPREVIEW_BUCKET and LINKPREVIEW_JOB_QUEUE_URL set (the CDK stack sets both) it uses
+ * the AWS adapters: assets in S3 behind CloudFront, jobs fanned out through SQS to the worker
+ * with a synchronous wait inside the invocation budget. Without them it falls back to the local
+ * adapters (a data dir under /tmp, jobs in-process).
  */
-import { loadConfig } from '../lib/config.js';
-import { createPreviewHandler } from '../lib/http/preview-handler.js';
-import { createConsoleLogger } from '../lib/log.js';
-import { buildLocalDeps } from './wiring.js';
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { loadConfig, type Config } from '../lib/config.js';
+import { createPreviewHandler, type HandlerDeps, type PreviewHandler } from '../lib/http/preview-handler.js';
+import { awsConfigured, buildAwsDeps, InvocationBudget } from './aws-deps.js';
+import { createObservability, MetricUnit, type Observability } from './observability.js';
 
-const config = loadConfig(process.env);
-const log = createConsoleLogger(config.logLevel, process.stdout);
+export interface LambdaPreviewOptions {
+  config: Config;
+  obs: Observability;
+  budget: InvocationBudget;
+  /** The ports (tests pass AWS adapters pointed at emulators). */
+  deps: HandlerDeps;
+}
 
-export const handler = createPreviewHandler(
-  buildLocalDeps({ config: { ...config, dataDir: process.env.LINKPREVIEW_DATA_DIR ?? '/tmp/linklens' }, log, baseUrl: () => config.publicUrl }),
-);
+/** Wraps the shared preview handler with the invocation budget and Powertools (logs, metrics, traces). */
+export function createLambdaPreviewHandler({ obs, budget, deps }: LambdaPreviewOptions): PreviewHandler {
+  const inner = createPreviewHandler(deps);
+  return middy(async (event: unknown, context: never) => {
+    budget.start(context);
+    const requestId = requestIdOf(event);
+    if (requestId) obs.logger.appendKeys({ requestId });
+    try {
+      return await inner(event, context);
+    } finally {
+      if (requestId) obs.logger.removeKeys(['requestId']);
+    }
+  })
+    .use(captureLambdaHandler(obs.tracer, { captureResponse: false }))
+    .use(injectLambdaContext(obs.logger))
+    .use(logMetrics(obs.metrics)) as unknown as PreviewHandler;
+}
+
+function requestIdOf(event: unknown): string | undefined {
+  const rc = (event as { requestContext?: { requestId?: unknown } } | null)?.requestContext;
+  return typeof rc?.requestId === 'string' ? rc.requestId : undefined;
+}
+
+async function init(): Promise<PreviewHandler> {
+  const config = loadConfig(process.env);
+  const obs = createObservability('linklens-preview', config.logLevel);
+  const budget = new InvocationBudget(config.jobDeadlineMs);
+  const onAuthFailure = () => obs.count('AuthFailures');
+  let deps: HandlerDeps;
+  if (awsConfigured(config)) {
+    deps = buildAwsDeps({
+      config,
+      log: obs.log,
+      s3: obs.tracer.captureAWSv3Client(new S3Client({})),
+      sqs: obs.tracer.captureAWSv3Client(new SQSClient({})),
+      hardDeadline: budget.deadline,
+      onAuthFailure,
+      onJobsSettled: (s) => {
+        obs.metrics.addMetric('JobsLate', MetricUnit.Count, s.late);
+        obs.metrics.addMetric('JobsFailed', MetricUnit.Count, s.failed - s.late);
+        obs.metrics.addMetric('JobWait', MetricUnit.Milliseconds, s.waitMs);
+      },
+    });
+  } else {
+    // The local adapters pull in the job code (sharp, ffprobe): loaded only on this path.
+    const { buildLocalDeps } = await import('./wiring.js');
+    deps = {
+      ...buildLocalDeps({ config: { ...config, dataDir: process.env.LINKPREVIEW_DATA_DIR ?? '/tmp/linklens' }, log: obs.log, baseUrl: () => config.publicUrl }),
+      onAuthFailure,
+    };
+  }
+  return createLambdaPreviewHandler({ config, obs, budget, deps });
+}
+
+const ready = init();
+// Keep an init failure (a bad setting) from becoming an unhandled rejection before the first call.
+ready.catch(() => {});
+
+/** The Lambda entry (functions/preview.handler). */
+export const handler = async (event: unknown, context?: unknown): Promise<unknown> => (await ready)(event, context as never);

@@ -37,6 +37,16 @@ export interface Config {
   /** Concurrency of in-process jobs. */
   jobConcurrency: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** AWS: the S3 bucket for assets (`assets/`) and job results (`jobs/`) (LINKPREVIEW_BUCKET). Empty: local adapters. */
+  bucket: string;
+  /** AWS: the SQS queue the preview function sends jobs to (LINKPREVIEW_JOB_QUEUE_URL). Empty: jobs run in-process. */
+  jobQueueUrl: string;
+  /**
+   * AWS: the hard budget of one preview invocation for the synchronous wait, counted from the start
+   * of the invocation (LINKPREVIEW_JOB_DEADLINE_MS). Jobs not done by then are left out, so the
+   * response leaves well inside API Gateway's 29 s limit whatever the record deadline says.
+   */
+  jobDeadlineMs: number;
 }
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; linklens/1.0; +https://github.com/linklens/linklens)';
@@ -102,6 +112,11 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.trim(), v.check((s) => s === '' || /^https?:\/\/[^/]+/i.test(s), 'LINKPREVIEW_PUBLIC_URL must be an http(s) URL')),
   ),
   LINKPREVIEW_JOB_CONCURRENCY: int('LINKPREVIEW_JOB_CONCURRENCY', 1, 64),
+  LINKPREVIEW_BUCKET: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])?$/, 'LINKPREVIEW_BUCKET must be an S3 bucket name'))),
+  LINKPREVIEW_JOB_QUEUE_URL: v.optional(
+    v.pipe(v.string(), v.trim(), v.check((s) => s === '' || /^https?:\/\/[^/]+\/.+/i.test(s), 'LINKPREVIEW_JOB_QUEUE_URL must be an SQS queue URL')),
+  ),
+  LINKPREVIEW_JOB_DEADLINE_MS: int('LINKPREVIEW_JOB_DEADLINE_MS', 100, 28_000),
   LINKPREVIEW_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'LINKPREVIEW_LOG_LEVEL must be debug, info, warn, error or silent')),
 });
 
@@ -134,5 +149,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (e.LINKPREVIEW_PUBLIC_URL ?? '').replace(/\/+$/, ''),
     jobConcurrency: e.LINKPREVIEW_JOB_CONCURRENCY ?? 4,
     logLevel: e.LINKPREVIEW_LOG_LEVEL ?? 'info',
+    bucket: e.LINKPREVIEW_BUCKET ?? '',
+    jobQueueUrl: e.LINKPREVIEW_JOB_QUEUE_URL ?? '',
+    jobDeadlineMs: e.LINKPREVIEW_JOB_DEADLINE_MS ?? 25_000,
   };
 }

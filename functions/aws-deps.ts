@@ -1,0 +1,94 @@
+/**
+ * The AWS adapters for the two Lambdas: S3 for blobs (assets through CloudFront, job results),
+ * SQS for the job fan-out. Kept apart from wiring.ts's local adapters so the preview bundle does
+ * not carry the job code (sharp, ffprobe); wiring.ts re-exports these.
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { createKeyStore } from '../lib/auth/key-store.js';
+import type { Config } from '../lib/config.js';
+import { createFetcher, type Fetcher } from '../lib/fetch/safe-fetch.js';
+import type { Resolver } from '../lib/fetch/address-guard.js';
+import { S3BlobStore } from '../lib/adapters/aws/s3-blob-store.js';
+import { SqsJobRunner, type RunSummary } from '../lib/adapters/aws/sqs-job-runner.js';
+import type { HandlerDeps } from '../lib/http/preview-handler.js';
+import type { Log } from '../lib/log.js';
+import type { BlobStore } from '../lib/ports.js';
+
+/** True when the environment names a bucket and a queue: the preview Lambda then uses S3 + SQS. */
+export function awsConfigured(config: Config): boolean {
+  return config.bucket !== '' && config.jobQueueUrl !== '';
+}
+
+export interface AwsDepsOptions {
+  config: Config;
+  log: Log;
+  /** Clients (tests point them at s3rver and fauxqs on loopback); default: from the Lambda environment. */
+  s3?: S3Client;
+  sqs?: SQSClient;
+  resolver?: Resolver;
+  /** The latest moment the current invocation may wait for jobs (functions/preview.ts). */
+  hardDeadline?: () => number | undefined;
+  onAuthFailure?: () => void;
+  onJobsSettled?: (summary: RunSummary) => void;
+  poll?: { initialMs?: number; factor?: number; maxMs?: number };
+}
+
+function fetcher(config: Config, resolver?: Resolver): Fetcher {
+  return createFetcher({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    allowedPorts: config.allowedPorts,
+    userAgent: config.userAgent,
+    maxRedirects: config.maxRedirects,
+    resolver,
+  });
+}
+
+export function buildAwsBlobStore(config: Config, s3: S3Client = new S3Client({})): S3BlobStore {
+  if (!config.bucket) throw new Error('LINKPREVIEW_BUCKET is not set');
+  if (!config.publicUrl) throw new Error('LINKPREVIEW_PUBLIC_URL (the CloudFront URL) is not set');
+  return new S3BlobStore({ client: s3, bucket: config.bucket, publicBaseUrl: config.publicUrl });
+}
+
+/** The preview function's ports on AWS: S3 blobs, the SQS fan-out with a synchronous wait. */
+export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: BlobStore; jobs: SqsJobRunner } {
+  const { config, log } = options;
+  if (!config.jobQueueUrl) throw new Error('LINKPREVIEW_JOB_QUEUE_URL is not set');
+  const blobs = buildAwsBlobStore(config, options.s3);
+  const jobs = new SqsJobRunner({
+    sqs: options.sqs ?? new SQSClient({}),
+    queueUrl: config.jobQueueUrl,
+    blobs,
+    hardDeadline: options.hardDeadline,
+    log,
+    onRun: options.onJobsSettled,
+    poll: options.poll,
+  });
+  return { config, log, fetch: fetcher(config, options.resolver), blobs, jobs, keys: createKeyStore(config), onAuthFailure: options.onAuthFailure };
+}
+
+/** The worker's ports: the job context (fetcher, S3 blobs, config). */
+export function buildAwsWorkerDeps(options: { config: Config; log: Log; s3?: S3Client; resolver?: Resolver }) {
+  const blobs = buildAwsBlobStore(options.config, options.s3);
+  return { config: options.config, log: options.log, fetch: fetcher(options.config, options.resolver), blobs };
+}
+
+/**
+ * The invocation budget: when the current invocation must stop waiting for jobs. It is the
+ * earlier of start + LINKPREVIEW_JOB_DEADLINE_MS and the Lambda's own remaining time less a
+ * margin for assembling and returning the record.
+ */
+export class InvocationBudget {
+  private until: number | undefined;
+
+  constructor(private readonly budgetMs: number, private readonly marginMs = 1500) {}
+
+  start(context?: { getRemainingTimeInMillis?: () => number }, now = Date.now()): void {
+    let until = now + this.budgetMs;
+    const remaining = context?.getRemainingTimeInMillis?.();
+    if (typeof remaining === 'number' && Number.isFinite(remaining)) until = Math.min(until, now + remaining - this.marginMs);
+    this.until = until;
+  }
+
+  deadline = (): number | undefined => this.until;
+}

@@ -1,0 +1,35 @@
+/**
+ * Powertools for AWS Lambda (Logger, Metrics, Tracer), set up once per function. The Logger is
+ * adapted to the service's Log port; every line about a request carries its `requestId`, and the
+ * worker adds `jobId` and `kind`, so one request can be followed from the API call through every
+ * job in CloudWatch Logs Insights (`filter requestId = "..."`).
+ *
+ * Outside Lambda the Tracer is disabled by Powertools itself, and the Metrics only print EMF lines.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { Log } from '../lib/log.js';
+
+export { MetricUnit };
+
+export interface Observability {
+  logger: Logger;
+  metrics: Metrics;
+  tracer: Tracer;
+  log: Log;
+  count(name: string, value?: number): void;
+}
+
+export const METRICS_NAMESPACE = 'linklens';
+
+export function createObservability(serviceName: string, logLevel: string = 'info'): Observability {
+  const level = (process.env.POWERTOOLS_LOG_LEVEL ?? (logLevel === 'silent' ? 'SILENT' : logLevel)).toUpperCase();
+  const logger = new Logger({ serviceName, logLevel: level as never });
+  const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE, serviceName });
+  const tracer = new Tracer({ serviceName });
+  const at = (fn: (message: string, ...extra: never[]) => void) => (message: string, extra?: Record<string, unknown>) =>
+    extra ? fn.call(logger, message, extra as never) : fn.call(logger, message);
+  const log: Log = { debug: at(logger.debug), info: at(logger.info), warn: at(logger.warn), error: at(logger.error) };
+  return { logger, metrics, tracer, log, count: (name, value = 1) => metrics.addMetric(name, MetricUnit.Count, value) };
+}

@@ -1,0 +1,141 @@
+/**
+ * The worker Lambda: an SQS event source runs the jobs the preview function fanned out, with the
+ * same job code as the local runner (lib/jobs/registry.ts), and writes each result to
+ * `jobs/<requestId>/<jobId>.json` in S3, where the waiting preview function picks it up.
+ *
+ * - Idempotent: SQS may deliver a message twice. A job whose result object exists is skipped;
+ *   assets are content-addressed, so a repeated job overwrites nothing that differs.
+ * - A job past its deadline is dropped (nobody waits for it any more).
+ * - A job that throws is a result too (`ok: false`), so the preview stops waiting for it at once.
+ * - Only infrastructure failures (a malformed message, S3 unreachable) are reported in
+ *   `batchItemFailures`: SQS retries just those, and after maxReceiveCount they go to the DLQ.
+ */
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { loadConfig, type Config } from '../lib/config.js';
+import type { Fetcher } from '../lib/fetch/safe-fetch.js';
+import { isJobKind, jobHandler } from '../lib/jobs/registry.js';
+import type { Log } from '../lib/log.js';
+import type { BlobStore } from '../lib/ports.js';
+import { decodeJson, encodeJson, InvalidJobMessage, JOB_MESSAGE_VERSION, parseJobMessage, resultKey, type JobMessage, type JobResultObject } from '../lib/adapters/aws/job-message.js';
+import { buildAwsWorkerDeps } from './aws-deps.js';
+import { createObservability } from './observability.js';
+
+export interface WorkerDeps {
+  config: Config;
+  fetch: Fetcher;
+  blobs: BlobStore;
+  log: Log;
+  /** Metrics (Powertools in the Lambda). */
+  count?: (name: string, value?: number) => void;
+  now?: () => number;
+}
+
+export type RecordOutcome = 'done' | 'failed' | 'duplicate' | 'expired' | 'retry';
+
+export function createWorkerHandler(deps: WorkerDeps) {
+  const now = deps.now ?? Date.now;
+  const count = deps.count ?? (() => {});
+
+  async function runRecord(record: SQSRecord): Promise<RecordOutcome> {
+    let msg: JobMessage;
+    try {
+      msg = parseJobMessage(record.body);
+    } catch (err) {
+      deps.log.error('invalid job message', { messageId: record.messageId, error: (err as Error).message });
+      count('JobMessageInvalid');
+      return 'retry'; // poison: retried, then parked in the DLQ for a human to look at
+    }
+    const ids = { requestId: msg.requestId, jobId: msg.jobId, kind: msg.kind, messageId: record.messageId, receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1) };
+    const key = resultKey(msg.requestId, msg.jobId);
+    if (await deps.blobs.has(key)) {
+      deps.log.info('job already done, skipped', ids);
+      count('JobDuplicate');
+      return 'duplicate';
+    }
+    const left = msg.deadline - now();
+    if (left <= 0) {
+      deps.log.warn('job past its deadline, dropped', { ...ids, lateMs: -left });
+      count('JobExpired');
+      return 'expired';
+    }
+
+    const t0 = performance.now();
+    let body: JobResultObject;
+    const base = { version: JOB_MESSAGE_VERSION, requestId: msg.requestId, jobId: msg.jobId, kind: msg.kind } as const;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), left);
+    try {
+      if (!isJobKind(msg.kind)) throw new Error(`Unknown job kind: ${msg.kind}`);
+      const input = msg.inputKey !== undefined ? await loadInput(msg.inputKey) : msg.input;
+      const result = await jobHandler(msg.kind)(input as never, { fetch: deps.fetch, blobs: deps.blobs, config: deps.config, signal: controller.signal });
+      body = { ...base, ok: true, result, ms: Math.round(performance.now() - t0), finishedAt: new Date().toISOString() };
+    } catch (err) {
+      if (err instanceof InvalidJobMessage) throw err;
+      body = { ...base, ok: false, error: (err as Error).message || 'job failed', ms: Math.round(performance.now() - t0), finishedAt: new Date().toISOString() };
+    } finally {
+      clearTimeout(timer);
+    }
+    // A failure to write the result is an infrastructure failure: retried by SQS.
+    await deps.blobs.put(key, encodeJson(body), { contentType: 'application/json', cacheControl: 'no-store' });
+    if (body.ok) deps.log.info('job done', { ...ids, ms: body.ms });
+    else deps.log.warn('job failed', { ...ids, ms: body.ms, error: body.error });
+    count(body.ok ? 'JobSucceeded' : 'JobFailed');
+    return body.ok ? 'done' : 'failed';
+  }
+
+  async function loadInput(key: string): Promise<unknown> {
+    const bytes = await deps.blobs.get(key);
+    if (!bytes) throw new Error(`job input ${key} is missing`);
+    return decodeJson(bytes.toString('utf8'));
+  }
+
+  return async function handler(event: SQSEvent): Promise<SQSBatchResponse & { outcomes: Record<string, RecordOutcome> }> {
+    const records = event.Records ?? [];
+    const outcomes: Record<string, RecordOutcome> = {};
+    let next = 0;
+    const lanes = Math.max(1, Math.min(deps.config.jobConcurrency, records.length));
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        while (next < records.length) {
+          const record = records[next++];
+          try {
+            outcomes[record.messageId] = await runRecord(record);
+          } catch (err) {
+            deps.log.error('job record failed, will be retried', { messageId: record.messageId, error: (err as Error).message });
+            count('JobRetry');
+            outcomes[record.messageId] = 'retry';
+          }
+        }
+      }),
+    );
+    return {
+      batchItemFailures: records.filter((r) => outcomes[r.messageId] === 'retry').map((r) => ({ itemIdentifier: r.messageId })),
+      outcomes,
+    };
+  };
+}
+
+let built: ((event: SQSEvent, context: unknown) => Promise<SQSBatchResponse>) | undefined;
+
+function build() {
+  const config = loadConfig(process.env);
+  const obs = createObservability('linklens-worker', config.logLevel);
+  const s3 = obs.tracer.captureAWSv3Client(new S3Client({}));
+  const deps = buildAwsWorkerDeps({ config, log: obs.log, s3 });
+  const inner = createWorkerHandler({ ...deps, count: obs.count });
+  return middy(async (event: SQSEvent) => {
+    const { batchItemFailures } = await inner(event);
+    return { batchItemFailures };
+  })
+    .use(captureLambdaHandler(obs.tracer))
+    .use(injectLambdaContext(obs.logger))
+    .use(logMetrics(obs.metrics)) as unknown as (event: SQSEvent, context: unknown) => Promise<SQSBatchResponse>;
+}
+
+/** The Lambda entry (functions.worker.handler); the deps are built on the first event of a container. */
+export const handler = (event: SQSEvent, context: unknown): Promise<SQSBatchResponse> => (built ??= build())(event, context);

@@ -1,0 +1,102 @@
+/**
+ * The wire format between the preview function and the worker: one SQS message per job, and one
+ * S3 object per job result. Both are versioned JSON, so a preview and a worker of different
+ * deployments can tell whether they understand each other.
+ *
+ *   message  {version: 1, requestId, jobId, kind, input | inputKey, deadline}
+ *   result   jobs/<requestId>/<jobId>.json  {version: 1, requestId, jobId, kind, ok, result | error, ms, finishedAt}
+ *
+ * Buffers in inputs and results survive the trip (`{"$base64": "..."}`). An input too large for an
+ * SQS message is stored beside its result (`jobs/<requestId>/<jobId>.input.json`) and referenced.
+ */
+import type { JobKind } from '../../jobs/kinds.js';
+
+export const JOB_MESSAGE_VERSION = 1;
+
+export interface JobMessage {
+  version: typeof JOB_MESSAGE_VERSION;
+  requestId: string;
+  jobId: string;
+  kind: JobKind;
+  /** The job input, or absent when it is stored at `inputKey`. */
+  input?: unknown;
+  inputKey?: string;
+  /** Epoch milliseconds after which nobody waits for this job any more: the worker drops it. */
+  deadline: number;
+}
+
+export type JobResultObject = {
+  version: typeof JOB_MESSAGE_VERSION;
+  requestId: string;
+  jobId: string;
+  kind: string;
+  ms: number;
+  finishedAt: string;
+} & ({ ok: true; result: unknown } | { ok: false; error: string });
+
+/** A key segment from an id: only [A-Za-z0-9_=-], everything else escaped, so ids cannot walk out of their prefix. */
+export function keySegment(id: string): string {
+  if (!id) throw new Error('empty id');
+  return id.replace(/[^A-Za-z0-9_=-]/g, (c) => `~${c.codePointAt(0)!.toString(16)}`);
+}
+
+export function jobPrefix(requestId: string): string {
+  return `jobs/${keySegment(requestId)}/`;
+}
+
+export function resultKey(requestId: string, jobId: string): string {
+  return `${jobPrefix(requestId)}${keySegment(jobId)}.json`;
+}
+
+export function inputKey(requestId: string, jobId: string): string {
+  return `${jobPrefix(requestId)}${keySegment(jobId)}.input.json`;
+}
+
+/** JSON with binary data kept as base64 (`{"$base64": "..."}`) instead of arrays of numbers. */
+export function encodeJson(value: unknown): string {
+  return JSON.stringify(value, function (this: Record<string, unknown>, key, v) {
+    const raw = key === '' ? value : this[key];
+    if (raw instanceof Uint8Array) return { $base64: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') };
+    return v;
+  });
+}
+
+export function decodeJson<T = unknown>(text: string): T {
+  return JSON.parse(text, (_key, v) => {
+    if (v && typeof v === 'object' && !Array.isArray(v) && typeof v.$base64 === 'string' && Object.keys(v).length === 1) return Buffer.from(v.$base64, 'base64');
+    return v;
+  }) as T;
+}
+
+export class InvalidJobMessage extends Error {}
+
+/** Parses and checks a message body; throws InvalidJobMessage for anything this worker cannot handle. */
+export function parseJobMessage(body: string): JobMessage {
+  let m: Record<string, unknown>;
+  try {
+    m = decodeJson(body);
+  } catch {
+    throw new InvalidJobMessage('message body is not JSON');
+  }
+  if (!m || typeof m !== 'object') throw new InvalidJobMessage('message body is not an object');
+  if (m.version !== JOB_MESSAGE_VERSION) throw new InvalidJobMessage(`unsupported message version ${JSON.stringify(m.version)}`);
+  for (const f of ['requestId', 'jobId', 'kind'] as const) {
+    if (typeof m[f] !== 'string' || !(m[f] as string)) throw new InvalidJobMessage(`message field ${f} must be a non-empty string`);
+  }
+  if (typeof m.deadline !== 'number' || !Number.isFinite(m.deadline)) throw new InvalidJobMessage('message field deadline must be epoch milliseconds');
+  if (!('input' in m) && typeof m.inputKey !== 'string') throw new InvalidJobMessage('message has neither input nor inputKey');
+  if (typeof m.inputKey === 'string' && m.inputKey !== inputKey(m.requestId as string, m.jobId as string)) {
+    throw new InvalidJobMessage('message inputKey does not belong to its job');
+  }
+  return m as unknown as JobMessage;
+}
+
+export function parseJobResult(text: string): JobResultObject | undefined {
+  try {
+    const r = decodeJson<JobResultObject>(text);
+    if (r && r.version === JOB_MESSAGE_VERSION && typeof r.ok === 'boolean') return r;
+  } catch {
+    /* a torn or foreign object: treat as not there */
+  }
+  return undefined;
+}

@@ -1,0 +1,78 @@
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { IMMUTABLE_CACHE, type BlobStore, type PutOptions } from '../../ports.js';
+
+export interface S3BlobStoreOptions {
+  client: S3Client;
+  bucket: string;
+  /** The public base URL of the bucket's `assets/` keys: the CloudFront distribution (`https://dxxxx.cloudfront.net`). */
+  publicBaseUrl: string;
+}
+
+/**
+ * Blobs as objects in one private S3 bucket. `assets/...` are public only through CloudFront
+ * (Origin Access Control); `jobs/...` hold job inputs and results and expire after a day.
+ *
+ * A missing key is `false`/`undefined`. S3 answers 404 for a missing key only to a caller that may
+ * list the bucket and 403 otherwise, so a 403 on a read is treated as "not there (yet)" as well:
+ * the preview polls for results that do not exist yet, and a real permission error then shows
+ * up as a job that never finishes (and in the logs of the worker that could not write it).
+ */
+export class S3BlobStore implements BlobStore {
+  readonly bucket: string;
+  private readonly client: S3Client;
+  private readonly base: string;
+
+  constructor(options: S3BlobStoreOptions) {
+    this.client = options.client;
+    this.bucket = options.bucket;
+    this.base = options.publicBaseUrl.replace(/\/+$/, '');
+  }
+
+  async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: checkKey(key),
+        Body: body,
+        ContentType: options.contentType,
+        CacheControl: options.cacheControl ?? (key.startsWith('assets/') ? IMMUTABLE_CACHE : undefined),
+      }),
+    );
+  }
+
+  async has(key: string): Promise<boolean> {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
+      return true;
+    } catch (err) {
+      if (isMissing(err)) return false;
+      throw err;
+    }
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
+      if (!out.Body) return Buffer.alloc(0);
+      return Buffer.from(await out.Body.transformToByteArray());
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+  }
+
+  publicUrl(key: string): string {
+    return `${this.base}/${key.split('/').map(encodeURIComponent).join('/')}`;
+  }
+}
+
+function checkKey(key: string): string {
+  if (!key || key.startsWith('/') || key.split('/').some((p) => p === '' || p === '.' || p === '..')) throw new Error(`Invalid blob key: ${key}`);
+  return key;
+}
+
+export function isMissing(err: unknown): boolean {
+  const e = err as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e?.$metadata?.httpStatusCode;
+  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.Code === 'NoSuchKey' || status === 404 || status === 403;
+}

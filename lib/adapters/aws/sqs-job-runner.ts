@@ -1,0 +1,155 @@
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Log } from '../../log.js';
+import type { BlobStore, Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
+import { encodeJson, inputKey, JOB_MESSAGE_VERSION, parseJobResult, resultKey, type JobMessage } from './job-message.js';
+
+export interface SqsJobRunnerOptions {
+  sqs: SQSClient;
+  queueUrl: string;
+  /** Where the worker writes results (`jobs/<requestId>/<jobId>.json`) and large inputs are stored. */
+  blobs: BlobStore;
+  /**
+   * The latest moment (epoch ms) this invocation may wait until, whatever RunOptions.deadline says:
+   * the invocation budget inside API Gateway's 29 s limit (see functions/preview.ts).
+   */
+  hardDeadline?: () => number | undefined;
+  /** Polling backoff for results: first delay, growth factor, and cap (ms). */
+  poll?: { initialMs?: number; factor?: number; maxMs?: number };
+  /** Inputs whose message would be larger than this go to S3 (SQS allows 256 KiB per message and per batch). */
+  maxInlineBytes?: number;
+  log?: Log;
+  /** Called once per run with what happened (metrics in the Lambda). */
+  onRun?: (summary: RunSummary) => void;
+}
+
+export interface RunSummary {
+  requestId: string;
+  jobs: number;
+  done: number;
+  failed: number;
+  late: number;
+  notQueued: number;
+  /** From the first send to the last result (or the deadline). */
+  waitMs: number;
+}
+
+const BATCH = 10;
+
+/**
+ * The JobRunner on AWS: a fan-out with a synchronous wait. Jobs go to SQS with SendMessageBatch
+ * (one versioned JSON message each); the worker Lambdas run them with the same job code as the
+ * local runner and write each result to S3; this runner polls S3 for the results with a short
+ * backoff until they are all there or the deadline passes. A job that failed, could not be
+ * queued or is late is reported as failed, and the record goes out without it.
+ */
+export class SqsJobRunner implements JobRunner {
+  private readonly initialMs: number;
+  private readonly factor: number;
+  private readonly maxMs: number;
+  private readonly maxInlineBytes: number;
+
+  constructor(private readonly options: SqsJobRunnerOptions) {
+    this.initialMs = options.poll?.initialMs ?? 40;
+    this.factor = options.poll?.factor ?? 1.5;
+    this.maxMs = options.poll?.maxMs ?? 400;
+    this.maxInlineBytes = options.maxInlineBytes ?? 200 * 1024;
+  }
+
+  async run(jobs: Job[], runOptions: RunOptions): Promise<Map<string, JobOutcome>> {
+    const outcomes = new Map<string, JobOutcome>();
+    if (jobs.length === 0) return outcomes;
+    const t0 = performance.now();
+    const hard = this.options.hardDeadline?.();
+    const deadline = Math.min(runOptions.deadline, hard ?? Infinity);
+    const { requestId } = runOptions;
+    const fail = (id: string, error: string) => outcomes.set(id, { id, ok: false, error, ms: performance.now() - t0 });
+
+    const seen = new Set<string>();
+    for (const job of jobs) {
+      if (seen.has(job.id)) throw new Error(`Duplicate job id in one run: ${job.id}`);
+      seen.add(job.id);
+    }
+
+    // 1. Send.
+    const queued = new Set<string>();
+    if (Date.now() < deadline) {
+      const messages = await Promise.all(jobs.map((job) => this.message(job, requestId, deadline).catch((err: Error) => { fail(job.id, `not queued: ${err.message}`); return undefined; })));
+      const ready = messages.filter((m): m is { job: Job; body: string } => m !== undefined);
+      const batches: { job: Job; body: string }[][] = [];
+      for (let i = 0; i < ready.length; i += BATCH) batches.push(ready.slice(i, i + BATCH));
+      await Promise.all(batches.map((batch) => this.send(batch, queued, fail)));
+    }
+    for (const job of jobs) if (!queued.has(job.id) && !outcomes.has(job.id)) fail(job.id, 'deadline exceeded before queueing');
+
+    // 2. Wait: poll S3 for the results with a short backoff, up to the deadline.
+    const pending = new Map(jobs.filter((j) => queued.has(j.id)).map((j) => [j.id, resultKey(requestId, j.id)]));
+    let delay = this.initialMs;
+    while (pending.size > 0) {
+      await Promise.all(
+        [...pending].map(async ([id, key]) => {
+          let text: Buffer | undefined;
+          try {
+            text = await this.options.blobs.get(key);
+          } catch (err) {
+            this.options.log?.warn('job result read failed', { requestId, jobId: id, error: (err as Error).message });
+            return;
+          }
+          const r = text && parseJobResult(text.toString('utf8'));
+          if (!r) return;
+          pending.delete(id);
+          const ms = performance.now() - t0;
+          outcomes.set(id, r.ok ? ({ id, ok: true, result: r.result, ms } as JobOutcome) : { id, ok: false, error: r.error, ms });
+        }),
+      );
+      if (pending.size === 0) break;
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      await sleep(Math.min(delay, left));
+      delay = Math.min(delay * this.factor, this.maxMs);
+    }
+    for (const id of pending.keys()) fail(id, 'deadline exceeded');
+
+    const summary: RunSummary = {
+      requestId,
+      jobs: jobs.length,
+      done: [...outcomes.values()].filter((o) => o.ok).length,
+      failed: [...outcomes.values()].filter((o) => !o.ok).length,
+      late: pending.size,
+      notQueued: jobs.length - queued.size,
+      waitMs: Math.round(performance.now() - t0),
+    };
+    this.options.log?.info('jobs settled', { ...summary });
+    this.options.onRun?.(summary);
+    // Keep the caller's order.
+    return new Map(jobs.map((j) => [j.id, outcomes.get(j.id)!]));
+  }
+
+  private async message(job: Job, requestId: string, deadline: number): Promise<{ job: Job; body: string }> {
+    const base = { version: JOB_MESSAGE_VERSION, requestId, jobId: job.id, kind: job.kind, deadline } satisfies Omit<JobMessage, 'input'>;
+    const body = encodeJson({ ...base, input: job.input });
+    if (Buffer.byteLength(body) <= this.maxInlineBytes) return { job, body };
+    const key = inputKey(requestId, job.id);
+    await this.options.blobs.put(key, encodeJson(job.input), { contentType: 'application/json', cacheControl: 'no-store' });
+    return { job, body: encodeJson({ ...base, inputKey: key }) };
+  }
+
+  private async send(batch: { job: Job; body: string }[], queued: Set<string>, fail: (id: string, error: string) => void): Promise<void> {
+    try {
+      const out = await this.options.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.options.queueUrl,
+          Entries: batch.map((m, i) => ({ Id: String(i), MessageBody: m.body })),
+        }),
+      );
+      for (const ok of out.Successful ?? []) queued.add(batch[Number(ok.Id)].job.id);
+      for (const bad of out.Failed ?? []) fail(batch[Number(bad.Id)].job.id, `not queued: ${bad.Code ?? 'error'} ${bad.Message ?? ''}`.trim());
+    } catch (err) {
+      this.options.log?.error('SendMessageBatch failed', { error: (err as Error).message, jobs: batch.map((m) => m.job.id) });
+      for (const m of batch) fail(m.job.id, `not queued: ${(err as Error).message}`);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
