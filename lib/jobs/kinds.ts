@@ -3,9 +3,13 @@
  * function of its input and a JobContext (lib/jobs/registry.ts); the same code runs in-process
  * locally and in the worker Lambda on AWS.
  */
+import type { ImageJobInput, ImageJobResult } from '../media/images.js';
+
 export interface JobKinds {
   /** Smoke-test job: echoes its input after an optional delay (used by runner tests). */
   echo: { input: { value: unknown; delayMs?: number; fail?: boolean }; result: { value: unknown } };
+  /** Render the four WebP sizes of one image (lib/media/images.ts); a broken image is `{reason}`. */
+  image: { input: ImageJobInput; result: ImageJobResult };
 }
 
 export type JobKind = keyof JobKinds;

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Fetcher } from '../fetch/safe-fetch.js';
 import type { BlobStore } from '../ports.js';
+import { runImageJob } from '../media/images.js';
 import type { JobInput, JobKind, JobResult } from './kinds.js';
 
 /** What a job handler may use: the guarded fetcher, the blob store and the configuration. */
@@ -24,6 +25,7 @@ const handlers: { [K in JobKind]: JobHandler<K> } = {
     if (input.fail) throw new Error('echo job asked to fail');
     return { value: input.value };
   },
+  image: (input, ctx) => runImageJob(input, ctx),
 };
 
 export function jobHandler<K extends JobKind>(kind: K): JobHandler<K> {

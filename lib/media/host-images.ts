@@ -1,11 +1,17 @@
 /**
- * Hosting the images of a record: every image source becomes a job for the JobRunner, run
- * concurrently under the record's deadline. A failed or late image is left out.
- * (The image issue implements the `image` job kind; until then nothing is hosted.)
+ * Hosting the images of a record: every image source becomes an `image` job for the JobRunner,
+ * all run concurrently under the record's deadline. A failed, broken or late image is left out;
+ * it never fails the record.
+ *
+ * Other parts of the pipeline (media, documents, platforms) host their images with `hostImage`
+ * (one) or `hostImageList` (many, in one fan-out), and put `toImageSet(...)` or the MediaImage in
+ * their objects.
  */
-import type { Icon, ImageSet } from '../contract/link.js';
+import type { Icon, ImageSet, MediaImage } from '../contract/link.js';
 import type { IconCandidate } from '../extract/extract-page.js';
-import type { JobRunner } from '../ports.js';
+import type { Job, JobOutcome, JobRunner, RunOptions } from '../ports.js';
+import { cssColorToHex } from './css-color.js';
+import type { HostedImage, ImageJobInput, ImageJobResult } from './images.js';
 
 export interface ImageSources {
   /** A remote image to host as the record's `image`. */
@@ -21,6 +27,76 @@ export interface HostedImages {
   icon?: Icon;
 }
 
-export async function hostImages(_sources: ImageSources, _jobs: JobRunner, _options: { requestId: string; deadline: number }): Promise<HostedImages> {
-  return {};
+/** A source of one image: a URL (downloaded through the guarded fetcher) or bytes already fetched. */
+export type ImageSource = { url: string } | { bytes: Buffer };
+
+export type HostOptions = RunOptions;
+
+/** At most this many icon candidates are tried (concurrently; the first in order that decodes wins). */
+export const MAX_ICON_CANDIDATES = 3;
+
+function imageJob(id: string, source: ImageSource): Job<'image'> {
+  const input: ImageJobInput = 'bytes' in source ? { bytesBase64: source.bytes.toString('base64') } : { url: source.url };
+  return { id, kind: 'image', input };
+}
+
+function hostedFrom(outcome: JobOutcome | undefined): HostedImage | undefined {
+  if (!outcome?.ok) return undefined;
+  return (outcome.result as ImageJobResult).image;
+}
+
+/** The MediaImage part of a hosted image (what the spec's objects carry). */
+export function toMediaImage(h: HostedImage): MediaImage {
+  return {
+    width: h.width, height: h.height, size: h.size, format: h.format, hasAlphaChannel: h.hasAlphaChannel,
+    thumbnail: h.thumbnail, medium: h.medium, large: h.large, original: h.original,
+  };
+}
+
+export function toImageSet(image: ImageSet): ImageSet {
+  return { thumbnail: image.thumbnail, medium: image.medium, large: image.large, original: image.original };
+}
+
+/** Hosts many images in one concurrent fan-out; each result is undefined when that image could not be hosted in time. */
+export async function hostImageList(sources: ImageSource[], jobs: JobRunner, options: HostOptions): Promise<(MediaImage | undefined)[]> {
+  if (sources.length === 0) return [];
+  const list = sources.map((s, i) => imageJob(`image-${i}`, s));
+  const outcomes = await jobs.run(list, options);
+  return list.map((job) => {
+    const h = hostedFrom(outcomes.get(job.id));
+    return h ? toMediaImage(h) : undefined;
+  });
+}
+
+/** Hosts one image: its MediaImage (four sizes, source size/format/alpha), or undefined. */
+export async function hostImage(source: ImageSource, jobs: JobRunner, options: HostOptions): Promise<MediaImage | undefined> {
+  return (await hostImageList([source], jobs, options))[0];
+}
+
+/** The record's `image` and `icon`, fanned out together. */
+export async function hostImages(sources: ImageSources, jobs: JobRunner, options: HostOptions): Promise<HostedImages> {
+  const list: Job[] = [];
+  if (sources.imageBytes?.length) list.push(imageJob('image', { bytes: sources.imageBytes }));
+  else if (sources.image?.url) list.push(imageJob('image', { url: sources.image.url }));
+  const seen = new Set<string>();
+  const icons = (sources.icons ?? []).filter((c) => c.url && !seen.has(c.url) && seen.add(c.url)).slice(0, MAX_ICON_CANDIDATES);
+  icons.forEach((c, i) => list.push(imageJob(`icon-${i}`, { url: c.url })));
+  if (list.length === 0) return {};
+
+  const outcomes = await jobs.run(list, options);
+  const out: HostedImages = {};
+  const image = hostedFrom(outcomes.get('image'));
+  if (image) out.image = toImageSet(image);
+  for (let i = 0; i < icons.length; i++) {
+    const icon = hostedFrom(outcomes.get(`icon-${i}`));
+    if (!icon) continue;
+    out.icon = {
+      width: icon.width,
+      height: icon.height,
+      backgroundColor: cssColorToHex(sources.backgroundColor) ?? icon.edgeColor,
+      url: icon.original.url,
+    };
+    break;
+  }
+  return out;
 }
