@@ -8,6 +8,8 @@ import type { PreviewRequest } from './contract/request.js';
 import { FetchFailure, type Fetcher, type FetchResult } from './fetch/safe-fetch.js';
 import { classify } from './extract/classify.js';
 import { extractPage, type PageExtraction } from './extract/extract-page.js';
+import { fileNameFromDisposition, finalize, type DefaultHints } from './extract/defaults.js';
+import { hostProfileHeaders } from './fetch/host-profiles.js';
 import { hostImages, type ImageSources } from './media/host-images.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import type { BlobStore, JobRunner } from './ports.js';
@@ -53,7 +55,8 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
         maxBytes: config.maxPageBytes,
         onTooLarge: 'truncate',
         timeoutMs: config.fetchTimeoutMs,
-        headers: ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : undefined,
+        // Per-host User-Agent and consent cookie (lib/fetch/host-profiles.ts), then the caller's language.
+        headers: { ...hostProfileHeaders(link, config.userAgent), ...(ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : {}) },
       }),
     );
   } catch (err) {
@@ -66,6 +69,7 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
 
   const deadline = Date.now() + config.recordDeadlineMs;
   let sources: ImageSources = {};
+  const hints: DefaultHints = {};
 
   // 2. Classify and extract.
   const record: LinkRecord = await ctx.timer.time('extract', async () => {
@@ -84,9 +88,14 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
       if (page.title) r.title = page.title;
       if (page.description) r.description = page.description;
       if (page.language) r.language = page.language;
+      if (page.siteName) hints.siteName = page.siteName;
+      // A wall (bot challenge, consent or login redirect): ok:false with the status seen, real metadata kept.
       if (page.wall) r.ok = false;
       sources = { image: page.image, icons: page.icons, backgroundColor: page.backgroundColor };
-    } else if (type === 'IMAGE' && !res.truncated) {
+    } else {
+      hints.fileName = fileNameFromDisposition(header(res, 'content-disposition'));
+    }
+    if (type === 'IMAGE' && !res.truncated) {
       sources = { imageBytes: res.body };
     }
     return r;
@@ -97,7 +106,7 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
   if (hosted.image) record.image = hosted.image;
   if (hosted.icon) record.icon = hosted.icon;
 
-  return { record: finalize(record) };
+  return { record: finalize(record, hints) };
 }
 
 function header(res: FetchResult, name: string): string | undefined {
@@ -113,26 +122,4 @@ function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirect
     redirectionCount: trail.length - 1,
     redirectionTrail: trail,
   };
-}
-
-/** Inferred defaults: a successful record always has a title and a description. */
-function finalize(r: LinkRecord): LinkRecord {
-  if (!r.ok) return r;
-  if (!r.title) r.title = titleFromUrl(r.redirectionUrl ?? r.url) ?? r.domain;
-  if (r.description === undefined) r.description = '';
-  return r;
-}
-
-export function titleFromUrl(link: string): string | undefined {
-  const u = new URL(link);
-  const last = u.pathname.split('/').filter(Boolean).pop();
-  if (!last) return undefined;
-  let seg: string;
-  try {
-    seg = decodeURIComponent(last);
-  } catch {
-    seg = last;
-  }
-  const human = seg.replace(/\.[a-z0-9]{1,5}$/i, (ext) => (/^\.(html?|php|aspx?|jsp)$/i.test(ext) ? '' : ext)).replace(/[-_+]+/g, ' ').trim();
-  return human || undefined;
 }

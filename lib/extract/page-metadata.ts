@@ -1,8 +1,12 @@
 /**
- * Page metadata from a PageData: each field is an ordered list of sources, the first non-empty
- * value wins. (The extraction issue grows these into full rule lists.)
+ * Page metadata from a PageData with the default field rules, without network sub-fetches or
+ * language detection: a synchronous view for callers that only have parsed HTML (platform
+ * extractors use it for embedded documents). extract-page.ts is the full extraction.
  */
+import { contentNodes, flattenJsonLd } from './json-ld.js';
+import { normalizeLanguage } from './language.js';
 import type { PageData } from './parse-page.js';
+import { DEFAULT_RULES, firstText, metaValue, type FieldRules, type RuleContext } from './rules.js';
 
 export interface PageMetadata {
   title?: string;
@@ -11,35 +15,24 @@ export interface PageMetadata {
   siteName?: string;
 }
 
-const clean = (s: string | undefined) => {
-  const t = s?.replace(/\s+/g, ' ').trim();
-  return t ? t : undefined;
-};
+export { normalizeLanguage };
 
 export function metaContent(page: PageData, ...keys: string[]): string | undefined {
-  for (const key of keys) {
-    const k = key.toLowerCase();
-    const hit = page.metas.find((m) => (m.property === k || m.name === k) && clean(m.content));
-    if (hit) return clean(hit.content);
+  const v = metaValue(page, ...keys);
+  return v?.replace(/\s+/g, ' ').trim() || undefined;
+}
+
+export function extractPageMetadata(page: PageData, url = 'http://localhost/', rules: FieldRules = DEFAULT_RULES): PageMetadata {
+  const ctx: RuleContext = { page, url, base: url, ld: contentNodes(flattenJsonLd(page.jsonLd)), headers: {} };
+  let language: string | undefined;
+  for (const rule of rules.language) {
+    const v = rule.get(ctx);
+    for (const x of Array.isArray(v) ? v : [v]) if (!language && typeof x === 'string') language = normalizeLanguage(x);
   }
-  return undefined;
-}
-
-/** `en-US` / `en_us` -> `en-US`; `x-default` and garbage -> undefined. */
-export function normalizeLanguage(tag: string | undefined): string | undefined {
-  if (!tag) return undefined;
-  const m = /^([a-z]{2,3})(?:[-_]([a-z]{2}|\d{3}))?\b/i.exec(tag.trim());
-  if (!m) return undefined;
-  const lang = m[1].toLowerCase();
-  if (lang === 'und' || lang === 'mul' || lang === 'zxx') return undefined;
-  return m[2] ? `${lang}-${m[2].toUpperCase()}` : lang;
-}
-
-export function extractPageMetadata(page: PageData): PageMetadata {
   return {
-    title: metaContent(page, 'og:title', 'twitter:title') ?? clean(page.title),
-    description: metaContent(page, 'og:description', 'twitter:description', 'description'),
-    language: normalizeLanguage(page.lang),
-    siteName: metaContent(page, 'og:site_name', 'application-name'),
+    title: firstText(rules.title, ctx, 500)?.value,
+    description: firstText(rules.description, ctx, 1000)?.value,
+    language,
+    siteName: firstText(rules.siteName, ctx, 200)?.value,
   };
 }

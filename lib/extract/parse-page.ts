@@ -4,6 +4,7 @@
  * the rules do not read, and every collection is capped, so memory stays small on huge pages.
  */
 import { Parser } from 'htmlparser2';
+import iconv from 'iconv-lite';
 
 export interface MetaTag {
   name?: string;
@@ -32,6 +33,8 @@ export interface ImgTag {
   alt?: string;
   className?: string;
   id?: string;
+  /** Inside header/nav/footer/aside/form: site chrome (logos, sprites), not content. */
+  inChrome?: boolean;
 }
 
 export interface PageData {
@@ -54,6 +57,8 @@ export interface PageData {
   wordCount: number;
   /** CJK characters in the visible text (counted past the text cap). */
   cjkChars: number;
+  /** True when parsing stopped early (byte or time budget); the data is from the first part. */
+  cutShort?: boolean;
 }
 
 export const PAGE_LIMITS = {
@@ -66,10 +71,17 @@ export const PAGE_LIMITS = {
   textChars: 20_000,
   attributeChars: 8_192,
   itemprops: 300,
+  /** Decoded characters parsed at most; metadata is at the top, so a huge page is cut there. */
+  parseChars: 4_000_000,
+  /** Wall-clock budget for one parse. */
+  parseMs: 1_500,
+  /** Bytes per decoder/parser chunk. */
+  chunkBytes: 64 * 1024,
 };
 
 const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'svg', 'nav', 'footer', 'header', 'aside', 'form', 'select', 'button', 'iframe', 'object']);
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr', 'param']);
+const CHROME = new Set(['nav', 'footer', 'header', 'aside', 'form']);
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/g;
 
 const clip = (s: string | undefined, n = PAGE_LIMITS.attributeChars) => (s === undefined ? undefined : s.length > n ? s.slice(0, n) : s);
@@ -94,6 +106,13 @@ export class PageParser {
   private itemtypes: (string | undefined)[] = [];
   private textLen = 0;
   private lastWasSpace = true;
+  private chromeDepth = 0;
+  /** Depth inside elements whose text is never content (script, style, hidden ...), unlike site chrome. */
+  private hardSkipDepth = 0;
+  private hardFlags: boolean[] = [];
+  private chars = 0;
+  private readonly started = Date.now();
+  private stopped = false;
 
   constructor() {
     this.parser = new Parser(
@@ -106,8 +125,16 @@ export class PageParser {
     );
   }
 
-  write(chunk: string): void {
+  /** Feed decoded text. Returns false once the character or time budget is spent (the rest is ignored). */
+  write(chunk: string): boolean {
+    if (this.stopped) return false;
+    this.chars += chunk.length;
     this.parser.write(chunk);
+    if (this.chars >= PAGE_LIMITS.parseChars || Date.now() - this.started > PAGE_LIMITS.parseMs) {
+      this.stopped = true;
+      this.data.cutShort = true;
+    }
+    return !this.stopped;
   }
 
   end(): PageData {
@@ -124,6 +151,10 @@ export class PageParser {
       this.stack.push(name);
       this.skipFlags.push(skip);
       if (skip) this.skipDepth++;
+      if (CHROME.has(name)) this.chromeDepth++;
+      const hard = skip && !CHROME.has(name);
+      this.hardFlags.push(hard);
+      if (hard) this.hardSkipDepth++;
       this.itemtypes.push(a.itemscope !== undefined ? clip(a.itemtype, 300) : undefined);
     }
     switch (name) {
@@ -174,7 +205,8 @@ export class PageParser {
         this.headDepth++;
         break;
       case 'h1':
-        if (d.h1 === undefined && this.skipDepth === 0) this.h1Buf = '';
+        // An article's h1 often sits in a <header>: only script-like and hidden parents exclude it.
+        if (d.h1 === undefined && this.hardSkipDepth === 0 && !this.inNav()) this.h1Buf = '';
         break;
       case 'p':
         if (d.paragraphs.length < PAGE_LIMITS.paragraphs && this.skipDepth === 0) this.pBuf = '';
@@ -182,7 +214,10 @@ export class PageParser {
       case 'img': {
         const src = a.src || a['data-src'] || a['data-lazy-src'] || a['data-original'];
         if (src && d.images.length < PAGE_LIMITS.images) {
-          d.images.push({ src: clip(src, 4096)!, width: num(a.width), height: num(a.height), alt: clip(a.alt, 300), className: clip(a.class, 300), id: clip(a.id, 200) });
+          d.images.push({
+            src: clip(src, 4096)!, width: num(a.width), height: num(a.height), alt: clip(a.alt, 300), className: clip(a.class, 300), id: clip(a.id, 200),
+            inChrome: this.chromeDepth > 0 || this.headDepth > 0 || undefined,
+          });
         }
         if (a.itemprop && src) this.itemprop(a.itemprop, src);
         break;
@@ -195,6 +230,10 @@ export class PageParser {
       if (value !== undefined) this.itemprop(a.itemprop, value);
       else if (!VOID.has(name) && !this.propBuf) this.propBuf = { prop: a.itemprop, buf: '', depth: this.stack.length, itemtype: this.currentItemtype() };
     }
+  }
+
+  private inNav(): boolean {
+    return this.stack.includes('nav') || this.stack.includes('footer');
   }
 
   private currentItemtype(): string | undefined {
@@ -241,9 +280,11 @@ export class PageParser {
       const tag = this.stack.pop()!;
       this.itemtypes.pop();
       if (this.skipFlags.pop()) this.skipDepth--;
+      if (CHROME.has(tag) && this.chromeDepth > 0) this.chromeDepth--;
+      if (this.hardFlags.pop()) this.hardSkipDepth--;
       if (tag === 'head' && this.headDepth > 0) this.headDepth--;
     }
-    if (this.stack.length === 0) { this.skipDepth = 0; this.headDepth = 0; }
+    if (this.stack.length === 0) { this.skipDepth = 0; this.headDepth = 0; this.chromeDepth = 0; this.hardSkipDepth = 0; }
   }
 
   private onText(text: string): void {
@@ -259,8 +300,8 @@ export class PageParser {
       return;
     }
     if (this.propBuf && this.propBuf.buf.length < 2000) this.propBuf.buf += text;
+    if (this.h1Buf !== null && this.h1Buf.length < 1000 && this.hardSkipDepth === 0) this.h1Buf += text;
     if (this.skipDepth > 0 || this.headDepth > 0) return;
-    if (this.h1Buf !== null && this.h1Buf.length < 1000) this.h1Buf += text;
     if (this.pBuf !== null && this.pBuf.length < 4000) this.pBuf += text;
     // Visible text: counted in full, stored up to the cap.
     const d = this.data;
@@ -282,6 +323,28 @@ export class PageParser {
 export function parsePage(html: string): PageData {
   const p = new PageParser();
   // Feed in slices so a huge string is not retained twice inside the tokenizer.
-  for (let i = 0; i < html.length; i += 64 * 1024) p.write(html.slice(i, i + 64 * 1024));
+  for (let i = 0; i < html.length; i += PAGE_LIMITS.chunkBytes) {
+    if (!p.write(html.slice(i, i + PAGE_LIMITS.chunkBytes))) break;
+  }
+  return p.end();
+}
+
+/**
+ * Decode and parse in one streaming pass: the bytes go through an iconv-lite decoder in chunks
+ * straight into the parser, so the whole decoded page never exists as one string.
+ */
+export function parsePageBytes(bytes: Uint8Array, encoding: string): PageData {
+  const p = new PageParser();
+  const decoder = iconv.getDecoder(encoding, { stripBOM: true });
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let going = true;
+  for (let i = 0; i < buf.length && going; i += PAGE_LIMITS.chunkBytes) {
+    const text = decoder.write(buf.subarray(i, i + PAGE_LIMITS.chunkBytes));
+    if (text) going = p.write(text);
+  }
+  if (going) {
+    const rest = decoder.end();
+    if (rest) p.write(rest);
+  }
   return p.end();
 }

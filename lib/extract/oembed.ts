@@ -1,0 +1,60 @@
+/**
+ * oEmbed as a metadata source: the endpoint the page advertises
+ * (`<link rel=alternate type=application/json+oembed>`), else a provider from
+ * data/oembed-providers.json matched on the URL. Fetched through the guarded fetcher with a
+ * small byte cap and a short timeout; any failure just means no oEmbed data.
+ */
+import type { Fetcher } from '../fetch/safe-fetch.js';
+import providersFile from './data/oembed-providers.json';
+import type { PageData } from './parse-page.js';
+import type { OEmbedData } from './rules.js';
+import { resolveUrl } from './text.js';
+
+interface Provider { name: string; schemes: string[]; endpoint: string }
+
+const PROVIDERS: { name: string; patterns: RegExp[]; endpoint: string }[] = (providersFile.providers as Provider[]).map((p) => ({
+  name: p.name,
+  endpoint: p.endpoint,
+  patterns: p.schemes.map((s) => new RegExp(`^${s.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/^https:/, 'https?:')}$`, 'i')),
+}));
+
+export const OEMBED_LIMITS = { maxBytes: 256 * 1024, timeoutMs: 2500 };
+
+/** The oEmbed URL for a page: advertised by the page, else from the providers file. */
+export function oembedUrl(page: PageData | undefined, base: string, pageUrl: string): string | undefined {
+  const link = page?.links.find((l) => l.rel.includes('alternate') && /^(application|text)\/json\+oembed$/.test(l.type ?? ''));
+  if (link) return resolveUrl(link.href, base);
+  const provider = PROVIDERS.find((p) => p.patterns.some((re) => re.test(pageUrl)));
+  if (!provider) return undefined;
+  const u = new URL(provider.endpoint);
+  u.searchParams.set('url', pageUrl);
+  u.searchParams.set('format', 'json');
+  return u.href;
+}
+
+export function parseOEmbed(text: string): OEmbedData | undefined {
+  let j: unknown;
+  try {
+    j = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    return undefined;
+  }
+  if (!j || typeof j !== 'object' || Array.isArray(j)) return undefined;
+  const o = j as Record<string, unknown>;
+  const str = (k: string) => (typeof o[k] === 'string' && (o[k] as string).trim() ? (o[k] as string).trim() : undefined);
+  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : typeof o[k] === 'string' && /^\d+$/.test(o[k] as string) ? Number(o[k]) : undefined);
+  return {
+    type: str('type'), title: str('title'), author_name: str('author_name'), author_url: str('author_url'), provider_name: str('provider_name'),
+    thumbnail_url: str('thumbnail_url'), thumbnail_width: num('thumbnail_width'), thumbnail_height: num('thumbnail_height'),
+  };
+}
+
+export async function fetchOEmbed(fetch: Fetcher, url: string, signal?: AbortSignal): Promise<OEmbedData | undefined> {
+  try {
+    const res = await fetch(url, { maxBytes: OEMBED_LIMITS.maxBytes, onTooLarge: 'fail', timeoutMs: OEMBED_LIMITS.timeoutMs, signal, headers: { accept: 'application/json' }, maxRedirects: 3 });
+    if (res.status < 200 || res.status >= 300) return undefined;
+    return parseOEmbed(res.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

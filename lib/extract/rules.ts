@@ -1,0 +1,253 @@
+/**
+ * Field rules as data. Each field is an ordered list of small named rules; a rule reads the
+ * parsed page (never the network) and returns a candidate value or a list of them. The first
+ * candidate that survives the field's cleaning and junk filter wins.
+ *
+ * Platform extractors put their own rules in front with `withRules({ title: [myRule] })`.
+ */
+import { contentNodes, ldImage, ldString, ldTypes, type LdNode } from './json-ld.js';
+import type { PageData } from './parse-page.js';
+import { cleanText, isJunkImage, isJunkText, resolveUrl, toInt } from './text.js';
+
+export interface OEmbedData {
+  title?: string;
+  author_name?: string;
+  author_url?: string;
+  provider_name?: string;
+  thumbnail_url?: string;
+  thumbnail_width?: number;
+  thumbnail_height?: number;
+  type?: string;
+}
+
+export interface RuleContext {
+  page: PageData;
+  /** The final URL after redirects. */
+  url: string;
+  /** `<base href>` resolved against the final URL (the final URL when there is none). */
+  base: string;
+  /** JSON-LD nodes that describe the page, best first. */
+  ld: LdNode[];
+  /** Response headers (lower-case names). */
+  headers: Record<string, string | undefined>;
+  oembed?: OEmbedData;
+}
+
+export interface ImageCandidate {
+  url: string;
+  width?: number;
+  height?: number;
+}
+
+type Many<T> = T | undefined | null | (T | undefined | null)[];
+
+export interface Rule<T> {
+  name: string;
+  get(ctx: RuleContext): Many<T>;
+}
+
+export interface FieldRules {
+  title: Rule<string>[];
+  description: Rule<string>[];
+  image: Rule<ImageCandidate>[];
+  siteName: Rule<string>[];
+  author: Rule<string>[];
+  /** Declared languages, in order of trust (detection is applied afterwards, see language.ts). */
+  language: Rule<string>[];
+}
+
+// ---- readers -------------------------------------------------------------------------
+
+/** Values of `<meta>` tags whose name or property is one of `keys`, in document order per key. */
+export function metaValues(page: PageData, ...keys: string[]): string[] {
+  const out: string[] = [];
+  for (const key of keys) {
+    const k = key.toLowerCase();
+    for (const m of page.metas) if ((m.property === k || m.name === k) && m.content.trim()) out.push(m.content);
+  }
+  return out;
+}
+
+export function metaValue(page: PageData, ...keys: string[]): string | undefined {
+  return metaValues(page, ...keys)[0];
+}
+
+function itempropValues(page: PageData, prop: string): string[] {
+  const out: string[] = [];
+  for (const m of page.metas) if (m.itemprop?.toLowerCase() === prop && m.content.trim()) out.push(m.content);
+  for (const p of page.itemprops) if (p.prop.toLowerCase() === prop && p.value) out.push(p.value);
+  return out;
+}
+
+const ld = (field: string) => (ctx: RuleContext) => ctx.ld.map((n) => ldString(n[field]));
+const ldOf = (types: RegExp, field: string) => (ctx: RuleContext) =>
+  ctx.ld.filter((n) => ldTypes(n).some((t) => types.test(t))).map((n) => ldString(n[field]));
+
+function metaImage(ctx: RuleContext, prefix: 'og' | 'twitter'): ImageCandidate[] {
+  const out: ImageCandidate[] = [];
+  if (prefix === 'twitter') {
+    for (const v of metaValues(ctx.page, 'twitter:image', 'twitter:image:src', 'twitter:image0', 'twitter:image:url')) out.push({ url: v });
+    return out;
+  }
+  // og:image, og:image:url and og:image:secure_url describe the same first image; its size hints
+  // follow it. The secure URL wins when it is there.
+  const metas = ctx.page.metas;
+  let current: ImageCandidate | undefined;
+  for (const m of metas) {
+    const key = m.property ?? m.name;
+    if (!key || !m.content.trim()) continue;
+    if (key === 'og:image' || key === 'og:image:url') {
+      if (current && current.url !== m.content) out.push(current);
+      if (!current || current.url !== m.content) current = { url: m.content };
+    } else if (key === 'og:image:secure_url') {
+      if (current && !/^https:/i.test(current.url)) current.url = m.content;
+      else if (!current) current = { url: m.content };
+    } else if (current && key === 'og:image:width') current.width = toInt(m.content);
+    else if (current && key === 'og:image:height') current.height = toInt(m.content);
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+const LOGO_LIKE = /(^|[\W_])(logo|sprite|icon|favicon|avatar|badge|emoji|banner-ad|advert|ads|spinner|loader|rating|star|button|btn|arrow|social|share|flag|gravatar|blank|pixel|spacer)([\W_]|$)/i;
+
+/** The first large content image: sized at least 200px when sizes are declared, not a logo or sprite, not in site chrome. */
+function firstContentImage(ctx: RuleContext): ImageCandidate | undefined {
+  for (const img of ctx.page.images) {
+    if (img.inChrome) continue;
+    if (/^data:/i.test(img.src) || /\.svg(\?|$)/i.test(img.src)) continue;
+    if ((img.width !== undefined && img.width < 200) || (img.height !== undefined && img.height < 120)) continue;
+    const words = `${img.src.split('?')[0]} ${img.className ?? ''} ${img.id ?? ''} ${img.alt ?? ''}`;
+    if (LOGO_LIKE.test(words)) continue;
+    return { url: img.src, width: img.width, height: img.height };
+  }
+  return undefined;
+}
+
+/** The first paragraph that reads like content: long enough, a sentence, not a cookie or script notice. */
+function firstParagraph(ctx: RuleContext): string | undefined {
+  for (const p of ctx.page.paragraphs) {
+    const t = p.trim();
+    if (t.length < 60) continue;
+    if (/cookie|javascript|browser|subscribe|sign (in|up)|log ?in|advertis|copyright|©|all rights reserved/i.test(t) && t.length < 400) continue;
+    if (!/[.!?。！？…:;)"”'’]|\p{L}{3,}\s+\p{L}{3,}/u.test(t)) continue;
+    return t;
+  }
+  return undefined;
+}
+
+// ---- the rule lists ----------------------------------------------------------------------
+
+export const DEFAULT_RULES: FieldRules = {
+  title: [
+    { name: 'og:title', get: (c) => metaValues(c.page, 'og:title') },
+    { name: 'twitter:title', get: (c) => metaValues(c.page, 'twitter:title') },
+    { name: 'json-ld headline', get: ld('headline') },
+    { name: 'json-ld name', get: ldOf(/./, 'name') },
+    { name: 'oembed title', get: (c) => c.oembed?.title },
+    { name: 'microdata headline', get: (c) => [...itempropValues(c.page, 'headline'), ...metaValues(c.page, 'dc.title', 'dcterms.title', 'citation_title', 'parsely-title', 'sailthru.title')] },
+    {
+      name: '<title>',
+      // Kept whole, site suffix included, unless the whole title is only the site's name on an inner page with an h1.
+      get: (c) => {
+        const t = c.page.title;
+        if (!t) return undefined;
+        const site = cleanText(metaValue(c.page, 'og:site_name', 'application-name'));
+        const inner = new URL(c.url).pathname.replace(/\/+$/, '') !== '';
+        if (site && inner && c.page.h1 && cleanText(t)?.toLowerCase() === site.toLowerCase()) return undefined;
+        return t;
+      },
+    },
+    { name: 'h1', get: (c) => c.page.h1 },
+  ],
+  description: [
+    { name: 'og:description', get: (c) => metaValues(c.page, 'og:description') },
+    { name: 'twitter:description', get: (c) => metaValues(c.page, 'twitter:description') },
+    { name: 'meta description', get: (c) => [...metaValues(c.page, 'description'), ...itempropValues(c.page, 'description').slice(0, 1), ...metaValues(c.page, 'dc.description', 'dcterms.description', 'sailthru.description')] },
+    { name: 'json-ld description', get: ld('description') },
+    { name: 'first paragraph', get: firstParagraph },
+  ],
+  image: [
+    { name: 'og:image', get: (c) => metaImage(c, 'og') },
+    { name: 'twitter:image', get: (c) => metaImage(c, 'twitter') },
+    { name: 'json-ld image', get: (c) => c.ld.flatMap((n) => [ldImage(n.image), ldImage(n.thumbnailUrl), ldImage(n.thumbnail)]) },
+    { name: 'oembed thumbnail', get: (c) => (c.oembed?.thumbnail_url ? { url: c.oembed.thumbnail_url, width: c.oembed.thumbnail_width, height: c.oembed.thumbnail_height } : undefined) },
+    { name: 'image_src', get: (c) => c.page.links.filter((l) => l.rel.includes('image_src')).map((l) => ({ url: l.href })) },
+    { name: 'microdata image', get: (c) => [...itempropValues(c.page, 'image'), ...itempropValues(c.page, 'thumbnailurl')].map((url) => ({ url })) },
+    { name: 'first content <img>', get: firstContentImage },
+  ],
+  siteName: [
+    { name: 'og:site_name', get: (c) => metaValues(c.page, 'og:site_name') },
+    { name: 'application-name', get: (c) => metaValues(c.page, 'application-name', 'apple-mobile-web-app-title', 'al:ios:app_name', 'twitter:app:name:iphone') },
+    { name: 'json-ld publisher', get: (c) => c.ld.map((n) => ldString((n.publisher as LdNode | undefined)?.name ?? n.publisher)) },
+    { name: 'oembed provider', get: (c) => c.oembed?.provider_name },
+  ],
+  author: [
+    { name: 'meta author', get: (c) => metaValues(c.page, 'author', 'article:author', 'twitter:creator', 'dc.creator', 'citation_author', 'parsely-author', 'sailthru.author') },
+    { name: 'json-ld author', get: (c) => c.ld.map((n) => ldString(n.author)) },
+    { name: 'oembed author', get: (c) => c.oembed?.author_name },
+    { name: 'microdata author', get: (c) => itempropValues(c.page, 'author') },
+  ],
+  language: [
+    { name: '<html lang>', get: (c) => c.page.lang },
+    { name: 'og:locale', get: (c) => metaValues(c.page, 'og:locale') },
+    { name: 'Content-Language', get: (c) => [c.headers['content-language']?.split(',')[0], ...c.page.metas.filter((m) => m.httpEquiv === 'content-language').map((m) => m.content)] },
+    { name: 'json-ld inLanguage', get: (c) => c.ld.map((n) => ldString(n.inLanguage)) },
+    { name: 'meta language', get: (c) => metaValues(c.page, 'language', 'dc.language', 'dcterms.language', 'citation_language') },
+  ],
+};
+
+/** The default rules with `extra` rules put in front of each field's list. */
+export function withRules(extra: Partial<FieldRules>, base: FieldRules = DEFAULT_RULES): FieldRules {
+  const out = { ...base };
+  for (const key of Object.keys(extra) as (keyof FieldRules)[]) {
+    (out[key] as Rule<unknown>[]) = [...((extra[key] ?? []) as Rule<unknown>[]), ...(base[key] as Rule<unknown>[])];
+  }
+  return out;
+}
+
+// ---- running them -------------------------------------------------------------------------
+
+function candidates<T>(rule: Rule<T>, ctx: RuleContext): T[] {
+  let v: Many<T>;
+  try {
+    v = rule.get(ctx);
+  } catch {
+    return [];
+  }
+  const list = Array.isArray(v) ? v : [v];
+  return list.filter((x): x is T => x !== undefined && x !== null);
+}
+
+/** First good text value, with the name of the rule that gave it. */
+export function firstText(rules: Rule<string>[], ctx: RuleContext, maxChars = 2000, accept: (s: string) => boolean = () => true): { value: string; rule: string } | undefined {
+  for (const rule of rules) {
+    for (const raw of candidates(rule, ctx)) {
+      if (typeof raw !== 'string') continue;
+      const value = cleanText(raw, maxChars);
+      if (value && !isJunkText(value) && accept(value)) return { value, rule: rule.name };
+    }
+  }
+  return undefined;
+}
+
+export function firstImage(rules: Rule<ImageCandidate>[], ctx: RuleContext): (ImageCandidate & { rule: string }) | undefined {
+  for (const rule of rules) {
+    for (const c of candidates(rule, ctx)) {
+      const raw = typeof c === 'string' ? { url: c as string } : c;
+      if (!raw || typeof raw.url !== 'string') continue;
+      const url = resolveUrl(cleanText(raw.url, 4096), ctx.base);
+      if (!url || isJunkImage(url, raw)) continue;
+      return { url, ...(raw.width ? { width: raw.width } : {}), ...(raw.height ? { height: raw.height } : {}), rule: rule.name };
+    }
+  }
+  return undefined;
+}
+
+export function allTexts(rules: Rule<string>[], ctx: RuleContext): { value: string; rule: string }[] {
+  const out: { value: string; rule: string }[] = [];
+  for (const rule of rules) for (const raw of candidates(rule, ctx)) if (typeof raw === 'string' && raw.trim()) out.push({ value: raw.trim(), rule: rule.name });
+  return out;
+}
+
+export { contentNodes };

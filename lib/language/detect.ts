@@ -1,0 +1,52 @@
+/**
+ * Statistical language detection with cld3-asm (Google's CLD3 compiled to WebAssembly).
+ * The module is loaded once per process, lazily, and the identifier reused for every page.
+ */
+import { loadModule } from 'cld3-asm';
+
+export interface Detection {
+  /** Short BCP-47 primary subtag (`en`, `ja`, `zh`, `he` ...). */
+  language: string;
+  probability: number;
+  reliable: boolean;
+}
+
+interface Identifier {
+  findLanguage(text: string): { language: string; probability: number; is_reliable: boolean };
+}
+
+let identifier: Promise<Identifier | undefined> | undefined;
+
+function getIdentifier(): Promise<Identifier | undefined> {
+  identifier ??= loadModule()
+    .then((factory) => factory.create(0, 1000) as unknown as Identifier)
+    .catch(() => undefined);
+  return identifier;
+}
+
+/** cld3 still uses a few deprecated codes; transliterated variants (`ja-Latn`) say nothing about the page's language. */
+const RENAMED: Record<string, string> = { iw: 'he', jw: 'jv', in: 'id', mo: 'ro' };
+
+/** Text to detect: at most this many characters (cld3 looks at the first 1000 bytes it is given). */
+const SAMPLE_CHARS = 1200;
+
+export async function detectLanguage(text: string): Promise<Detection | undefined> {
+  const sample = text.replace(/https?:\/\/\S+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, SAMPLE_CHARS);
+  if (sample.replace(/[\s\d\p{P}\p{S}]/gu, '').length < 20) return undefined;
+  const id = await getIdentifier();
+  if (!id) return undefined;
+  let r: { language: string; probability: number; is_reliable: boolean };
+  try {
+    r = id.findLanguage(sample);
+  } catch {
+    return undefined;
+  }
+  if (!r || !r.language || r.language === 'und' || /-latn$/i.test(r.language)) return undefined;
+  const language = RENAMED[r.language] ?? r.language.toLowerCase();
+  return { language, probability: r.probability, reliable: r.is_reliable };
+}
+
+/** Load the model ahead of the first request (optional: detection loads it on first use). */
+export function warmLanguageDetector(): Promise<unknown> {
+  return getIdentifier();
+}
