@@ -184,10 +184,10 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
   const width = meta.autoOrient?.width ?? meta.width;
   const height = meta.autoOrient?.height ?? meta.height;
   if (!width || !height) throw new ImageRejected('image has no size');
-  const pageHeight = meta.pageHeight && meta.pages && meta.pages > 1 ? meta.pageHeight : undefined;
-  const stillHeight = pageHeight ?? height;
+  // Read without `animated`, the metadata describes the first frame; `pages` counts the frames.
+  const stillHeight = height;
   if (width * stillHeight > options.maxPixels) throw new ImageRejected(`image of ${width}x${stillHeight} exceeds the pixel limit of ${options.maxPixels}`);
-  const animated = !!pageHeight && (prepared.format === 'gif' || prepared.format === 'webp');
+  const animated = (meta.pages ?? 1) > 1 && (prepared.format === 'gif' || prepared.format === 'webp');
   const webp = { quality: options.quality ?? WEBP_QUALITY, effort: options.effort ?? WEBP_EFFORT };
 
   const renderStill = async (name: ImageSizeName, box: number | undefined): Promise<Rendition> => {

@@ -1,0 +1,229 @@
+import sharp from 'sharp';
+import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
+import type { Config } from '../../lib/config';
+import type { JobContext } from '../../lib/jobs/registry';
+import { renderImage, runImageJob, type HostedImage, type ImageJobResult } from '../../lib/media/images';
+import { IMAGE_SIZE_NAMES } from '../../lib/media/image-sizes';
+import type { BlobStore } from '../../lib/ports';
+import { buildFetcher } from '../../functions/wiring';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { testConfig } from '../helpers/service';
+import * as fx from './fixtures';
+
+const MAX = 50_000_000;
+const cleanups: (() => void)[] = [];
+afterAll(() => cleanups.forEach((c) => c()));
+
+function jobContext(overrides: Partial<Config> = {}) {
+  const config = testConfig(overrides);
+  cleanups.push(config.cleanup);
+  const store = new FsBlobStore(config.dataDir, () => 'http://assets.test');
+  const puts: string[] = [];
+  const blobs: BlobStore = {
+    put: (k, b, o) => { puts.push(k); return store.put(k, b, o); },
+    has: (k) => store.has(k),
+    get: (k) => store.get(k),
+    publicUrl: (k) => store.publicUrl(k),
+  };
+  const ctx: JobContext = { fetch: buildFetcher(config), blobs, config };
+  return { ctx, puts, store, config };
+}
+
+const sizes = (r: Awaited<ReturnType<typeof renderImage>>) =>
+  Object.fromEntries(r.renditions.map((x) => [x.name, [x.width, x.height]]));
+
+async function hosted(result: ImageJobResult): Promise<HostedImage> {
+  if (!result.image) throw new Error(`expected an image, got: ${result.reason}`);
+  return result.image;
+}
+
+describe('renderImage (real sharp)', () => {
+  test('honours EXIF orientation, then strips metadata; never upscales', async () => {
+    const bytes = await fx.jpegWithOrientation(400, 200, 6); // displayed 200 wide, 400 high
+    const r = await renderImage(bytes, { maxPixels: MAX });
+    expect(r.source).toMatchObject({ format: 'jpeg', width: 200, height: 400, hasAlphaChannel: false, animated: false, size: bytes.length });
+    expect(sizes(r)).toEqual({ thumbnail: [160, 320], medium: [200, 400], large: [200, 400], original: [200, 400] });
+    for (const x of r.renditions) {
+      const m = await sharp(x.data).metadata();
+      expect(m.format).toBe('webp');
+      expect([m.width, m.height]).toEqual([x.width, x.height]);
+      expect(m.exif).toBeUndefined();
+      expect(m.orientation).toBeUndefined();
+    }
+  });
+
+  test('a large PNG with alpha: every box, WebP keeping the alpha channel', async () => {
+    const r = await renderImage(await fx.pngWithAlpha(2000, 1000), { maxPixels: MAX });
+    expect(r.source).toMatchObject({ format: 'png', width: 2000, height: 1000, hasAlphaChannel: true });
+    expect(sizes(r)).toEqual({ thumbnail: [320, 160], medium: [640, 320], large: [1280, 640], original: [2000, 1000] });
+    for (const x of r.renditions) expect((await sharp(x.data).metadata()).hasAlpha).toBe(true);
+  });
+
+  test('animated GIF: first frame for the stills, original stays animated', async () => {
+    const r = await renderImage(await fx.animatedGif(64, 48), { maxPixels: MAX });
+    expect(r.source).toMatchObject({ format: 'gif', width: 64, height: 48, animated: true });
+    expect(sizes(r)).toEqual({ thumbnail: [64, 48], medium: [64, 48], large: [64, 48], original: [64, 48] });
+    const thumb = r.renditions.find((x) => x.name === 'thumbnail')!;
+    const tm = await sharp(thumb.data).metadata();
+    expect(tm.pages ?? 1).toBe(1);
+    const { data } = await sharp(thumb.data).raw().toBuffer({ resolveWithObject: true });
+    expect([data[0], data[1], data[2]]).toEqual([expect.any(Number), expect.any(Number), expect.any(Number)]);
+    expect(data[0]).toBeGreaterThan(200); // the first frame is red
+    expect(data[1]).toBeLessThan(60);
+    const om = await sharp(r.renditions.find((x) => x.name === 'original')!.data, { animated: true }).metadata();
+    expect(om.format).toBe('webp');
+    expect(om.pages).toBe(3);
+    expect(om.pageHeight).toBe(48);
+  });
+
+  test('animated WebP and still WebP', async () => {
+    const a = await renderImage(await fx.animatedWebp(100, 80), { maxPixels: MAX });
+    expect(a.source).toMatchObject({ format: 'webp', animated: true, width: 100, height: 80 });
+    const s = await renderImage(await fx.webp(800, 600), { maxPixels: MAX });
+    expect(s.source).toMatchObject({ format: 'webp', animated: false });
+    expect(sizes(s)).toEqual({ thumbnail: [320, 240], medium: [640, 480], large: [800, 600], original: [800, 600] });
+  });
+
+  test('SVG is rasterized (small vectors at a useful size), internal references still render', async () => {
+    const bytes = fx.svg('<defs><linearGradient id="g"><stop offset="0" stop-color="#00f"/><stop offset="1" stop-color="#00f"/></linearGradient></defs><rect width="100" height="50" fill="url(#g)"/>');
+    const r = await renderImage(bytes, { maxPixels: MAX });
+    expect(r.source.format).toBe('svg');
+    expect(sizes(r)).toEqual({ thumbnail: [320, 160], medium: [512, 256], large: [512, 256], original: [512, 256] });
+    const { data } = await sharp(r.renditions[0].data).raw().toBuffer({ resolveWithObject: true });
+    expect(data[2]).toBeGreaterThan(200); // the gradient (blue) was applied
+  });
+
+  test('ICO: the largest entry wins, PNG or BMP', async () => {
+    const bmpLargest = fx.ico([
+      { width: 16, height: 16, bytes: await fx.png(16, 16) },
+      { width: 48, height: 48, bytes: fx.icoBitmap(48, 48, [0x22, 0x88, 0xee, 0xff]) },
+      { width: 32, height: 32, bytes: await fx.png(32, 32) },
+    ]);
+    const a = await renderImage(bmpLargest, { maxPixels: MAX });
+    expect(a.source).toMatchObject({ format: 'ico', width: 48, height: 48, hasAlphaChannel: false });
+    const { data } = await sharp(a.renditions[3].data).raw().toBuffer({ resolveWithObject: true });
+    expect([data[0], data[1], data[2]].map((v) => Math.round(v / 16))).toEqual([0xee, 0x88, 0x22].map((v) => Math.round(v / 16)));
+
+    const pngLargest = fx.ico([
+      { width: 16, height: 16, bytes: fx.icoBitmap(16, 16, [0, 0, 0, 0xff]) },
+      { width: 0, height: 0, bytes: await fx.png(256, 256) },
+    ]);
+    const b = await renderImage(pngLargest, { maxPixels: MAX });
+    expect(b.source).toMatchObject({ format: 'ico', width: 256, height: 256, hasAlphaChannel: true });
+    expect(sizes(b).original).toEqual([256, 256]);
+  });
+
+  test('a plain BMP file decodes', async () => {
+    const dib = fx.icoBitmap(10, 6, [0, 0, 255, 255]).subarray(0, 40 + 10 * 6 * 4);
+    const header = Buffer.from(dib.subarray(0, 40));
+    header.writeInt32LE(6, 8); // a BMP stores the real height
+    const file = Buffer.alloc(14);
+    file.write('BM', 0, 'latin1');
+    file.writeUInt32LE(14 + dib.length, 2);
+    file.writeUInt32LE(54, 10);
+    const r = await renderImage(Buffer.concat([file, header, dib.subarray(40)]), { maxPixels: MAX });
+    expect(r.source).toMatchObject({ format: 'bmp', width: 10, height: 6 });
+  });
+
+  test('truncated files, pixel bombs and non-images are refused', async () => {
+    const full = await fx.jpeg(800, 600);
+    await expect(renderImage(full.subarray(0, Math.floor(full.length / 2)), { maxPixels: MAX })).rejects.toThrow();
+    const p = await fx.pngWithAlpha(300, 300);
+    await expect(renderImage(p.subarray(0, Math.floor(p.length * 0.6)), { maxPixels: MAX })).rejects.toThrow();
+    const t0 = Date.now();
+    await expect(renderImage(fx.pngBomb(), { maxPixels: MAX })).rejects.toThrow(/pixel limit/);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    await expect(renderImage(Buffer.from('<!doctype html><html></html>'), { maxPixels: MAX })).rejects.toThrow(/not an image/);
+  });
+});
+
+describe('the image job', () => {
+  let fixture: FixtureServer;
+  beforeAll(async () => { fixture = await startFixtureServer(); });
+  afterAll(() => fixture.close());
+
+  test('downloads, stores four content-addressed WebP sizes, returns a JSON-safe MediaImage', async () => {
+    const { ctx, store } = jobContext();
+    const bytes = await fx.jpeg(1600, 1000);
+    fixture.route('/photo.png', { headers: { 'content-type': 'image/png' }, body: bytes }); // the header lies; the bytes win
+    const result = await runImageJob({ url: fixture.url('/photo.png') }, ctx);
+    expect(JSON.parse(JSON.stringify(result))).toEqual(result);
+    const img = await hosted(result);
+    expect(img).toMatchObject({ format: 'jpeg', width: 1600, height: 1000, size: bytes.length, hasAlphaChannel: false, reused: false });
+    expect(img.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(img.thumbnail).toEqual({ width: 320, height: 200, url: `http://assets.test/assets/${img.sha256}/thumbnail.webp` });
+    expect(img.medium).toMatchObject({ width: 640, height: 400 });
+    expect(img.large).toMatchObject({ width: 1280, height: 800 });
+    expect(img.original).toMatchObject({ width: 1600, height: 1000 });
+    for (const name of IMAGE_SIZE_NAMES) {
+      const key = `assets/${img.sha256}/${name}.webp`;
+      expect((await sharp((await store.get(key))!).metadata()).format).toBe('webp');
+      expect(await store.meta(key)).toEqual({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
+    }
+  });
+
+  test('the same bytes again are not rendered again (dedupe), from a URL or from bytes', async () => {
+    const { ctx, puts } = jobContext();
+    const bytes = await fx.pngWithAlpha(700, 500);
+    const first = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
+    expect(puts).toHaveLength(5); // four sizes and the manifest
+    fixture.route('/same.png', { headers: { 'content-type': 'image/png' }, body: bytes });
+    const second = await hosted(await runImageJob({ url: fixture.url('/same.png') }, ctx));
+    expect(puts).toHaveLength(5);
+    expect(second.reused).toBe(true);
+    expect({ ...second, reused: false }).toEqual(first);
+  });
+
+  test('an SVG with external references is rasterized without fetching any of them', async () => {
+    const { ctx } = jobContext();
+    const trap = (p: string) => fixture.url(p);
+    for (const p of ['/trap-image.png', '/trap-xlink.png', '/trap-fill.svg', '/trap-import.css', '/trap-style.png', '/trap-use.svg', '/trap-entity.png']) {
+      fixture.route(p, { headers: { 'content-type': 'image/png' }, body: await fx.png(10, 10) });
+    }
+    const body = [
+      '<rect width="100" height="50" fill="#0a0"/>',
+      `<image href="${trap('/trap-image.png')}" width="50" height="50"/>`,
+      `<image xlink:href='${trap('/trap-xlink.png')}' x="50" width="50" height="50"/>`,
+      `<rect width="10" height="10" fill="url(${trap('/trap-fill.svg')}#p)"/>`,
+      `<style>@import url("${trap('/trap-import.css')}"); rect { background: url(${trap('/trap-style.png')}) }</style>`,
+      `<use href="${trap('/trap-use.svg')}#x"/>`,
+      `<image href="&#104;ttp://127.0.0.1:${fixture.port}/trap-entity.png" width="5" height="5"/>`,
+    ].join('');
+    fixture.route('/drawing.svg', { headers: { 'content-type': 'image/svg+xml' }, body: fx.svg(body) });
+    const img = await hosted(await runImageJob({ url: fixture.url('/drawing.svg') }, ctx));
+    expect(img.format).toBe('svg');
+    expect(img.original).toMatchObject({ width: 512, height: 256 });
+    const seen = fixture.requests.map((r) => r.url).filter((u) => u.startsWith('/trap-'));
+    expect(seen).toEqual([]);
+  });
+
+  test('an SVG declaring entities is refused (no XXE, no billion laughs)', async () => {
+    const { ctx } = jobContext();
+    const xxe = Buffer.from('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&x;</text></svg>');
+    expect(await runImageJob({ bytesBase64: xxe.toString('base64') }, ctx)).toEqual({ reason: expect.stringMatching(/entities/) });
+  });
+
+  test('broken, oversized, missing and forbidden images are a reason, never a thrown error', async () => {
+    const { ctx } = jobContext({ maxImageBytes: 64 * 1024 });
+    const noisy = await sharp(Buffer.alloc(300 * 300 * 3, 7), { raw: { width: 300, height: 300, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+    fixture.route('/big.png', { headers: { 'content-type': 'image/png' }, body: noisy });
+    fixture.route('/page.jpg', { headers: { 'content-type': 'image/jpeg' }, body: '<html>not an image</html>' });
+    const full = await fx.jpeg(400, 300);
+    const cases: [string, Parameters<typeof runImageJob>[0]][] = [
+      ['truncated', { bytesBase64: full.subarray(0, full.length >> 1).toString('base64') }],
+      ['bomb', { bytesBase64: fx.pngBomb().toString('base64') }],
+      ['over maxImageBytes (bytes)', { bytesBase64: noisy.toString('base64') }],
+      ['over maxImageBytes (download)', { url: fixture.url('/big.png') }],
+      ['404', { url: fixture.url('/missing.png') }],
+      ['not an image', { url: fixture.url('/page.jpg') }],
+      ['nothing', {}],
+    ];
+    for (const [label, input] of cases) {
+      const r = await runImageJob(input, ctx);
+      expect({ label, image: r.image, reason: typeof r.reason }).toEqual({ label, image: undefined, reason: 'string' });
+    }
+    // With the SSRF guard closed, a loopback image is not fetched at all.
+    const closed = jobContext({ allowPrivateNetworks: false });
+    expect((await runImageJob({ url: fixture.url('/big.png') }, closed.ctx)).reason).toMatch(/not allowed/i);
+  });
+});
