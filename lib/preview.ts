@@ -95,8 +95,10 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
     } else {
       hints.fileName = fileNameFromDisposition(header(res, 'content-disposition'));
     }
-    if (type === 'IMAGE' && !res.truncated) {
-      sources = { imageBytes: res.body };
+    if (type === 'IMAGE') {
+      // An IMAGE link is hosted as the top-level `image`: from the bytes already read, or, when they
+      // were cut at the page cap, downloaded again by the job under the (larger) image cap.
+      sources = res.truncated ? { image: { url: res.finalUrl } } : { imageBytes: res.body };
     }
     return r;
   });
