@@ -1,0 +1,124 @@
+/**
+ * Hosted images end to end: the real local server (startTestServer) previews fixture pages on a
+ * loopback fixture server, and every asset URL in the record is fetched back from it.
+ */
+import sharp from 'sharp';
+import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { startTestServer } from '../helpers/service';
+import * as fx from './fixtures';
+
+type Server = Awaited<ReturnType<typeof startTestServer>>;
+
+let fixture: FixtureServer;
+let server: Server;
+let ogJpeg: Buffer;
+
+beforeAll(async () => {
+  ogJpeg = await fx.jpeg(1600, 1000);
+  const favicon = fx.ico([
+    { width: 16, height: 16, bytes: await fx.png(16, 16, '#2288ee') },
+    { width: 48, height: 48, bytes: fx.icoBitmap(48, 48, [0xee, 0x88, 0x22, 0xff]) }, // BGRA: #2288ee
+  ]);
+  fixture = await startFixtureServer({
+    '/og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: ogJpeg },
+    '/favicon.ico': { headers: { 'content-type': 'image/x-icon' }, body: favicon },
+    '/page': { body: html('<title>Hosted</title><meta property="og:image" content="/og.jpg"><link rel="icon" href="/favicon.ico">', '<p>Hello</p>') },
+    '/themed': { body: html('<title>Themed</title><meta name="theme-color" content="#FF0000"><link rel="icon" href="/favicon.ico">') },
+    '/broken-first': { body: html('<title>Icons</title><link rel="icon" href="/broken.png" sizes="64x64"><link rel="icon" href="/good.png" sizes="32x32">') },
+    '/broken.png': { headers: { 'content-type': 'image/png' }, body: Buffer.from('not a png at all') },
+    '/good.png': { headers: { 'content-type': 'image/png' }, body: await fx.pngWithAlpha(32, 32) },
+    '/slow': { body: html('<title>Slow</title><meta property="og:image" content="/never.jpg"><link rel="icon" href="/favicon.ico">') },
+    '/never.jpg': () => { /* never answers */ },
+    '/photos/sunset-at-sea.jpg': { headers: { 'content-type': 'image/jpeg' }, body: ogJpeg },
+  });
+  server = await startTestServer({ fetchTimeoutMs: 10_000, recordDeadlineMs: 1500 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  server?.cleanup();
+  await fixture?.close();
+});
+
+async function preview(link: string): Promise<any> {
+  const res = await fetch(`${server.url}/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ link }),
+  });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+/** Every asset URL anywhere in a record. */
+function assetUrls(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string' && value.startsWith(`${server.url}/assets/`)) out.push(value);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) assetUrls(v, out);
+  return out;
+}
+
+async function expectServed(urls: string[]): Promise<void> {
+  expect(urls.length).toBeGreaterThan(0);
+  for (const url of urls) {
+    const res = await fetch(url);
+    expect({ url, status: res.status, type: res.headers.get('content-type') }).toEqual({ url, status: 200, type: 'image/webp' });
+    expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(res.headers.get('etag')).toMatch(/^".+"$/);
+    const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
+    expect(meta.format).toBe('webp');
+  }
+}
+
+test('a page with og:image gets all four sizes of `image` and an `icon`, each served by the local server', async () => {
+  const record = await preview(fixture.url('/page'));
+  expect(record).toMatchObject({ ok: true, type: 'PAGE', title: 'Hosted' });
+  expect(record.image).toEqual({
+    thumbnail: { width: 320, height: 200, url: expect.stringMatching(/\/assets\/[0-9a-f]{64}\/thumbnail\.webp$/) },
+    medium: { width: 640, height: 400, url: expect.stringMatching(/\/medium\.webp$/) },
+    large: { width: 1280, height: 800, url: expect.stringMatching(/\/large\.webp$/) },
+    original: { width: 1600, height: 1000, url: expect.stringMatching(/\/original\.webp$/) },
+  });
+  // ICO: the largest entry (48x48); no colour declared, so the icon's edge colour.
+  expect(record.icon).toEqual({ width: 48, height: 48, backgroundColor: expect.stringMatching(/^#[0-9a-f]{6}$/), url: expect.stringMatching(/\/original\.webp$/) });
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(record.icon.backgroundColor.slice(i, i + 2), 16));
+  expect(Math.abs(r - 0x22) + Math.abs(g - 0x88) + Math.abs(b - 0xee)).toBeLessThan(24);
+  await expectServed(assetUrls(record));
+  expect(assetUrls(record)).toHaveLength(5);
+
+  // Second time: the same assets (content-addressed), nothing rendered again.
+  const again = await preview(fixture.url('/page'));
+  expect(again.image).toEqual(record.image);
+  expect(again.icon).toEqual(record.icon);
+});
+
+test('the page\'s declared colour is the icon background, as CSS hex', async () => {
+  const record = await preview(fixture.url('/themed'));
+  expect(record.icon).toMatchObject({ width: 48, height: 48, backgroundColor: '#ff0000' });
+});
+
+test('icon candidates are tried in order: the first that decodes wins', async () => {
+  const record = await preview(fixture.url('/broken-first'));
+  expect(record.icon).toMatchObject({ width: 32, height: 32 });
+  await expectServed(assetUrls(record));
+});
+
+test('a slow image never holds the record past its deadline; the record comes without it', async () => {
+  const t0 = Date.now();
+  const record = await preview(fixture.url('/slow'));
+  const ms = Date.now() - t0;
+  expect(record).toMatchObject({ ok: true, title: 'Slow' });
+  expect(record.image).toBeUndefined();
+  expect(record.icon).toMatchObject({ width: 48, height: 48 });
+  expect(fixture.requests.some((r) => r.url === '/never.jpg')).toBe(true);
+  expect(ms).toBeGreaterThanOrEqual(1000);
+  expect(ms).toBeLessThan(1500 + 1500);
+});
+
+test('an IMAGE link: type IMAGE, the top-level image in four sizes, title from the file name, size', async () => {
+  const record = await preview(fixture.url('/photos/sunset-at-sea.jpg'));
+  expect(record).toMatchObject({ ok: true, type: 'IMAGE', size: ogJpeg.length });
+  expect(record.title).toMatch(/sunset.at.sea/i); // from the file name (the inferred-defaults rule decides its exact form)
+  expect(record.image.original).toMatchObject({ width: 1600, height: 1000 });
+  expect(record.image.thumbnail).toMatchObject({ width: 320, height: 200 });
+  await expectServed(assetUrls(record));
+});
