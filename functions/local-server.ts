@@ -9,12 +9,25 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../lib/config.js';
 import { LinkPreviewError, toErrorBody } from '../lib/errors.js';
 import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
-import { createPreviewHandler, type HandlerDeps, type HttpResponse } from '../lib/http/preview-handler.js';
+import type { HandlerDeps, HttpResponse } from '../lib/http/preview-handler.js';
+import { createApiHandler } from '../lib/http/api-handler.js';
 import { createConsoleLogger, type Log } from '../lib/log.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { buildLocalDeps } from './wiring.js';
 
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+
+/** Optional binaries /status reports on, as found on this machine. */
+export function localStatusDeps(): { ffprobePath?: string; browserPath?: string } {
+  let ffprobePath: string | undefined;
+  try {
+    ffprobePath = (require('@ffprobe-installer/ffprobe') as { path: string }).path;
+  } catch {
+    ffprobePath = undefined;
+  }
+  return { ffprobePath, browserPath: process.env.LINKPREVIEW_BROWSER_PATH ?? '/usr/bin/chromium' };
+}
+
 
 export interface LocalServerOptions {
   host?: string;
@@ -52,7 +65,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 
   let url = '';
   const deps = buildLocalDeps({ config, log, baseUrl: () => url, resolver: options.resolver });
-  const handler = createPreviewHandler(deps);
+  const handler = createApiHandler({ ...deps, status: localStatusDeps() });
   const assets = deps.blobs instanceof FsBlobStore ? deps.blobs : undefined;
 
   const server = http.createServer((req, res) => {

@@ -6,11 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../lib/config';
-import { createPreviewHandler, type HandlerDeps, type HttpResponse } from '../../lib/http/preview-handler';
+import type { HandlerDeps, HttpResponse } from '../../lib/http/preview-handler';
+import { createApiHandler } from '../../lib/http/api-handler';
 import type { Log } from '../../lib/log';
 import type { Resolver } from '../../lib/fetch/address-guard';
 import { buildLocalDeps } from '../../functions/wiring';
 import { startLocalServer, type LocalServer } from '../../functions/local-server';
+import { assertConforms } from './conformance';
 
 export const TEST_KEY = 'test-key-0123456789';
 
@@ -49,17 +51,29 @@ export interface TestHandler {
 export function createTestHandler(options: { config?: Partial<Config>; resolver?: Resolver; log?: Log } = {}): TestHandler {
   const config = testConfig(options.config);
   const deps = buildLocalDeps({ config, log: options.log ?? silentLog, baseUrl: () => 'http://assets.test', resolver: options.resolver });
-  const handler = createPreviewHandler(deps);
+  const handler = createApiHandler(deps);
   return {
     deps,
     config,
-    invoke: (event) => handler(event, { awsRequestId: 'lambda-req-1' }),
+    async invoke(event) {
+      const out = await handler(event, { awsRequestId: 'lambda-req-1' });
+      const r = out as Partial<HttpResponse>;
+      const path = (event as { rawPath?: string; path?: string })?.rawPath ?? (event as { path?: string })?.path ?? '/';
+      if (path !== '/') return out; // /status and /openapi.json have their own schemas
+      if (typeof r?.statusCode === 'number') {
+        if (r.headers?.['content-type']?.startsWith('application/json')) assertConforms(JSON.parse(r.body!));
+      } else {
+        assertConforms(out);
+      }
+      return out;
+    },
     async post(body, headers = {}) {
       const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
       const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json', ...headers }, bytes);
       const out = (await handler(event, { awsRequestId: 'lambda-req-1' })) as HttpResponse;
       let json: unknown;
       try { json = JSON.parse(out.body); } catch { json = undefined; }
+      if (json !== undefined) assertConforms(json);
       return { ...out, json };
     },
     cleanup: () => config.cleanup(),

@@ -201,7 +201,7 @@ describe('authentication', () => {
     [{ authorization: `Bearer ${TEST_KEY}x` }, 'longer'],
     [{ authorization: `Bearer ${TEST_KEY.slice(0, -1)}` }, 'prefix'],
     [{ authorization: 'Bearer' }, 'empty'],
-  ])('%j (%s) is 401 UNAUTHORIZED with the error body', async (headers) => {
+  ] as [Record<string, string>, string][])('%j (%s) is 401 UNAUTHORIZED with the error body', async (headers) => {
     const res = (await noAuth(headers)) as any;
     expect(res.statusCode).toBe(401);
     expect(res.headers['www-authenticate']).toContain('Bearer');

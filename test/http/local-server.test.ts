@@ -98,7 +98,7 @@ test('`npm start` (functions/start-local.ts) honours HOST, PORT and LINKPREVIEW_
     const url = /http:\/\/127\.0\.0\.1:\d+/.exec(line)![0];
     const res = await fetch(`${url}/`, { method: 'POST', headers: { authorization: 'Bearer cli-key', 'content-type': 'text/plain' }, body: site.url('/') });
     expect(res.status).toBe(200);
-    expect((await res.json()).title).toBe('Local page');
+    expect(((await res.json()) as { title: string }).title).toBe('Local page');
   } finally {
     child.kill('SIGTERM');
   }
