@@ -1,0 +1,193 @@
+/**
+ * The real AWS adapters (S3BlobStore, SqsJobRunner, the worker handler) against S3- and
+ * SQS-protocol servers on loopback (s3rver, fauxqs). A poller in the test plays the Lambda event
+ * source: it receives SQS messages and invokes the worker with a real SQS event shape.
+ */
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import type { SQSEvent } from 'aws-lambda';
+import { S3BlobStore } from '../../lib/adapters/aws/s3-blob-store';
+import { SqsJobRunner } from '../../lib/adapters/aws/sqs-job-runner';
+import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
+import type { Job } from '../../lib/ports';
+import { createWorkerHandler } from '../../functions/worker';
+import { buildFetcher } from '../../functions/wiring';
+import { silentLog, testConfig } from '../helpers/service';
+import { startEmulators, startPoller, type Emulators, type Poller } from './emulators';
+
+const CDN = 'https://d111111abcdef8.cloudfront.net';
+
+let em: Emulators;
+let blobs: S3BlobStore;
+const config = testConfig();
+let poller: Poller | undefined;
+
+beforeAll(async () => {
+  em = await startEmulators();
+  blobs = new S3BlobStore({ client: em.s3, bucket: em.bucket, publicBaseUrl: CDN });
+});
+afterEach(async () => {
+  await poller?.stop();
+  poller = undefined;
+});
+afterAll(async () => {
+  await em?.close();
+  config.cleanup();
+});
+
+function worker() {
+  return createWorkerHandler({ config, fetch: buildFetcher(config), blobs, log: silentLog });
+}
+
+function runner(opts: Partial<ConstructorParameters<typeof SqsJobRunner>[0]> = {}) {
+  return new SqsJobRunner({ sqs: em.sqs, queueUrl: em.queueUrl, blobs, ...opts });
+}
+
+const echo = (id: string, value: unknown, extra: { delayMs?: number; fail?: boolean } = {}): Job => ({ id, kind: 'echo', input: { value, ...extra } });
+
+describe('S3BlobStore', () => {
+  test('puts, reads, tells what exists, and gives CloudFront URLs; assets get the immutable cache header', async () => {
+    await blobs.put('assets/abc/thumbnail.webp', Buffer.from([1, 2, 3]), { contentType: 'image/webp' });
+    expect(await blobs.has('assets/abc/thumbnail.webp')).toBe(true);
+    expect(await blobs.has('assets/abc/missing.webp')).toBe(false);
+    expect(await blobs.get('assets/abc/missing.webp')).toBeUndefined();
+    expect([...(await blobs.get('assets/abc/thumbnail.webp'))!]).toEqual([1, 2, 3]);
+    const head = await em.s3.send(new GetObjectCommand({ Bucket: em.bucket, Key: 'assets/abc/thumbnail.webp' }));
+    expect(head.ContentType).toBe('image/webp');
+    expect(head.CacheControl).toBe('public, max-age=31536000, immutable');
+    expect(blobs.publicUrl('assets/abc/thumbnail.webp')).toBe(`${CDN}/assets/abc/thumbnail.webp`);
+    await expect(blobs.put('assets/../jobs/x', 'x', { contentType: 'text/plain' })).rejects.toThrow(/Invalid blob key/);
+  });
+});
+
+describe('SqsJobRunner with the worker behind SQS', () => {
+  test('fans out with SendMessageBatch, the worker writes results to S3, the runner collects them all', async () => {
+    const w = worker();
+    poller = startPoller(em, w);
+    const jobs = Array.from({ length: 12 }, (_, i) => echo(`echo-${i}`, { n: i, bytes: Buffer.from([i, 255]) }));
+    const t0 = Date.now();
+    const outcomes = await runner().run(jobs, { requestId: 'req-fanout-1', deadline: Date.now() + 8000 });
+    const ms = Date.now() - t0;
+
+    expect([...outcomes.keys()]).toEqual(jobs.map((j) => j.id));
+    for (let i = 0; i < 12; i++) {
+      const o = outcomes.get(`echo-${i}`)!;
+      expect(o).toMatchObject({ ok: true, result: { value: { n: i } } });
+      // Buffers survive the SQS and S3 round trip.
+      expect(Buffer.isBuffer((o as any).result.value.bytes)).toBe(true);
+      expect([...(o as any).result.value.bytes]).toEqual([i, 255]);
+    }
+    expect(ms).toBeLessThan(5000);
+
+    // The messages were versioned JSON carrying the request id, job id, kind, input and deadline.
+    const bodies = poller.events.flatMap((e) => e.Records.map((r) => JSON.parse(r.body)));
+    expect(bodies).toHaveLength(12);
+    for (const b of bodies) {
+      expect(b).toEqual({ version: 1, requestId: 'req-fanout-1', jobId: expect.stringMatching(/^echo-\d+$/), kind: 'echo', input: expect.any(Object), deadline: expect.any(Number) });
+    }
+    // Every event is the real SQS shape.
+    expect(poller.events[0].Records[0]).toMatchObject({ eventSource: 'aws:sqs', eventSourceARN: em.queueArn, attributes: { ApproximateReceiveCount: '1' } });
+
+    // The results are in S3 under jobs/<requestId>/<jobId>.json.
+    const listed = await em.s3.send(new ListObjectsV2Command({ Bucket: em.bucket, Prefix: 'jobs/req-fanout-1/' }));
+    expect((listed.Contents ?? []).map((c) => c.Key).sort()).toEqual(jobs.map((j) => `jobs/req-fanout-1/${j.id}.json`).sort());
+    const stored = JSON.parse((await blobs.get(resultKey('req-fanout-1', 'echo-3')))!.toString());
+    expect(stored).toMatchObject({ version: 1, requestId: 'req-fanout-1', jobId: 'echo-3', kind: 'echo', ok: true });
+  });
+
+  test('a failing job comes back at once as a failure; the others are unaffected', async () => {
+    poller = startPoller(em, worker());
+    const t0 = Date.now();
+    const outcomes = await runner().run([echo('good', 1), echo('bad', 2, { fail: true })], { requestId: 'req-fail', deadline: Date.now() + 8000 });
+    expect(outcomes.get('good')).toMatchObject({ ok: true, result: { value: 1 } });
+    expect(outcomes.get('bad')).toMatchObject({ ok: false, error: 'echo job asked to fail' });
+    expect(Date.now() - t0).toBeLessThan(4000); // did not wait for the deadline
+  });
+
+  test('a slow worker: the late job is left out at the deadline, the others are in', async () => {
+    poller = startPoller(em, worker());
+    const t0 = Date.now();
+    const outcomes = await runner().run([echo('fast', 'f'), echo('slow', 's', { delayMs: 5000 })], { requestId: 'req-slow', deadline: Date.now() + 1200 });
+    const ms = Date.now() - t0;
+    expect(outcomes.get('fast')).toMatchObject({ ok: true });
+    expect(outcomes.get('slow')).toMatchObject({ ok: false, error: 'deadline exceeded' });
+    expect(ms).toBeGreaterThanOrEqual(1150);
+    expect(ms).toBeLessThan(1800);
+  });
+
+  test('a killed worker (messages received, never answered): every job is left out at the deadline, no error', async () => {
+    poller = startPoller(em, () => new Promise(() => {})); // takes the batch and dies
+    const t0 = Date.now();
+    const outcomes = await runner().run([echo('a', 1), echo('b', 2)], { requestId: 'req-killed', deadline: Date.now() + 800 });
+    const ms = Date.now() - t0;
+    expect([...outcomes.values()].map((o) => o.ok)).toEqual([false, false]);
+    expect(ms).toBeGreaterThanOrEqual(750);
+    expect(ms).toBeLessThan(1400);
+    expect(poller.received).toBe(2); // the worker did take the messages
+  });
+
+  test('the hard (invocation) deadline wins over a later record deadline', async () => {
+    const outcomes = await runner({ hardDeadline: () => Date.now() + 300 }).run([echo('x', 1)], { requestId: 'req-hard', deadline: Date.now() + 20000 });
+    expect(outcomes.get('x')).toMatchObject({ ok: false, error: 'deadline exceeded' });
+  });
+
+  test('an input too large for a message is stored in S3 beside its result and read back by the worker', async () => {
+    poller = startPoller(em, worker());
+    const big = Buffer.alloc(300 * 1024, 7);
+    const outcomes = await runner({ maxInlineBytes: 10 * 1024 }).run([echo('big', { big })], { requestId: 'req-big', deadline: Date.now() + 8000 });
+    const o = outcomes.get('big') as any;
+    expect(o.ok).toBe(true);
+    expect(o.result.value.big.length).toBe(big.length);
+    expect(await blobs.has('jobs/req-big/big.input.json')).toBe(true);
+    const body = poller.events.flatMap((e) => e.Records.map((r) => JSON.parse(r.body))).find((b) => b.jobId === 'big');
+    expect(body).toMatchObject({ version: 1, inputKey: 'jobs/req-big/big.input.json' });
+    expect(body.input).toBeUndefined();
+  });
+});
+
+describe('worker handler', () => {
+  const record = (messageId: string, body: string, receiveCount = '1'): SQSEvent['Records'][number] => ({
+    messageId, receiptHandle: `rh-${messageId}`, body,
+    attributes: { ApproximateReceiveCount: receiveCount, SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+    messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:q', awsRegion: 'us-east-1',
+  });
+  const msg = (requestId: string, jobId: string, extra: Record<string, unknown> = {}) =>
+    encodeJson({ version: 1, requestId, jobId, kind: 'echo', input: { value: jobId }, deadline: Date.now() + 5000, ...extra });
+
+  test('is idempotent: a second delivery of a done job is skipped', async () => {
+    const w = worker();
+    const first = await w({ Records: [record('m1', msg('req-dup', 'j1'))] });
+    const second = await w({ Records: [record('m1', msg('req-dup', 'j1'), '2')] });
+    expect(first.outcomes).toEqual({ m1: 'done' });
+    expect(second.outcomes).toEqual({ m1: 'duplicate' });
+    expect(second.batchItemFailures).toEqual([]);
+  });
+
+  test('reports only the malformed records as batch item failures; expired and unknown jobs are acknowledged', async () => {
+    const w = worker();
+    const out = await w({
+      Records: [
+        record('ok', msg('req-mix', 'ok')),
+        record('junk', 'not json'),
+        record('v9', msg('req-mix', 'v9', { version: 9 })),
+        record('late', msg('req-mix', 'late', { deadline: Date.now() - 1 })),
+        record('unknown', msg('req-mix', 'unknown', { kind: 'no-such-kind' })),
+      ],
+    });
+    expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'junk' }, { itemIdentifier: 'v9' }]);
+    expect(out.outcomes).toMatchObject({ ok: 'done', late: 'expired', unknown: 'failed' });
+    expect(await blobs.has(resultKey('req-mix', 'late'))).toBe(false);
+    const unknown = JSON.parse((await blobs.get(resultKey('req-mix', 'unknown')))!.toString());
+    expect(unknown).toMatchObject({ ok: false, error: 'Unknown job kind: no-such-kind' });
+  });
+
+  test('an S3 write failure is retried through SQS (batch item failure)', async () => {
+    const broken = Object.create(blobs, { put: { value: async () => { throw new Error('S3 down'); } } });
+    const w = createWorkerHandler({ config, fetch: buildFetcher(config), blobs: broken, log: silentLog });
+    const out = await w({ Records: [record('m', msg('req-s3down', 'j'))] });
+    expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'm' }]);
+  });
+
+  test('ids cannot walk out of their prefix', () => {
+    expect(resultKey('../x', 'a/b')).toBe('jobs/~2e~2e~2fx/a~2fb.json');
+  });
+});
