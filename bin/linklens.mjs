@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// `npx linklens <url> [--pretty]`: previews one link in-process with the local defaults.
+// The sources are TypeScript; tsx loads them as they are.
+import { tsImport } from 'tsx/esm/api';
+
+const { main } = await tsImport('../functions/cli.ts', import.meta.url);
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,82 @@
+/**
+ * The CLI: previews a link in-process with the local defaults (assets under LINKPREVIEW_DATA_DIR,
+ * jobs in-process) through the same handler as the API (a direct invocation), and prints the
+ * Link record as JSON, or a short summary with --pretty. Progress goes to stderr; an invalid
+ * link exits 1 with the error body.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ConfigError, loadConfig } from '../lib/config.js';
+import type { LinkRecord } from '../lib/contract/link.js';
+import { createPreviewHandler } from '../lib/http/preview-handler.js';
+import { createConsoleLogger } from '../lib/log.js';
+import { buildLocalDeps } from './wiring.js';
+
+const USAGE = `usage: linklens <url> [--pretty]
+
+Previews one link and prints its Link record as JSON (--pretty: a short summary).
+Environment: the same LINKPREVIEW_* variables as the server (see README), e.g.
+LINKPREVIEW_ALLOW_PRIVATE_NETWORKS=true to preview pages on this machine.`;
+
+export interface CliIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  env: Record<string, string | undefined>;
+}
+
+const defaultIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), env: process.env };
+
+export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  const pretty = argv.includes('--pretty');
+  const args = argv.filter((a) => a !== '--pretty');
+  if (args.length !== 1 || args[0] === '--help' || args[0] === '-h') {
+    io.err(`${USAGE}\n`);
+    return args[0] === '--help' || args[0] === '-h' ? 0 : 2;
+  }
+  let config;
+  try {
+    config = loadConfig(io.env);
+  } catch (err) {
+    io.err(`${err instanceof ConfigError ? err.message : String(err)}\n`);
+    return 2;
+  }
+  const dataDir = path.resolve(config.dataDir);
+  const deps = buildLocalDeps({
+    config: { ...config, dataDir, logLevel: 'silent' },
+    log: createConsoleLogger('silent'),
+    // No server runs: asset URLs point at the files themselves unless LINKPREVIEW_PUBLIC_URL is set.
+    baseUrl: () => pathToFileURL(dataDir).href,
+  });
+  const handler = createPreviewHandler(deps);
+
+  const started = Date.now();
+  io.err(`previewing ${args[0]} …\n`);
+  const progress = setInterval(() => io.err(`  still working (${Math.round((Date.now() - started) / 1000)} s: fetching, probing media, rendering images)\n`), 2000);
+  let result: Record<string, unknown>;
+  try {
+    result = (await handler({ link: args[0] }, { awsRequestId: `cli-${process.pid}-${started}` })) as Record<string, unknown>;
+  } finally {
+    clearInterval(progress);
+  }
+  io.err(`done in ${Date.now() - started} ms\n`);
+  if ('errorCode' in result) {
+    io.out(`${JSON.stringify(result, null, 2)}\n`);
+    return 1;
+  }
+  io.out(pretty ? summary(result as unknown as LinkRecord) : `${JSON.stringify(result, null, 2)}\n`);
+  return 0;
+}
+
+export function summary(r: LinkRecord): string {
+  const lines = [
+    `${r.ok ? 'OK' : 'NOT OK'}  ${r.type}  HTTP ${r.status}${r.size !== undefined ? `  ${r.size} bytes` : ''}`,
+    `url:         ${r.url}`,
+  ];
+  if (r.redirected) lines.push(`redirected:  ${r.redirectionTrail?.join(' -> ')}`);
+  if (r.title !== undefined) lines.push(`title:       ${r.title}`);
+  if (r.description) lines.push(`description: ${r.description.length > 160 ? `${r.description.slice(0, 157)}…` : r.description}`);
+  if (r.language) lines.push(`language:    ${r.language}`);
+  if (r.image) lines.push(`image:       ${r.image.original.width}x${r.image.original.height} ${r.image.large.url}`);
+  if (r.icon) lines.push(`icon:        ${r.icon.width}x${r.icon.height}${r.icon.backgroundColor ? ` ${r.icon.backgroundColor}` : ''} ${r.icon.url ?? ''}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,79 @@
+/**
+ * A typed client for a deployed linklens over HTTP. (lib/client/lambda.ts calls it through
+ * Lambda Invoke instead.) Records come back typed; error bodies become a LinkPreviewClientError.
+ */
+import type { LinkRecord } from '../contract/link.js';
+import type { ErrorBody } from '../errors.js';
+
+export type { LinkRecord } from '../contract/link.js';
+
+export interface PreviewOptions {
+  source?: 'API' | 'WEB';
+  acceptLanguage?: string;
+  signal?: AbortSignal;
+}
+
+/** An error body from the service (or a transport failure, with status 0). */
+export class LinkPreviewClientError extends Error {
+  readonly status: number;
+  readonly errorCode: string;
+  readonly details?: ErrorBody['details'];
+  readonly requestId?: string;
+
+  constructor(body: Partial<ErrorBody> & { status: number }, options?: { cause?: unknown }) {
+    super(body.message ?? body.error ?? `linklens answered ${body.status}`, options);
+    this.name = 'LinkPreviewClientError';
+    this.status = body.status;
+    this.errorCode = body.errorCode ?? (body.status === 0 ? 'TRANSPORT_ERROR' : 'UNKNOWN_ERROR');
+    this.details = body.details;
+    this.requestId = body.requestId;
+  }
+}
+
+export function isErrorBody(value: unknown): value is ErrorBody {
+  return value !== null && typeof value === 'object' && (value as ErrorBody).ok === false && typeof (value as ErrorBody).errorCode === 'string';
+}
+
+export interface LinkPreviewClient {
+  preview(link: string, options?: PreviewOptions): Promise<LinkRecord>;
+}
+
+export interface HttpClientOptions {
+  /** e.g. https://abc.execute-api.eu-west-1.amazonaws.com or http://127.0.0.1:3000 */
+  baseUrl: string;
+  apiKey: string;
+  /** Defaults to the global fetch. */
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+export function createHttpClient(options: HttpClientOptions): LinkPreviewClient {
+  const doFetch = options.fetch ?? fetch;
+  const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/`;
+  return {
+    async preview(link, opts = {}) {
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${options.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      };
+      if (opts.acceptLanguage) headers['accept-language'] = opts.acceptLanguage;
+      const signal = opts.signal ?? AbortSignal.timeout(options.timeoutMs ?? 30_000);
+      let res: Response;
+      try {
+        res = await doFetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ link, source: opts.source ?? 'API' }), signal });
+      } catch (err) {
+        throw new LinkPreviewClientError({ status: 0, message: `Could not reach linklens: ${(err as Error).message}` }, { cause: err });
+      }
+      const text = await res.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new LinkPreviewClientError({ status: res.status, message: `linklens answered ${res.status} with a body that is not JSON` });
+      }
+      if (!res.ok || isErrorBody(body)) throw new LinkPreviewClientError({ ...(body as ErrorBody), status: res.status });
+      return body as LinkRecord;
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createHttpClient, LinkPreviewClientError } from '../../lib/client/index';
+import { createLambdaClient } from '../../lib/client/lambda';
+import { main } from '../../functions/cli';
+import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { createTestHandler, startTestServer, TEST_KEY } from '../helpers/service';
+import { assertConforms } from '../helpers/conformance';
+
+const root = path.resolve(__dirname, '../..');
+let site: FixtureServer;
+beforeAll(async () => {
+  site = await startFixtureServer({ '/post': { body: html('<title>CLI page</title><meta name="description" content="Seen by the CLI">', '', 'fr') } });
+});
+afterAll(() => site.close());
+
+describe('the CLI (npx linklens <url>)', () => {
+  const env = { LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true', LINKPREVIEW_DATA_DIR: '/tmp/linklens-cli-test' };
+
+  test('the bin entry prints the Link record as JSON', async () => {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(root, 'bin/linklens.mjs'), site.url('/post')], { cwd: root, env: { ...process.env, ...env } });
+    const record = JSON.parse(stdout);
+    assertConforms(record);
+    expect(record).toMatchObject({ ok: true, type: 'PAGE', title: 'CLI page', description: 'Seen by the CLI', language: 'fr' });
+    expect(stderr).toContain(`previewing ${site.url('/post')}`);
+  }, 30_000);
+
+  test('--pretty prints a short summary', async () => {
+    let out = '';
+    const code = await main([site.url('/post'), '--pretty'], { out: (s) => { out += s; }, err: () => {}, env });
+    expect(code).toBe(0);
+    expect(out).toContain('OK  PAGE  HTTP 200');
+    expect(out).toContain('title:       CLI page');
+  });
+
+  test('invalid input exits non-zero with the error body', async () => {
+    let out = '';
+    const code = await main(['ftp://example.com/'], { out: (s) => { out += s; }, err: () => {}, env });
+    expect(code).toBe(1);
+    expect(JSON.parse(out)).toMatchObject({ ok: false, status: 400, errorCode: 'LINK_INVALID' });
+  });
+
+  test('the guard stays closed unless opened', async () => {
+    let out = '';
+    const code = await main([site.url('/post')], { out: (s) => { out += s; }, err: () => {}, env: {} });
+    expect(code).toBe(1);
+    expect(JSON.parse(out).errorCode).toBe('LINK_NOT_ALLOWED');
+  });
+
+  test('usage errors exit 2', async () => {
+    let err = '';
+    expect(await main([], { out: () => {}, err: (s) => { err += s; }, env })).toBe(2);
+    expect(err).toContain('usage: linklens <url>');
+  });
+});
+
+describe('the typed client', () => {
+  test('over HTTP against the local server: typed records and typed errors', async () => {
+    const server = await startTestServer();
+    try {
+      const client = createHttpClient({ baseUrl: server.url, apiKey: TEST_KEY });
+      const record = await client.preview(site.url('/post'), { acceptLanguage: 'fr' });
+      expect(record.title).toBe('CLI page');
+      expect(record.ok).toBe(true);
+      const invalid = await client.preview('notaurl://x').catch((e) => e);
+      expect(invalid).toBeInstanceOf(LinkPreviewClientError);
+      expect(invalid).toMatchObject({ status: 400, errorCode: 'LINK_INVALID' });
+      expect(invalid.requestId).toMatch(/^[0-9a-f-]{36}$/);
+      const wrongKey = await createHttpClient({ baseUrl: server.url, apiKey: 'nope' }).preview(site.url('/post')).catch((e) => e);
+      expect(wrongKey).toMatchObject({ status: 401, errorCode: 'UNAUTHORIZED' });
+    } finally {
+      await server.close();
+      server.cleanup();
+    }
+    const down = await createHttpClient({ baseUrl: server.url, apiKey: TEST_KEY, timeoutMs: 1000 }).preview(site.url('/post')).catch((e) => e);
+    expect(down).toMatchObject({ status: 0, errorCode: 'TRANSPORT_ERROR' });
+  });
+
+  test('through Lambda Invoke: the payload is the body, the result the record', async () => {
+    const svc = createTestHandler();
+    const sent: unknown[] = [];
+    // A stand-in for LambdaClient.send that runs the real handler the way Lambda would (JSON in, JSON out).
+    const lambda = {
+      send: async (cmd: { input: { FunctionName?: string; Payload?: Uint8Array } }) => {
+        sent.push(cmd.input.FunctionName);
+        const payload = JSON.parse(Buffer.from(cmd.input.Payload!).toString());
+        const result = await svc.invoke(payload);
+        return { StatusCode: 200, Payload: Buffer.from(JSON.stringify(result)) };
+      },
+    };
+    const client = createLambdaClient({ functionName: 'linklens-preview', lambda: lambda as never });
+    const record = await client.preview(site.url('/post'));
+    expect(record).toMatchObject({ ok: true, title: 'CLI page' });
+    expect(sent).toEqual(['linklens-preview']);
+    const err = await client.preview('').catch((e) => e);
+    expect(err).toMatchObject({ status: 400, errorCode: 'LINK_REQUIRED' });
+    const crashed = createLambdaClient({ functionName: 'f', lambda: { send: async () => ({ FunctionError: 'Unhandled', Payload: Buffer.from('{"errorMessage":"boom"}') }) } as never });
+    expect(await crashed.preview('https://example.com').catch((e) => e)).toMatchObject({ status: 500, errorCode: 'FUNCTION_ERROR' });
+    svc.cleanup();
+  });
+});
