@@ -38,8 +38,8 @@ export function overrules(declared: string, detected: Detection, textChars: numb
   // Chinese and Japanese share Han characters: only kana makes a page Japanese, so leave zh/ja to the declaration.
   if ((d === 'zh' && detected.language === 'ja') || (d === 'ja' && detected.language === 'zh')) return false;
   if (scriptOf(d) !== scriptOf(detected.language)) return detected.probability >= 0.9 && textChars >= 80;
-  // Same script (en vs de): only a very confident detection on a lot of text.
-  return detected.probability >= 0.99 && textChars >= 1500;
+  // Same script (en vs de): the declaration stands; a page in a Latin-script language often declares its UI language.
+  return false;
 }
 
 export interface LanguageInput {

@@ -100,7 +100,8 @@ function metaImage(ctx: RuleContext, prefix: 'og' | 'twitter'): ImageCandidate[]
       if (current && current.url !== m.content) out.push(current);
       if (!current || current.url !== m.content) current = { url: m.content };
     } else if (key === 'og:image:secure_url') {
-      if (current && !/^https:/i.test(current.url)) current.url = m.content;
+      // The secure URL of the current image (it follows its og:image): preferred when it is https.
+      if (current && /^https:/i.test(m.content.trim())) current.url = m.content;
       else if (!current) current = { url: m.content };
     } else if (current && key === 'og:image:width') current.width = toInt(m.content);
     else if (current && key === 'og:image:height') current.height = toInt(m.content);
@@ -142,7 +143,17 @@ export const DEFAULT_RULES: FieldRules = {
   title: [
     { name: 'og:title', get: (c) => metaValues(c.page, 'og:title') },
     { name: 'twitter:title', get: (c) => metaValues(c.page, 'twitter:title') },
-    { name: 'json-ld headline', get: ld('headline') },
+    {
+      name: 'json-ld headline',
+      // When a node's headline is not in <title> but its name is (Wikipedia puts a description in headline), the name wins.
+      get: (c) => c.ld.map((n) => {
+        const headline = ldString(n.headline);
+        const name = ldString(n.name);
+        const t = c.page.title?.toLowerCase();
+        if (headline && name && t && !t.includes(headline.toLowerCase()) && t.includes(name.toLowerCase())) return name;
+        return headline;
+      }),
+    },
     { name: 'json-ld name', get: ldOf(/./, 'name') },
     { name: 'oembed title', get: (c) => c.oembed?.title },
     { name: 'microdata headline', get: (c) => [...itempropValues(c.page, 'headline'), ...metaValues(c.page, 'dc.title', 'dcterms.title', 'citation_title', 'parsely-title', 'sailthru.title')] },

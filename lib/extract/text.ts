@@ -45,7 +45,7 @@ export function resolveUrl(u: string | undefined | null, base: string): string |
 
 const JUNK_IMAGE = [
   /(^|[/_.-])(spacer|blank|pixel|transparent|clear|1x1|empty|placeholder|no[-_]?image|noimage|default[-_]?(image|thumb|img)|lazy|loader|loading|spinner)[._-]/i,
-  /\/(tr|pixel|beacon|track|tracking|impression|collect)(\/|\?|$)/i,
+  /\/(pixel|beacon|tracking|impression)(\/|\?|$)/i,
   /facebook\.com\/tr\b/i,
   /(doubleclick\.net|googleadservices\.com|google-analytics\.com|scorecardresearch\.com|quantserve\.com|pixel\.wp\.com|bat\.bing\.com|analytics\.)/i,
 ];

@@ -5,39 +5,48 @@
  * charsets (Shift_JIS, EUC-JP, GBK, windows-125x, ISO-8859-x ...).
  */
 import chardet from 'chardet';
-import { getEncoding } from 'encoding-sniffer';
+import { ResultType, Sniffer } from 'encoding-sniffer/sniffer';
 import iconv from 'iconv-lite';
 
-const NOT_DECLARED = 'x-not-declared';
+/** How far into the body a `<meta charset>` is looked for (the WHATWG prescan reads 1024; real pages put it later). */
+export const META_PRESCAN_BYTES = 4096;
 
 export function charsetFromContentType(contentType: string | undefined): string | undefined {
   const m = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '');
   return m?.[1];
 }
 
-/** The encoding of an HTML or text body, as a label iconv-lite understands. */
+/**
+ * The encoding of an HTML or text body, as a label iconv-lite understands: BOM, then the
+ * Content-Type charset, then `<meta charset>` / http-equiv / the XML declaration in the first
+ * bytes (encoding-sniffer's WHATWG prescan), then detection: valid UTF-8 is UTF-8, else chardet.
+ */
 export function detectEncoding(bytes: Uint8Array, contentType?: string): string {
   const declared = charsetFromContentType(contentType);
   const transport = declared && iconv.encodingExists(declared) ? declared : undefined;
-  let enc: string;
+  let enc: string | undefined;
   try {
-    enc = getEncoding(bytes, { transportLayerEncodingLabel: transport, defaultEncoding: NOT_DECLARED, maxBytes: 4096 });
+    const sniffer = new Sniffer({ maxBytes: META_PRESCAN_BYTES, transportLayerEncodingLabel: transport });
+    sniffer.write(bytes.subarray(0, META_PRESCAN_BYTES));
+    if (sniffer.resultType !== ResultType.DEFAULT) enc = sniffer.encoding;
   } catch {
-    enc = NOT_DECLARED;
+    enc = undefined;
   }
-  if (enc.toLowerCase() === NOT_DECLARED) {
+  if (!enc) {
     const sample = bytes.subarray(0, 64 * 1024);
+    if (isValidUtf8(sample)) return 'utf-8';
     const guess = chardet.detect(sample);
-    enc = guess && iconv.encodingExists(guess) ? guess : 'utf-8';
-    // chardet reports plain ASCII as ISO-8859-1; UTF-8 is the safer superset.
-    if (/^(ascii|iso-8859-1)$/i.test(enc) && isValidUtf8(sample)) enc = 'utf-8';
+    enc = guess && iconv.encodingExists(guess) ? guess : 'windows-1252';
+    // Browsers decode ISO-8859-1 as its superset windows-1252 (curly quotes, euro sign).
+    if (/^(ascii|iso-8859-1)$/i.test(enc)) enc = 'windows-1252';
   }
   return iconv.encodingExists(enc) ? enc : 'utf-8';
 }
 
 function isValidUtf8(bytes: Uint8Array): boolean {
   try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // stream: a sample cut inside a multi-byte character at its end is still UTF-8.
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
     return true;
   } catch {
     return false;

@@ -27,7 +27,7 @@ export function tableFetcher(table: Record<string, string> = {}): Fetcher & { as
       url, finalUrl: url, status: body === undefined ? 404 : 200, headers: { 'content-type': 'application/json' },
       body: Buffer.from(body ?? 'not found'), truncated: false, trail: [url],
     };
-  }) as Fetcher & { asked: string[] };
+  }) as unknown as Fetcher & { asked: string[] };
   f.asked = asked;
   return f;
 }
