@@ -157,14 +157,23 @@ export interface RenderedImage {
 
 export interface RenderOptions {
   maxPixels: number;
-  /** WebP encoder effort 0-6 (default WEBP_EFFORT). */
+  /** WebP encoder effort 0-6 for every size (default: webpEffortFor each size). */
   effort?: number;
   quality?: number;
 }
 
-/** WebP settings: effort 2 is about twice as fast as the default 4 for a few percent more bytes (see the bench). */
+/**
+ * WebP settings. Encoding the two big sizes dominates the time (about 80% of it for a 1600x1000
+ * JPEG), so they use the fastest method (effort 0, about 3x faster than the default 4 for a few
+ * percent more bytes); the small, most-viewed sizes use a higher effort, which costs nothing in
+ * wall time because they finish while the big ones encode (see `npm run bench -- images`).
+ */
 export const WEBP_QUALITY = 80;
-export const WEBP_EFFORT = 2;
+export function webpEffortFor(box: number | undefined): number {
+  if (box !== undefined && box <= 320) return 4;
+  if (box !== undefined && box <= 640) return 2;
+  return 0;
+}
 /** A vector image has no pixel size of its own: it is rasterized so its longer side is at least this. */
 export const SVG_MIN_RASTER = 512;
 /** sharp stops a pipeline that runs longer than this. */
@@ -188,19 +197,19 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
   const stillHeight = height;
   if (width * stillHeight > options.maxPixels) throw new ImageRejected(`image of ${width}x${stillHeight} exceeds the pixel limit of ${options.maxPixels}`);
   const animated = (meta.pages ?? 1) > 1 && (prepared.format === 'gif' || prepared.format === 'webp');
-  const webp = { quality: options.quality ?? WEBP_QUALITY, effort: options.effort ?? WEBP_EFFORT };
+  const quality = options.quality ?? WEBP_QUALITY;
 
   const renderStill = async (name: ImageSizeName, box: number | undefined): Promise<Rendition> => {
     let p: Sharp = sharp(prepared.input, prepared.options).timeout({ seconds: SHARP_TIMEOUT_SECONDS });
     if (box !== undefined) p = p.resize({ width: box, height: box, fit: 'inside', withoutEnlargement: true });
-    const { data, info } = await p.webp(webp).toBuffer({ resolveWithObject: true });
+    const { data, info } = await p.webp({ quality, effort: options.effort ?? webpEffortFor(box) }).toBuffer({ resolveWithObject: true });
     return { name, width: info.width, height: info.height, data };
   };
   const renderAnimatedOriginal = async (): Promise<Rendition> => {
     try {
       const { data, info } = await sharp(prepared.input, { ...prepared.options, animated: true })
         .timeout({ seconds: SHARP_TIMEOUT_SECONDS })
-        .webp({ ...webp, effort: Math.min(webp.effort, 1) })
+        .webp({ quality, effort: options.effort ?? 0 })
         .toBuffer({ resolveWithObject: true });
       return { name: 'original', width: info.width, height: info.pageHeight ?? stillHeight, data };
     } catch {
