@@ -69,13 +69,17 @@ async function init(): Promise<PreviewHandler> {
         obs.metrics.addMetric('JobWait', MetricUnit.Milliseconds, s.waitMs);
       },
     });
-  } else {
-    // The local adapters pull in the job code (sharp, ffprobe): loaded only on this path.
+  } else if (process.env.LINKLENS_BUNDLE_AWS_ONLY !== 'true') {
+    // The local adapters pull in the job code (sharp, ffprobe). The CDK bundle defines
+    // LINKLENS_BUNDLE_AWS_ONLY, so esbuild drops this branch and the job code with it: the
+    // deployed preview function stays small and needs no sharp (the stack always sets both variables).
     const { buildLocalDeps } = await import('./wiring.js');
     deps = {
       ...buildLocalDeps({ config: { ...config, dataDir: process.env.LINKPREVIEW_DATA_DIR ?? '/tmp/linklens' }, log: obs.log, baseUrl: () => config.publicUrl }),
       onAuthFailure,
     };
+  } else {
+    throw new Error('LINKPREVIEW_BUCKET and LINKPREVIEW_JOB_QUEUE_URL must be set: this bundle has only the AWS adapters');
   }
   return createLambdaPreviewHandler({ config, obs, budget, deps });
 }

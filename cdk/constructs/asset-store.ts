@@ -1,0 +1,130 @@
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+
+export const ASSETS_PREFIX = 'assets/';
+export const JOBS_PREFIX = 'jobs/';
+
+export interface AssetStoreProps {
+  /** Days job results and inputs are kept (`jobs/`). */
+  jobsExpireDays?: number;
+  /** What `cdk destroy` does with the bucket. Default RETAIN (empty and delete it yourself). */
+  removalPolicy?: RemovalPolicy;
+}
+
+export type BucketAccess = 'read' | 'write';
+
+/**
+ * One private bucket: `assets/` (rendered images, public only through CloudFront with Origin
+ * Access Control and an immutable cache policy) and `jobs/` (job inputs and results, expired
+ * after a day). No public access, S3-managed encryption, TLS only.
+ */
+export class AssetStore extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly distribution: cloudfront.Distribution;
+  readonly cachePolicy: cloudfront.CachePolicy;
+
+  constructor(scope: Construct, id: string, props: AssetStoreProps = {}) {
+    super(scope, id);
+    this.bucket = new s3.Bucket(this, 'Bucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      lifecycleRules: [
+        { id: 'expire-job-results', prefix: JOBS_PREFIX, expiration: Duration.days(props.jobsExpireDays ?? 1) },
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+    });
+
+    // Asset keys are content-addressed, so they never change: cache them for a year everywhere.
+    this.cachePolicy = new cloudfront.CachePolicy(this, 'ImmutableCachePolicy', {
+      comment: 'linklens assets: content-addressed, immutable',
+      defaultTtl: Duration.days(365),
+      minTtl: Duration.days(365),
+      maxTtl: Duration.days(365),
+      cookieBehavior: cloudfront.CacheCookieBehavior.none(),
+      headerBehavior: cloudfront.CacheHeaderBehavior.none(),
+      queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
+      enableAcceptEncodingGzip: true,
+      enableAcceptEncodingBrotli: true,
+    });
+
+    // The origin uses Origin Access Control. CDK's own grant would open the whole bucket to the
+    // distribution; it is given a read-only view of the bucket instead, and the one statement
+    // below opens `assets/*` only (so `jobs/` stays private even through CloudFront).
+    const bucketView = s3.Bucket.fromBucketAttributes(this, 'BucketView', {
+      bucketName: this.bucket.bucketName,
+      bucketArn: this.bucket.bucketArn,
+      bucketRegionalDomainName: this.bucket.bucketRegionalDomainName,
+    });
+    const originAccessControl = new cloudfront.S3OriginAccessControl(this, 'OriginAccessControl', {
+      description: 'linklens assets',
+      signing: cloudfront.Signing.SIGV4_ALWAYS,
+    });
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: 'linklens assets',
+      defaultBehavior: {
+        origin: origins.S3BucketOrigin.withOriginAccessControl(bucketView, { originAccessControl }),
+        cachePolicy: this.cachePolicy,
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+        compress: true,
+        responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+      },
+      priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+    });
+    Annotations.of(this.distribution).acknowledgeWarning('@aws-cdk/aws-cloudfront-origins:updateImportedBucketPolicyOac', 'The bucket policy statement for the OAC is added by AssetStore, scoped to assets/*.');
+    const stack = Stack.of(this);
+    this.bucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudFrontReadsAssets',
+        effect: iam.Effect.ALLOW,
+        principals: [new iam.ServicePrincipal('cloudfront.amazonaws.com')],
+        actions: ['s3:GetObject'],
+        resources: [this.bucket.arnForObjects(`${ASSETS_PREFIX}*`)],
+        conditions: {
+          StringEquals: { 'AWS:SourceArn': `arn:${stack.partition}:cloudfront::${stack.account}:distribution/${this.distribution.distributionId}` },
+        },
+      }),
+    );
+  }
+
+  /** The https base URL of the distribution (asset URLs are `<base>/assets/...`). */
+  get publicUrl(): string {
+    return `https://${this.distribution.distributionDomainName}`;
+  }
+
+  /**
+   * Lets a function use the bucket: sets LINKPREVIEW_BUCKET and LINKPREVIEW_PUBLIC_URL, and grants
+   * exactly the object actions on exactly the prefixes given. Reads also get s3:ListBucket limited
+   * to those prefixes, so a missing key is a 404 rather than a 403.
+   */
+  grantTo(fn: lambda.Function, access: Partial<Record<BucketAccess, string[]>>): void {
+    fn.addEnvironment('LINKPREVIEW_BUCKET', this.bucket.bucketName);
+    fn.addEnvironment('LINKPREVIEW_PUBLIC_URL', this.publicUrl);
+    const objects = (prefixes: string[]) => prefixes.map((p) => this.bucket.arnForObjects(`${p}*`));
+    if (access.read?.length) {
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: objects(access.read) }));
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['s3:ListBucket'],
+          resources: [this.bucket.bucketArn],
+          conditions: { StringLike: { 's3:prefix': access.read.map((p) => `${p}*`) } },
+        }),
+      );
+    }
+    if (access.write?.length) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: objects(access.write) }));
+  }
+
+  addOutputs(scope: Construct): void {
+    new CfnOutput(scope, 'AssetsDomain', { value: this.distribution.distributionDomainName, description: 'CloudFront domain serving /assets/...' });
+    new CfnOutput(scope, 'AssetsBucketName', { value: this.bucket.bucketName, description: 'Private bucket (assets/ and jobs/)' });
+  }
+}

@@ -1,0 +1,82 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { API_LIMIT } from './preview-function.js';
+
+export interface PreviewApiProps {
+  handler: lambda.IFunction;
+  /** Steady-state requests per second and burst for the whole stage. */
+  throttle?: { rateLimit: number; burstLimit: number };
+  /** Browser origins allowed to call the API (CORS); none: CORS is off. */
+  corsOrigins?: string[];
+  logRetention?: logs.RetentionDays;
+}
+
+/**
+ * An HTTP API (API Gateway v2) with one route, POST / -> the preview function (payload v2),
+ * a $default stage with throttling and JSON access logs, and CORS only when origins are given.
+ */
+export class PreviewApi extends Construct {
+  readonly api: apigw.HttpApi;
+  readonly stage: apigw.HttpStage;
+
+  constructor(scope: Construct, id: string, props: PreviewApiProps) {
+    super(scope, id);
+    const cors = props.corsOrigins?.length
+      ? {
+          allowOrigins: props.corsOrigins,
+          allowMethods: [apigw.CorsHttpMethod.POST, apigw.CorsHttpMethod.OPTIONS],
+          allowHeaders: ['authorization', 'content-type', 'accept', 'accept-language'],
+          exposeHeaders: ['x-request-id', 'server-timing', 'x-linklens-upstream-error'],
+          maxAge: Duration.days(1),
+        }
+      : undefined;
+    this.api = new apigw.HttpApi(this, 'HttpApi', {
+      description: 'linklens: POST / with a bearer key returns a Link record',
+      createDefaultStage: false,
+      corsPreflight: cors,
+    });
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const throttle = props.throttle ?? { rateLimit: 20, burstLimit: 40 };
+    this.stage = this.api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle,
+      accessLogSettings: {
+        destination: new apigw.LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            requestTime: '$context.requestTime',
+            method: '$context.httpMethod',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            protocol: '$context.protocol',
+            responseLength: '$context.responseLength',
+            latency: '$context.responseLatency',
+            integrationLatency: '$context.integration.latency',
+            integrationError: '$context.integrationErrorMessage',
+          }),
+        ),
+      },
+    });
+    this.api.addRoutes({
+      path: '/',
+      methods: [apigw.HttpMethod.POST],
+      integration: new HttpLambdaIntegration('Preview', props.handler, {
+        payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+        timeout: API_LIMIT,
+      }),
+    });
+  }
+
+  /** The API's URL (POST here). */
+  get url(): string {
+    return `${this.api.apiEndpoint}/`;
+  }
+}

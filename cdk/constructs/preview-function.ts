@@ -1,0 +1,69 @@
+import path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { esmBundling, PROJECT_ROOT } from './bundling.js';
+
+/** API Gateway's hard limit on an integration (the record must be out before it). */
+export const API_LIMIT = Duration.seconds(29);
+
+export interface PreviewFunctionProps {
+  /** SHA-256 hex digests of the accepted bearer keys (never the keys). */
+  apiKeyHashes: string[];
+  timeout?: Duration;
+  /** The budget of the synchronous wait for jobs, from the start of the invocation (< timeout). */
+  jobDeadline?: Duration;
+  /** The record deadline counted after the page fetch (jobs still running then are left out). */
+  recordDeadline?: Duration;
+  fetchTimeout?: Duration;
+  memorySize?: number;
+  logRetention?: logs.RetentionDays;
+}
+
+/**
+ * The thin preview function (functions/preview.ts): validates the request and key, fetches and
+ * extracts the page, fans the heavy jobs out and assembles the record. Bundled small: no job code
+ * (sharp, ffprobe) and no AWS SDK (the runtime has it).
+ */
+export class PreviewFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly timeout: Duration;
+  readonly jobDeadline: Duration;
+
+  constructor(scope: Construct, id: string, props: PreviewFunctionProps) {
+    super(scope, id);
+    this.timeout = props.timeout ?? Duration.seconds(28);
+    this.jobDeadline = props.jobDeadline ?? Duration.seconds(25);
+    const recordDeadline = props.recordDeadline ?? Duration.seconds(15);
+    const fetchTimeout = props.fetchTimeout ?? Duration.seconds(8);
+    if (this.jobDeadline.toMilliseconds() >= this.timeout.toMilliseconds()) throw new Error('The job deadline must be shorter than the preview timeout');
+    if (this.timeout.toMilliseconds() >= API_LIMIT.toMilliseconds() + 1) throw new Error('The preview timeout must be within the 29 s API Gateway limit');
+
+    const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, 'functions', 'preview.ts'),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.X86_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: this.timeout,
+      tracing: lambda.Tracing.ACTIVE,
+      logGroup,
+      description: 'linklens: POST / -> Link record (API Gateway and direct invocation)',
+      // AWS adapters only: the local fallback (and with it the job code) is left out of the bundle.
+      bundling: esmBundling({ externalModules: ['sharp', '@img/*'], define: { 'process.env.LINKLENS_BUNDLE_AWS_ONLY': JSON.stringify('true') } }),
+      environment: {
+        POWERTOOLS_SERVICE_NAME: 'linklens-preview',
+        POWERTOOLS_METRICS_NAMESPACE: 'linklens',
+        LINKPREVIEW_API_KEY_HASHES: props.apiKeyHashes.join(','),
+        LINKPREVIEW_JOB_DEADLINE_MS: String(this.jobDeadline.toMilliseconds()),
+        LINKPREVIEW_DEADLINE_MS: String(recordDeadline.toMilliseconds()),
+        LINKPREVIEW_FETCH_TIMEOUT_MS: String(fetchTimeout.toMilliseconds()),
+      },
+    });
+  }
+}

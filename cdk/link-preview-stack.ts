@@ -1,0 +1,63 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
+import { ASSETS_PREFIX, AssetStore, JOBS_PREFIX } from './constructs/asset-store.js';
+import { JobQueue } from './constructs/job-queue.js';
+import { MediaLayers } from './constructs/media-layers.js';
+import { PreviewApi } from './constructs/preview-api.js';
+import { PreviewFunction } from './constructs/preview-function.js';
+import { WorkerFunction } from './constructs/worker-function.js';
+
+export interface LinkPreviewStackProps extends StackProps {
+  /** SHA-256 hex digests of the bearer keys (`npm run keygen`). Empty: every API call is refused. */
+  apiKeyHashes: string[];
+  corsOrigins?: string[];
+  throttle?: { rateLimit: number; burstLimit: number };
+  workerReservedConcurrency?: number;
+  workerBatchSize?: number;
+  /** Retain (default) or destroy the asset bucket on `cdk destroy`. */
+  bucketRemovalPolicy?: RemovalPolicy;
+  /** Replaces the built layer contents (tests). */
+  layerCode?: { ffmpeg: lambda.Code; sharp: lambda.Code };
+}
+
+/**
+ * linklens on AWS: API Gateway (HTTP API) -> preview Lambda -> SQS -> worker Lambdas -> S3, with
+ * the preview waiting for the results; assets served by CloudFront.
+ */
+export class LinkPreviewStack extends Stack {
+  readonly api: PreviewApi;
+  readonly preview: PreviewFunction;
+  readonly worker: WorkerFunction;
+  readonly jobs: JobQueue;
+  readonly store: AssetStore;
+
+  constructor(scope: Construct, id: string, props: LinkPreviewStackProps) {
+    super(scope, id, props);
+    for (const h of props.apiKeyHashes) {
+      if (!/^[0-9a-f]{64}$/.test(h)) throw new Error(`apiKeyHashes: "${h.slice(0, 12)}..." is not a SHA-256 hex digest (use npm run keygen; never pass a plain key)`);
+    }
+
+    this.store = new AssetStore(this, 'Assets', { removalPolicy: props.bucketRemovalPolicy });
+    const layers = new MediaLayers(this, 'Layers', { code: props.layerCode });
+    this.worker = new WorkerFunction(this, 'Worker', { layers, reservedConcurrency: props.workerReservedConcurrency, timeout: Duration.seconds(60) });
+    this.jobs = new JobQueue(this, 'Jobs', { workerTimeout: this.worker.timeout });
+    this.preview = new PreviewFunction(this, 'Preview', { apiKeyHashes: props.apiKeyHashes });
+    this.api = new PreviewApi(this, 'Api', { handler: this.preview.fn, throttle: props.throttle, corsOrigins: props.corsOrigins });
+
+    // Each grant sets its env var with it.
+    this.jobs.grantSendTo(this.preview.fn);
+    // The preview reads job results and stores large job inputs (jobs/); it writes no assets.
+    this.store.grantTo(this.preview.fn, { read: [JOBS_PREFIX], write: [JOBS_PREFIX] });
+    // The worker reads inputs and existing renditions, writes renditions and results.
+    this.store.grantTo(this.worker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
+    this.jobs.attachWorker(this.worker.fn, { batchSize: props.workerBatchSize });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'POST here with "Authorization: Bearer <key>"' });
+    this.store.addOutputs(this);
+    new CfnOutput(this, 'PreviewFunctionName', { value: this.preview.fn.functionName, description: 'For direct invocation from other Lambdas' });
+    new CfnOutput(this, 'PreviewFunctionArn', { value: this.preview.fn.functionArn, description: 'Grant lambda:InvokeFunction on this ARN to callers' });
+    new CfnOutput(this, 'JobQueueUrl', { value: this.jobs.queue.queueUrl });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.jobs.deadLetterQueue.queueUrl });
+  }
+}
