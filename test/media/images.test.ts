@@ -132,6 +132,12 @@ describe('renderImage (real sharp)', () => {
     await expect(renderImage(p.subarray(0, Math.floor(p.length * 0.6)), { maxPixels: MAX })).rejects.toThrow();
     const t0 = Date.now();
     await expect(renderImage(fx.pngBomb(), { maxPixels: MAX })).rejects.toThrow(/pixel limit/);
+    await expect(renderImage(fx.svg('<rect width="10" height="10"/>', 100_000, 100_000), { maxPixels: MAX })).rejects.toThrow(/pixel limit/);
+    const gifBomb = Buffer.from(await fx.animatedGif(4, 4));
+    gifBomb.writeUInt16LE(65535, 6); // logical screen 65535x65535
+    gifBomb.writeUInt16LE(65535, 8);
+    // libnsgif sizes a GIF by its frames, not by the claimed screen: it stays a harmless 4x4.
+    expect((await renderImage(gifBomb, { maxPixels: MAX })).source).toMatchObject({ width: 4, height: 4 });
     expect(Date.now() - t0).toBeLessThan(2000);
     await expect(renderImage(Buffer.from('<!doctype html><html></html>'), { maxPixels: MAX })).rejects.toThrow(/not an image/);
   });
