@@ -109,7 +109,7 @@ export async function extractPage(res: FetchResult, contentType: string | undefi
 
   // A wall's own title ("Just a moment...") is never kept; real metadata on the wall page is.
   const title = firstText(rules.title, ctx, 500, (t) => !isWallTitle(t));
-  const description = firstText(rules.description, ctx, 1000, (t) => !isWallTitle(t));
+  const description = firstText(rules.description, ctx, 4000, (t) => !isWallTitle(t));
   const siteName = firstText(rules.siteName, ctx, 200);
   const author = firstText(rules.author, ctx, 200, (t) => !/^https?:\/\//i.test(t));
   const image = firstImage(rules.image, ctx);

@@ -117,6 +117,9 @@ function firstContentImage(ctx: RuleContext): ImageCandidate | undefined {
   for (const img of ctx.page.images) {
     if (img.inChrome) continue;
     if (/^data:/i.test(img.src) || /\.svg(\?|$)/i.test(img.src)) continue;
+    // Beacons: no image extension and a path full of ids and separators (`/1/batch/1/OP/...:...$uedata=...`).
+    const path = img.src.split(/[?#]/)[0];
+    if (!/\.(jpe?g|png|webp|gif|avif|bmp)$/i.test(path) && /[$:;]|uedata|beacon|\/batch\//i.test(path.replace(/^https?:/i, ''))) continue;
     if ((img.width !== undefined && img.width < 200) || (img.height !== undefined && img.height < 120)) continue;
     const words = `${img.src.split('?')[0]} ${img.className ?? ''} ${img.id ?? ''} ${img.alt ?? ''}`;
     if (LOGO_LIKE.test(words)) continue;
