@@ -81,11 +81,12 @@ export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promis
     });
     checkAborted(ctx.signal);
     const renditions = {} as Record<ImageSizeName, RenditionInfo>;
-    for (const r of rendered.renditions) {
+    await Promise.all(rendered.renditions.map(async (r) => {
       const key = renditionKey(sha256, r.name);
       if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE });
       renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
-    }
+    }));
+    // The manifest goes last: its presence means every rendition is stored.
     const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor: rendered.edgeColor, renditions };
     await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
     return { image: toHostedImage(manifest, ctx, false) };
