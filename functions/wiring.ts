@@ -19,6 +19,8 @@ export interface LocalDepsOptions {
   baseUrl: () => string;
   /** Tests can map names to addresses without touching DNS. */
   resolver?: Resolver;
+  /** Replaces the fetcher built from config (tests: a closed guard with one trusted fixture address). */
+  fetch?: Fetcher;
   blobs?: BlobStore;
   jobs?: JobRunner;
 }
@@ -36,7 +38,7 @@ export function buildFetcher(config: Config, resolver?: Resolver): Fetcher {
 /** The embedded defaults: assets on the local disk, jobs in-process. */
 export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs: BlobStore } {
   const { config, log } = options;
-  const fetch = buildFetcher(config, options.resolver);
+  const fetch = options.fetch ?? buildFetcher(config, options.resolver);
   const blobs = options.blobs ?? new FsBlobStore(config.dataDir, () => config.publicUrl || options.baseUrl());
   const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency);
   return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };

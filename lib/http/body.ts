@@ -28,7 +28,7 @@ export function parseContentType(header: string | undefined): ContentTypeInfo {
   if (!kind) {
     throw new BadRequestError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${mime} is not supported: use application/json, multipart/form-data or text/plain.`, { contentType: mime.slice(0, 100) });
   }
-  const charset = params.charset?.toLowerCase();
+  const charset = params.charset?.toLowerCase() || undefined;
   if (charset && !iconv.encodingExists(charset)) {
     throw new BadRequestError('UNSUPPORTED_CHARSET', `The charset ${String(charset).slice(0, 50)} is not supported.`);
   }

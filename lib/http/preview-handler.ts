@@ -3,14 +3,13 @@
  * (functions/preview.ts) and the local server (functions/local-server.ts) both call it, so the
  * two paths cannot drift apart.
  *
- *   describe -> authorize -> negotiate -> body gate -> json | multipart | text/plain parsers
+ *   describe -> authorize -> negotiate -> body gate (multipart parsed here) -> json | text/plain parsers
  *   -> validate -> previewLink -> encode (or encode the error)
  */
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context as LambdaContext } from 'aws-lambda';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import { BadRequestError, InternalError, LinkPreviewError, toErrorBody, UnauthorizedError } from '../errors.js';
 import { validatePreviewRequest, type PreviewRequest } from '../contract/request.js';
 import type { LinkRecord } from '../contract/link.js';
@@ -19,6 +18,7 @@ import type { KeyStore } from '../ports.js';
 import { previewLink, type PreviewPorts } from '../preview.js';
 import { PhaseTimer } from '../timing.js';
 import { decodeBodyText, parseContentType, parseTextBody, type ContentTypeInfo } from './body.js';
+import { parseMultipart } from './multipart.js';
 import { describeRequest, isRootPath, type HttpRequestInfo } from './event.js';
 import { encodeBody, negotiate, type ResponseType } from './negotiate.js';
 
@@ -100,14 +100,20 @@ export function createPreviewHandler(deps: HandlerDeps) {
       const raw = typeof e.body === 'string' ? e.body : '';
       const b64 = e.isBase64Encoded === true;
       if (ct.kind === 'multipart') {
-        // Keep the bytes as they came; the boundary is normalised into the form middy expects.
-        e.headers = { ...s.info.headers, 'content-type': `multipart/form-data; boundary=${ct.boundary}` };
-        e.body = raw;
+        e.body = await parseMultipart(b64 ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8'), `multipart/form-data; boundary=${ct.boundary}`);
         return;
       }
       e.body = decodeBodyText(raw, b64, ct.charset);
       e.isBase64Encoded = false;
       e.headers = { ...s.info.headers, 'content-type': ct.kind === 'json' ? 'application/json' : 'text/plain' };
+    },
+  };
+
+  /** middy's JSON parser, run only for JSON bodies (never for direct invocations, whose event may be anything). */
+  const jsonParser = httpJsonBodyParser({ disableContentTypeError: true });
+  const jsonBody = {
+    before: async (request: Request) => {
+      if (state(request).contentType?.kind === 'json') await jsonParser.before!(request as never);
     },
   };
 
@@ -165,8 +171,7 @@ export function createPreviewHandler(deps: HandlerDeps) {
     .use(authorize)
     .use(negotiation)
     .use(bodyGate)
-    .use(httpJsonBodyParser({ disableContentTypeError: true }))
-    .use(httpMultipartBodyParser({ disableContentTypeError: true, busboy: { limits: { fieldSize: 16 * 1024, fields: 20, files: 5, fileSize: 1024 * 1024 } } }))
+    .use(jsonBody)
     .use(textBody)
     .use(validate)
     .use(respond)

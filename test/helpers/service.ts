@@ -10,6 +10,7 @@ import type { HandlerDeps, HttpResponse } from '../../lib/http/preview-handler';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { Log } from '../../lib/log';
 import type { Resolver } from '../../lib/fetch/address-guard';
+import type { Fetcher } from '../../lib/fetch/safe-fetch';
 import { buildLocalDeps } from '../../functions/wiring';
 import { startLocalServer, type LocalServer } from '../../functions/local-server';
 import { assertConforms } from './conformance';
@@ -48,9 +49,9 @@ export interface TestHandler {
   cleanup(): void;
 }
 
-export function createTestHandler(options: { config?: Partial<Config>; resolver?: Resolver; log?: Log } = {}): TestHandler {
+export function createTestHandler(options: { config?: Partial<Config>; resolver?: Resolver; log?: Log; fetch?: Fetcher } = {}): TestHandler {
   const config = testConfig(options.config);
-  const deps = buildLocalDeps({ config, log: options.log ?? silentLog, baseUrl: () => 'http://assets.test', resolver: options.resolver });
+  const deps = buildLocalDeps({ config, log: options.log ?? silentLog, baseUrl: () => 'http://assets.test', resolver: options.resolver, fetch: options.fetch });
   const handler = createApiHandler(deps);
   return {
     deps,

@@ -147,6 +147,17 @@ describe('request bodies: application/json, multipart/form-data, text/plain', ()
     expect(res.json).toMatchObject({ status: 400, errorCode: 'BODY_INVALID' });
   });
 
+  test('regressions found by fuzzing: repeated `name[]` fields, an empty charset, a null direct payload', async () => {
+    const b = 'fz';
+    const body = `--${b}\r\nContent-Disposition: form-data; name="link"\r\n\r\n${site.url('/article')}\r\n--${b}\r\nContent-Disposition: form-data; name="link[]"\r\n\r\nx\r\n--${b}--\r\n`;
+    const multi = await svc.post(body, { 'content-type': `multipart/form-data; boundary=${b}` });
+    expect(multi.statusCode).toBe(200);
+    expect(multi.json.url).toBe(site.url('/article'));
+    const empty = await svc.post(json({ link: site.url('/article') }), { 'content-type': 'application/json; charset=' });
+    expect(empty.statusCode).toBe(200);
+    expect(await svc.invoke(null)).toMatchObject({ ok: false, status: 400, errorCode: 'BODY_INVALID' });
+  });
+
   test('multipart with an unsupported boundary is 400 BODY_INVALID', async () => {
     const res = await svc.post('x', { 'content-type': 'multipart/form-data; boundary=a_b' });
     expect(res.json).toMatchObject({ status: 400, errorCode: 'BODY_INVALID' });
