@@ -1,0 +1,230 @@
+/**
+ * The stack, checked with aws-cdk-lib/assertions, without bundling (context
+ * aws:cdk:bundling-stacks = [], CDK_VALIDATION=false, tiny layer folders).
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
+import { newKey } from '../../cdk/keygen';
+import { loadConfig } from '../../lib/config';
+
+process.env.CDK_VALIDATION = 'false';
+
+const HASH = 'a'.repeat(64);
+
+function tinyLayer(name: string): lambda.Code {
+  const dir = mkdtempSync(path.join(tmpdir(), `linklens-layer-${name}-`));
+  writeFileSync(path.join(dir, 'README'), name);
+  return lambda.Code.fromAsset(dir);
+}
+
+function synth(props: Partial<LinkPreviewStackProps> = {}, context: Record<string, unknown> = {}): Template {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const stack = new LinkPreviewStack(app, 'Test', {
+    env: { account: '123456789012', region: 'eu-west-1' },
+    apiKeyHashes: [HASH],
+    layerCode: { ffmpeg: tinyLayer('ffmpeg'), sharp: tinyLayer('sharp') },
+    ...props,
+  });
+  return Template.fromStack(stack);
+}
+
+const template = synth({ workerReservedConcurrency: 7 });
+const res = (type: string) => template.findResources(type);
+const one = (type: string, pred: (r: any) => boolean = () => true): [string, any] => {
+  const found = Object.entries(res(type)).filter(([, r]) => pred(r));
+  expect(found).toHaveLength(1);
+  return found[0];
+};
+const fnBy = (service: string) => one('AWS::Lambda::Function', (r) => r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === service);
+const [previewId, preview] = fnBy('linklens-preview');
+const [workerId, worker] = fnBy('linklens-worker');
+const [queueId, queue] = one('AWS::SQS::Queue', (r) => r.Properties.RedrivePolicy !== undefined);
+const [dlqId] = one('AWS::SQS::Queue', (r) => r.Properties.RedrivePolicy === undefined);
+const [bucketId, bucket] = one('AWS::S3::Bucket');
+const ref = (id: string) => ({ Ref: id });
+const roleOf = (fn: any) => fn.Properties.Role['Fn::GetAtt'][0];
+const statementsOf = (roleId: string) =>
+  Object.values(res('AWS::IAM::Policy'))
+    .filter((p: any) => p.Properties.Roles.some((r: any) => r.Ref === roleId))
+    .flatMap((p: any) => p.Properties.PolicyDocument.Statement);
+const actions = (s: any): string[] => [].concat(s.Action);
+
+describe('resources and wiring', () => {
+  test('POST / on an HTTP API goes to the preview function (payload v2, 29 s), with throttling and JSON access logs', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP', CorsConfiguration: Match.absent() });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /' });
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 1);
+    const [, integration] = one('AWS::ApiGatewayV2::Integration');
+    expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0', TimeoutInMillis: 29000 });
+    expect(JSON.stringify(integration.Properties.IntegrationUri)).toContain(previewId);
+    const [, stage] = one('AWS::ApiGatewayV2::Stage');
+    expect(stage.Properties).toMatchObject({ StageName: '$default', AutoDeploy: true, DefaultRouteSettings: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 } });
+    const format = JSON.parse(stage.Properties.AccessLogSettings.Format);
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com', FunctionName: { 'Fn::GetAtt': [previewId, 'Arn'] } });
+  });
+
+  test('CORS and throttling are configurable (cdk/app.ts maps context to these props)', () => {
+    const t = synth({ corsOrigins: ['https://app.example'], throttle: { rateLimit: 5, burstLimit: 9 } });
+    t.hasResourceProperties('AWS::ApiGatewayV2::Api', { CorsConfiguration: { AllowOrigins: ['https://app.example'], AllowMethods: Match.arrayWith(['POST']) } });
+    t.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 9 } });
+  });
+
+  test('both functions are nodejs22.x with active tracing; the worker has the two layers', () => {
+    for (const fn of [preview, worker]) {
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', TracingConfig: { Mode: 'Active' } });
+    }
+    expect(preview.Properties.Layers).toBeUndefined();
+    expect(worker.Properties.Layers).toHaveLength(2);
+    const layers = res('AWS::Lambda::LayerVersion');
+    expect(Object.values(layers).map((l: any) => l.Properties.Description).sort()).toEqual([
+      expect.stringMatching(/^ffprobe \+ ffmpeg static builds in \/opt\/bin/),
+      expect.stringMatching(/^sharp \+ libvips for linux-x64 glibc/),
+    ]);
+    for (const l of Object.values(layers) as any[]) {
+      expect(l.Properties).toMatchObject({ CompatibleRuntimes: ['nodejs22.x'], CompatibleArchitectures: ['x86_64'] });
+    }
+    expect(worker.Properties.ReservedConcurrentExecutions).toBe(7);
+    expect(synth().findResources('AWS::Lambda::Function', { Properties: { ReservedConcurrentExecutions: Match.anyValue() } })).toEqual({});
+  });
+
+  test('the queue feeds the worker with partial batch failures; a DLQ after maxReceiveCount', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionName: ref(workerId),
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 4,
+    });
+    expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 3 });
+    expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+  });
+
+  test('the bucket is private and encrypted; jobs/ expire after a day', () => {
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(bucket.Properties.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ Prefix: 'jobs/', ExpirationInDays: 1, Status: 'Enabled' }));
+    expect(bucket.Properties.WebsiteConfiguration).toBeUndefined();
+  });
+
+  test('CloudFront reads the bucket through Origin Access Control, assets/* only, with an immutable cache policy', () => {
+    const [oacId, oac] = one('AWS::CloudFront::OriginAccessControl');
+    expect(oac.Properties.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    const [distId, dist] = one('AWS::CloudFront::Distribution');
+    const origin = dist.Properties.DistributionConfig.Origins[0];
+    expect(origin.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [oacId, 'Id'] });
+    expect(origin.DomainName).toEqual({ 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] });
+    expect(origin.S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
+    const [policyId, policy] = one('AWS::CloudFront::CachePolicy');
+    expect(policy.Properties.CachePolicyConfig).toMatchObject({ DefaultTTL: 31536000, MinTTL: 31536000, MaxTTL: 31536000 });
+    expect(dist.Properties.DistributionConfig.DefaultCacheBehavior).toMatchObject({ CachePolicyId: ref(policyId), ViewerProtocolPolicy: 'redirect-to-https' });
+    const [, bp] = one('AWS::S3::BucketPolicy');
+    const allows = bp.Properties.PolicyDocument.Statement.filter((s: any) => s.Effect === 'Allow');
+    expect(allows).toHaveLength(1);
+    expect(allows[0]).toMatchObject({ Action: 's3:GetObject', Principal: { Service: 'cloudfront.amazonaws.com' } });
+    expect(JSON.stringify(allows[0].Resource)).toContain('/assets/*');
+    expect(JSON.stringify(allows[0].Condition)).toContain(distId);
+  });
+});
+
+describe('least privilege', () => {
+  const allAllows = () =>
+    Object.values(res('AWS::IAM::Policy')).flatMap((p: any) => p.Properties.PolicyDocument.Statement).filter((s: any) => s.Effect === 'Allow');
+
+  test('no Allow statement has a wildcard action, and object resources are scoped to assets/ or jobs/', () => {
+    const statements = allAllows();
+    expect(statements.length).toBeGreaterThan(3);
+    for (const s of statements) {
+      for (const a of actions(s)) expect(a).not.toContain('*');
+      const resources = [].concat(s.Resource).map((r) => JSON.stringify(r));
+      for (const r of resources) {
+        if (r.includes(bucketId) && r.includes('/')) expect(r).toMatch(/\/(assets|jobs)\/\*/);
+      }
+    }
+  });
+
+  test('the preview function may send jobs, read and write jobs/ only; the worker reads and writes assets/ and jobs/', () => {
+    const p = statementsOf(roleOf(preview));
+    const w = statementsOf(roleOf(worker));
+    const flat = (ss: any[]) => ss.map((s) => ({ actions: actions(s).sort(), resources: JSON.stringify(s.Resource) }));
+    const pf = flat(p);
+    expect(pf.find((s) => s.actions.includes('sqs:SendMessage'))!.resources).toContain(queueId);
+    expect(pf.filter((s) => s.resources.includes('assets/'))).toEqual([]);
+    expect(pf.find((s) => s.actions.includes('s3:GetObject'))!.resources).toContain('/jobs/*');
+    expect(pf.find((s) => s.actions.includes('s3:PutObject'))!.resources).toContain('/jobs/*');
+    expect(pf.some((s) => s.actions.some((a: string) => a.startsWith('sqs:Receive')))).toBe(false);
+    const wf = flat(w);
+    expect(wf.find((s) => s.actions.includes('sqs:ReceiveMessage'))).toBeDefined();
+    expect(wf.some((s) => s.actions.includes('sqs:SendMessage'))).toBe(false);
+    for (const action of ['s3:GetObject', 's3:PutObject']) {
+      const r = wf.filter((s) => s.actions.includes(action)).map((s) => s.resources).join(' ');
+      expect(r).toContain('/assets/*');
+      expect(r).toContain('/jobs/*');
+    }
+    const list = [...p, ...w].filter((s) => actions(s).includes('s3:ListBucket'));
+    expect(list.length).toBe(2);
+    for (const s of list) expect(s.Condition.StringLike['s3:prefix'].every((x: string) => /^(assets|jobs)\/\*$/.test(x))).toBe(true);
+  });
+});
+
+describe('settings', () => {
+  test('each function gets the env vars its grants go with', () => {
+    const pv = preview.Properties.Environment.Variables;
+    expect(pv).toMatchObject({
+      LINKPREVIEW_API_KEY_HASHES: HASH,
+      LINKPREVIEW_BUCKET: ref(bucketId),
+      LINKPREVIEW_JOB_QUEUE_URL: ref(queueId),
+      LINKPREVIEW_PUBLIC_URL: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.any(String), 'DomainName'] }]] },
+      LINKPREVIEW_JOB_DEADLINE_MS: '25000',
+      POWERTOOLS_METRICS_NAMESPACE: 'linklens',
+    });
+    expect(pv.LINKPREVIEW_API_KEYS).toBeUndefined(); // never plain keys
+    const wv = worker.Properties.Environment.Variables;
+    expect(wv).toMatchObject({ LINKPREVIEW_BUCKET: ref(bucketId), FFPROBE_PATH: '/opt/bin/ffprobe', FFMPEG_PATH: '/opt/bin/ffmpeg' });
+    expect(wv.LINKPREVIEW_JOB_QUEUE_URL).toBeUndefined();
+    expect(wv.LINKPREVIEW_API_KEY_HASHES).toBeUndefined();
+    // The values are valid for the service's own config loader.
+    const env = Object.fromEntries(Object.entries(pv).map(([k, v]) => [k, typeof v === 'string' ? v : k === 'LINKPREVIEW_PUBLIC_URL' ? 'https://d1.cloudfront.net' : k === 'LINKPREVIEW_JOB_QUEUE_URL' ? 'https://sqs.eu-west-1.amazonaws.com/1/q' : 'bucket-name'])) as Record<string, string>;
+    expect(loadConfig(env)).toMatchObject({ jobDeadlineMs: 25000, apiKeyHashes: [HASH], bucket: 'bucket-name' });
+  });
+
+  test('timeouts are ordered: job wait < preview timeout < 29 s API limit; record deadline + fetch fit; queue visibility > worker timeout', () => {
+    const pv = preview.Properties.Environment.Variables;
+    const jobDeadline = Number(pv.LINKPREVIEW_JOB_DEADLINE_MS);
+    const previewTimeout = preview.Properties.Timeout * 1000;
+    const apiLimit = one('AWS::ApiGatewayV2::Integration')[1].Properties.TimeoutInMillis;
+    expect(jobDeadline).toBeLessThan(previewTimeout);
+    expect(previewTimeout).toBeLessThan(apiLimit);
+    expect(apiLimit).toBeLessThanOrEqual(29000);
+    expect(Number(pv.LINKPREVIEW_FETCH_TIMEOUT_MS) + Number(pv.LINKPREVIEW_DEADLINE_MS)).toBeLessThanOrEqual(jobDeadline);
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThan(worker.Properties.Timeout);
+    expect(queue.Properties.VisibilityTimeout).toBe(worker.Properties.Timeout * 6);
+    expect(queue.Properties.MessageRetentionPeriod).toBeGreaterThan(queue.Properties.VisibilityTimeout * 3);
+  });
+
+  test('the stack refuses plain keys in place of hashes', () => {
+    expect(() => synth({ apiKeyHashes: ['my-secret-key'] })).toThrow(/not a SHA-256 hex digest/);
+  });
+
+  test('keygen makes a key whose hash the service accepts', () => {
+    const { key, hash } = newKey();
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(key.length).toBeGreaterThan(40);
+    const t = synth({ apiKeyHashes: [hash] });
+    t.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ LINKPREVIEW_API_KEY_HASHES: hash }) } });
+  });
+});
+
+test('outputs: API URL, CloudFront domain, preview function name and ARN', () => {
+  const outputs = template.findOutputs('*');
+  expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'AssetsDomain', 'PreviewFunctionName', 'PreviewFunctionArn']));
+  expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('ApiEndpoint');
+  expect(outputs.PreviewFunctionName.Value).toEqual(ref(previewId));
+  expect(outputs.PreviewFunctionArn.Value).toEqual({ 'Fn::GetAtt': [previewId, 'Arn'] });
+  expect(JSON.stringify(outputs.AssetsDomain.Value)).toContain('DomainName');
+});
