@@ -23,6 +23,18 @@ export interface Config {
   maxImageBytes: number;
   /** Cap on the bytes of a media/document download. */
   maxMediaBytes: number;
+  /** Video/audio: the prefix fetched (Range where the server supports it, else a bounded download) and probed. */
+  mediaProbeBytes: number;
+  /** Video/audio: at most this many seconds are decoded (waveform, frames); a longer file is described from its header. */
+  mediaMaxDurationSeconds: number;
+  /** Time cap of one decoder run (ffprobe, ffmpeg, pdf.js); the child process is killed after it. */
+  mediaDecodeTimeoutMs: number;
+  /** Video: frames grabbed as `snapshots` (besides the poster). */
+  videoSnapshots: number;
+  /** PDF: pages beyond this are not read for text. */
+  pdfMaxPages: number;
+  /** PDF: the first N pages rendered as `pages` screenshots. */
+  pdfRenderPages: number;
   /** Total time allowed for one fetch (all hops). */
   fetchTimeoutMs: number;
   maxRedirects: number;
@@ -103,6 +115,12 @@ const EnvSchema = v.object({
   LINKPREVIEW_MAX_PAGE_BYTES: int('LINKPREVIEW_MAX_PAGE_BYTES', 1024, 100 * 1024 * 1024),
   LINKPREVIEW_MAX_IMAGE_BYTES: int('LINKPREVIEW_MAX_IMAGE_BYTES', 1024, 200 * 1024 * 1024),
   LINKPREVIEW_MAX_MEDIA_BYTES: int('LINKPREVIEW_MAX_MEDIA_BYTES', 1024, 1024 * 1024 * 1024),
+  LINKPREVIEW_MEDIA_PROBE_BYTES: int('LINKPREVIEW_MEDIA_PROBE_BYTES', 1024, 1024 * 1024 * 1024),
+  LINKPREVIEW_MEDIA_MAX_DURATION_S: int('LINKPREVIEW_MEDIA_MAX_DURATION_S', 1, 24 * 3600),
+  LINKPREVIEW_MEDIA_DECODE_TIMEOUT_MS: int('LINKPREVIEW_MEDIA_DECODE_TIMEOUT_MS', 100, 120_000),
+  LINKPREVIEW_VIDEO_SNAPSHOTS: int('LINKPREVIEW_VIDEO_SNAPSHOTS', 0, 12),
+  LINKPREVIEW_PDF_MAX_PAGES: int('LINKPREVIEW_PDF_MAX_PAGES', 1, 10_000),
+  LINKPREVIEW_PDF_RENDER_PAGES: int('LINKPREVIEW_PDF_RENDER_PAGES', 0, 20),
   LINKPREVIEW_FETCH_TIMEOUT_MS: int('LINKPREVIEW_FETCH_TIMEOUT_MS', 100, 120_000),
   LINKPREVIEW_MAX_REDIRECTS: int('LINKPREVIEW_MAX_REDIRECTS', 0, 10),
   LINKPREVIEW_DEADLINE_MS: int('LINKPREVIEW_DEADLINE_MS', 100, 28_000),
@@ -141,6 +159,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxPageBytes: e.LINKPREVIEW_MAX_PAGE_BYTES ?? 5 * 1024 * 1024,
     maxImageBytes: e.LINKPREVIEW_MAX_IMAGE_BYTES ?? 15 * 1024 * 1024,
     maxMediaBytes: e.LINKPREVIEW_MAX_MEDIA_BYTES ?? 50 * 1024 * 1024,
+    mediaProbeBytes: e.LINKPREVIEW_MEDIA_PROBE_BYTES ?? 16 * 1024 * 1024,
+    mediaMaxDurationSeconds: e.LINKPREVIEW_MEDIA_MAX_DURATION_S ?? 3600,
+    mediaDecodeTimeoutMs: e.LINKPREVIEW_MEDIA_DECODE_TIMEOUT_MS ?? 12_000,
+    videoSnapshots: e.LINKPREVIEW_VIDEO_SNAPSHOTS ?? 4,
+    pdfMaxPages: e.LINKPREVIEW_PDF_MAX_PAGES ?? 200,
+    pdfRenderPages: e.LINKPREVIEW_PDF_RENDER_PAGES ?? 3,
     fetchTimeoutMs: e.LINKPREVIEW_FETCH_TIMEOUT_MS ?? 10_000,
     maxRedirects: e.LINKPREVIEW_MAX_REDIRECTS ?? 10,
     recordDeadlineMs: e.LINKPREVIEW_DEADLINE_MS ?? 20_000,

@@ -11,6 +11,7 @@ import { extractPage, type PageExtraction } from './extract/extract-page.js';
 import { fileNameFromDisposition, finalize, type DefaultHints } from './extract/defaults.js';
 import { hostProfileHeaders } from './fetch/host-profiles.js';
 import { hostImages, type ImageSources } from './media/host-images.js';
+import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import type { BlobStore, JobRunner } from './ports.js';
 import type { PhaseTimer } from './timing.js';
@@ -100,6 +101,8 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
       // were cut at the page cap, downloaded again by the job under the (larger) image cap.
       sources = res.truncated ? { image: { url: res.finalUrl } } : { imageBytes: res.body };
     }
+    // VIDEO, AUDIO, DOCUMENT, TEXT: the type's object (probe, frames, waveform, PDF, text) from a job under the deadline.
+    if (MEDIA_LINK_TYPES.has(type)) Object.assign(r, await describeMedia(type, res, ports, { requestId: ctx.requestId, deadline }));
     return r;
   });
 

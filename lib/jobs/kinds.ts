@@ -4,12 +4,22 @@
  * locally and in the worker Lambda on AWS.
  */
 import type { ImageJobInput, ImageJobResult } from '../media/images.js';
+import type { AudioJobResult } from '../media/audio-job.js';
+import type { MediaJobInput } from '../media/media-fetch.js';
+import type { DocumentJobResult } from '../media/pdf.js';
+import type { VideoJobResult } from '../media/video.js';
 
 export interface JobKinds {
   /** Smoke-test job: echoes its input after an optional delay (used by runner tests). */
   echo: { input: { value: unknown; delayMs?: number; fail?: boolean }; result: { value: unknown } };
   /** Render the four WebP sizes of one image (lib/media/images.ts); a broken image is `{reason}`. */
   image: { input: ImageJobInput; result: ImageJobResult };
+  /** Probe a VIDEO link, grab the poster and snapshots, make the preview clip (lib/media/video.ts). */
+  video: { input: MediaJobInput; result: VideoJobResult };
+  /** Probe an AUDIO link, read its tags and artwork, compute the waveform (lib/media/audio-job.ts). */
+  audio: { input: MediaJobInput; result: AudioJobResult };
+  /** Read a PDF: info, text, language, page renders (lib/media/pdf.ts). */
+  document: { input: MediaJobInput; result: DocumentJobResult };
 }
 
 export type JobKind = keyof JobKinds;

@@ -2,6 +2,9 @@ import type { Config } from '../config.js';
 import type { Fetcher } from '../fetch/safe-fetch.js';
 import type { BlobStore } from '../ports.js';
 import { runImageJob } from '../media/images.js';
+import { runAudioJob } from '../media/audio-job.js';
+import { runDocumentJob } from '../media/pdf.js';
+import { runVideoJob } from '../media/video.js';
 import type { JobInput, JobKind, JobResult } from './kinds.js';
 
 /** What a job handler may use: the guarded fetcher, the blob store and the configuration. */
@@ -26,6 +29,9 @@ const handlers: { [K in JobKind]: JobHandler<K> } = {
     return { value: input.value };
   },
   image: (input, ctx) => runImageJob(input, ctx),
+  video: (input, ctx) => runVideoJob(input, ctx),
+  audio: (input, ctx) => runAudioJob(input, ctx),
+  document: (input, ctx) => runDocumentJob(input, ctx),
 };
 
 export function jobHandler<K extends JobKind>(kind: K): JobHandler<K> {

@@ -1,0 +1,69 @@
+/**
+ * Plain text facts shared by TEXT links and PDF documents: words, reading time, a title line,
+ * a description of the first meaningful sentences, and storing the raw text as an asset.
+ */
+import { createHash } from 'node:crypto';
+import type { BlobStore } from '../ports.js';
+import { IMMUTABLE_CACHE } from '../ports.js';
+
+/** Reading speed used for `estimatedReadingTime` (words a minute). */
+export const WORDS_PER_MINUTE = 230;
+
+export function countWords(text: string): number {
+  // Latin-like words, plus each CJK character counted as a word (those scripts have no spaces).
+  const words = text.match(/[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu)?.length ?? 0;
+  const cjk = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu)?.length ?? 0;
+  return cjk ? words - (text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu)?.length ?? 0) + cjk : words;
+}
+
+/** Minutes at WORDS_PER_MINUTE, rounded up; 0 for no words. */
+export function readingMinutes(words: number): number {
+  return words > 0 ? Math.max(1, Math.ceil(words / WORDS_PER_MINUTE)) : 0;
+}
+
+/** The first line that reads like a heading (letters, not too long); markdown `#` and bullets stripped. */
+export function firstHeadingLine(text: string): string | undefined {
+  for (const raw of text.split(/\r?\n/).slice(0, 40)) {
+    const line = raw.replace(/^\s*(#{1,6}\s+|[-*>]\s+)/, '').replace(/\s+/g, ' ').trim();
+    if (!line) continue;
+    if ((line.match(/\p{L}/gu)?.length ?? 0) < 3) continue;
+    if (/^[[{"]/.test(line)) return undefined; // JSON, CSV of quoted fields: no heading
+    return line.length > 150 ? `${line.slice(0, 147).trimEnd()}…` : line;
+  }
+  return undefined;
+}
+
+/**
+ * The first meaningful sentences (at least 4 words each, mostly letters), skipping the title
+ * line, up to about `maxChars`.
+ */
+export function leadSentences(text: string, skip?: string, maxChars = 300): string | undefined {
+  let body = text.replace(/\s+/g, ' ').trim();
+  if (skip && body.startsWith(skip)) body = body.slice(skip.length).trim();
+  const sentences = body.match(/[^.!?。！？]+[.!?。！？]+["'”’)]?|[^.!?。！？]+$/gu) ?? [];
+  const out: string[] = [];
+  let length = 0;
+  for (const s of sentences) {
+    const t = s.trim();
+    const words = t.split(' ').length;
+    const letters = t.match(/\p{L}/gu)?.length ?? 0;
+    if ((words < 4 && !/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(t)) || letters < t.length * 0.5) {
+      if (out.length) break;
+      continue;
+    }
+    out.push(t);
+    length += t.length + 1;
+    if (length >= 160) break;
+  }
+  if (!out.length) return undefined;
+  const joined = out.join(' ');
+  return joined.length > maxChars ? `${joined.slice(0, maxChars - 1).trimEnd()}…` : joined;
+}
+
+/** Stores text as a UTF-8 asset under a content-addressed key; returns its public URL. */
+export async function storeRawText(text: string, blobs: BlobStore): Promise<string> {
+  const bytes = Buffer.from(text, 'utf8');
+  const key = `assets/${createHash('sha256').update(bytes).digest('hex')}/text.txt`;
+  if (!(await blobs.has(key))) await blobs.put(key, bytes, { contentType: 'text/plain; charset=utf-8', cacheControl: IMMUTABLE_CACHE });
+  return blobs.publicUrl(key);
+}

@@ -1,0 +1,111 @@
+/**
+ * The video job: a VIDEO link becomes the spec's `video` object.
+ *  - bytes: a prefix of at most LINKPREVIEW_MEDIA_PROBE_BYTES (Range, or a bounded download);
+ *  - ffprobe: duration, codecs, size in pixels, frame rate, bit rate, tags;
+ *  - ffmpeg: the poster (10% in) and `videoSnapshots` frames spread over the part that was
+ *    downloaded (and at most LINKPREVIEW_MEDIA_MAX_DURATION_S in), each hosted as an ImageSet;
+ *  - `video.thumbnail`: a 3-second, 320-pixel, silent H.264 clip starting at the poster, stored
+ *    as an asset; the poster frame when the clip cannot be made.
+ * A file that cannot be probed is a `{reason}` result; the record keeps `type` VIDEO without it.
+ */
+import { createHash } from 'node:crypto';
+import type { ImageSet, Video } from '../contract/link.js';
+import { LinkPreviewError } from '../errors.js';
+import { FetchFailure } from '../fetch/safe-fetch.js';
+import type { JobContext } from '../jobs/registry.js';
+import { IMMUTABLE_CACHE } from '../ports.js';
+import { frameTimestamps, grabFrames, makeClip } from './frames.js';
+import { hostImageBytes } from './hosted-bytes.js';
+import { MediaRejected, mediaBytes, withTempFile, type MediaJobInput } from './media-fetch.js';
+import { containerName, probeFile } from './probe.js';
+import { ToolError } from './run-tool.js';
+
+export type VideoJobResult = { video: Video; reason?: undefined } | { video?: undefined; reason: string };
+
+export async function runVideoJob(input: MediaJobInput, ctx: JobContext): Promise<VideoJobResult> {
+  try {
+    return { video: await describeVideo(input, ctx) };
+  } catch (err) {
+    if (isMediaFailure(err)) return { reason: (err as Error).message };
+    throw err;
+  }
+}
+
+export function isMediaFailure(err: unknown): boolean {
+  return err instanceof MediaRejected || err instanceof ToolError || err instanceof FetchFailure || err instanceof LinkPreviewError || err instanceof SyntaxError;
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Video> {
+  const cfg = ctx.config;
+  const media = await mediaBytes(input, ctx, Math.min(cfg.mediaProbeBytes, cfg.maxMediaBytes));
+  return withTempFile(media.bytes, 'input.bin', async (file, dir) => {
+    const tool = { timeoutMs: cfg.mediaDecodeTimeoutMs, signal: ctx.signal, dir };
+    const probe = await probeFile(file, tool);
+    if (!probe.video) throw new MediaRejected('no video stream found');
+    const size = media.totalSize ?? media.bytes.length;
+    const duration = probe.duration ?? 0;
+    // Frames can only come from the bytes we have, and from at most the decode cap.
+    const available = media.complete || !size ? duration : duration * Math.min(1, media.bytes.length / size);
+    const span = Math.min(available, cfg.mediaMaxDurationSeconds);
+    const { poster, snapshots } = frameTimestamps(span, span > 0 ? cfg.videoSnapshots : 0);
+    const frames = await grabFrames(file, [poster, ...snapshots], tool);
+
+    const images = await Promise.all(frames.map((jpeg) => (jpeg ? hostImageBytes(jpeg, ctx) : undefined)));
+    const posterImage = images[0];
+    const snapshotImages = snapshots
+      .map((timestamp, i) => ({ timestamp, image: images[i + 1] }))
+      .filter((s): s is { timestamp: number; image: ImageSet } => !!s.image);
+
+    const bitRate = media.complete ? probe.bitRate : undefined;
+    const video: Video = {
+      duration: round3(duration),
+      size,
+      frameRate: probe.video.frameRate ?? 0,
+      videoCodec: probe.video.codec,
+      hasAudio: !!probe.audio,
+    };
+    if (input.name) video.name = input.name;
+    const title = tag(probe.tags, 'title');
+    if (title) video.title = title;
+    const author = tag(probe.tags, 'artist') ?? tag(probe.tags, 'author') ?? tag(probe.tags, 'album_artist') ?? tag(probe.tags, 'composer');
+    if (author) video.author = author;
+    if (probe.video.width) video.width = probe.video.width;
+    if (probe.video.height) video.height = probe.video.height;
+    const format = await containerName(media.bytes, probe.formatName);
+    if (format) video.format = format;
+    const rate = bitRate ?? (duration > 0 ? Math.round((size * 8) / duration) : undefined);
+    if (rate) video.bitRate = Math.round(rate);
+    if (posterImage) video.image = posterImage;
+    if (snapshotImages.length) video.snapshots = snapshotImages;
+
+    const thumbnail = await clipAsset(file, poster, probe.video, tool, ctx).catch((err: unknown) => {
+      if (isMediaFailure(err)) return undefined;
+      throw err;
+    });
+    if (thumbnail) video.video = { thumbnail };
+    else if (posterImage) video.video = { thumbnail: { ...posterImage.medium } };
+    return video;
+  });
+}
+
+async function clipAsset(
+  file: string,
+  start: number,
+  v: { width?: number; height?: number },
+  tool: { timeoutMs: number; signal?: AbortSignal; dir: string },
+  ctx: JobContext,
+): Promise<{ width: number; height: number; url: string } | undefined> {
+  if (!v.width || !v.height) return undefined;
+  const clip = await makeClip(file, start, { width: v.width, height: v.height }, tool);
+  if (!clip) return undefined;
+  const key = `assets/${createHash('sha256').update(clip.mp4).digest('hex')}/preview.mp4`;
+  if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, clip.mp4, { contentType: 'video/mp4', cacheControl: IMMUTABLE_CACHE });
+  return { width: clip.width, height: clip.height, url: ctx.blobs.publicUrl(key) };
+}
+
+export function tag(tags: Record<string, string>, name: string): string | undefined {
+  const t = tags[name]?.replace(/\u0000/g, '').trim();
+  return t ? t.slice(0, 500) : undefined;
+}
