@@ -1,0 +1,117 @@
+/**
+ * The preview handler configured with the AWS adapters (SqsJobRunner + S3BlobStore) against
+ * s3rver and fauxqs on loopback, with the worker handler behind the queue (a test poller plays
+ * the Lambda event source). A fixture page with an og:image: the image is rendered by the worker,
+ * stored in S3 under assets/, and the record carries CloudFront URLs.
+ */
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import sharp from 'sharp';
+import { buildAwsDeps, buildAwsWorkerDeps, InvocationBudget } from '../../functions/aws-deps';
+import { createWorkerHandler } from '../../functions/worker';
+import { createLambdaPreviewHandler } from '../../functions/preview';
+import { createObservability } from '../../functions/observability';
+import { createPreviewHandler, type HttpResponse } from '../../lib/http/preview-handler';
+import { startFixtureServer, html, type FixtureServer } from '../helpers/fixture-server';
+import { httpApiEvent, silentLog, testConfig, TEST_KEY } from '../helpers/service';
+import { startEmulators, startPoller, type Emulators, type Poller } from './emulators';
+
+const CDN = 'https://d111111abcdef8.cloudfront.net';
+let em: Emulators;
+let site: FixtureServer;
+let poller: Poller | undefined;
+const config = testConfig({ recordDeadlineMs: 6000 });
+
+beforeAll(async () => {
+  em = await startEmulators('linklens-preview-test');
+  Object.assign(config, { bucket: em.bucket, jobQueueUrl: em.queueUrl, publicUrl: CDN });
+  const png = await sharp({ create: { width: 900, height: 600, channels: 3, background: { r: 200, g: 60, b: 30 } } }).png().toBuffer();
+  site = await startFixtureServer({
+    '/page': { body: html('<title>Fixture page</title><meta property="og:image" content="/pic.png"><meta name="description" content="A page with a picture">') },
+    '/pic.png': { headers: { 'content-type': 'image/png' }, body: png },
+  });
+});
+afterEach(async () => {
+  await poller?.stop();
+  poller = undefined;
+});
+afterAll(async () => {
+  await site?.close();
+  await em?.close();
+  config.cleanup();
+});
+
+const worker = () => createWorkerHandler({ ...buildAwsWorkerDeps({ config, log: silentLog, s3: em.s3 }) });
+
+async function post(handler: (e: unknown, c?: any) => Promise<unknown>, link: string, requestId: string) {
+  const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link })));
+  event.requestContext.requestId = requestId;
+  const t0 = Date.now();
+  const out = (await handler(event, { awsRequestId: `lambda-${requestId}`, getRemainingTimeInMillis: () => 28_000 })) as HttpResponse;
+  return { out, json: JSON.parse(out.body), ms: Date.now() - t0 };
+}
+
+test('a page preview: the image is rendered by the worker behind SQS, stored in S3, and linked through CloudFront', async () => {
+  poller = startPoller(em, worker());
+  const handler = createPreviewHandler(buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs }));
+  const { out, json, ms } = await post(handler, site.url('/page'), 'req-page-1');
+
+  expect(out.statusCode).toBe(200);
+  expect(json).toMatchObject({ ok: true, title: 'Fixture page', requestId: 'req-page-1' });
+  expect(ms).toBeLessThan(6000);
+  for (const size of ['thumbnail', 'medium', 'large', 'original']) {
+    expect(json.image[size].url).toMatch(new RegExp(`^${CDN}/assets/[0-9a-f]{64}/`));
+  }
+  expect(json.image.thumbnail).toMatchObject({ width: 320, height: 213 });
+
+  const keys = async (prefix: string) => ((await em.s3.send(new ListObjectsV2Command({ Bucket: em.bucket, Prefix: prefix }))).Contents ?? []).map((c) => c.Key!);
+  const assets = await keys('assets/');
+  for (const size of ['thumbnail', 'medium', 'large', 'original']) {
+    const key = new URL(json.image[size].url).pathname.slice(1);
+    expect(assets).toContain(key);
+  }
+  // The job result sits under the request id, which the message carried to the worker.
+  expect(await keys('jobs/req-page-1/')).toContain('jobs/req-page-1/image.json');
+  const messages = poller.events.flatMap((e) => e.Records.map((r) => JSON.parse(r.body)));
+  expect(messages.find((m) => m.jobId === 'image')).toMatchObject({ version: 1, requestId: 'req-page-1', kind: 'image', input: { url: site.url('/pic.png') } });
+});
+
+test('the same page again: the worker reuses the rendered assets, the record has the same URLs', async () => {
+  poller = startPoller(em, worker());
+  const handler = createPreviewHandler(buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs }));
+  const a = await post(handler, site.url('/page'), 'req-page-2a');
+  const b = await post(handler, site.url('/page'), 'req-page-2b');
+  expect(b.json.image).toEqual(a.json.image);
+});
+
+test('a killed worker: the record comes back at the deadline without the image, and is still a 200', async () => {
+  poller = startPoller(em, () => new Promise(() => {}));
+  const c = { ...config, recordDeadlineMs: 1000 };
+  const handler = createPreviewHandler(buildAwsDeps({ config: c, log: silentLog, s3: em.s3, sqs: em.sqs }));
+  const { out, json, ms } = await post(handler, site.url('/page'), 'req-killed-page');
+  expect(out.statusCode).toBe(200);
+  expect(json).toMatchObject({ ok: true, title: 'Fixture page' });
+  expect(json.image).toBeUndefined();
+  expect(ms).toBeGreaterThanOrEqual(950);
+  expect(ms).toBeLessThan(2500);
+});
+
+test('the Lambda wrapper: the invocation budget cuts the wait short, and a bad key is counted as a metric', async () => {
+  const obs = createObservability('linklens-preview-test', 'silent');
+  const counted: string[] = [];
+  const budget = new InvocationBudget(config.jobDeadlineMs, 1500);
+  const deps = buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs, hardDeadline: budget.deadline, onAuthFailure: () => counted.push('AuthFailures') });
+  const handler = createLambdaPreviewHandler({ config, obs, budget, deps });
+  // No worker at all, and only 2.5 s left in the invocation: the wait ends 1.5 s before that.
+  const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link: site.url('/page') })));
+  const t0 = Date.now();
+  const out = (await handler(event, { awsRequestId: 'lambda-budget', getRemainingTimeInMillis: () => 2500 } as any)) as HttpResponse;
+  const ms = Date.now() - t0;
+  expect(out.statusCode).toBe(200);
+  expect(JSON.parse(out.body).image).toBeUndefined();
+  expect(ms).toBeLessThan(1800);
+
+  const bad = httpApiEvent({ authorization: 'Bearer wrong', 'content-type': 'application/json' }, Buffer.from('{"link":"https://example.com"}'));
+  const res = (await handler(bad, { awsRequestId: 'lambda-bad', getRemainingTimeInMillis: () => 28000 } as any)) as HttpResponse;
+  expect(res.statusCode).toBe(401);
+  expect(counted).toEqual(['AuthFailures']);
+});
