@@ -9,6 +9,40 @@ export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
  * machine (no Docker). CommonJS dependencies inside an ESM bundle need `require`, `__filename`
  * and `__dirname`, which the banner provides. The AWS SDK v3 is left out (the runtime has it).
  */
+/** The banner that gives an ESM bundle `require`, `__filename` and `__dirname` for its CommonJS dependencies. */
+export const ESM_BANNER = [
+  "import { createRequire as __linklensCreateRequire } from 'node:module';",
+  "import { fileURLToPath as __linklensFileURLToPath } from 'node:url';",
+  "import { dirname as __linklensDirname } from 'node:path';",
+  'const require = __linklensCreateRequire(import.meta.url);',
+  'const __filename = __linklensFileURLToPath(import.meta.url);',
+  'const __dirname = __linklensDirname(__filename);',
+].join(' ');
+
+/** What is left out of the bundles: the AWS SDK (in the runtime) and sharp (in the worker's layer). */
+export const EXTERNAL_MODULES = ['@aws-sdk/*', 'sharp', '@img/*'];
+
+/** Defines for the preview bundle: AWS adapters only (see functions/preview.ts). */
+export const PREVIEW_DEFINE = { 'process.env.LINKLENS_BUNDLE_AWS_ONLY': JSON.stringify('true') };
+
+/** The same build as the preview function's, as esbuild API options (bench, bundle checks). */
+export function previewEsbuildOptions(outfile: string) {
+  return {
+    entryPoints: [path.join(PROJECT_ROOT, 'functions', 'preview.ts')],
+    bundle: true,
+    platform: 'node' as const,
+    target: 'node22',
+    format: 'esm' as const,
+    minify: true,
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_BANNER },
+    external: EXTERNAL_MODULES,
+    define: PREVIEW_DEFINE,
+    outfile,
+    logLevel: 'error' as const,
+  };
+}
+
 export function esmBundling(extra: { externalModules?: string[]; nodeModules?: string[]; define?: Record<string, string> } = {}): BundlingOptions {
   return {
     format: OutputFormat.ESM,
@@ -17,15 +51,8 @@ export function esmBundling(extra: { externalModules?: string[]; nodeModules?: s
     minify: true,
     sourceMap: false,
     mainFields: ['module', 'main'],
-    banner: [
-      "import { createRequire as __linklensCreateRequire } from 'node:module';",
-      "import { fileURLToPath as __linklensFileURLToPath } from 'node:url';",
-      "import { dirname as __linklensDirname } from 'node:path';",
-      'const require = __linklensCreateRequire(import.meta.url);',
-      'const __filename = __linklensFileURLToPath(import.meta.url);',
-      'const __dirname = __linklensDirname(__filename);',
-    ].join(' '),
-    externalModules: ['@aws-sdk/*', ...(extra.externalModules ?? [])],
+    banner: ESM_BANNER,
+    externalModules: [...new Set([...EXTERNAL_MODULES, ...(extra.externalModules ?? [])])],
     nodeModules: extra.nodeModules,
     forceDockerBundling: false,
     metafile: false,

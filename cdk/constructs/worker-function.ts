@@ -42,7 +42,7 @@ export class WorkerFunction extends Construct {
       logGroup,
       layers: [props.layers.ffmpeg, props.layers.sharp],
       description: 'linklens: runs preview jobs (images, media) from SQS',
-      bundling: esmBundling({ externalModules: ['sharp', '@img/*'] }),
+      bundling: esmBundling(),
       environment: {
         POWERTOOLS_SERVICE_NAME: 'linklens-worker',
         POWERTOOLS_METRICS_NAMESPACE: 'linklens',
