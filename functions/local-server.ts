@@ -11,6 +11,7 @@ import { LinkPreviewError, toErrorBody } from '../lib/errors.js';
 import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
 import type { HandlerDeps, HttpResponse } from '../lib/http/preview-handler.js';
 import { createApiHandler } from '../lib/http/api-handler.js';
+import { ConcurrencyGate } from '../lib/http/overload.js';
 import { createConsoleLogger, type Log } from '../lib/log.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { buildLocalDeps } from './wiring.js';
@@ -65,7 +66,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 
   let url = '';
   const deps = buildLocalDeps({ config, log, baseUrl: () => url, resolver: options.resolver });
-  const handler = createApiHandler({ ...deps, status: localStatusDeps() });
+  const gate = new ConcurrencyGate(config.maxConcurrentPreviews, config.maxQueuedPreviews);
+  const handler = createApiHandler({ ...deps, status: localStatusDeps(), gate });
   const assets = deps.blobs instanceof FsBlobStore ? deps.blobs : undefined;
 
   const server = http.createServer((req, res) => {

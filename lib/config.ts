@@ -48,6 +48,10 @@ export interface Config {
   publicUrl: string;
   /** Concurrency of in-process jobs. */
   jobConcurrency: number;
+  /** Local server: previews running at once; more wait in a queue. */
+  maxConcurrentPreviews: number;
+  /** Local server: previews waiting; beyond this a request gets 503 OVERLOADED at once. */
+  maxQueuedPreviews: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** AWS: the S3 bucket for assets (`assets/`) and job results (`jobs/`) (LINKPREVIEW_BUCKET). Empty: local adapters. */
   bucket: string;
@@ -130,6 +134,8 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.trim(), v.check((s) => s === '' || /^https?:\/\/[^/]+/i.test(s), 'LINKPREVIEW_PUBLIC_URL must be an http(s) URL')),
   ),
   LINKPREVIEW_JOB_CONCURRENCY: int('LINKPREVIEW_JOB_CONCURRENCY', 1, 64),
+  LINKPREVIEW_MAX_CONCURRENT: int('LINKPREVIEW_MAX_CONCURRENT', 1, 10_000),
+  LINKPREVIEW_MAX_QUEUED: int('LINKPREVIEW_MAX_QUEUED', 0, 100_000),
   LINKPREVIEW_BUCKET: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])?$/, 'LINKPREVIEW_BUCKET must be an S3 bucket name'))),
   LINKPREVIEW_JOB_QUEUE_URL: v.optional(
     v.pipe(v.string(), v.trim(), v.check((s) => s === '' || /^https?:\/\/[^/]+\/.+/i.test(s), 'LINKPREVIEW_JOB_QUEUE_URL must be an SQS queue URL')),
@@ -172,6 +178,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.LINKPREVIEW_DATA_DIR ?? '.data',
     publicUrl: (e.LINKPREVIEW_PUBLIC_URL ?? '').replace(/\/+$/, ''),
     jobConcurrency: e.LINKPREVIEW_JOB_CONCURRENCY ?? 4,
+    maxConcurrentPreviews: e.LINKPREVIEW_MAX_CONCURRENT ?? 32,
+    maxQueuedPreviews: e.LINKPREVIEW_MAX_QUEUED ?? 128,
     logLevel: e.LINKPREVIEW_LOG_LEVEL ?? 'info',
     bucket: e.LINKPREVIEW_BUCKET ?? '',
     jobQueueUrl: e.LINKPREVIEW_JOB_QUEUE_URL ?? '',

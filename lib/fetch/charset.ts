@@ -20,17 +20,17 @@ export function charsetFromContentType(contentType: string | undefined): string 
  * The encoding of an HTML or text body, as a label iconv-lite understands: BOM, then the
  * Content-Type charset, then `<meta charset>` / http-equiv / the XML declaration in the first
  * bytes (encoding-sniffer's WHATWG prescan), then detection: valid UTF-8 is UTF-8, else chardet.
+ * A UTF-8 header over bytes that are not UTF-8 is not believed.
  */
 export function detectEncoding(bytes: Uint8Array, contentType?: string): string {
   const declared = charsetFromContentType(contentType);
   const transport = declared && iconv.encodingExists(declared) ? declared : undefined;
-  let enc: string | undefined;
-  try {
-    const sniffer = new Sniffer({ maxBytes: META_PRESCAN_BYTES, transportLayerEncodingLabel: transport });
-    sniffer.write(bytes.subarray(0, META_PRESCAN_BYTES));
-    if (sniffer.resultType !== ResultType.DEFAULT) enc = sniffer.encoding;
-  } catch {
-    enc = undefined;
+  let enc = sniff(bytes, transport);
+  // A header that says UTF-8 over bytes that are not UTF-8 is a lie (a common server default):
+  // fall back to what the document itself declares, then to detection.
+  if (enc && transport && /^utf-?8$/i.test(enc) && !isValidUtf8(bytes.subarray(0, 64 * 1024))) {
+    enc = sniff(bytes, undefined);
+    if (enc && /^utf-?8$/i.test(enc)) enc = undefined;
   }
   if (!enc) {
     const sample = bytes.subarray(0, 64 * 1024);
@@ -41,6 +41,16 @@ export function detectEncoding(bytes: Uint8Array, contentType?: string): string 
     if (/^(ascii|iso-8859-1)$/i.test(enc)) enc = 'windows-1252';
   }
   return iconv.encodingExists(enc) ? enc : 'utf-8';
+}
+
+function sniff(bytes: Uint8Array, transport: string | undefined): string | undefined {
+  try {
+    const sniffer = new Sniffer({ maxBytes: META_PRESCAN_BYTES, transportLayerEncodingLabel: transport });
+    sniffer.write(bytes.subarray(0, META_PRESCAN_BYTES));
+    return sniffer.resultType !== ResultType.DEFAULT ? sniffer.encoding : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isValidUtf8(bytes: Uint8Array): boolean {

@@ -7,10 +7,14 @@ import type { Context as LambdaContext } from 'aws-lambda';
 import { openApiDocument } from '../contract/openapi.js';
 import { serviceStatus, type StatusDeps } from '../status.js';
 import { describeRequest } from './event.js';
+import { toErrorBody } from '../errors.js';
+import { ConcurrencyGate, OverloadedError } from './overload.js';
 import { createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
 
 export interface ApiDeps extends HandlerDeps {
   status?: Omit<StatusDeps, 'blobs' | 'jobs'>;
+  /** Bounds the previews in flight in this process (the local server; a Lambda runs one at a time). */
+  gate?: ConcurrencyGate;
 }
 
 export function createApiHandler(deps: ApiDeps): PreviewHandler {
@@ -27,7 +31,16 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
       if (path.endsWith('/openapi.json')) return json(200, openApiDocument(), requestId, 'public, max-age=300');
     }
     // Everything else, GET / included (405), is the preview handler's.
-    return preview(event, context);
+    if (!deps.gate || info.kind === 'direct') return preview(event, context);
+    try {
+      return await deps.gate.run(() => preview(event, context));
+    } catch (err) {
+      if (!(err instanceof OverloadedError)) throw err;
+      deps.log.warn('overloaded', { inFlight: deps.gate.inFlight, waiting: deps.gate.waiting });
+      const res = json(503, toErrorBody(err, info.requestId ?? context?.awsRequestId), info.requestId ?? '');
+      res.headers['retry-after'] = String(err.retryAfterSeconds);
+      return res;
+    }
   };
 }
 

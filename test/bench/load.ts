@@ -1,0 +1,120 @@
+/**
+ * `npm run bench:load`: the local server (its own process) under autocannon, with the fixture
+ * sites on loopback too. Reports requests/s, p50/p95/p99 latency, errors and 503s, and the
+ * server's peak RSS, at 1, 10 and 50 concurrent clients for an HTML page, a page with an image
+ * and a mix; then 10k requests and the server's RSS before and after (leak check); then an
+ * overload run past the concurrency limit.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import sharp from 'sharp';
+import { startFixtureServer } from '../helpers/fixture-server.js';
+
+const KEY = 'bench-key';
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const DURATION = Number(process.env.LOAD_SECONDS ?? 5);
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+async function startServer(extraEnv: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'functions/start-local.ts'], {
+    cwd: root,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LINKPREVIEW_API_KEYS: KEY, LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true', LINKPREVIEW_LOG_LEVEL: 'error', LINKPREVIEW_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'linklens-load-')), ...extraEnv },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => { out += d; const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out); if (m) resolve(m[0]); });
+    child.on('exit', (c) => reject(new Error(`server exited ${c}`)));
+  });
+  return { url, child };
+}
+
+const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0);
+
+async function run(url: string, pid: number, links: string[], connections: number, opts: { duration?: number; amount?: number } = {}) {
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  let peak = rssMb(pid);
+  const sampler = setInterval(() => { peak = Math.max(peak, rssMb(pid)); }, 100);
+  let i = 0;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const inst = autocannon(
+      {
+        url: `${url}/`,
+        connections,
+        duration: opts.amount ? undefined : opts.duration ?? DURATION,
+        amount: opts.amount,
+        timeout: 30,
+        requests: [{
+          method: 'POST',
+          setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ link: links[i++ % links.length] }) }),
+        }],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+    inst.on('response', (_c, status, _b, ms) => {
+      latencies.push(ms);
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    });
+  });
+  clearInterval(sampler);
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: result.requests.average,
+    total: latencies.length,
+    p50: pct(latencies, 50), p95: pct(latencies, 95), p99: pct(latencies, 99),
+    non2xx: [...statuses].filter(([s]) => s !== 200).map(([s, n]) => `${s}x${n}`).join(' ') || '-',
+    errors: result.errors + result.timeouts,
+    peakRss: peak,
+  };
+}
+
+export async function main(): Promise<void> {
+  const png = await sharp({ create: { width: 1200, height: 630, channels: 3, background: '#2a6' } }).jpeg().toBuffer();
+  const site = await startFixtureServer();
+  const page = (title: string, extra = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><meta name="description" content="A page for the load test">${extra}</head><body>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>'.repeat(200)}</body></html>`;
+  site.route('/html', { body: page('HTML page') });
+  site.route('/hero.jpg', { headers: { 'content-type': 'image/jpeg' }, body: png });
+  site.route('/favicon.ico', { status: 404, body: '' });
+  site.route('/with-image', { body: page('Page with image', `<meta property="og:image" content="${site.url('/hero.jpg')}">`) });
+
+  const { url, child } = await startServer();
+  const pid = child.pid!;
+  const scenarios: [string, string[]][] = [
+    ['html page', [site.url('/html')]],
+    ['page + image', [site.url('/with-image')]],
+    ['mix', [site.url('/html'), site.url('/with-image'), site.url('/html'), 'http://127.0.0.1:1/refused']],
+  ];
+  await run(url, pid, [site.url('/html'), site.url('/with-image')], 4, { amount: 200 }); // warm-up
+  const baseline = rssMb(pid);
+  process.stdout.write(`server RSS after warm-up: ${baseline.toFixed(0)} MB; ${DURATION}s per run\n\n`);
+  process.stdout.write('| scenario | clients | req/s | p50 ms | p95 ms | p99 ms | non-200 | errors | peak RSS MB |\n|---|---|---|---|---|---|---|---|---|\n');
+  for (const [name, links] of scenarios) {
+    for (const c of [1, 10, 50]) {
+      const r = await run(url, pid, links, c);
+      process.stdout.write(`| ${name} | ${c} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.peakRss.toFixed(0)} |\n`);
+    }
+  }
+  const before = rssMb(pid);
+  const soak = await run(url, pid, scenarios[2][1], 10, { amount: 10_000 });
+  await new Promise((r) => setTimeout(r, 3000));
+  const after = rssMb(pid);
+  process.stdout.write(`\n10k requests (mix, 10 clients): ${soak.total} answered, ${soak.rps.toFixed(0)} req/s; server RSS before ${before.toFixed(0)} MB, peak ${soak.peakRss.toFixed(0)} MB, 3 s after ${after.toFixed(0)} MB\n`);
+  child.kill('SIGTERM');
+
+  // Overload: a server limited to 4 in flight and 8 queued, hit by 100 clients.
+  const small = await startServer({ LINKPREVIEW_MAX_CONCURRENT: '4', LINKPREVIEW_MAX_QUEUED: '8' });
+  const o = await run(small.url, small.child.pid!, [site.url('/with-image')], 100, { duration: 3 });
+  process.stdout.write(`overload (limit 4 + 8 queued, 100 clients): ${o.rps.toFixed(0)} req/s, answers: 200x${o.total - Number((/503x(\d+)/.exec(o.non2xx) ?? [0, 0])[1])} ${o.non2xx}, p99 ${o.p99} ms, peak RSS ${o.peakRss.toFixed(0)} MB\n`);
+  small.child.kill('SIGTERM');
+  await site.close();
+}
+
+main().then(() => process.exit(0), (err) => { process.stderr.write(`${(err as Error).stack}\n`); process.exit(1); });
