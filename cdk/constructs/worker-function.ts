@@ -46,8 +46,8 @@ export class WorkerFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: 'linklens-worker',
         POWERTOOLS_METRICS_NAMESPACE: 'linklens',
-        FFPROBE_PATH: '/opt/bin/ffprobe',
-        FFMPEG_PATH: '/opt/bin/ffmpeg',
+        LINKPREVIEW_FFPROBE_PATH: '/opt/bin/ffprobe',
+        LINKPREVIEW_FFMPEG_PATH: '/opt/bin/ffmpeg',
         LINKPREVIEW_JOB_CONCURRENCY: '4',
       },
     });

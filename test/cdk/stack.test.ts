@@ -185,7 +185,7 @@ describe('settings', () => {
     });
     expect(pv.LINKPREVIEW_API_KEYS).toBeUndefined(); // never plain keys
     const wv = worker.Properties.Environment.Variables;
-    expect(wv).toMatchObject({ LINKPREVIEW_BUCKET: ref(bucketId), FFPROBE_PATH: '/opt/bin/ffprobe', FFMPEG_PATH: '/opt/bin/ffmpeg' });
+    expect(wv).toMatchObject({ LINKPREVIEW_BUCKET: ref(bucketId), LINKPREVIEW_FFPROBE_PATH: '/opt/bin/ffprobe', LINKPREVIEW_FFMPEG_PATH: '/opt/bin/ffmpeg' });
     expect(wv.LINKPREVIEW_JOB_QUEUE_URL).toBeUndefined();
     expect(wv.LINKPREVIEW_API_KEY_HASHES).toBeUndefined();
     // The values are valid for the service's own config loader.
