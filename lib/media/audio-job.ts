@@ -14,7 +14,7 @@ import type { JobContext } from '../jobs/registry.js';
 import { computeWaveform, readAudioTags, tagDate, type AudioTags } from './audio.js';
 import { hostImageBytes } from './hosted-bytes.js';
 import { MediaRejected, mediaBytes, withTempFile, type MediaJobInput } from './media-fetch.js';
-import { containerName, probeFile, type ProbeResult } from './probe.js';
+import { probeFile, sniffMedia, type ProbeResult } from './probe.js';
 import { isMediaFailure, tag } from './video.js';
 
 export type AudioJobResult = { audio: Audio; reason?: undefined } | { audio?: undefined; reason: string };
@@ -34,9 +34,9 @@ async function describeAudio(input: MediaJobInput, ctx: JobContext): Promise<Aud
   const cfg = ctx.config;
   const media = await mediaBytes(input, ctx, Math.min(cfg.mediaProbeBytes, cfg.maxMediaBytes));
   const size = media.totalSize ?? media.bytes.length;
-  const format = await containerName(media.bytes, undefined);
-  const mime = media.contentType?.split(';')[0].trim() || undefined;
-  const tags: AudioTags = await readAudioTags(media.bytes, { mimeType: mime, totalSize: size }).catch(() => ({}));
+  const sniffed = await sniffMedia(media.bytes);
+  const format = sniffed?.ext;
+  const tags: AudioTags = await readAudioTags(media.bytes, { ext: sniffed?.ext, totalSize: size }).catch(() => ({}));
 
   return withTempFile(media.bytes, 'input.bin', async (file) => {
     const tool = { timeoutMs: cfg.mediaDecodeTimeoutMs, signal: ctx.signal };
@@ -48,7 +48,7 @@ async function describeAudio(input: MediaJobInput, ctx: JobContext): Promise<Aud
     }
     if (!probe?.audio && !tags.codec) throw new MediaRejected('no audio stream found');
 
-    const duration = (media.complete ? probe?.duration ?? tags.duration : tags.duration ?? probe?.duration) ?? 0;
+    const duration = (media.complete ? probe?.duration ?? tags.duration : prefixDuration(tags, probe, media.bytes.length, size)) ?? 0;
     const bitRate = probe?.audio?.bitRate ?? (media.complete ? probe?.bitRate : undefined) ?? tags.bitRate ?? (duration > 0 ? (size * 8) / duration : 0);
     const audio: Audio = {
       duration: round3(duration),
@@ -83,6 +83,19 @@ async function describeAudio(input: MediaJobInput, ctx: JobContext): Promise<Aud
     if (artwork) audio.albumArtwork = artwork;
     return audio;
   });
+}
+
+/**
+ * The duration of a file of which only a prefix was read. Both readers can only under-estimate
+ * (a header says the whole; a header-less stream is measured on the prefix), so the larger wins;
+ * when that equals what the prefix holds at the stream's bit rate, the prefix was measured, and
+ * the total size at that bit rate is the better figure (PCM WAV, CBR MP3 without a Xing header).
+ */
+function prefixDuration(tags: AudioTags, probe: ProbeResult | undefined, prefixBytes: number, totalBytes: number): number | undefined {
+  const measured = Math.max(tags.duration ?? 0, probe?.duration ?? 0);
+  const bitRate = probe?.audio?.bitRate ?? tags.bitRate;
+  if (bitRate && measured && Math.abs((measured * bitRate) / 8 - prefixBytes) < 0.1 * prefixBytes) return (totalBytes * 8) / bitRate;
+  return measured || undefined;
 }
 
 /** The tagged date, else the Last-Modified header, else the time of fetching. */

@@ -22,9 +22,13 @@ export interface AudioTags {
   channels?: number;
 }
 
-/** Reads tags from the bytes; `totalSize` lets a prefix still give the right duration for CBR files. */
-export async function readAudioTags(bytes: Buffer, options: { mimeType?: string; totalSize?: number }): Promise<AudioTags> {
-  const meta = await parseBuffer(bytes, { mimeType: options.mimeType, size: options.totalSize ?? bytes.length }, { duration: false, skipPostHeaders: true });
+/**
+ * Reads tags from the bytes; `totalSize` lets a prefix still give the right duration for CBR files.
+ * The parser is chosen by the sniffed extension (`ext`), else music-metadata sniffs the bytes itself.
+ */
+export async function readAudioTags(bytes: Buffer, options: { ext?: string; totalSize?: number }): Promise<AudioTags> {
+  const fileInfo = { path: options.ext ? `audio.${options.ext}` : undefined, size: options.totalSize ?? bytes.length };
+  const meta = await parseBuffer(bytes, fileInfo, { duration: false, skipPostHeaders: true });
   const c = meta.common;
   const f = meta.format;
   const pic = c.picture?.find((p) => /front/i.test(p.type ?? '')) ?? c.picture?.[0];

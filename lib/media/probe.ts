@@ -83,14 +83,19 @@ function rate(s: string | undefined): number | undefined {
   return Number.isFinite(r) && r > 0 && r < 10_000 ? Math.round(r * 1000) / 1000 : undefined;
 }
 
+/** The media type and extension the bytes say (file-type), when they say. */
+export async function sniffMedia(bytes: Buffer): Promise<{ ext: string; mime: string } | undefined> {
+  try {
+    return await fileTypeFromBuffer(bytes.subarray(0, 64 * 1024));
+  } catch {
+    return undefined;
+  }
+}
+
 /** A short container name (`mp4`, `webm`, `mov`, `mp3`, `m4a` ...): sniffed from the bytes, else ffprobe's first name. */
 export async function containerName(bytes: Buffer, formatName: string | undefined): Promise<string | undefined> {
-  try {
-    const t = await fileTypeFromBuffer(bytes.subarray(0, 64 * 1024));
-    if (t?.ext) return t.ext;
-  } catch {
-    /* fall back to ffprobe */
-  }
+  const t = await sniffMedia(bytes);
+  if (t?.ext) return t.ext;
   const first = formatName?.split(',')[0];
   return first && first !== 'unknown' ? first : undefined;
 }
