@@ -13,6 +13,9 @@ import { hostProfileHeaders } from './fetch/host-profiles.js';
 import { hostImages, type ImageSources } from './media/host-images.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
+import { hostImage } from './media/host-images.js';
+import { matchPlatform } from './platforms/index.js';
+import type { PlatformContext, PlatformPreview } from './platforms/types.js';
 import type { BlobStore, JobRunner } from './ports.js';
 import type { PhaseTimer } from './timing.js';
 
@@ -47,6 +50,11 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
     domain: domainOf(link),
   };
 
+  // 0. A platform link (videohost, codehost, forum, ...) gets the platform's own data; when its
+  //    source fails, the generic preview below is used.
+  const direct = await ctx.timer.time('platform', () => platformRecord(new URL(link), base, ports, ctx));
+  if (direct) return { record: direct };
+
   // 1. Fetch. A forbidden address (LinkNotAllowedError) propagates as a 400; any other upstream
   //    failure is an ok:false record with the status seen and the trail so far.
   let res: FetchResult;
@@ -66,6 +74,12 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
       record: { ...base, ok: false, type: 'UNKNOWN', status: err.status, ...redirection(err.trail) },
       upstreamError: err.code,
     };
+  }
+
+  // A short link (redd.it, t.co, amzn.to, ...) that redirected to a platform URL.
+  if (res.trail.length > 1) {
+    const resolved = await ctx.timer.time('platform', () => platformRecord(new URL(res.finalUrl), base, ports, ctx, res));
+    if (resolved) return { record: resolved };
   }
 
   const deadline = Date.now() + config.recordDeadlineMs;
@@ -112,6 +126,50 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
   if (hosted.icon) record.icon = hosted.icon;
 
   return { record: finalize(record, hints) };
+}
+
+/** Runs the matching platform, if any; undefined means "use the generic preview". */
+async function platformRecord(url: URL, base: Pick<LinkRecord, 'id' | 'requestId' | 'updatedAt' | 'url' | 'domain'>, ports: PreviewPorts, ctx: PreviewContext, page?: FetchResult): Promise<LinkRecord | undefined> {
+  const found = matchPlatform(url);
+  if (!found) return undefined;
+  const deadline = Date.now() + ports.config.recordDeadlineMs;
+  const pctx: PlatformContext = {
+    fetch: ports.fetch,
+    config: ports.config,
+    jobs: ports.jobs,
+    requestId: ctx.requestId,
+    deadline,
+    acceptLanguage: ctx.acceptLanguage,
+    page,
+    hostImage: async (src) => (src ? hostImage({ url: src }, ports.jobs, { requestId: ctx.requestId, deadline }) : undefined),
+  };
+  let out: PlatformPreview | undefined;
+  try {
+    out = await found.platform.extract(url, found.match, pctx);
+  } catch (err) {
+    if (!(err instanceof FetchFailure)) throw err;
+    out = undefined; // the platform source failed: fall back to the generic preview
+  }
+  if (!out) return undefined;
+  const trail = page?.trail ?? out.trail ?? [base.url];
+  const record: LinkRecord = {
+    ...base,
+    ok: out.ok,
+    type: out.type,
+    status: out.status,
+    ...redirection(trail),
+    ...(out.title !== undefined ? { title: out.title } : {}),
+    ...(out.description !== undefined ? { description: out.description } : {}),
+    ...(out.language ? { language: out.language } : {}),
+    ...out.fields,
+  };
+  const hosted = await ctx.timer.time('jobs', () =>
+    hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, ports.jobs, { requestId: ctx.requestId, deadline }),
+  );
+  if (out.image) record.image = out.image;
+  else if (hosted.image) record.image = hosted.image;
+  if (hosted.icon) record.icon = hosted.icon;
+  return finalize(record, {});
 }
 
 function header(res: FetchResult, name: string): string | undefined {

@@ -1,0 +1,16 @@
+/**
+ * The platform registry: one line per platform, in match order. (An explicit list, because
+ * bundling breaks directory scanning.) A new platform is one file plus one line here.
+ */
+import type { Platform, PlatformMatch } from './types.js';
+
+export const PLATFORMS: Platform[] = [
+];
+
+export function matchPlatform(url: URL): { platform: Platform; match: PlatformMatch } | undefined {
+  for (const platform of PLATFORMS) {
+    const match = platform.match(url);
+    if (match) return { platform, match };
+  }
+  return undefined;
+}
