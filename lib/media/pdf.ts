@@ -11,6 +11,7 @@
  * An encrypted, truncated or corrupt PDF still gives a record with what is known (page count by
  * counting page objects, the encryption flag, the file name as title).
  */
+import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { PDFParse } from 'pdf-parse';
 import type { DocumentInfo, ImageSet } from '../contract/link.js';
@@ -44,6 +45,27 @@ export async function runDocumentJob(input: MediaJobInput, ctx: JobContext): Pro
 
 export class PdfTimeout extends Error {}
 
+let workerLoaded: Promise<void> | undefined;
+
+/**
+ * pdf.js runs its worker in this thread ("fake worker") and loads the worker module with a
+ * dynamic import of a path next to pdf-parse's bundle, which some hosts cannot do (Jest's CommonJS
+ * runtime, single-file bundles). Loading that module here once sets `globalThis.pdfjsWorker`,
+ * which pdf.js then uses directly. Where this fails, pdf.js still tries its own way.
+ */
+function ensurePdfWorker(): Promise<void> {
+  workerLoaded ??= (async () => {
+    if ((globalThis as { pdfjsWorker?: unknown }).pdfjsWorker) return;
+    try {
+      const worker = path.join(path.dirname(require.resolve('pdf-parse')), 'pdf.worker.mjs');
+      await import(worker);
+    } catch {
+      /* pdf.js falls back to its own import */
+    }
+  })();
+  return workerLoaded;
+}
+
 export async function describePdf(bytes: Buffer, name: string | undefined, ctx: JobContext, options: { complete: boolean }): Promise<DocumentJobResult & { document: DocumentInfo }> {
   const head = bytes.subarray(0, 1024).toString('latin1');
   if (!head.includes('%PDF-')) throw new MediaRejected('not a PDF');
@@ -55,6 +77,7 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
   if (!options.complete) return { document: known };
   if (!withinInflateBudget(bytes, PDF_INFLATE_FACTOR * cfg.maxMediaBytes)) return { document: known };
 
+  await ensurePdfWorker();
   const parser = new PDFParse({
     data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     isEvalSupported: false,
