@@ -14,7 +14,8 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadConfig, type Config } from '../lib/config.js';
-import { createPreviewHandler, type HandlerDeps, type PreviewHandler } from '../lib/http/preview-handler.js';
+import type { HandlerDeps, PreviewHandler } from '../lib/http/preview-handler.js';
+import { createApiHandler } from '../lib/http/api-handler.js';
 import { awsConfigured, buildAwsDeps, InvocationBudget } from './aws-deps.js';
 import { createObservability, MetricUnit, type Observability } from './observability.js';
 
@@ -28,7 +29,8 @@ export interface LambdaPreviewOptions {
 
 /** Wraps the shared preview handler with the invocation budget and Powertools (logs, metrics, traces). */
 export function createLambdaPreviewHandler({ obs, budget, deps }: LambdaPreviewOptions): PreviewHandler {
-  const inner = createPreviewHandler(deps);
+  // POST / plus GET /status and GET /openapi.json (the worker's binaries are reported when their paths are set).
+  const inner = createApiHandler({ ...deps, status: { ffprobePath: process.env.LINKPREVIEW_FFPROBE_PATH, browserPath: process.env.LINKPREVIEW_BROWSER_PATH } });
   return middy(async (event: unknown, context: never) => {
     budget.start(context);
     const requestId = requestIdOf(event);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 
@@ -22,6 +23,13 @@ export const ESM_BANNER = [
 /** What is left out of the bundles: the AWS SDK (in the runtime) and sharp (in the worker's layer). */
 export const EXTERNAL_MODULES = ['@aws-sdk/*', 'sharp', '@img/*'];
 
+/**
+ * Packages shipped as node_modules beside the preview bundle instead of inlined: cld3-asm's
+ * WebAssembly loader locates its .wasm file and calls nanoid/unixify in ways esbuild cannot
+ * bundle (language detection silently returned nothing in the bundle; test/cdk/bundle-runtime.test.ts).
+ */
+export const PREVIEW_NODE_MODULES = ['cld3-asm'];
+
 /** Defines for the preview bundle: AWS adapters only (see functions/preview.ts). */
 export const PREVIEW_DEFINE = { 'process.env.LINKLENS_BUNDLE_AWS_ONLY': JSON.stringify('true') };
 
@@ -36,14 +44,44 @@ export function previewEsbuildOptions(outfile: string) {
     minify: true,
     mainFields: ['module', 'main'],
     banner: { js: ESM_BANNER },
-    external: EXTERNAL_MODULES,
+    external: [...EXTERNAL_MODULES, ...PREVIEW_NODE_MODULES],
     define: PREVIEW_DEFINE,
     outfile,
     logLevel: 'error' as const,
   };
 }
 
-export function esmBundling(extra: { externalModules?: string[]; nodeModules?: string[]; define?: Record<string, string> } = {}): BundlingOptions {
+/**
+ * A package and its dependencies, as installed in this project's node_modules (read from their
+ * package.json files): copied beside a bundle without running npm, so `cdk synth` stays offline.
+ */
+export function installedClosure(names: string[], root = PROJECT_ROOT): string[] {
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    const manifest = path.join(root, 'node_modules', name, 'package.json');
+    if (!fs.existsSync(manifest)) return;
+    seen.add(name);
+    const deps = (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+    for (const dep of Object.keys(deps)) visit(dep);
+  };
+  names.forEach(visit);
+  return [...seen].sort();
+}
+
+/** Files (the preview function serves openapi.yaml as GET /openapi.json) and packages copied next to a bundle. */
+export function copyIntoBundle(files: string[], packages: string[] = []): BundlingOptions['commandHooks'] {
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) => [
+      ...files.map((f) => `cp "${path.join(inputDir, f)}" "${path.join(outputDir, path.basename(f))}"`),
+      ...installedClosure(packages, inputDir).map((p) => `mkdir -p "${path.join(outputDir, 'node_modules', path.dirname(p))}" && cp -R "${path.join(inputDir, 'node_modules', p)}" "${path.join(outputDir, 'node_modules', p)}"`),
+    ],
+  };
+}
+
+export function esmBundling(extra: { externalModules?: string[]; nodeModules?: string[]; define?: Record<string, string>; copy?: string[]; copyPackages?: string[] } = {}): BundlingOptions {
   return {
     format: OutputFormat.ESM,
     target: 'node22',
@@ -52,10 +90,11 @@ export function esmBundling(extra: { externalModules?: string[]; nodeModules?: s
     sourceMap: false,
     mainFields: ['module', 'main'],
     banner: ESM_BANNER,
-    externalModules: [...new Set([...EXTERNAL_MODULES, ...(extra.externalModules ?? [])])],
+    externalModules: [...new Set([...EXTERNAL_MODULES, ...(extra.externalModules ?? []), ...(extra.copyPackages ?? [])])],
     nodeModules: extra.nodeModules,
     forceDockerBundling: false,
     metafile: false,
     define: extra.define,
+    commandHooks: extra.copy || extra.copyPackages ? copyIntoBundle(extra.copy ?? [], extra.copyPackages) : undefined,
   };
 }

@@ -65,14 +65,14 @@ export class PreviewApi extends Construct {
         ),
       },
     });
-    this.api.addRoutes({
-      path: '/',
-      methods: [apigw.HttpMethod.POST],
-      integration: new HttpLambdaIntegration('Preview', props.handler, {
-        payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
-        timeout: API_LIMIT,
-      }),
+    const integration = new HttpLambdaIntegration('Preview', props.handler, {
+      payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+      timeout: API_LIMIT,
     });
+    this.api.addRoutes({ path: '/', methods: [apigw.HttpMethod.POST], integration });
+    // Service status and the OpenAPI document: no key (the handler serves them before the key check).
+    this.api.addRoutes({ path: '/status', methods: [apigw.HttpMethod.GET], integration });
+    this.api.addRoutes({ path: '/openapi.json', methods: [apigw.HttpMethod.GET], integration });
   }
 
   /** The API's URL (POST here). */

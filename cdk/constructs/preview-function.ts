@@ -4,7 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { esmBundling, PREVIEW_DEFINE, PROJECT_ROOT } from './bundling.js';
+import { esmBundling, PREVIEW_DEFINE, PREVIEW_NODE_MODULES, PROJECT_ROOT } from './bundling.js';
 
 /** API Gateway's hard limit on an integration (the record must be out before it). */
 export const API_LIMIT = Duration.seconds(29);
@@ -55,7 +55,7 @@ export class PreviewFunction extends Construct {
       logGroup,
       description: 'linklens: POST / -> Link record (API Gateway and direct invocation)',
       // AWS adapters only: the local fallback (and with it the job code) is left out of the bundle.
-      bundling: esmBundling({ define: PREVIEW_DEFINE }),
+      bundling: esmBundling({ define: PREVIEW_DEFINE, copy: ['openapi.yaml'], copyPackages: PREVIEW_NODE_MODULES }),
       environment: {
         POWERTOOLS_SERVICE_NAME: 'linklens-preview',
         POWERTOOLS_METRICS_NAMESPACE: 'linklens',

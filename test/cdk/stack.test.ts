@@ -59,7 +59,9 @@ describe('resources and wiring', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP', CorsConfiguration: Match.absent() });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /' });
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /status' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /openapi.json' });
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 3);
     const [, integration] = one('AWS::ApiGatewayV2::Integration');
     expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0', TimeoutInMillis: 29000 });
     expect(JSON.stringify(integration.Properties.IntegrationUri)).toContain(previewId);
