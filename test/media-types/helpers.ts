@@ -1,5 +1,6 @@
 /** Shared checks for the media-type tests: previews through the real local server, ImageSet shape, asset fetch-back. */
 import type { Config } from '../../lib/config';
+import { assertConforms } from '../helpers/conformance';
 import { startTestServer } from '../helpers/service';
 
 export type Server = Awaited<ReturnType<typeof startTestServer>>;
@@ -15,7 +16,10 @@ export async function preview(server: Server, link: string): Promise<any> {
     body: JSON.stringify({ link }),
   });
   expect(res.status).toBe(200);
-  return res.json();
+  const record = await res.json();
+  // Every record is checked against the OpenAPI document (the spec's objects and required fields).
+  assertConforms(record);
+  return record;
 }
 
 export function expectImageSet(set: any, source?: { width: number; height: number }): void {
