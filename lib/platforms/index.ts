@@ -3,8 +3,10 @@
  * bundling breaks directory scanning.) A new platform is one file plus one line here.
  */
 import type { Platform, PlatformMatch } from './types.js';
+import { microblog } from './microblog.js';
 
 export const PLATFORMS: Platform[] = [
+  microblog,
 ];
 
 export function matchPlatform(url: URL): { platform: Platform; match: PlatformMatch } | undefined {

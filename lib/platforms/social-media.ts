@@ -1,0 +1,81 @@
+/**
+ * Media of the part-2 platforms: images hosted as MediaImage (four sizes, through the image job)
+ * and videos probed as the spec's Video (the video job of lib/media/video.ts: ffprobe on a prefix
+ * of the MP4, poster and snapshots). A video that cannot be probed in time is represented by its
+ * hosted poster image, never by invented Video fields.
+ */
+import type { ImageSet, MediaImage, Video } from '../contract/link.js';
+import { toImageSet } from '../media/host-images.js';
+import type { VideoJobResult } from '../media/video.js';
+import type { Job } from '../ports.js';
+import type { PlatformContext } from './types.js';
+
+/** At most this many media items per post are hosted (a carousel can have 20). */
+export const MAX_MEDIA_ITEMS = 8;
+
+export interface MediaSource {
+  kind: 'image' | 'video';
+  /** The image, or the video's poster. */
+  image?: string;
+  /** The video file (the best MP4 variant). */
+  video?: string;
+  title?: string;
+  author?: string;
+}
+
+/** Hosts every item concurrently; an item whose image and video both fail is left out. */
+export async function hostMedia(items: MediaSource[], ctx: PlatformContext): Promise<(MediaImage | Video)[]> {
+  const list = items.slice(0, MAX_MEDIA_ITEMS);
+  const out = await Promise.all(list.map(async (m, i) => {
+    const [poster, video] = await Promise.all([
+      ctx.hostImage(m.image),
+      m.kind === 'video' && m.video ? probeVideo(m.video, ctx, `video-${i}`) : Promise.resolve(undefined),
+    ]);
+    if (video) {
+      if (poster) video.image = toImageSet(poster);
+      if (m.title && !video.title) video.title = m.title;
+      if (m.author && !video.author) video.author = m.author;
+      return video;
+    }
+    return poster;
+  }));
+  return out.filter((x): x is MediaImage | Video => x !== undefined);
+}
+
+/** Hosts images only (ClipsVideo and RetailerProduct carry MediaImage lists). */
+export async function hostImages(urls: (string | undefined)[], ctx: PlatformContext): Promise<MediaImage[]> {
+  const uniq = [...new Set(urls.filter((u): u is string => !!u))].slice(0, MAX_MEDIA_ITEMS);
+  const out = await Promise.all(uniq.map((u) => ctx.hostImage(u)));
+  return out.filter((x): x is MediaImage => x !== undefined);
+}
+
+/** The video job on a URL: the spec's Video, or undefined when it cannot be probed before the deadline. */
+export async function probeVideo(url: string, ctx: PlatformContext, id = 'video'): Promise<Video | undefined> {
+  const job = { id, kind: 'video', input: { url, fetchedAt: new Date().toISOString(), contentType: 'video/mp4', name: fileName(url) } } as Job;
+  try {
+    const outcome = (await ctx.jobs.run([job], { requestId: ctx.requestId, deadline: ctx.deadline })).get(id);
+    if (!outcome?.ok) return undefined;
+    return (outcome.result as VideoJobResult).video;
+  } catch {
+    return undefined;
+  }
+}
+
+function fileName(url: string): string | undefined {
+  try {
+    const last = new URL(url).pathname.split('/').filter(Boolean).pop();
+    return last ? decodeURIComponent(last) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The top-level ImageSet of a record from its first hosted medium (a MediaImage, or a Video's poster). */
+export function firstImageSet(media: (MediaImage | Video)[]): ImageSet | undefined {
+  for (const m of media) {
+    if ('thumbnail' in m && 'original' in m) return toImageSet(m as MediaImage);
+    const v = m as Video;
+    if (v.image) return toImageSet(v.image);
+  }
+  return undefined;
+}
