@@ -63,6 +63,16 @@ export interface Config {
    * response leaves well inside API Gateway's 29 s limit whatever the record deadline says.
    */
   jobDeadlineMs: number;
+  /** Platforms, part 1: upstream base URLs (GitHub Enterprise, fixture servers) and optional credentials. */
+  youtubeBaseUrl: string;
+  youtubeApiUrl: string;
+  /** YOUTUBE_API_KEY: enables the YouTube Data API v3 (exact counts, channel joinedAt/viewsCount). */
+  youtubeApiKey: string;
+  githubApiUrl: string;
+  githubBaseUrl: string;
+  /** GITHUB_TOKEN: raises the GitHub REST rate limit from 60 to 5000 requests an hour. */
+  githubToken: string;
+  redditBaseUrl: string;
 }
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; linklens/1.0; +https://github.com/linklens/linklens)';
@@ -96,6 +106,10 @@ const list = v.optional(
     v.transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
   ),
 );
+
+/** An http(s) base URL; a trailing slash is dropped. */
+const httpUrl = (name: string) =>
+  v.optional(v.pipe(v.string(), v.trim(), v.regex(/^https?:\/\/[^/]+/i, `${name} must be an http(s) URL`), v.transform((s) => s.replace(/\/+$/, ''))));
 
 const EnvSchema = v.object({
   LINKPREVIEW_API_KEYS: list,
@@ -141,6 +155,13 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.trim(), v.check((s) => s === '' || /^https?:\/\/[^/]+\/.+/i.test(s), 'LINKPREVIEW_JOB_QUEUE_URL must be an SQS queue URL')),
   ),
   LINKPREVIEW_JOB_DEADLINE_MS: int('LINKPREVIEW_JOB_DEADLINE_MS', 100, 28_000),
+  LINKPREVIEW_YOUTUBE_BASE_URL: httpUrl('LINKPREVIEW_YOUTUBE_BASE_URL'),
+  LINKPREVIEW_YOUTUBE_API_URL: httpUrl('LINKPREVIEW_YOUTUBE_API_URL'),
+  YOUTUBE_API_KEY: v.optional(v.pipe(v.string(), v.trim())),
+  LINKPREVIEW_GITHUB_API_URL: httpUrl('LINKPREVIEW_GITHUB_API_URL'),
+  LINKPREVIEW_GITHUB_BASE_URL: httpUrl('LINKPREVIEW_GITHUB_BASE_URL'),
+  GITHUB_TOKEN: v.optional(v.pipe(v.string(), v.trim())),
+  LINKPREVIEW_REDDIT_BASE_URL: httpUrl('LINKPREVIEW_REDDIT_BASE_URL'),
   LINKPREVIEW_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'LINKPREVIEW_LOG_LEVEL must be debug, info, warn, error or silent')),
 });
 
@@ -184,5 +205,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bucket: e.LINKPREVIEW_BUCKET ?? '',
     jobQueueUrl: e.LINKPREVIEW_JOB_QUEUE_URL ?? '',
     jobDeadlineMs: e.LINKPREVIEW_JOB_DEADLINE_MS ?? 25_000,
+    youtubeBaseUrl: e.LINKPREVIEW_YOUTUBE_BASE_URL ?? 'https://www.youtube.com',
+    youtubeApiUrl: e.LINKPREVIEW_YOUTUBE_API_URL ?? 'https://www.googleapis.com/youtube/v3',
+    youtubeApiKey: e.YOUTUBE_API_KEY ?? '',
+    githubApiUrl: e.LINKPREVIEW_GITHUB_API_URL ?? 'https://api.github.com',
+    githubBaseUrl: e.LINKPREVIEW_GITHUB_BASE_URL ?? 'https://github.com',
+    githubToken: e.GITHUB_TOKEN ?? '',
+    redditBaseUrl: e.LINKPREVIEW_REDDIT_BASE_URL ?? 'https://www.reddit.com',
   };
 }
