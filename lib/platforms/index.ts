@@ -4,9 +4,17 @@
  */
 import type { Platform, PlatformMatch } from './types.js';
 import { microblog } from './microblog.js';
+import { photoshare } from './photoshare.js';
+import { clips } from './clips.js';
+import { retailer } from './retailer.js';
+import { marketplace } from './marketplace.js';
 
 export const PLATFORMS: Platform[] = [
   microblog,
+  photoshare,
+  clips,
+  retailer,
+  marketplace,
 ];
 
 export function matchPlatform(url: URL): { platform: Platform; match: PlatformMatch } | undefined {

@@ -31,7 +31,6 @@ export const MICROBLOG_SOURCES = {
   syndication: 'https://cdn.syndication.twimg.com/tweet-result',
   oembed: 'https://publish.twitter.com/oembed',
   timelineProfile: 'https://syndication.twitter.com/srv/timeline-profile/screen-name/',
-  site: 'https://x.com',
 };
 
 const HOSTS = /^(www\.|mobile\.)?(x|twitter)\.com$/i;
@@ -64,7 +63,7 @@ export const microblog: Platform = {
   name: 'microblog',
   match: matchMicroblog,
   async extract(url, match, ctx) {
-    return match.kind === 'post' ? extractPost(url, match.ids.postId, match.ids.username, ctx) : extractUser(match.ids.username, ctx);
+    return match.kind === 'post' ? extractPost(url, match.ids.postId, match.ids.username, ctx) : extractUser(url, match.ids.username, ctx);
   },
 };
 
@@ -94,7 +93,7 @@ async function extractPost(url: URL, postId: string, username: string | undefine
   if (goneStatus !== undefined && synd?.status === 404) return gone(goneStatus);
 
   // 3. The HTML X serves to preview bots.
-  const page = await tryPage(`${MICROBLOG_SOURCES.site}/${username ?? 'i'}/status/${postId}`, ctx);
+  const page = await tryPage(url.href, ctx);
   if (page) {
     const p = fromCrawlerPost(page, postId, username);
     if (p) return finishPost(p, ctx);
@@ -299,14 +298,14 @@ function userTitle(u: Pick<MicroblogUser, 'name' | 'username'>): string {
 // ---------------------------------------------------------------------------------------------
 // Users
 
-async function extractUser(username: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
+async function extractUser(url: URL, username: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
   // 1. The public profile timeline: the full user object inside its embedded data.
   const tl = await trySource(() => fetchSource(`${MICROBLOG_SOURCES.timelineProfile}${encodeURIComponent(username)}?showReplies=false`, ctx, { accept: 'text/html' }));
   const fromTimeline = tl?.text ? timelineUser(tl.text, username) : undefined;
   if (fromTimeline) return finishUser(fromTimeline, ctx);
 
   // 2. The bot HTML of the profile.
-  const page = await tryPage(`${MICROBLOG_SOURCES.site}/${username}`, ctx);
+  const page = await tryPage(url.href, ctx);
   if (page) {
     const u = crawlerUser(page, username);
     if (u) return finishUser(u, ctx);
