@@ -1,0 +1,278 @@
+/**
+ * codehost (GitHub): repositories (CODEHOST_REPOSITORY) from the REST API, key-less (60 requests
+ * an hour per address) or with GITHUB_TOKEN (5,000 an hour). One preview costs five requests:
+ * the repository, its languages, and three `per_page=1` lists whose Link header `rel="last"`
+ * page number is the count (contributors, commits, open pull requests). When the API is
+ * rate-limited (403/429) or unreachable, the repository's HTML page is read instead.
+ * Base URLs: LINKPREVIEW_GITHUB_API_URL (GitHub Enterprise: https://HOST/api/v3) and
+ * LINKPREVIEW_GITHUB_BASE_URL (the HTML fallback).
+ */
+import type { CodehostRepository } from '../contract/link.js';
+import { extractPage } from '../extract/extract-page.js';
+import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
+import { stableId } from '../ids.js';
+import { toImageSet } from '../media/host-images.js';
+import linguist from './data/linguist-colors.json';
+import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
+import { parseCount } from './videohost-parse.js';
+
+const JSON_LIMITS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 5000 };
+
+/** First path segments of github.com that are not users or organisations. */
+const RESERVED = new Set([
+  'about', 'account', 'apps', 'blog', 'codespaces', 'collections', 'contact', 'customer-stories', 'dashboard', 'enterprise',
+  'events', 'explore', 'features', 'github-copilot', 'issues', 'join', 'login', 'logout', 'marketplace', 'new', 'notifications',
+  'orgs', 'organizations', 'pricing', 'pulls', 'readme', 'search', 'security', 'sessions', 'settings', 'signup', 'site', 'sponsors',
+  'team', 'topics', 'trending', 'users', 'resources', 'solutions', 'premium-support', 'stars', 'watching', 'copilot',
+]);
+
+export function repositoryObjectId(ownId: string | number): number {
+  return stableId(`codehost:repository:${ownId}`);
+}
+export function ownerObjectId(ownId: string | number): number {
+  return stableId(`codehost:user:${ownId}`);
+}
+
+export function matchCodehost(url: URL): PlatformMatch | undefined {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (!/^(www\.)?github\.com$/i.test(url.hostname.replace(/\.$/, ''))) return undefined;
+  const [owner, rawRepo] = url.pathname.split('/').filter(Boolean);
+  if (!owner || !rawRepo || RESERVED.has(owner.toLowerCase())) return undefined;
+  if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(owner)) return undefined;
+  const repo = rawRepo.replace(/\.git$/i, '');
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(repo) || repo === '.' || repo === '..') return undefined;
+  return { kind: 'repository', ids: { owner, repo } };
+}
+
+export const codehost: Platform = {
+  name: 'codehost',
+  match: matchCodehost,
+  extract: (url, match, ctx) => extractRepository(match.ids.owner, match.ids.repo, ctx),
+};
+
+export function languageColor(name: string): string {
+  return (linguist.colors as Record<string, string>)[name] ?? linguist.fallback;
+}
+
+/** Language byte counts -> `{name, color, percentage}` (one decimal), largest first. */
+export function languageShares(bytes: Record<string, unknown>): { name: string; color: string; percentage: number }[] {
+  const entries = Object.entries(bytes).filter((e): e is [string, number] => typeof e[1] === 'number' && e[1] > 0);
+  const total = entries.reduce((s, [, n]) => s + n, 0);
+  if (!total) return [];
+  return entries
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => ({ name, color: languageColor(name), percentage: Math.round((n / total) * 1000) / 10 }));
+}
+
+/** The count a `per_page=1` list stands for: the page number of its `rel="last"` link, else the items on the only page. */
+export function countFromLink(link: string | string[] | undefined, itemsOnPage: number): number {
+  const header = Array.isArray(link) ? link.join(', ') : link;
+  if (header) {
+    for (const part of header.split(',')) {
+      const m = /<([^>]+)>\s*;\s*rel="?last"?/.exec(part);
+      if (!m) continue;
+      try {
+        const page = Number(new URL(m[1], 'https://api.github.com/').searchParams.get('page'));
+        if (Number.isInteger(page) && page > 0) return page;
+      } catch {
+        /* a bad link: fall through */
+      }
+    }
+  }
+  return itemsOnPage;
+}
+
+type Json = Record<string, unknown>;
+
+interface ApiAnswer {
+  status: number;
+  json?: unknown;
+  res?: FetchResult;
+  /** The API refused for its rate limit (403 with x-ratelimit-remaining 0, or 429), or could not be reached. */
+  limited: boolean;
+}
+
+async function api(path: string, ctx: PlatformContext): Promise<ApiAnswer> {
+  const headers: Record<string, string> = {
+    accept: 'application/vnd.github+json',
+    'x-github-api-version': '2022-11-28',
+    'user-agent': ctx.config.userAgent,
+  };
+  if (ctx.config.githubToken) headers.authorization = `Bearer ${ctx.config.githubToken}`;
+  let res: FetchResult;
+  try {
+    res = await ctx.fetch(`${ctx.config.githubApiUrl}${path}`, {
+      maxBytes: JSON_LIMITS.maxBytes, onTooLarge: 'fail', timeoutMs: Math.min(JSON_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs), maxRedirects: 3, headers,
+    });
+  } catch (err) {
+    if (err instanceof FetchFailure) return { status: err.status, limited: true };
+    throw err;
+  }
+  const remaining = res.headers['x-ratelimit-remaining'];
+  const limited = res.status === 429 || (res.status === 403 && (remaining === '0' || /rate limit/i.test(res.body.toString('utf8', 0, 2000))));
+  if (res.status < 200 || res.status >= 300) return { status: res.status, res, limited };
+  try {
+    return { status: res.status, res, json: JSON.parse(res.body.toString('utf8')), limited: false };
+  } catch {
+    return { status: res.status, res, limited: false };
+  }
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+async function extractRepository(owner: string, repo: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
+  const base = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
+  const main = await api(base, ctx);
+  if (main.limited || main.status >= 500) return fromHtml(owner, repo, ctx);
+  const r = main.json as Json | undefined;
+  if (!r || typeof r !== 'object' || main.status !== 200) return undefined; // 404 (missing or private) and the like: the generic preview says so
+
+  const fullName = str(r.full_name) ?? `${owner}/${repo}`;
+  const path = `/repos/${fullName.split('/').map(encodeURIComponent).join('/')}`;
+  const [languages, contributors, commits, pulls] = await Promise.all([
+    api(`${path}/languages`, ctx),
+    api(`${path}/contributors?per_page=1&anon=true`, ctx),
+    api(`${path}/commits?per_page=1`, ctx),
+    api(`${path}/pulls?state=open&per_page=1`, ctx),
+  ]);
+  const o = (r.owner ?? {}) as Json;
+  const obj: CodehostRepository = { id: repositoryObjectId(num(r.id) ?? fullName.toLowerCase()) };
+  obj.name = str(r.name) ?? repo;
+  if (str(o.login)) obj.owner = { id: ownerObjectId(num(o.id) ?? String(o.login).toLowerCase()), username: String(o.login) };
+  const description = str(r.description);
+  if (description) obj.description = description;
+  if (num(r.stargazers_count) !== undefined) obj.starsCount = num(r.stargazers_count);
+  // watchers_count is the stargazers again; subscribers_count is who watches.
+  if (num(r.subscribers_count) !== undefined) obj.watchersCount = num(r.subscribers_count);
+  if (num(r.forks_count) !== undefined) obj.forksCount = num(r.forks_count);
+  if (contributors.status === 200 && Array.isArray(contributors.json)) obj.contributorsCount = countFromLink(contributors.res?.headers.link, contributors.json.length);
+  else if (contributors.status === 204) obj.contributorsCount = 0;
+  if (commits.status === 200 && Array.isArray(commits.json)) {
+    obj.commitsCount = countFromLink(commits.res?.headers.link, commits.json.length);
+    const date = str((commits.json[0] as Json | undefined)?.commit && ((((commits.json[0] as Json).commit as Json).committer as Json | undefined)?.date));
+    if (date) obj.lastCommitDate = new Date(date).toISOString();
+  } else if (commits.status === 409) obj.commitsCount = 0; // an empty repository
+  let openPulls: number | undefined;
+  if (pulls.status === 200 && Array.isArray(pulls.json)) openPulls = countFromLink(pulls.res?.headers.link, pulls.json.length);
+  if (openPulls !== undefined) obj.pullRequestsCount = openPulls;
+  // open_issues_count counts open pull requests too.
+  const openIssues = num(r.open_issues_count);
+  if (openIssues !== undefined && openPulls !== undefined) obj.issuesCount = Math.max(0, openIssues - openPulls);
+  else if (openIssues !== undefined && r.has_issues === false) obj.issuesCount = 0;
+  if (languages.status === 200 && languages.json && typeof languages.json === 'object') obj.languages = languageShares(languages.json as Json);
+  else if (str(r.language)) obj.languages = [{ name: String(r.language), color: languageColor(String(r.language)), percentage: 100 }];
+  obj.topics = Array.isArray(r.topics) ? r.topics.filter((t): t is string => typeof t === 'string') : [];
+  if (!obj.lastCommitDate && str(r.pushed_at)) obj.lastCommitDate = new Date(String(r.pushed_at)).toISOString();
+
+  const avatar = await ctx.hostImage(str(o.avatar_url));
+  return {
+    type: 'CODEHOST_REPOSITORY',
+    ok: true,
+    status: 200,
+    title: description ? `${fullName}: ${description}` : fullName,
+    description: description ?? '',
+    ...(avatar ? { image: toImageSet(avatar) } : {}),
+    fields: { codehostRepository: obj },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The HTML page, when the API is rate-limited or unreachable.
+
+function attr(html: string, re: RegExp): string | undefined {
+  const m = re.exec(html);
+  return m ? m[1] : undefined;
+}
+
+function count(html: string, ...res: RegExp[]): number | undefined {
+  for (const re of res) {
+    const v = attr(html, re);
+    const n = v ? parseCount(v.replace(/,/g, '')) : undefined;
+    if (n !== undefined) return n;
+  }
+  return undefined;
+}
+
+/** What a repository page shows, read with patterns of the current and the older page layouts. */
+export function parseRepositoryHtml(html: string): Omit<CodehostRepository, 'id' | 'owner'> & { repositoryId?: string; ownerId?: string; ownerLogin?: string; nwo?: string } {
+  const meta = (name: string) => attr(html, new RegExp(`<meta[^>]+name="${name}"[^>]+(?:content|value)="([^"]*)"`, 'i'));
+  const nwo = meta('octolytics-dimension-repository_nwo');
+  const out: ReturnType<typeof parseRepositoryHtml> = {
+    repositoryId: meta('octolytics-dimension-repository_id'),
+    ownerId: meta('octolytics-dimension-user_id'),
+    ownerLogin: meta('octolytics-dimension-user_login'),
+    nwo,
+  };
+  const starsCount = count(html, /id="repo-stars-counter-star"[^>]*title="([\d,]+)"/, /aria-label="([\d,]+) users? starred this repository"/, /\/stargazers"[^>]*>\s*(?:<[^>]+>\s*)*([\d,.]+[kKmM]?)\s*</);
+  const forksCount = count(html, /id="repo-network-counter"[^>]*title="([\d,]+)"/, /aria-label="([\d,]+) users? forked this repository"/, /\/(?:network\/members|forks)"[^>]*>\s*(?:<[^>]+>\s*)*([\d,.]+[kKmM]?)\s*</);
+  const watchersCount = count(html, /<strong>([\d,.]+[kKmM]?)<\/strong>\s*watching/, /aria-label="([\d,]+) users? (?:are )?watching this repository"/, /\/watchers"[^>]*>\s*(?:<[^>]+>\s*)*([\d,.]+[kKmM]?)\s*</);
+  const issuesCount = count(html, /id="issues-repo-tab-count"[^>]*title="([\d,]+)"/, /\/issues"[^>]*>[\s\S]{0,300}?class="Counter"[^>]*>([\d,]+)</);
+  const pullRequestsCount = count(html, /id="pull-requests-repo-tab-count"[^>]*title="([\d,]+)"/, /\/pulls"[^>]*>[\s\S]{0,300}?class="Counter"[^>]*>([\d,]+)</);
+  const commitsCount = count(html, /<strong>([\d,]+)<\/strong>\s*(?:<[^>]+>\s*)*commits?\b/i, />\s*([\d,]+) Commits?\s*</, /<span class="num text-emphasized">\s*([\d,]+)\s*<\/span>\s*commits?/i);
+  const contributorsCount = count(html, /\/graphs\/contributors"[^>]*>[\s\S]{0,200}?class="Counter[^"]*"[^>]*(?:title="([\d,]+)")?/, /\/graphs\/contributors"[^>]*>[\s\S]{0,200}?class="Counter[^"]*"[^>]*>([\d,]+)</, /<span class="num text-emphasized">\s*([\d,]+)\s*<\/span>\s*contributors?/i);
+  if (starsCount !== undefined) out.starsCount = starsCount;
+  if (forksCount !== undefined) out.forksCount = forksCount;
+  if (watchersCount !== undefined) out.watchersCount = watchersCount;
+  if (issuesCount !== undefined) out.issuesCount = issuesCount;
+  if (pullRequestsCount !== undefined) out.pullRequestsCount = pullRequestsCount;
+  if (commitsCount !== undefined) out.commitsCount = commitsCount;
+  if (contributorsCount !== undefined) out.contributorsCount = contributorsCount;
+  const topics = [...html.matchAll(/class="topic-tag[^"]*"[^>]*>\s*([^<]+?)\s*</g)].map((m) => m[1].trim());
+  out.topics = [...new Set(topics)];
+  const langs: { name: string; color: string; percentage: number }[] = [];
+  for (const m of html.matchAll(/<span class="color-fg-default text-bold mr-1">([^<]+)<\/span>\s*<span>([\d.]+)%<\/span>|<span class="lang">([^<]+)<\/span>\s*<span class="percent">([\d.]+)%<\/span>/g)) {
+    const name = (m[1] ?? m[3]).trim();
+    if (!langs.some((l) => l.name === name)) langs.push({ name, color: languageColor(name), percentage: Number(m[2] ?? m[4]) });
+  }
+  if (langs.length) out.languages = langs;
+  const date = attr(html, /<relative-time[^>]+datetime="([^"]+)"/);
+  if (date && !Number.isNaN(Date.parse(date))) out.lastCommitDate = new Date(date).toISOString();
+  return out;
+}
+
+async function fromHtml(owner: string, repo: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
+  let res: FetchResult;
+  try {
+    res = await ctx.fetch(`${ctx.config.githubBaseUrl}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`, {
+      maxBytes: ctx.config.maxPageBytes, onTooLarge: 'truncate', timeoutMs: ctx.config.fetchTimeoutMs,
+      headers: { 'user-agent': ctx.config.userAgent, ...(ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : {}) },
+    });
+  } catch (err) {
+    if (err instanceof FetchFailure) return undefined;
+    throw err;
+  }
+  if (res.status !== 200) return undefined;
+  const html = res.body.toString('utf8');
+  const parsed = parseRepositoryHtml(html);
+  // Not a repository page (a login wall, a rate-limit page): the generic preview.
+  if (!parsed.nwo && !parsed.repositoryId && parsed.starsCount === undefined) return undefined;
+  const contentType = res.headers['content-type'];
+  const page = await extractPage(res, Array.isArray(contentType) ? contentType[0] : contentType, { fetch: ctx.fetch, config: ctx.config });
+  const fullName = parsed.nwo ?? `${owner}/${repo}`;
+  const { repositoryId, ownerId, ownerLogin, nwo: _nwo, ...fields } = parsed;
+  const login = ownerLogin ?? fullName.split('/')[0];
+  const obj: CodehostRepository = {
+    id: repositoryObjectId(repositoryId ? Number(repositoryId) : fullName.toLowerCase()),
+    name: fullName.split('/')[1] ?? repo,
+    owner: { id: ownerObjectId(ownerId ? Number(ownerId) : login.toLowerCase()), username: login },
+  };
+  const description = page.description?.replace(new RegExp(`\\s*-\\s*${escapeRe(fullName)}.*$`), '').trim();
+  if (description) obj.description = description;
+  Object.assign(obj, fields);
+  return {
+    type: 'CODEHOST_REPOSITORY',
+    ok: true,
+    status: res.status,
+    title: page.title ?? fullName,
+    description: description ?? page.description ?? '',
+    ...(page.language ? { language: page.language } : {}),
+    ...(page.image?.url ? { imageSource: page.image.url } : {}),
+    icons: page.icons,
+    fields: { codehostRepository: obj },
+  };
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
