@@ -129,6 +129,8 @@ interface PostDraft {
   /** An image for the record when there is no media (og:image of the bot page). */
   fallbackImage?: string;
   language?: string;
+  /** The bot page's own og:title, kept as the record's title. */
+  title?: string;
 }
 
 async function fromSyndication(j: Record<string, unknown>, ctx: PlatformContext): Promise<PlatformPreview> {
@@ -258,6 +260,8 @@ function fromCrawlerPost(page: ParsedPage, postId: string, username: string | un
     user: compact({ id: userId(screen ?? name ?? ''), username: screen, name }),
     media: isMedia ? [{ kind: 'image', image }] : [],
     fallbackImage: isMedia || !image || /\/rweb\/ssr\/default\//.test(image) ? undefined : image,
+    title: a ? ogTitle : undefined,
+    language: page.data.lang?.split('-')[0],
   };
 }
 
@@ -270,7 +274,7 @@ async function finishPost(d: PostDraft, ctx: PlatformContext): Promise<PlatformP
     type: 'MICROBLOG_POST',
     ok: true,
     status: 200,
-    title: userTitle(user),
+    title: d.title ?? userTitle(user),
     ...(post.text ? { description: post.text } : {}),
     ...(d.language ? { language: d.language } : {}),
     ...(image ? { image } : d.fallbackImage ? { imageSource: d.fallbackImage } : {}),

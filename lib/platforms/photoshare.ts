@@ -92,7 +92,11 @@ async function extractPost(url: URL, code: string, ctx: PlatformContext): Promis
   const page = res ? parsePlatformPage(res) : undefined;
   const draft: PostDraft = { media: [] };
   const login = !!page && (page.wall === 'login-redirect' || isLoginUrl(page.res.finalUrl) || isLoginTitle(page));
-  if (page && isOk(page.res.status) && !page.wall && !login) fromOgPost(page, draft);
+  let ogDescription: string | undefined;
+  if (page && isOk(page.res.status) && !page.wall && !login) {
+    fromOgPost(page, draft);
+    ogDescription = page.meta('og:description', 'description');
+  }
 
   // The embed page: the exact time, the owner (verified, avatar) and media URLs.
   if (!draft.username || !draft.publishedAt || draft.media.length === 0 || draft.verified === undefined) {
@@ -130,7 +134,7 @@ async function extractPost(url: URL, code: string, ctx: PlatformContext): Promis
     ok: true,
     status: 200,
     title: draft.title ?? (who ? `${who} on Instagram` : 'Instagram post'),
-    ...(draft.text ? { description: draft.text } : {}),
+    ...(draft.text ?? ogDescription ? { description: draft.text ?? ogDescription } : {}),
     ...(image ? { image } : {}),
     icons: ICONS,
     fields: { photosharePost: post },

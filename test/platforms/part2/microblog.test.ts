@@ -164,6 +164,7 @@ describe('post fallbacks', () => {
     expect(r.microblogPost.user).toMatchObject({ name: 'Jane Doe', username: 'jane' });
     expect(r.microblogPost.media).toHaveLength(1);
     expect(r.microblogPost.createdAt).toMatch(/^20\d\d-/);
+    expect(r.language).toBe('en');
     // The bot page was asked for with the preview-bot User-Agent.
     const req = w.seen().find((s) => s.url === `https://x.com/jane/status/${ID}`)!;
     expect(String(req.headers['user-agent'])).toMatch(/Twitterbot/);
