@@ -3,6 +3,9 @@
  * bundling breaks directory scanning.) A new platform is one file plus one line here.
  */
 import type { Platform, PlatformMatch } from './types.js';
+import { videohost } from './videohost.js';
+import { codehost } from './codehost.js';
+import { forum } from './forum.js';
 import { microblog } from './microblog.js';
 import { photoshare } from './photoshare.js';
 import { clips } from './clips.js';
@@ -10,6 +13,9 @@ import { retailer } from './retailer.js';
 import { marketplace } from './marketplace.js';
 
 export const PLATFORMS: Platform[] = [
+  videohost,
+  codehost,
+  forum,
   microblog,
   photoshare,
   clips,
