@@ -14,19 +14,20 @@ import { createApiHandler } from '../lib/http/api-handler.js';
 import { ConcurrencyGate } from '../lib/http/overload.js';
 import { createConsoleLogger, type Log } from '../lib/log.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
+import { browserAvailable, closeBrowser } from '../lib/browser/browser.js';
 import { buildLocalDeps } from './wiring.js';
 
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 /** Optional binaries /status reports on, as found on this machine. */
-export function localStatusDeps(): { ffprobePath?: string; browserPath?: string } {
+export function localStatusDeps(config?: Pick<Config, 'browserPath'>): { ffprobePath?: string; browserPath?: string } {
   let ffprobePath: string | undefined;
   try {
     ffprobePath = (require('@ffprobe-installer/ffprobe') as { path: string }).path;
   } catch {
     ffprobePath = undefined;
   }
-  return { ffprobePath, browserPath: process.env.LINKPREVIEW_BROWSER_PATH ?? '/usr/bin/chromium' };
+  return { ffprobePath, browserPath: config?.browserPath ?? loadConfig(process.env).browserPath };
 }
 
 
@@ -67,7 +68,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   let url = '';
   const deps = buildLocalDeps({ config, log, baseUrl: () => url, resolver: options.resolver });
   const gate = new ConcurrencyGate(config.maxConcurrentPreviews, config.maxQueuedPreviews);
-  const handler = createApiHandler({ ...deps, status: localStatusDeps(), gate });
+  const handler = createApiHandler({ ...deps, status: localStatusDeps(config), gate });
+  // Screenshots: one line at start-up when they cannot be taken.
+  if (config.screenshots !== 'off' && !browserAvailable(config)) {
+    const line = `no browser at ${config.browserPath}: records have no page screenshot (install chromium or set LINKPREVIEW_BROWSER_PATH; LINKPREVIEW_SCREENSHOTS=off silences this)`;
+    if (config.screenshots === 'on') log.warn(line);
+    else log.info(line);
+  }
   const assets = deps.blobs instanceof FsBlobStore ? deps.blobs : undefined;
 
   const server = http.createServer((req, res) => {
@@ -160,7 +167,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     keyGenerated,
     deps,
     server,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }).then(() => closeBrowser()),
   };
 }
 

@@ -63,6 +63,19 @@ export interface Config {
    * response leaves well inside API Gateway's 29 s limit whatever the record deadline says.
    */
   jobDeadlineMs: number;
+  /**
+   * Page screenshots in headless Chromium (LINKPREVIEW_SCREENSHOTS=on|off). Unset: 'auto', on where
+   * a browser exists at `browserPath` (lib/browser/browser.ts `screenshotsEnabled`).
+   */
+  screenshots: 'on' | 'off' | 'auto';
+  /** The Chromium (or Chrome) executable for screenshots (LINKPREVIEW_BROWSER_PATH). */
+  browserPath: string;
+  /** Time cap of one screenshot job: launch or page, load, settle and capture (LINKPREVIEW_SCREENSHOT_TIMEOUT_MS). */
+  screenshotTimeoutMs: number;
+  /** Quiet time after the load event before the capture (LINKPREVIEW_SCREENSHOT_SETTLE_MS). */
+  screenshotSettleMs: number;
+  /** AWS: the SQS queue of the screenshot worker (LINKPREVIEW_SCREENSHOT_QUEUE_URL). Empty: the job queue. */
+  screenshotQueueUrl: string;
   /** Platforms, part 1: upstream base URLs (GitHub Enterprise, fixture servers) and optional credentials. */
   youtubeBaseUrl: string;
   youtubeApiUrl: string;
@@ -162,6 +175,21 @@ const EnvSchema = v.object({
   LINKPREVIEW_GITHUB_BASE_URL: httpUrl('LINKPREVIEW_GITHUB_BASE_URL'),
   GITHUB_TOKEN: v.optional(v.pipe(v.string(), v.trim())),
   LINKPREVIEW_REDDIT_BASE_URL: httpUrl('LINKPREVIEW_REDDIT_BASE_URL'),
+  LINKPREVIEW_SCREENSHOTS: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.toLowerCase(),
+      v.picklist(['on', 'off', 'auto', 'true', 'false', '1', '0', 'yes', 'no', ''], 'LINKPREVIEW_SCREENSHOTS must be on, off or auto'),
+      v.transform((s) => (['on', 'true', '1', 'yes'].includes(s) ? 'on' as const : ['off', 'false', '0', 'no'].includes(s) ? 'off' as const : 'auto' as const)),
+    ),
+  ),
+  LINKPREVIEW_BROWSER_PATH: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'LINKPREVIEW_BROWSER_PATH must not be empty'))),
+  LINKPREVIEW_SCREENSHOT_TIMEOUT_MS: int('LINKPREVIEW_SCREENSHOT_TIMEOUT_MS', 1000, 60_000),
+  LINKPREVIEW_SCREENSHOT_SETTLE_MS: int('LINKPREVIEW_SCREENSHOT_SETTLE_MS', 0, 10_000),
+  LINKPREVIEW_SCREENSHOT_QUEUE_URL: v.optional(
+    v.pipe(v.string(), v.trim(), v.check((s) => s === '' || /^https?:\/\/[^/]+\/.+/i.test(s), 'LINKPREVIEW_SCREENSHOT_QUEUE_URL must be an SQS queue URL')),
+  ),
   LINKPREVIEW_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'LINKPREVIEW_LOG_LEVEL must be debug, info, warn, error or silent')),
 });
 
@@ -205,6 +233,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bucket: e.LINKPREVIEW_BUCKET ?? '',
     jobQueueUrl: e.LINKPREVIEW_JOB_QUEUE_URL ?? '',
     jobDeadlineMs: e.LINKPREVIEW_JOB_DEADLINE_MS ?? 25_000,
+    screenshots: e.LINKPREVIEW_SCREENSHOTS ?? 'auto',
+    browserPath: e.LINKPREVIEW_BROWSER_PATH ?? '/usr/bin/chromium',
+    screenshotTimeoutMs: e.LINKPREVIEW_SCREENSHOT_TIMEOUT_MS ?? 10_000,
+    screenshotSettleMs: e.LINKPREVIEW_SCREENSHOT_SETTLE_MS ?? 500,
+    screenshotQueueUrl: e.LINKPREVIEW_SCREENSHOT_QUEUE_URL ?? '',
     youtubeBaseUrl: e.LINKPREVIEW_YOUTUBE_BASE_URL ?? 'https://www.youtube.com',
     youtubeApiUrl: e.LINKPREVIEW_YOUTUBE_API_URL ?? 'https://www.googleapis.com/youtube/v3',
     youtubeApiKey: e.YOUTUBE_API_KEY ?? '',

@@ -12,6 +12,7 @@ import { fileNameFromDisposition, finalize, type DefaultHints } from './extract/
 import { hostProfileHeaders } from './fetch/host-profiles.js';
 import { hostImages, type ImageSources } from './media/host-images.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
+import { describePage, type DescribedPage } from './page/describe-page.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { hostImage } from './media/host-images.js';
 import { matchPlatform } from './platforms/index.js';
@@ -85,6 +86,7 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
   const deadline = Date.now() + config.recordDeadlineMs;
   let sources: ImageSources = {};
   const hints: DefaultHints = {};
+  let pageJobs: Promise<DescribedPage> | undefined;
 
   // 2. Classify and extract.
   const record: LinkRecord = await ctx.timer.time('extract', async () => {
@@ -106,6 +108,8 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
       if (page.siteName) hints.siteName = page.siteName;
       // A wall (bot challenge, consent or login redirect): ok:false with the status seen, real metadata kept.
       if (page.wall) r.ok = false;
+      // The `page` object (content versions, reading time, screenshot): jobs that run beside the image jobs.
+      else if (r.ok) pageJobs = describePage(res, contentType, ports, { requestId: ctx.requestId, deadline }).catch((): DescribedPage => ({}));
       sources = { image: page.image, icons: page.icons, backgroundColor: page.backgroundColor };
     } else {
       hints.fileName = fileNameFromDisposition(header(res, 'content-disposition'));
@@ -121,9 +125,11 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
   });
 
   // 3. Jobs: host the images (and, with the media issues, probe media) concurrently, up to the deadline.
-  const hosted = await ctx.timer.time('jobs', () => hostImages(sources, ports.jobs, { requestId: ctx.requestId, deadline }));
+  const [hosted, described] = await ctx.timer.time('jobs', () => Promise.all([hostImages(sources, ports.jobs, { requestId: ctx.requestId, deadline }), pageJobs]));
   if (hosted.image) record.image = hosted.image;
   if (hosted.icon) record.icon = hosted.icon;
+  if (described?.page) record.page = described.page;
+  if (!record.description && described?.excerpt) record.description = described.excerpt;
 
   return { record: finalize(record, hints) };
 }

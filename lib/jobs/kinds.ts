@@ -8,6 +8,8 @@ import type { AudioJobResult } from '../media/audio-job.js';
 import type { MediaJobInput } from '../media/media-fetch.js';
 import type { DocumentJobResult } from '../media/pdf.js';
 import type { VideoJobResult } from '../media/video.js';
+import type { PageContentInput, PageContentResult } from '../page/page-content.js';
+import type { ScreenshotJobInput, ScreenshotJobResult } from '../browser/screenshot.js';
 
 export interface JobKinds {
   /** Smoke-test job: echoes its input after an optional delay (used by runner tests). */
@@ -20,6 +22,10 @@ export interface JobKinds {
   audio: { input: MediaJobInput; result: AudioJobResult };
   /** Read a PDF: info, text, language, page renders (lib/media/pdf.ts). */
   document: { input: MediaJobInput; result: DocumentJobResult };
+  /** A PAGE's main content as hosted HTML, Markdown and text, and its reading time (lib/page/page-content.ts). */
+  'page-content': { input: PageContentInput; result: PageContentResult };
+  /** A PAGE rendered in headless Chromium, hosted as an ImageSet (lib/browser/screenshot.ts). */
+  screenshot: { input: ScreenshotJobInput; result: ScreenshotJobResult };
 }
 
 export type JobKind = keyof JobKinds;

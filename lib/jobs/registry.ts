@@ -5,6 +5,8 @@ import { runImageJob } from '../media/images.js';
 import { runAudioJob } from '../media/audio-job.js';
 import { runDocumentJob } from '../media/pdf.js';
 import { runVideoJob } from '../media/video.js';
+import { runPageContentJob } from '../page/page-content.js';
+import { runScreenshotJob } from '../browser/screenshot.js';
 import type { JobInput, JobKind, JobResult } from './kinds.js';
 
 /** What a job handler may use: the guarded fetcher, the blob store and the configuration. */
@@ -32,6 +34,8 @@ const handlers: { [K in JobKind]: JobHandler<K> } = {
   video: (input, ctx) => runVideoJob(input, ctx),
   audio: (input, ctx) => runAudioJob(input, ctx),
   document: (input, ctx) => runDocumentJob(input, ctx),
+  'page-content': (input, ctx) => runPageContentJob(input, ctx),
+  screenshot: (input, ctx) => runScreenshotJob(input, ctx),
 };
 
 export function jobHandler<K extends JobKind>(kind: K): JobHandler<K> {

@@ -16,7 +16,7 @@ import type { BlobStore, Job, JobRunner, RunOptions } from '../ports.js';
 import type { AudioJobResult } from './audio-job.js';
 import { fileNameOf, type MediaJobInput } from './media-fetch.js';
 import type { DocumentJobResult } from './pdf.js';
-import { countWords, firstHeadingLine, leadSentences, readingMinutes, storeRawText } from './text.js';
+import { countText, firstHeadingLine, leadSentences, readingMinutes, scaleCounts, storeRawText } from './text.js';
 import type { VideoJobResult } from './video.js';
 
 export const MEDIA_LINK_TYPES: ReadonlySet<LinkType> = new Set(['VIDEO', 'AUDIO', 'DOCUMENT', 'TEXT']);
@@ -86,12 +86,12 @@ async function describeText(res: FetchResult, name: string | undefined, blobs: B
   const out: Partial<LinkRecord> = {
     text: {
       size: res.declaredSize ?? res.body.length,
-      estimatedReadingTime: readingMinutes(countWords(clean)),
+      estimatedReadingTime: readingMinutes(countText(clean)),
     },
   };
   if (res.truncated && res.declaredSize && res.body.length > 0) {
     // Only a prefix was read: the reading time is scaled to the whole.
-    out.text!.estimatedReadingTime = readingMinutes(Math.round((countWords(clean) * res.declaredSize) / res.body.length));
+    out.text!.estimatedReadingTime = readingMinutes(scaleCounts(countText(clean), res.declaredSize / res.body.length));
   }
   if (clean.trim()) out.text!.rawTextUrl = await storeRawText(clean, blobs);
   const structured = /json|csv|tab-separated/i.test(contentType ?? '');

@@ -19,7 +19,7 @@ import { detectLanguage } from '../language/detect.js';
 import type { JobContext } from '../jobs/registry.js';
 import { hostImageBytes } from './hosted-bytes.js';
 import { MediaRejected, mediaBytes, type MediaJobInput } from './media-fetch.js';
-import { countWords, firstHeadingLine, leadSentences, readingMinutes, storeRawText } from './text.js';
+import { countText, firstHeadingLine, leadSentences, readingMinutes, scaleCounts, storeRawText } from './text.js';
 import { isMediaFailure } from './video.js';
 
 export type DocumentJobResult =
@@ -118,9 +118,9 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
     doc.title = (infoTitle && !/^untitled$/i.test(infoTitle) ? infoTitle : undefined) ?? heading ?? fallbackTitle;
 
     if (text.trim()) {
-      const words = countWords(text);
+      const counts = countText(text);
       // Pages beyond the cap are counted at the average of the pages read.
-      doc.estimatedReadingTime = readingMinutes(readPages < pageCount ? Math.round((words * pageCount) / readPages) : words);
+      doc.estimatedReadingTime = readingMinutes(readPages < pageCount ? scaleCounts(counts, pageCount / readPages) : counts);
       const description = leadSentences(text, heading);
       if (description) doc.description = description;
       const language = (await detectLanguage(text.slice(0, 5000)))?.language;

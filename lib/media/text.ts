@@ -6,20 +6,8 @@ import { createHash } from 'node:crypto';
 import type { BlobStore } from '../ports.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 
-/** Reading speed used for `estimatedReadingTime` (words a minute). */
-export const WORDS_PER_MINUTE = 230;
-
-export function countWords(text: string): number {
-  // Latin-like words, plus each CJK character counted as a word (those scripts have no spaces).
-  const words = text.match(/[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu)?.length ?? 0;
-  const cjk = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu)?.length ?? 0;
-  return cjk ? words - (text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu)?.length ?? 0) + cjk : words;
-}
-
-/** Minutes at WORDS_PER_MINUTE, rounded up; 0 for no words. */
-export function readingMinutes(words: number): number {
-  return words > 0 ? Math.max(1, Math.ceil(words / WORDS_PER_MINUTE)) : 0;
-}
+// Reading time has one implementation, shared with PAGE links (lib/page/reading-time.ts).
+export { WORDS_PER_MINUTE, countText, countWords, readingMinutes, scaleCounts } from '../page/reading-time.js';
 
 /** The first line that reads like a heading (letters, not too long); markdown `#` and bullets stripped. */
 export function firstHeadingLine(text: string): string | undefined {

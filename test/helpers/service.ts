@@ -35,6 +35,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config & { cleanup(
     dataDir,
     fetchTimeoutMs: 3000,
     recordDeadlineMs: 8000,
+    // No headless browser in every test that previews a page; test/page turns screenshots on.
+    screenshots: 'off' as const,
     ...overrides,
   };
   return { ...config, cleanup: () => rmSync(dataDir, { recursive: true, force: true }) };

@@ -1,0 +1,218 @@
+/**
+ * The `page-content` job: the main content of an HTML page as three hosted text versions
+ * (sanitized HTML, Markdown, plain text) and its reading time.
+ *
+ * - Articles: @mozilla/readability on a linkedom DOM finds the main content.
+ * - Pages that are not articles (home pages, apps): the body, minus navigation, header, footer,
+ *   asides, forms, cookie banners and other boilerplate.
+ * Either way the result goes through the allowlist sanitizer (lib/page/sanitize.ts), then turndown
+ * (with the GFM plugin: tables, strikethrough, task lists; fenced code blocks) for Markdown, and
+ * a block-aware walk for plain text. The assets are content-addressed, stored as UTF-8 with
+ * their charset in the Content-Type.
+ */
+import { createHash } from 'node:crypto';
+import { isProbablyReaderable, Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import TurndownService from 'turndown';
+import { gfm } from 'turndown-plugin-gfm';
+import { decodeText } from '../fetch/charset.js';
+import type { JobContext } from '../jobs/registry.js';
+import { IMMUTABLE_CACHE, type BlobStore } from '../ports.js';
+import { countText, readingMinutes } from './reading-time.js';
+import { plainText } from './plain-text.js';
+import { escapeHtml, sanitizeTree, type DomElement } from './sanitize.js';
+
+export interface PageContentInput {
+  /** The page's final URL (base for relative URLs). */
+  url: string;
+  /** The page bytes as fetched (decoded here with the same charset rules as extraction). */
+  bytesBase64: string;
+  contentType?: string;
+}
+
+export interface PageContentResult {
+  htmlUrl?: string;
+  markdownUrl?: string;
+  rawTextUrl?: string;
+  estimatedReadingTimeInMinutes?: number;
+  words: number;
+  cjkChars: number;
+  /** True when Readability found an article; false when the body minus boilerplate was used. */
+  article: boolean;
+  title?: string;
+  /** Readability's excerpt (first paragraph or its own description), for a missing description. */
+  excerpt?: string;
+  /** Why there are no assets (no text at all, unparseable). */
+  reason?: string;
+}
+
+export const PAGE_CONTENT_LIMITS = {
+  /** Decoded characters handed to the DOM at most (a larger page is cut there). */
+  maxChars: 3_000_000,
+  /** Readability gives up beyond this many elements; the body fallback is used then. */
+  maxElements: 60_000,
+};
+
+/** Elements that are site chrome or boilerplate when a page is not an article. */
+const BOILERPLATE = [
+  'nav', 'header', 'footer', 'aside', 'form', 'dialog', 'noscript', 'script', 'style', 'template', 'iframe',
+  '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="complementary"]', '[role="search"]', '[role="dialog"]', '[role="alert"]',
+  '[aria-hidden="true"]', '[hidden]',
+  '[id*="cookie" i]', '[class*="cookie" i]', '[id*="consent" i]', '[class*="consent" i]', '[class*="newsletter" i]',
+  '[class*="share" i]', '[class*="social" i]', '[class*="breadcrumb" i]', '[class*="sidebar" i]', '[id*="sidebar" i]',
+  '[class*="advert" i]', '[class*="promo" i]', '[class*="skip-link" i]',
+].join(',');
+
+export interface PageContent {
+  title?: string;
+  excerpt?: string;
+  lang?: string;
+  article: boolean;
+  html: string;
+  markdown: string;
+  text: string;
+}
+
+/** Extracts the content of an HTML document (pure: no storage). */
+export function extractPageContent(html: string, url: string): PageContent {
+  const source = html.length > PAGE_CONTENT_LIMITS.maxChars ? html.slice(0, PAGE_CONTENT_LIMITS.maxChars) : html;
+  const { document } = parseHTML(source);
+  const base = pageBase(document as unknown as DomElement, url);
+  const lang = (document.documentElement?.getAttribute('lang') ?? '').trim() || undefined;
+  const docTitle = document.querySelector('title')?.textContent?.replace(/\s+/g, ' ').trim() || undefined;
+
+  let root: DomElement | undefined;
+  let title = docTitle;
+  let excerpt: string | undefined;
+  let article = false;
+  const readerable = isProbablyReaderable(document as never);
+  if (readerable) {
+    try {
+      const parsed = new Readability<DomElement>(document as never, {
+        maxElemsToParse: PAGE_CONTENT_LIMITS.maxElements,
+        // Classes are kept for the sanitizer, which drops them all but <code>'s language-xxx.
+        keepClasses: true,
+        serializer: (node) => node as unknown as DomElement,
+      }).parse();
+      const content = parsed?.content;
+      if (parsed && content && (parsed.length ?? 0) > 0) {
+        root = content;
+        article = true;
+        title = parsed.title?.trim() || docTitle;
+        excerpt = parsed.excerpt?.replace(/\s+/g, ' ').trim() || undefined;
+      }
+    } catch {
+      root = undefined; // too many elements, or Readability failed: the body below
+    }
+  }
+  if (!root) {
+    // Readability changes the document it reads; the body fallback then starts from a fresh parse.
+    const fresh = readerable ? parseHTML(source).document : document;
+    const body = fresh.body as unknown as DomElement | null;
+    if (body) {
+      for (const el of Array.from(body.querySelectorAll(BOILERPLATE))) el.remove();
+      root = body;
+    }
+  }
+  if (!root) return { title, excerpt, lang, article: false, html: '', markdown: '', text: '' };
+
+  sanitizeTree(root, base);
+  const body = root.innerHTML.trim();
+  const heading = title && !startsWithHeading(root, title) ? `<h1>${escapeHtml(title)}</h1>\n` : '';
+  const text = plainText(root);
+  const fullText = (heading && title ? `${title}\n\n` : '') + text;
+  const markdown = toMarkdown(root, heading && title ? title : undefined);
+  const doc = [
+    '<!doctype html>',
+    `<html${lang ? ` lang="${escapeHtml(lang)}"` : ''}>`,
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="referrer" content="no-referrer">',
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    title ? `<title>${escapeHtml(title)}</title>` : '',
+    `<link rel="canonical" href="${escapeHtml(url)}">`,
+    '</head>',
+    '<body>',
+    `<article>\n${heading}${body}\n</article>`,
+    '</body>',
+    '</html>',
+    '',
+  ].filter((l) => l !== '').join('\n');
+  return { title, excerpt, lang, article, html: doc, markdown, text: fullText };
+}
+
+function pageBase(document: DomElement, url: string): string {
+  const href = document.querySelectorAll('base[href]')[0]?.getAttribute('href');
+  if (href) {
+    try {
+      const b = new URL(href, url);
+      if (b.protocol === 'http:' || b.protocol === 'https:') return b.href;
+    } catch { /* ignore a broken base */ }
+  }
+  return url;
+}
+
+function startsWithHeading(root: DomElement, title: string): boolean {
+  const h = root.querySelectorAll('h1, h2')[0];
+  if (!h) return false;
+  const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
+  const a = norm(h.textContent ?? '');
+  const b = norm(title);
+  return a.length > 0 && (a === b || b.startsWith(a) || a.startsWith(b));
+}
+
+let turndown: TurndownService | undefined;
+function turndownService(): TurndownService {
+  if (turndown) return turndown;
+  const t = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_', hr: '---', linkStyle: 'inlined' });
+  t.use(gfm);
+  t.remove(['script', 'style', 'noscript'] as TurndownService.Filter);
+  turndown = t;
+  return t;
+}
+
+function toMarkdown(root: DomElement, title: string | undefined): string {
+  // Turndown accepts a DOM node; linkedom's serves it without a second parse.
+  let md: string;
+  try {
+    md = turndownService().turndown(root as unknown as TurndownService.Node);
+  } catch {
+    md = turndownService().turndown(root.innerHTML);
+  }
+  md = md.replace(/\n{3,}/g, '\n\n').trim();
+  return `${title ? `# ${title.replace(/\s+/g, ' ')}\n\n` : ''}${md}\n`;
+}
+
+/** Stores a text asset under `assets/<sha256>/<name>` with its charset; returns its public URL. */
+export async function storeTextAsset(blobs: BlobStore, name: string, contentType: string, text: string): Promise<string> {
+  const bytes = Buffer.from(text, 'utf8');
+  const key = `assets/${createHash('sha256').update(bytes).digest('hex')}/${name}`;
+  if (!(await blobs.has(key))) await blobs.put(key, bytes, { contentType, cacheControl: IMMUTABLE_CACHE });
+  return blobs.publicUrl(key);
+}
+
+export const PAGE_ASSET_TYPES = {
+  html: 'text/html; charset=utf-8',
+  markdown: 'text/markdown; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+} as const;
+
+/** The job handler: decode, extract, store the three versions, count the reading time. */
+export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobContext, 'blobs' | 'signal'>): Promise<PageContentResult> {
+  const bytes = Buffer.from(input.bytesBase64, 'base64');
+  const { text: html } = decodeText(bytes, input.contentType);
+  const content = extractPageContent(html, input.url);
+  ctx.signal?.throwIfAborted();
+  const counts = countText(content.text);
+  const result: PageContentResult = { words: counts.words, cjkChars: counts.cjkChars, article: content.article };
+  if (content.title) result.title = content.title;
+  if (content.excerpt) result.excerpt = content.excerpt;
+  if (!content.text.trim()) return { ...result, reason: 'no text' };
+  result.estimatedReadingTimeInMinutes = readingMinutes(counts);
+  const [htmlUrl, markdownUrl, rawTextUrl] = await Promise.all([
+    storeTextAsset(ctx.blobs, 'page.html', PAGE_ASSET_TYPES.html, content.html),
+    storeTextAsset(ctx.blobs, 'page.md', PAGE_ASSET_TYPES.markdown, content.markdown),
+    storeTextAsset(ctx.blobs, 'page.txt', PAGE_ASSET_TYPES.text, content.text),
+  ]);
+  return { ...result, htmlUrl, markdownUrl, rawTextUrl };
+}

@@ -1,0 +1,164 @@
+/**
+ * An allowlist sanitizer over a DOM subtree (linkedom here): what Readability found, or the body
+ * of a page that is not an article, becomes safe HTML to host.
+ *
+ * - Only text-level and structural tags are kept; script, style, iframe, object, forms, SVG and
+ *   the like are removed with their content; any other tag is unwrapped (its children kept).
+ * - Only a few attributes survive (href, src, alt, title, cell spans, ...): no event handlers,
+ *   no style, no id/class (except a `language-xxx` class on <code>, which Markdown keeps).
+ * - Every URL is resolved against the page's base and must be http(s) (mailto: for links);
+ *   anything else (javascript:, data:, vbscript:) is dropped. Links get rel="noopener noreferrer nofollow".
+ */
+
+/** The minimal DOM surface used here, satisfied by linkedom (and by browsers' DOM). */
+export interface DomNode {
+  nodeType: number;
+  nodeName: string;
+  parentNode: DomNode | null;
+  childNodes: ArrayLike<DomNode>;
+  firstChild: DomNode | null;
+  nextSibling: DomNode | null;
+  textContent: string | null;
+}
+export interface DomElement extends DomNode {
+  tagName: string;
+  localName: string;
+  attributes: ArrayLike<{ name: string; value: string }>;
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
+  remove(): void;
+  replaceWith(...nodes: DomNode[]): void;
+  querySelectorAll(selector: string): ArrayLike<DomElement>;
+  innerHTML: string;
+}
+
+/** Removed with everything inside them. */
+const DROP = new Set([
+  'script', 'style', 'noscript', 'template', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'param',
+  'form', 'input', 'button', 'select', 'option', 'textarea', 'label', 'fieldset', 'datalist', 'output',
+  'svg', 'math', 'canvas', 'audio', 'video', 'source', 'track', 'map', 'area', 'link', 'meta', 'base', 'head', 'title',
+  'dialog', 'menu', 'portal', 'slot',
+]);
+
+/** Kept, with the attributes listed (plus `lang`, `dir` and `title` everywhere). */
+const KEEP: Record<string, string[]> = {
+  p: [], br: [], hr: [], div: [], span: [], section: [], article: [], main: [], header: [], footer: [], aside: [], nav: [],
+  h1: [], h2: [], h3: [], h4: [], h5: [], h6: [],
+  ul: [], ol: ['start', 'reversed', 'type'], li: ['value'], dl: [], dt: [], dd: [],
+  a: ['href'], img: ['src', 'alt', 'width', 'height'], figure: [], figcaption: [], picture: [],
+  blockquote: ['cite'], q: ['cite'], cite: [], pre: [], code: ['class'], kbd: [], samp: [], var: [],
+  em: [], strong: [], b: [], i: [], u: [], s: [], del: ['cite', 'datetime'], ins: ['cite', 'datetime'], mark: [], small: [], sub: [], sup: [],
+  abbr: [], time: ['datetime'], data: ['value'], details: [], summary: [], address: [],
+  table: [], caption: [], thead: [], tbody: [], tfoot: [], tr: [], th: ['colspan', 'rowspan', 'scope'], td: ['colspan', 'rowspan'], colgroup: [], col: ['span'],
+};
+const EVERYWHERE = ['lang', 'dir', 'title'];
+
+/** Resolves a URL against the base; undefined when it is not an allowed scheme. */
+export function safeUrl(value: string, base: string, schemes: string[] = ['http:', 'https:']): string | undefined {
+  const v = value.trim();
+  if (!v) return undefined;
+  try {
+    const u = new URL(v, base);
+    return schemes.includes(u.protocol) ? u.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sanitizes the children of `root` in place (the root element itself is kept as it is, attributes cleared). */
+export function sanitizeTree(root: DomElement, base: string): void {
+  for (const a of Array.from(root.attributes).map((x) => x.name)) root.removeAttribute(a);
+  walk(root, base);
+}
+
+function walk(parent: DomNode, base: string): void {
+  let node = parent.firstChild;
+  while (node) {
+    const next = node.nextSibling;
+    if (node.nodeType === 8 /* comment */ || node.nodeType === 7 /* processing instruction */ || node.nodeType === 10 /* doctype */) {
+      (node as DomElement).remove();
+    } else if (node.nodeType === 1) {
+      const el = node as DomElement;
+      const tag = el.tagName.toLowerCase();
+      if (DROP.has(tag) || el.getAttribute('hidden') !== null || el.getAttribute('aria-hidden') === 'true') {
+        el.remove();
+      } else if (!(tag in KEEP)) {
+        // Unknown or custom element: keep what it contains, not the element.
+        walk(el, base);
+        el.replaceWith(...Array.from(el.childNodes));
+      } else {
+        // Readability creates its wrappers as createElement("DIV"), which linkedom serializes upper-case.
+        const kept = el.localName !== tag ? renamed(el, tag) ?? el : el;
+        cleanAttributes(kept, tag, base);
+        if (tag === 'img' && !kept.getAttribute('src')) kept.remove();
+        else walk(kept, base);
+      }
+    }
+    node = next;
+  }
+}
+
+/** The same element with a lower-case name (attributes and children moved over). */
+function renamed(el: DomElement, tag: string): DomElement | undefined {
+  const doc = (el as unknown as { ownerDocument?: { createElement(t: string): DomElement } }).ownerDocument;
+  if (!doc) return undefined;
+  const fresh = doc.createElement(tag);
+  for (const a of Array.from(el.attributes)) fresh.setAttribute(a.name, a.value);
+  while (el.firstChild) (fresh as unknown as { appendChild(n: DomNode): void }).appendChild(el.firstChild);
+  el.replaceWith(fresh);
+  return fresh;
+}
+
+function cleanAttributes(el: DomElement, tag: string, base: string): void {
+  const allowed = KEEP[tag];
+  // Lazy-loaded images keep their real address in data-src / srcset.
+  let lazySrc: string | undefined;
+  if (tag === 'img') {
+    const src = el.getAttribute('src') ?? '';
+    if (!src || src.startsWith('data:')) {
+      lazySrc = el.getAttribute('data-src') ?? el.getAttribute('data-original') ?? firstSrcset(el.getAttribute('srcset') ?? el.getAttribute('data-srcset'));
+    }
+  }
+  for (const { name } of Array.from(el.attributes).map((a) => ({ name: a.name }))) {
+    const n = name.toLowerCase();
+    if (!allowed.includes(n) && !EVERYWHERE.includes(n)) el.removeAttribute(name);
+  }
+  if (tag === 'a') {
+    const href = el.getAttribute('href');
+    const ok = href !== null && !href.trim().startsWith('#') ? safeUrl(href, base, ['http:', 'https:', 'mailto:']) : undefined;
+    if (ok) {
+      el.setAttribute('href', ok);
+      el.setAttribute('rel', 'noopener noreferrer nofollow');
+    } else el.removeAttribute('href');
+  } else if (tag === 'img') {
+    const ok = safeUrl(lazySrc ?? el.getAttribute('src') ?? '', base);
+    if (ok) el.setAttribute('src', ok);
+    else el.removeAttribute('src');
+  } else if (tag === 'code') {
+    const cls = (el.getAttribute('class') ?? '').split(/\s+/).find((c) => /^(language|lang)-[\w+#.-]{1,30}$/.test(c));
+    if (cls) el.setAttribute('class', cls.replace(/^lang-/, 'language-'));
+    else el.removeAttribute('class');
+  }
+  for (const n of ['cite']) {
+    const v = el.getAttribute(n);
+    if (v === null) continue;
+    const ok = safeUrl(v, base);
+    if (ok) el.setAttribute(n, ok);
+    else el.removeAttribute(n);
+  }
+  for (const n of ['width', 'height', 'colspan', 'rowspan', 'span', 'start', 'value']) {
+    const v = el.getAttribute(n);
+    if (v !== null && !/^\d{1,5}$/.test(v.trim())) el.removeAttribute(n);
+  }
+}
+
+function firstSrcset(srcset: string | null): string | undefined {
+  const first = srcset?.split(',')[0]?.trim().split(/\s+/)[0];
+  return first || undefined;
+}
+
+/** Escapes text for HTML content and attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}

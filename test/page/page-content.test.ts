@@ -1,0 +1,170 @@
+/**
+ * The page's content versions: Readability on linkedom, the sanitizer, turndown Markdown, plain
+ * text, and the reading time (one implementation, shared with TEXT and PDF).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
+import { extractPageContent, PAGE_ASSET_TYPES, runPageContentJob } from '../../lib/page/page-content';
+import { countText, countWords, CJK_CHARS_PER_MINUTE, readingMinutes, WORDS_PER_MINUTE } from '../../lib/page/reading-time';
+import * as mediaText from '../../lib/media/text';
+import { ARTICLE_PROSE_WORDS, articlePage, CJK_PROSE_CHARS, cjkArticlePage, homePage, hostilePage } from './fixtures';
+
+const URL_ = 'https://news.example/2024/rivers.html';
+
+describe('reading time', () => {
+  test('words at 230 a minute, Chinese/Japanese characters at 300 a minute, rounded up', () => {
+    expect(WORDS_PER_MINUTE).toBe(230);
+    expect(CJK_CHARS_PER_MINUTE).toBe(300);
+    expect(countText('one two three')).toEqual({ words: 3, cjkChars: 0 });
+    expect(countText('日本語の文章です')).toEqual({ words: 0, cjkChars: 8 });
+    expect(countText('Linklens は 速い service')).toEqual({ words: 2, cjkChars: 3 });
+    expect(countText('한국어 문장은 띄어 씁니다')).toEqual({ words: 4, cjkChars: 0 }); // Hangul is spaced: words
+    expect(readingMinutes({ words: 0, cjkChars: 0 })).toBe(0);
+    expect(readingMinutes({ words: 1, cjkChars: 0 })).toBe(1);
+    expect(readingMinutes({ words: 230, cjkChars: 0 })).toBe(1);
+    expect(readingMinutes({ words: 231, cjkChars: 0 })).toBe(2);
+    expect(readingMinutes({ words: 0, cjkChars: 600 })).toBe(2);
+    expect(readingMinutes({ words: 0, cjkChars: 601 })).toBe(3);
+    expect(readingMinutes({ words: 115, cjkChars: 150 })).toBe(1); // half a minute each
+  });
+
+  test('TEXT and PDF use the same implementation', () => {
+    expect(mediaText.readingMinutes).toBe(readingMinutes);
+    expect(mediaText.countWords).toBe(countWords);
+    expect(mediaText.WORDS_PER_MINUTE).toBe(WORDS_PER_MINUTE);
+  });
+});
+
+describe('article', () => {
+  const c = extractPageContent(articlePage(), URL_);
+
+  test('Readability finds the article; title from the page', () => {
+    expect(c.article).toBe(true);
+    expect(c.title).toBe('How rivers shape stone');
+  });
+
+  test('the word count is the article, not the navigation, sidebar or footer', () => {
+    const { words } = countText(c.text);
+    // prose + title (4) + headings (5 + 2) + link line (8) + list (8) + alt (2) + code (6) + table (6)
+    expect(words).toBeGreaterThanOrEqual(ARTICLE_PROSE_WORDS + 30);
+    expect(words).toBeLessThanOrEqual(ARTICLE_PROSE_WORDS + 60);
+    expect(c.text).not.toMatch(/Most read|All rights reserved|Sport/);
+    expect(readingMinutes(countText(c.text))).toBe(6); // ~1190 words / 230
+  });
+
+  test('Markdown keeps headings, lists, links, images, code blocks and tables', () => {
+    const md = c.markdown;
+    expect(md.startsWith('# How rivers shape stone\n')).toBe(true);
+    expect(md).toMatch(/^## The slow work of water$/m);
+    expect(md).toMatch(/^## Measuring it$/m);
+    expect(md).toMatch(/^-\s+Abrasion by sand$/m);
+    expect(md).toMatch(/^-\s+Hydraulic action$/m);
+    expect(md).toContain('[erosion primer](https://news.example/science/erosion)');
+    expect(md).toContain('[map](https://other.example/map)');
+    expect(md).toContain('![A canyon](https://news.example/2024/images/canyon.jpg)');
+    expect(md).toContain('```python\ndef rate(depth, years):\n    return depth / years\n```');
+    expect(md).toMatch(/^\| River \| Rate \|$/m);
+    expect(md).toMatch(/^\| Colorado \| 0\.3 \|$/m);
+  });
+
+  test('HTML is a standalone UTF-8 document with absolute URLs', () => {
+    expect(c.html).toMatch(/^<!doctype html>\n<html lang="en">/);
+    expect(c.html).toContain('<meta charset="utf-8">');
+    expect(c.html).toContain('<h1>How rivers shape stone</h1>');
+    expect(c.html).toContain('href="https://news.example/science/erosion"');
+    expect(c.html).toContain('src="https://news.example/2024/images/canyon.jpg"');
+    expect(c.html).toContain('<code class="language-python">');
+    expect(c.html).not.toMatch(/<script|<nav|<footer|<aside|class="(?!language-)|<DIV/);
+  });
+
+  test('plain text has blocks on their own lines and code indentation kept', () => {
+    expect(c.text.startsWith('How rivers shape stone\n\n')).toBe(true);
+    expect(c.text).toContain('\n- Abrasion by sand\n- Solution of limestone\n- Hydraulic action\n');
+    expect(c.text).toContain('def rate(depth, years):\n    return depth / years');
+    expect(c.text).not.toMatch(/<[a-z]/i);
+  });
+});
+
+describe('home page (not an article)', () => {
+  const c = extractPageContent(homePage(), 'https://acme.example/');
+
+  test('the body minus navigation, header, footer and cookie banner', () => {
+    expect(c.article).toBe(false);
+    expect(c.text).toContain('Build faster with Acme');
+    expect(c.text).toContain('Fast previews');
+    expect(c.text).not.toMatch(/Pricing|Log in|We use cookies|Copyright Acme|About/);
+    expect(c.markdown).toMatch(/^# Build faster with Acme$/m);
+    expect(c.markdown).toMatch(/^### Fast previews$/m);
+    expect(c.markdown).toContain('[More](https://acme.example/features/0)');
+    expect(countText(c.text).words).toBeGreaterThan(40);
+    expect(readingMinutes(countText(c.text))).toBe(1);
+  });
+});
+
+describe('CJK article', () => {
+  const c = extractPageContent(cjkArticlePage(), 'https://zh.example/a');
+
+  test('counted by characters: 1500 Han characters (plus the title) read in 6 minutes', () => {
+    const counts = countText(c.text);
+    expect(counts.cjkChars).toBeGreaterThanOrEqual(CJK_PROSE_CHARS);
+    expect(counts.cjkChars).toBeLessThanOrEqual(CJK_PROSE_CHARS + 16);
+    expect(counts.words).toBe(0);
+    expect(readingMinutes(counts)).toBe(6); // ~1508 / 300, rounded up
+    expect(c.html).toMatch(/<html lang="zh">/);
+    expect(c.markdown).toMatch(/河流如何塑造石头/);
+  });
+});
+
+describe('hostile page', () => {
+  const c = extractPageContent(hostilePage(), 'https://news.example/hostile/page.html');
+
+  test('no scripts, event handlers, styles, frames, forms, javascript: or data: URLs survive', () => {
+    expect(c.html).not.toMatch(/<script|<style|<iframe|<form|<input|<button|<object|<embed|<svg|<noscript|<custom-widget/i);
+    expect(c.html).not.toMatch(/\son[a-z]+\s*=/i);
+    expect(c.html).not.toMatch(/style=|javascript:|data:|evil\.example|alert\(|document\.cookie/i);
+    expect(c.html).not.toMatch(/\sid=|\sclass=/);
+    expect(c.html).toContain('href="https://news.example/relative/page"');
+    expect(c.html).toContain('rel="noopener noreferrer nofollow"');
+    expect(c.html).toContain('src="https://news.example/hostile/x.png"');
+    expect(c.html).toContain('widget text'); // unknown elements are unwrapped, their text kept
+    expect(c.markdown).not.toMatch(/javascript:|alert\(|evil\.example|data:/i);
+    expect(c.text).not.toMatch(/alert\(|document\.cookie|evil\.example/);
+    expect(countText(c.text).words).toBeGreaterThanOrEqual(400);
+  });
+});
+
+describe('the page-content job', () => {
+  let dir: string;
+  beforeAll(() => { dir = mkdtempSync(path.join(tmpdir(), 'linklens-page-')); });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('stores HTML, Markdown and text with their charset, content-addressed', async () => {
+    const blobs = new FsBlobStore(dir, () => 'http://assets.test');
+    // Windows-1252 bytes declared in the header: decoded before extraction, stored as UTF-8.
+    const html = articlePage().replace('<p>Read the <a', '<p>Read — at the café — the <a');
+    const bytes = Buffer.from(html.replace('—', '\u0097').replace('é', '\u00e9'), 'latin1');
+    const r = await runPageContentJob({ url: URL_, bytesBase64: bytes.toString('base64'), contentType: 'text/html; charset=windows-1252' }, { blobs });
+    expect(r.article).toBe(true);
+    expect(r.estimatedReadingTimeInMinutes).toBe(6);
+    for (const [u, name, type] of [[r.htmlUrl, 'page.html', PAGE_ASSET_TYPES.html], [r.markdownUrl, 'page.md', PAGE_ASSET_TYPES.markdown], [r.rawTextUrl, 'page.txt', PAGE_ASSET_TYPES.text]] as const) {
+      expect(u).toMatch(new RegExp(`^http://assets\\.test/assets/[0-9a-f]{64}/${name.replace('.', '\\.')}$`));
+      const key = u!.replace('http://assets.test/', '');
+      expect((await blobs.meta(key)).contentType).toBe(type);
+      expect((await blobs.get(key))!.toString('utf8')).toContain('café');
+    }
+    expect(PAGE_ASSET_TYPES).toEqual({ html: 'text/html; charset=utf-8', markdown: 'text/markdown; charset=utf-8', text: 'text/plain; charset=utf-8' });
+    // The same page again: the same keys (assets are reused).
+    const again = await runPageContentJob({ url: URL_, bytesBase64: bytes.toString('base64'), contentType: 'text/html; charset=windows-1252' }, { blobs });
+    expect(again.htmlUrl).toBe(r.htmlUrl);
+  });
+
+  test('an empty page gives no assets and no reading time', async () => {
+    const blobs = new FsBlobStore(dir, () => 'http://assets.test');
+    const r = await runPageContentJob({ url: URL_, bytesBase64: Buffer.from('<html><body><script>x()</script></body></html>').toString('base64') }, { blobs });
+    expect(r.htmlUrl).toBeUndefined();
+    expect(r.estimatedReadingTimeInMinutes).toBeUndefined();
+    expect(r.reason).toBe('no text');
+  });
+});
