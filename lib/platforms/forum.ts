@@ -133,22 +133,20 @@ async function extractShare(url: URL, subreddit: string, share: string, ctx: Pla
     if (err instanceof FetchFailure) return undefined;
     throw err;
   }
-  const target = matchForum(new URL(res.finalUrl));
+  const toCanonical = (u: string) => onCanonicalHost(u, ctx.config.redditBaseUrl);
+  const target = matchForum(new URL(toCanonical(res.finalUrl)));
   if (!target || target.kind !== 'post') return undefined;
   const out = await extractPost(target.ids.postId, ctx);
   if (!out) return undefined;
   // The link's own trail: the share link, then where it led (on Reddit's host, whatever base URL answered).
-  const trail = [url.href, ...res.trail.slice(1).map((u) => onCanonicalHost(u))];
+  const trail = [url.href, ...res.trail.slice(1).map(toCanonical)];
   return { ...out, trail };
 }
 
-function onCanonicalHost(u: string): string {
-  try {
-    const x = new URL(u);
-    return `${CANONICAL}${x.pathname}${x.search}`;
-  } catch {
-    return u;
-  }
+/** A URL under the configured base URL, as the same path on www.reddit.com. */
+function onCanonicalHost(u: string, base: string): string {
+  if (u.startsWith(`${base}/`)) return `${CANONICAL}${u.slice(base.length)}`;
+  return u;
 }
 
 async function extractPost(postId: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
@@ -185,7 +183,8 @@ async function extractPost(postId: string, ctx: PlatformContext): Promise<Platfo
   }
   out.community = community;
   const selftext = typeof post.selftext === 'string' ? post.selftext.trim() : '';
-  if (kind === 'TEXT' && selftext) out.text = selftext;
+  const removal = removedReason(post);
+  if (kind === 'TEXT' && selftext && !removal) out.text = selftext;
   if (num(post.score) !== undefined) out.likesCount = num(post.score);
   if (num(post.num_comments) !== undefined) out.commentsCount = num(post.num_comments);
   out.type = kind;
@@ -193,7 +192,6 @@ async function extractPost(postId: string, ctx: PlatformContext): Promise<Platfo
   for (const k of Object.keys(out) as (keyof ForumPost)[]) if (out[k] === undefined) delete out[k];
 
   const title = cleanText(str(post.title), 500);
-  const removal = removedReason(post);
   if (removal) {
     // Reddit still answers for a removed post; the preview says what happened instead of showing it as content.
     return { type: 'FORUM_POST', ok: false, status: answer.status, ...(title ? { title } : {}), description: removal, fields: { forumPost: out } };
