@@ -1,0 +1,217 @@
+/**
+ * Page screenshots in headless Chromium (one browser for this file, closed in afterAll):
+ * the PNG itself, the SSRF guard inside the browser, and a whole record from the local server
+ * with the five `page` fields, each URL served. The browser cases are skipped only when no
+ * browser is installed (.ci/run installs Debian's chromium, so CI runs them).
+ */
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import sharp from 'sharp';
+import { loadConfig } from '../../lib/config';
+import { browserAvailable, closeBrowser } from '../../lib/browser/browser';
+import { captureScreenshot, runScreenshotJob, VIEWPORT } from '../../lib/browser/screenshot';
+import { createFetcher } from '../../lib/fetch/safe-fetch';
+import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
+import { assertConforms } from '../helpers/conformance';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { startTestServer, testConfig } from '../helpers/service';
+import { articlePage } from './fixtures';
+
+const HAS_BROWSER = browserAvailable(loadConfig(process.env));
+const withBrowser = HAS_BROWSER ? test : test.skip;
+if (!HAS_BROWSER) process.stdout.write(`no browser at ${loadConfig(process.env).browserPath}: screenshot tests skipped\n`);
+
+jest.setTimeout(60_000);
+
+afterAll(async () => { await closeBrowser(); });
+
+/** A page with large coloured blocks, so a blank capture is easy to tell apart. */
+const COLOUR_PAGE = `<!doctype html><html><head><title>Colours</title><style>
+  body { margin: 0; font: 32px sans-serif; }
+  .a { background: #d03030; height: 300px; } .b { background: #3050d0; height: 300px; } .c { background: #30a050; height: 300px; }
+</style></head><body><div class="a">Red</div><div class="b">Blue</div><div class="c">Green</div></body></html>`;
+
+describe('screenshot', () => {
+  let site: FixtureServer;
+  beforeAll(async () => {
+    site = await startFixtureServer({ '/': { body: COLOUR_PAGE }, '/article': { body: articlePage() } });
+  });
+  afterAll(() => site.close());
+
+  withBrowser('renders the page at 1280x800: a PNG that is not blank', async () => {
+    const config = { ...testConfig({ screenshots: 'on' }), screenshotSettleMs: 200 };
+    const fetch = createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 5 });
+    const shot = await captureScreenshot(site.url('/'), { fetch, config });
+    config.cleanup();
+    expect(shot.png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    const meta = await sharp(shot.png).metadata();
+    expect({ width: meta.width, height: meta.height }).toEqual(VIEWPORT);
+    expect(shot.png.length).toBeGreaterThan(2000);
+    const stats = await sharp(shot.png).stats();
+    // Red, blue and green blocks: every channel varies a lot; a blank (white) page would not.
+    for (const ch of stats.channels.slice(0, 3)) expect(ch.stdev).toBeGreaterThan(40);
+    const { data } = await sharp(shot.png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const px = (x: number, y: number) => [...data.subarray((y * VIEWPORT.width + x) * 3, (y * VIEWPORT.width + x) * 3 + 3)];
+    expect(px(640, 150)).toEqual([0xd0, 0x30, 0x30]);
+    expect(px(640, 450)).toEqual([0x30, 0x50, 0xd0]);
+    expect(px(640, 750)).toEqual([0x30, 0xa0, 0x50]);
+  });
+
+  withBrowser('the job hosts the capture as an ImageSet', async () => {
+    const config = { ...testConfig({ screenshots: 'on' }), screenshotSettleMs: 100 };
+    const fetch = createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 5 });
+    const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
+    const r = await runScreenshotJob({ url: site.url('/article') }, { fetch, blobs, config });
+    config.cleanup();
+    expect(r.reason).toBeUndefined();
+    expect(r.screenshot?.original.width).toBe(1280);
+    expect(r.screenshot?.original.height).toBe(800);
+    expect(r.screenshot?.thumbnail.url).toMatch(/^http:\/\/assets\.test\/assets\//);
+  });
+
+  test('no browser at the configured path: the job says so, nothing throws', async () => {
+    const config = { ...testConfig({ screenshots: 'on', browserPath: '/nonexistent/chromium' }) };
+    const fetch = createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 5 });
+    const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
+    await expect(runScreenshotJob({ url: site.url('/') }, { fetch, blobs, config })).resolves.toEqual({ reason: 'no browser' });
+    config.cleanup();
+  });
+});
+
+/** A loopback server that counts every TCP connection it accepts (a refused request never connects). */
+async function privateServer(host: string): Promise<{ port: number; connections: number; requests: string[]; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const state = { port: 0, connections: 0, requests: [] as string[] };
+  const server = http.createServer((req, res) => {
+    state.requests.push(req.url ?? '/');
+    res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' });
+    res.end('secret');
+  });
+  server.on('connection', (s) => { state.connections++; sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  state.port = (server.address() as AddressInfo).port;
+  return Object.assign(state, { close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }) });
+}
+
+describe('the SSRF guard inside the browser', () => {
+  withBrowser("the page's sub-requests to private addresses are refused and never reach them", async () => {
+    const v4 = await privateServer('127.0.0.2');
+    const v6 = await privateServer('::1');
+    const site = await startFixtureServer();
+    const pub = `http://public.test:${site.port}`;
+    const targets = {
+      img: `http://127.0.0.2:${v4.port}/img.png`,
+      script: `http://[::1]:${v6.port}/script.js`,
+      css: `http://private.test:${v4.port}/style.css`,
+      frame: `http://127.0.0.2:${v4.port}/frame`,
+      fetch: `http://localhost:${v4.port}/api`,
+      xhr: `http://[::1]:${v6.port}/xhr`,
+    };
+    site.route('/', {
+      body: `<!doctype html><html><head><title>Looks public</title>
+        <link rel="stylesheet" href="${targets.css}">
+        <script src="${targets.script}"></script>
+        <link rel="preconnect" href="http://127.0.0.2:${v4.port}"><link rel="dns-prefetch" href="//private.test">
+      </head><body><h1>Public page</h1>
+        <img src="/ok.png"><img src="${targets.img}"><img src="/to-private">
+        <iframe src="${targets.frame}"></iframe>
+        <script>
+          fetch(${JSON.stringify(targets.fetch)}).catch(() => {});
+          const x = new XMLHttpRequest(); x.open('GET', ${JSON.stringify(targets.xhr)}); x.send();
+          try { new WebSocket('ws://127.0.0.2:${v4.port}/ws'); } catch (e) {}
+          navigator.sendBeacon && navigator.sendBeacon('http://127.0.0.2:${v4.port}/beacon', 'x');
+        </script>
+      </body></html>`,
+    });
+    site.route('/ok.png', { headers: { 'content-type': 'image/png' }, body: await sharp({ create: { width: 2, height: 2, channels: 3, background: '#888' } }).png().toBuffer() });
+    site.route('/to-private', { status: 302, headers: { location: `http://127.0.0.2:${v4.port}/redirected.png` } });
+
+    // A closed guard: only the fixture's address is trusted (it plays a public host), as in test/fetch/safe-fetch.test.ts.
+    const fetch = createFetcher({
+      allowPrivateNetworks: false,
+      allowedPorts: [site.port, v4.port, v6.port],
+      trustedAddresses: ['127.0.0.1'],
+      userAgent: 'linklens-test',
+      maxRedirects: 5,
+      resolver: async (host) => {
+        if (host === 'public.test') return [{ address: '127.0.0.1', family: 4 }];
+        if (host === 'private.test') return [{ address: '127.0.0.2', family: 4 }];
+        throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      },
+    });
+    const config = { ...testConfig({ screenshots: 'on', allowPrivateNetworks: false }), screenshotSettleMs: 1000 };
+    const seen: { url: string; outcome: string; detail?: string }[] = [];
+    try {
+      const shot = await captureScreenshot(`${pub}/`, { fetch, config, onRequest: (url, outcome, detail) => seen.push({ url, outcome, detail }) });
+      expect((await sharp(shot.png).metadata()).width).toBe(1280);
+
+      const outcome = (url: string) => seen.filter((s) => s.url === url).map((s) => s.outcome);
+      expect(outcome(`${pub}/`)).toEqual(['fetched']);
+      expect(outcome(`${pub}/ok.png`)).toEqual(['fetched']);
+      for (const url of [targets.img, targets.script, targets.css, targets.frame, targets.fetch, targets.xhr]) {
+        expect({ url, outcome: outcome(url) }).toEqual({ url, outcome: ['refused'] });
+      }
+      expect(seen.find((s) => s.url === `${pub}/to-private`)).toMatchObject({ outcome: 'refused', detail: expect.stringMatching(/redirects to a URL that is not allowed/) });
+      // Nothing reached the private servers: not a request, not even a TCP connection.
+      expect({ v4: v4.connections, v6: v6.connections }).toEqual({ v4: 0, v6: 0 });
+      expect([...v4.requests, ...v6.requests]).toEqual([]);
+      // The fixture saw only the page and the allowed image (and the redirect's first hop).
+      expect(site.requests.map((r) => r.url).sort()).toEqual(['/', '/ok.png', '/to-private']);
+    } finally {
+      config.cleanup();
+      await Promise.all([v4.close(), v6.close(), site.close()]);
+    }
+  });
+});
+
+describe('a PAGE record from the local server', () => {
+  test('has `page` with the five fields, and each URL serves its version', async () => {
+    const site = await startFixtureServer({ '/2024/rivers.html': { body: articlePage() } });
+    const server = await startTestServer({ screenshots: HAS_BROWSER ? 'on' : 'off', screenshotSettleMs: 200, recordDeadlineMs: 20_000, publicUrl: '' });
+    try {
+      const res = await fetch(`${server.url}/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ link: site.url('/2024/rivers.html') }),
+      });
+      expect(res.status).toBe(200);
+      const record = await res.json();
+      assertConforms(record);
+      expect(record.type).toBe('PAGE');
+      const page = record.page;
+      expect(page.estimatedReadingTimeInMinutes).toBe(6);
+      const fields = ['estimatedReadingTimeInMinutes', 'htmlUrl', 'markdownUrl', 'rawTextUrl', ...(HAS_BROWSER ? ['screenshot'] : [])];
+      expect(Object.keys(page).sort()).toEqual(fields.sort());
+
+      const get = async (u: string) => {
+        expect(u.startsWith(`${server.url}/assets/`)).toBe(true);
+        const r = await fetch(u);
+        return { status: r.status, type: r.headers.get('content-type'), body: Buffer.from(await r.arrayBuffer()) };
+      };
+      const html = await get(page.htmlUrl);
+      expect(html).toMatchObject({ status: 200, type: 'text/html; charset=utf-8' });
+      expect(html.body.toString('utf8')).toMatch(/^<!doctype html>[\s\S]*<h1>How rivers shape stone<\/h1>[\s\S]*<h2>The slow work of water<\/h2>/);
+      expect(html.body.toString('utf8')).not.toMatch(/<script|<nav/);
+      const md = await get(page.markdownUrl);
+      expect(md).toMatchObject({ status: 200, type: 'text/markdown; charset=utf-8' });
+      expect(md.body.toString('utf8')).toMatch(/^# How rivers shape stone\n[\s\S]*^## Measuring it$[\s\S]*```python/m);
+      expect(md.body.toString('utf8')).toContain(`[erosion primer](${site.origin}/science/erosion)`);
+      const txt = await get(page.rawTextUrl);
+      expect(txt).toMatchObject({ status: 200, type: 'text/plain; charset=utf-8' });
+      expect(txt.body.toString('utf8')).toMatch(/^How rivers shape stone\n\n/);
+      expect(txt.body.toString('utf8')).toContain('- Abrasion by sand');
+
+      if (HAS_BROWSER) {
+        for (const size of ['thumbnail', 'medium', 'large', 'original'] as const) expect(page.screenshot[size].url).toMatch(new RegExp(`^${server.url}/assets/`));
+        expect(page.screenshot.original).toMatchObject({ width: 1280, height: 800 });
+        const img = await get(page.screenshot.original.url);
+        expect(img.status).toBe(200);
+        expect((await sharp(img.body).metadata()).width).toBe(1280);
+      }
+    } finally {
+      await server.close();
+      server.cleanup();
+      await site.close();
+    }
+  });
+});
