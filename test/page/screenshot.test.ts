@@ -175,7 +175,7 @@ describe('a PAGE record from the local server', () => {
         body: JSON.stringify({ link: site.url('/2024/rivers.html') }),
       });
       expect(res.status).toBe(200);
-      const record = await res.json();
+      const record = (await res.json()) as any;
       assertConforms(record);
       expect(record.type).toBe('PAGE');
       const page = record.page;
