@@ -124,7 +124,9 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : u
 async function extractRepository(owner: string, repo: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
   const base = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
   const main = await api(base, ctx);
-  if (main.limited || main.status >= 500) return fromHtml(owner, repo, ctx);
+  // Rate-limited, unreachable, failing, or an answer that is not the API's JSON (a proxy or block page): the HTML page.
+  const apiJson = /json/i.test(String(main.res?.headers['content-type'] ?? ''));
+  if (main.limited || main.status >= 500 || !apiJson) return fromHtml(owner, repo, ctx);
   const r = main.json as Json | undefined;
   if (!r || typeof r !== 'object' || main.status !== 200) return undefined; // 404 (missing or private) and the like: the generic preview says so
 

@@ -11,6 +11,7 @@
  * Upstream base URLs come from the config (LINKPREVIEW_YOUTUBE_BASE_URL, LINKPREVIEW_YOUTUBE_API_URL).
  */
 import type { ImageSet, LinkRecord, VideohostUser, VideohostVideo } from '../contract/link.js';
+import type { IconCandidate } from '../extract/extract-page.js';
 import { cleanText } from '../extract/text.js';
 import { hostProfileHeaders } from '../fetch/host-profiles.js';
 import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
@@ -109,6 +110,28 @@ async function fetchJson(url: string, ctx: PlatformContext): Promise<{ status: n
   }
 }
 
+/** The site icons the page declares (`<link rel="icon">`), largest first; YouTube's favicon when it declares none. */
+function iconsOf(html: string): IconCandidate[] {
+  const head = html.slice(0, 200_000);
+  const out: IconCandidate[] = [];
+  for (const m of head.matchAll(/<link\b[^>]*>/gi)) {
+    const tag = m[0];
+    const rel = /\brel="([^"]*)"/i.exec(tag)?.[1]?.toLowerCase() ?? '';
+    const href = /\bhref="([^"]+)"/i.exec(tag)?.[1];
+    if (!href || !/(^|\s)(icon|apple-touch-icon)(\s|$)/.test(rel)) continue;
+    let url: string;
+    try {
+      url = new URL(href.replace(/&amp;/g, '&'), `${CANONICAL}/`).href;
+    } catch {
+      continue;
+    }
+    const size = Number(/\bsizes="(\d+)x\d+"/i.exec(tag)?.[1] ?? /_(\d+)x\d+\.png/.exec(href)?.[1] ?? 0) || undefined;
+    out.push({ url, rel, ...(size ? { size } : {}) });
+  }
+  out.sort((a, b) => (b.size ?? 0) - (a.size ?? 0));
+  return out.length ? out : [{ url: `${CANONICAL}/favicon.ico`, rel: 'icon' }];
+}
+
 function isConsentWall(res: FetchResult): boolean {
   try {
     const u = new URL(res.finalUrl);
@@ -174,6 +197,7 @@ async function extractVideo(videoId: string, ctx: PlatformContext): Promise<Plat
     type: 'VIDEOHOST_VIDEO',
     ok: true,
     status: res?.status && !isConsentWall(res) ? res.status : 200,
+    icons: iconsOf(html),
     title: draft.title,
     description: draft.description ?? '',
     ...(image ? { image } : {}),
@@ -385,6 +409,7 @@ async function extractChannel(ids: Record<string, string>, ctx: PlatformContext)
     type: 'VIDEOHOST_USER',
     ok: true,
     status: res?.status ?? 200,
+    icons: iconsOf(html),
     title: draft.name,
     description: draft.description ?? '',
     ...(user.avatar ? { image: user.avatar } : {}),
