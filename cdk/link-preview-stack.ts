@@ -7,6 +7,8 @@ import { MediaLayers } from './constructs/media-layers.js';
 import { PreviewApi } from './constructs/preview-api.js';
 import { PreviewFunction } from './constructs/preview-function.js';
 import { WorkerFunction } from './constructs/worker-function.js';
+import { BrowserLayer } from './constructs/browser-layer.js';
+import { ScreenshotWorkerFunction } from './constructs/screenshot-worker-function.js';
 
 export interface LinkPreviewStackProps extends StackProps {
   /** SHA-256 hex digests of the bearer keys (`npm run keygen`). Empty: every API call is refused. */
@@ -18,7 +20,10 @@ export interface LinkPreviewStackProps extends StackProps {
   /** Retain (default) or destroy the asset bucket on `cdk destroy`. */
   bucketRemovalPolicy?: RemovalPolicy;
   /** Replaces the built layer contents (tests). */
-  layerCode?: { ffmpeg: lambda.Code; sharp: lambda.Code };
+  layerCode?: { ffmpeg: lambda.Code; sharp: lambda.Code; chromium?: lambda.Code };
+  /** Page screenshots in their own worker with a browser layer (default true). */
+  screenshots?: boolean;
+  screenshotWorkerReservedConcurrency?: number;
 }
 
 /**
@@ -31,6 +36,8 @@ export class LinkPreviewStack extends Stack {
   readonly worker: WorkerFunction;
   readonly jobs: JobQueue;
   readonly store: AssetStore;
+  readonly screenshotWorker?: ScreenshotWorkerFunction;
+  readonly screenshotJobs?: JobQueue;
 
   constructor(scope: Construct, id: string, props: LinkPreviewStackProps) {
     super(scope, id, props);
@@ -53,11 +60,31 @@ export class LinkPreviewStack extends Stack {
     this.store.grantTo(this.worker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
     this.jobs.attachWorker(this.worker.fn, { batchSize: props.workerBatchSize });
 
+    // Screenshots: the same fan-out (the preview sends, a worker writes the result to jobs/, the
+    // preview waits), on a queue of their own whose worker has the browser layer and the memory.
+    if (props.screenshots ?? true) {
+      const browser = new BrowserLayer(this, 'Browser', { code: props.layerCode?.chromium });
+      this.screenshotWorker = new ScreenshotWorkerFunction(this, 'ScreenshotWorker', {
+        sharpLayer: layers.sharp,
+        browserLayer: browser.layer,
+        reservedConcurrency: props.screenshotWorkerReservedConcurrency,
+        timeout: Duration.seconds(60),
+      });
+      this.screenshotJobs = new JobQueue(this, 'ScreenshotJobs', { workerTimeout: this.screenshotWorker.timeout, deadLetterQueue: this.jobs.deadLetterQueue });
+      this.screenshotJobs.grantSendTo(this.preview.fn, 'LINKPREVIEW_SCREENSHOT_QUEUE_URL');
+      this.preview.fn.addEnvironment('LINKPREVIEW_SCREENSHOTS', 'on');
+      this.store.grantTo(this.screenshotWorker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
+      this.screenshotJobs.attachWorker(this.screenshotWorker.fn, { batchSize: 1 });
+    } else {
+      this.preview.fn.addEnvironment('LINKPREVIEW_SCREENSHOTS', 'off');
+    }
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'POST here with "Authorization: Bearer <key>"' });
     this.store.addOutputs(this);
     new CfnOutput(this, 'PreviewFunctionName', { value: this.preview.fn.functionName, description: 'For direct invocation from other Lambdas' });
     new CfnOutput(this, 'PreviewFunctionArn', { value: this.preview.fn.functionArn, description: 'Grant lambda:InvokeFunction on this ARN to callers' });
     new CfnOutput(this, 'JobQueueUrl', { value: this.jobs.queue.queueUrl });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.jobs.deadLetterQueue.queueUrl });
+    if (this.screenshotJobs) new CfnOutput(this, 'ScreenshotQueueUrl', { value: this.screenshotJobs.queue.queueUrl });
   }
 }

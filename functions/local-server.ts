@@ -14,7 +14,8 @@ import { createApiHandler } from '../lib/http/api-handler.js';
 import { ConcurrencyGate } from '../lib/http/overload.js';
 import { createConsoleLogger, type Log } from '../lib/log.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
-import { browserAvailable, closeBrowser } from '../lib/browser/browser.js';
+import { browserAvailable } from '../lib/browser/availability.js';
+import { closeBrowser } from '../lib/browser/browser.js';
 import { buildLocalDeps } from './wiring.js';
 
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;

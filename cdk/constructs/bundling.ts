@@ -20,8 +20,12 @@ export const ESM_BANNER = [
   'const __dirname = __linklensDirname(__filename);',
 ].join(' ');
 
-/** What is left out of the bundles: the AWS SDK (in the runtime) and sharp (in the worker's layer). */
-export const EXTERNAL_MODULES = ['@aws-sdk/*', 'sharp', '@img/*'];
+/**
+ * What is left out of the bundles: the AWS SDK (in the runtime), sharp (in the workers' layer), and
+ * the browser packages (playwright-core is shipped beside the screenshot worker's bundle,
+ * @sparticuz/chromium is its layer; the other functions never load them).
+ */
+export const EXTERNAL_MODULES = ['@aws-sdk/*', 'sharp', '@img/*', 'playwright-core', '@sparticuz/chromium'];
 
 /**
  * Packages shipped as node_modules beside the preview bundle instead of inlined: cld3-asm's

@@ -9,6 +9,8 @@ export interface JobQueueProps {
   workerTimeout: Duration;
   /** Deliveries before a message is parked in the DLQ. */
   maxReceiveCount?: number;
+  /** Park failures in this dead-letter queue instead of a new one (the screenshot queue shares the job queue's). */
+  deadLetterQueue?: sqs.Queue;
 }
 
 /**
@@ -24,7 +26,7 @@ export class JobQueue extends Construct {
   constructor(scope: Construct, id: string, props: JobQueueProps) {
     super(scope, id);
     this.maxReceiveCount = props.maxReceiveCount ?? 3;
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+    this.deadLetterQueue = props.deadLetterQueue ?? new sqs.Queue(this, 'DeadLetterQueue', {
       retentionPeriod: Duration.days(14),
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -40,9 +42,9 @@ export class JobQueue extends Construct {
     });
   }
 
-  /** Lets a function send jobs: sets LINKPREVIEW_JOB_QUEUE_URL and grants sqs:SendMessage on this queue. */
-  grantSendTo(fn: lambda.Function): void {
-    fn.addEnvironment('LINKPREVIEW_JOB_QUEUE_URL', this.queue.queueUrl);
+  /** Lets a function send jobs: sets LINKPREVIEW_JOB_QUEUE_URL (or `envName`) and grants sqs:SendMessage on this queue. */
+  grantSendTo(fn: lambda.Function, envName = 'LINKPREVIEW_JOB_QUEUE_URL'): void {
+    fn.addEnvironment(envName, this.queue.queueUrl);
     this.queue.grantSendMessages(fn);
   }
 

@@ -12,6 +12,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import type { Config } from '../config.js';
+import { browserExecutable, launchArgs } from './availability.js';
 
 /** Chromium flags: the ones this machine's headless runs need, and the network walls. */
 export const CHROMIUM_ARGS = [
@@ -36,32 +37,7 @@ export const CHROMIUM_ARGS = [
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
-/** Set by the AWS screenshot worker: the unpacked binary and @sparticuz/chromium's own flags. */
-let override: { executablePath?: string; args?: string[] } = {};
-export function configureBrowser(o: { executablePath?: string; args?: string[] }): void {
-  override = o;
-}
-
-export function browserExecutable(config: Pick<Config, 'browserPath'>): string {
-  return override.executablePath ?? config.browserPath;
-}
-
-/** True when an executable browser is at the configured path. */
-export function browserAvailable(config: Pick<Config, 'browserPath'>): boolean {
-  try {
-    accessSync(browserExecutable(config), constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether records get a screenshot: on, off, or (unset) on where a browser exists. */
-export function screenshotsEnabled(config: Pick<Config, 'screenshots' | 'browserPath'>): boolean {
-  if (config.screenshots === 'on') return true;
-  if (config.screenshots === 'off') return false;
-  return browserAvailable(config);
-}
+export { browserAvailable, browserExecutable, configureBrowser, screenshotsEnabled } from './availability.js';
 
 const IDLE_CLOSE_MS = 60_000;
 let current: Promise<Browser> | undefined;
@@ -100,7 +76,7 @@ async function launch(config: Pick<Config, 'browserPath'>, timeoutMs: number): P
     executablePath,
     headless: true,
     chromiumSandbox: false, // root in containers and Lambda; the page is isolated by the network walls instead
-    args: [...(override.args ?? []), ...CHROMIUM_ARGS],
+    args: [...launchArgs(), ...CHROMIUM_ARGS],
     timeout: timeoutMs,
     handleSIGINT: false,
     handleSIGTERM: false,

@@ -16,7 +16,8 @@ import { AddressNotAllowedError } from '../fetch/address-guard.js';
 import type { Fetcher } from '../fetch/safe-fetch.js';
 import type { JobContext } from '../jobs/registry.js';
 import { hostImageBytes } from '../media/hosted-bytes.js';
-import { browserAvailable, withBrowser } from './browser.js';
+import { browserAvailable } from './availability.js';
+import { withBrowser } from './browser.js';
 
 export interface ScreenshotJobInput {
   url: string;

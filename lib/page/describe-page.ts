@@ -10,7 +10,7 @@
 import type { Config } from '../config.js';
 import type { PageInfo } from '../contract/link.js';
 import type { FetchResult } from '../fetch/safe-fetch.js';
-import { screenshotsEnabled } from '../browser/browser.js';
+import { screenshotsEnabled } from '../browser/availability.js';
 import type { ScreenshotJobResult } from '../browser/screenshot.js';
 import type { Job, JobRunner, RunOptions } from '../ports.js';
 import type { PageContentResult } from './page-content.js';

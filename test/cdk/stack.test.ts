@@ -27,7 +27,7 @@ function synth(props: Partial<LinkPreviewStackProps> = {}, context: Record<strin
   const stack = new LinkPreviewStack(app, 'Test', {
     env: { account: '123456789012', region: 'eu-west-1' },
     apiKeyHashes: [HASH],
-    layerCode: { ffmpeg: tinyLayer('ffmpeg'), sharp: tinyLayer('sharp') },
+    layerCode: { ffmpeg: tinyLayer('ffmpeg'), sharp: tinyLayer('sharp'), chromium: tinyLayer('chromium') },
     ...props,
   });
   return Template.fromStack(stack);
@@ -43,7 +43,12 @@ const one = (type: string, pred: (r: any) => boolean = () => true): [string, any
 const fnBy = (service: string) => one('AWS::Lambda::Function', (r) => r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === service);
 const [previewId, preview] = fnBy('linklens-preview');
 const [workerId, worker] = fnBy('linklens-worker');
-const [queueId, queue] = one('AWS::SQS::Queue', (r) => r.Properties.RedrivePolicy !== undefined);
+const queueBy = (prefix: string): [string, any] => {
+  const found = Object.entries(res('AWS::SQS::Queue')).filter(([id, r]: [string, any]) => id.startsWith(prefix) && r.Properties.RedrivePolicy !== undefined);
+  expect(found).toHaveLength(1);
+  return found[0];
+};
+const [queueId, queue] = queueBy('JobsQueue');
 const [dlqId] = one('AWS::SQS::Queue', (r) => r.Properties.RedrivePolicy === undefined);
 const [bucketId, bucket] = one('AWS::S3::Bucket');
 const ref = (id: string) => ({ Ref: id });
@@ -87,6 +92,7 @@ describe('resources and wiring', () => {
     const layers = res('AWS::Lambda::LayerVersion');
     expect(Object.values(layers).map((l: any) => l.Properties.Description).sort()).toEqual([
       expect.stringMatching(/^ffprobe \+ ffmpeg static builds in \/opt\/bin/),
+      expect.stringMatching(/^headless Chromium for Lambda: @sparticuz\/chromium [\d.]+ in \/opt\/nodejs\/node_modules$/),
       expect.stringMatching(/^sharp \+ libvips for linux-x64 glibc/),
     ]);
     for (const l of Object.values(layers) as any[]) {
@@ -191,7 +197,7 @@ describe('settings', () => {
     expect(wv.LINKPREVIEW_JOB_QUEUE_URL).toBeUndefined();
     expect(wv.LINKPREVIEW_API_KEY_HASHES).toBeUndefined();
     // The values are valid for the service's own config loader.
-    const env = Object.fromEntries(Object.entries(pv).map(([k, v]) => [k, typeof v === 'string' ? v : k === 'LINKPREVIEW_PUBLIC_URL' ? 'https://d1.cloudfront.net' : k === 'LINKPREVIEW_JOB_QUEUE_URL' ? 'https://sqs.eu-west-1.amazonaws.com/1/q' : 'bucket-name'])) as Record<string, string>;
+    const env = Object.fromEntries(Object.entries(pv).map(([k, v]) => [k, typeof v === 'string' ? v : k === 'LINKPREVIEW_PUBLIC_URL' ? 'https://d1.cloudfront.net' : k === 'LINKPREVIEW_JOB_QUEUE_URL' || k === 'LINKPREVIEW_SCREENSHOT_QUEUE_URL' ? 'https://sqs.eu-west-1.amazonaws.com/1/q' : 'bucket-name'])) as Record<string, string>;
     expect(loadConfig(env)).toMatchObject({ jobDeadlineMs: 25000, apiKeyHashes: [HASH], bucket: 'bucket-name' });
   });
 
@@ -219,6 +225,58 @@ describe('settings', () => {
     expect(key.length).toBeGreaterThan(40);
     const t = synth({ apiKeyHashes: [hash] });
     t.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ LINKPREVIEW_API_KEY_HASHES: hash }) } });
+  });
+});
+
+describe('screenshots', () => {
+  const [shotId, shot] = fnBy('linklens-screenshot-worker');
+  const [shotQueueId, shotQueue] = queueBy('ScreenshotJobsQueue');
+
+  test('their own worker: nodejs22.x x86_64, 2048 MB, the sharp and browser layers, one page at a time', () => {
+    expect(shot.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', MemorySize: 2048, Architectures: ['x86_64'], TracingConfig: { Mode: 'Active' } });
+    const layerIds = shot.Properties.Layers.map((l: any) => l.Ref);
+    const layers = res('AWS::Lambda::LayerVersion');
+    expect(layerIds.map((id: string) => layers[id].Properties.Description).sort()).toEqual([
+      expect.stringMatching(/^headless Chromium for Lambda: @sparticuz\/chromium/),
+      expect.stringMatching(/^sharp \+ libvips/),
+    ]);
+    expect(worker.Properties.Layers.map((l: any) => l.Ref)).not.toEqual(expect.arrayContaining([expect.stringMatching(/^BrowserChromium/)]));
+    expect(shot.Properties.Environment.Variables).toMatchObject({ LINKPREVIEW_SCREENSHOTS: 'on', LINKPREVIEW_JOB_CONCURRENCY: '1', LINKPREVIEW_BUCKET: ref(bucketId) });
+    expect(shot.Properties.Environment.Variables.LINKPREVIEW_SCREENSHOT_QUEUE_URL).toBeUndefined();
+  });
+
+  test('behind the same fan-out: the preview sends screenshot jobs to their queue, which feeds the screenshot worker one at a time, with the shared DLQ', () => {
+    const pv = preview.Properties.Environment.Variables;
+    expect(pv).toMatchObject({ LINKPREVIEW_SCREENSHOTS: 'on', LINKPREVIEW_SCREENSHOT_QUEUE_URL: ref(shotQueueId), LINKPREVIEW_JOB_QUEUE_URL: ref(queueId) });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [shotQueueId, 'Arn'] },
+      FunctionName: ref(shotId),
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 1,
+    });
+    expect(shotQueue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 3 });
+    expect(shotQueue.Properties.VisibilityTimeout).toBe(shot.Properties.Timeout * 6);
+    const p = statementsOf(roleOf(preview)).filter((st: any) => actions(st).includes('sqs:SendMessage')).map((st: any) => JSON.stringify(st.Resource)).join(' ');
+    expect(p).toContain(shotQueueId);
+    const w = statementsOf(roleOf(shot));
+    expect(w.some((st: any) => actions(st).includes('sqs:SendMessage'))).toBe(false);
+    expect(JSON.stringify(w.filter((st: any) => actions(st).includes('sqs:ReceiveMessage')).map((st: any) => st.Resource))).toContain(shotQueueId);
+    const puts = w.filter((st: any) => actions(st).includes('s3:PutObject')).map((st: any) => JSON.stringify(st.Resource)).join(' ');
+    expect(puts).toContain('/assets/*');
+    expect(puts).toContain('/jobs/*');
+    expect(template.findOutputs('ScreenshotQueueUrl').ScreenshotQueueUrl.Value).toEqual(ref(shotQueueId));
+    // The screenshot job's own time cap fits inside the worker's timeout and the preview's wait.
+    const cap = Number(shot.Properties.Environment.Variables.LINKPREVIEW_SCREENSHOT_TIMEOUT_MS);
+    expect(cap).toBeLessThan(shot.Properties.Timeout * 1000);
+    expect(cap).toBeLessThan(Number(pv.LINKPREVIEW_JOB_DEADLINE_MS));
+  });
+
+  test('screenshots: false leaves out the worker, its queue and layer, and tells the preview', () => {
+    const t = synth({ screenshots: false });
+    const fns = Object.values(t.findResources('AWS::Lambda::Function')).map((f: any) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
+    expect(fns).not.toContain('linklens-screenshot-worker');
+    expect(Object.keys(t.findResources('AWS::SQS::Queue')).some((id) => id.startsWith('ScreenshotJobs'))).toBe(false);
+    t.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'linklens-preview', LINKPREVIEW_SCREENSHOTS: 'off' }) } });
   });
 });
 

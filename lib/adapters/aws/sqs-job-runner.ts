@@ -6,6 +6,8 @@ import { encodeJson, inputKey, JOB_MESSAGE_VERSION, parseJobResult, resultKey, t
 export interface SqsJobRunnerOptions {
   sqs: SQSClient;
   queueUrl: string;
+  /** Job kinds sent to a queue of their own (the screenshot worker's), by kind; the rest go to `queueUrl`. */
+  queueUrlByKind?: Partial<Record<string, string>>;
   /** Where the worker writes results (`jobs/<requestId>/<jobId>.json`) and large inputs are stored. */
   blobs: BlobStore;
   /**
@@ -75,9 +77,15 @@ export class SqsJobRunner implements JobRunner {
     if (Date.now() < deadline) {
       const messages = await Promise.all(jobs.map((job) => this.message(job, requestId, deadline).catch((err: Error) => { fail(job.id, `not queued: ${err.message}`); return undefined; })));
       const ready = messages.filter((m): m is { job: Job; body: string } => m !== undefined);
-      const batches: { job: Job; body: string }[][] = [];
-      for (let i = 0; i < ready.length; i += BATCH) batches.push(ready.slice(i, i + BATCH));
-      await Promise.all(batches.map((batch) => this.send(batch, queued, fail)));
+      // One batch list per queue (most jobs go to the job queue; screenshots to their worker's queue).
+      const byQueue = new Map<string, { job: Job; body: string }[]>();
+      for (const m of ready) {
+        const url = this.options.queueUrlByKind?.[m.job.kind] || this.options.queueUrl;
+        byQueue.set(url, [...(byQueue.get(url) ?? []), m]);
+      }
+      const batches: { url: string; batch: { job: Job; body: string }[] }[] = [];
+      for (const [url, list] of byQueue) for (let i = 0; i < list.length; i += BATCH) batches.push({ url, batch: list.slice(i, i + BATCH) });
+      await Promise.all(batches.map(({ url, batch }) => this.send(url, batch, queued, fail)));
     }
     for (const job of jobs) if (!queued.has(job.id) && !outcomes.has(job.id)) fail(job.id, 'deadline exceeded before queueing');
 
@@ -133,11 +141,11 @@ export class SqsJobRunner implements JobRunner {
     return { job, body: encodeJson({ ...base, inputKey: key }) };
   }
 
-  private async send(batch: { job: Job; body: string }[], queued: Set<string>, fail: (id: string, error: string) => void): Promise<void> {
+  private async send(queueUrl: string, batch: { job: Job; body: string }[], queued: Set<string>, fail: (id: string, error: string) => void): Promise<void> {
     try {
       const out = await this.options.sqs.send(
         new SendMessageBatchCommand({
-          QueueUrl: this.options.queueUrl,
+          QueueUrl: queueUrl,
           Entries: batch.map((m, i) => ({ Id: String(i), MessageBody: m.body })),
         }),
       );

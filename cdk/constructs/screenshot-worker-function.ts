@@ -1,0 +1,60 @@
+import path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { BROWSER_PACKAGE } from './browser-layer.js';
+import { esmBundling, PROJECT_ROOT } from './bundling.js';
+
+export interface ScreenshotWorkerFunctionProps {
+  /** sharp (the screenshot is hosted as the four image sizes) and the browser. */
+  sharpLayer: lambda.ILayerVersion;
+  browserLayer: lambda.ILayerVersion;
+  timeout?: Duration;
+  /** Chromium wants memory (and gets CPU with it): 2048 MB by default. */
+  memorySize?: number;
+  reservedConcurrency?: number;
+  logRetention?: logs.RetentionDays;
+}
+
+/**
+ * The screenshot worker (functions/screenshot-worker.ts): the job worker with a headless Chromium,
+ * fed by its own queue so the browser's memory is paid only for screenshots. playwright-core is
+ * shipped beside the bundle (it does not bundle well); @sparticuz/chromium comes from the layer.
+ */
+export class ScreenshotWorkerFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly timeout: Duration;
+
+  constructor(scope: Construct, id: string, props: ScreenshotWorkerFunctionProps) {
+    super(scope, id);
+    this.timeout = props.timeout ?? Duration.seconds(60);
+    const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, 'functions', 'screenshot-worker.ts'),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.X86_64, // @sparticuz/chromium's binary is x86_64
+      memorySize: props.memorySize ?? 2048,
+      ephemeralStorageSize: undefined, // Chromium unpacks to /tmp (about 200 MB of the default 512 MB)
+      timeout: this.timeout,
+      reservedConcurrentExecutions: props.reservedConcurrency,
+      tracing: lambda.Tracing.ACTIVE,
+      logGroup,
+      layers: [props.sharpLayer, props.browserLayer],
+      description: 'linklens: page screenshots in headless Chromium, from SQS',
+      bundling: esmBundling({ externalModules: [BROWSER_PACKAGE, 'playwright-core'], copyPackages: ['playwright-core'] }),
+      environment: {
+        POWERTOOLS_SERVICE_NAME: 'linklens-screenshot-worker',
+        POWERTOOLS_METRICS_NAMESPACE: 'linklens',
+        LINKPREVIEW_SCREENSHOTS: 'on',
+        // One page at a time: a Chromium tab per job would compete for the same memory.
+        LINKPREVIEW_JOB_CONCURRENCY: '1',
+        LINKPREVIEW_SCREENSHOT_TIMEOUT_MS: '15000',
+      },
+    });
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The screenshot worker Lambda: the same SQS job worker as functions/worker.ts (same handler,
+ * idempotency, deadlines and batch failures), fed by its own queue and given a headless Chromium.
+ * The browser comes from a layer holding @sparticuz/chromium (/opt/nodejs/node_modules): on the
+ * first event of a container its binary is unpacked to /tmp and handed to lib/browser with the
+ * package's Lambda flags. The package is never loaded outside Lambda (local runs use Debian's
+ * chromium or LINKPREVIEW_BROWSER_PATH).
+ */
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { configureBrowser } from '../lib/browser/availability.js';
+import { loadConfig } from '../lib/config.js';
+import { buildAwsWorkerDeps } from './aws-deps.js';
+import { createObservability } from './observability.js';
+import { createWorkerHandler } from './worker.js';
+
+interface LambdaChromium {
+  args: string[];
+  executablePath(input?: string): Promise<string>;
+}
+
+/** The layer's browser: unpacked once per container (about a second), then reused. */
+export async function lambdaBrowser(load: () => unknown = () => require('@sparticuz/chromium')): Promise<{ executablePath: string; args: string[] }> {
+  const mod = load() as { default?: LambdaChromium } & LambdaChromium;
+  const chromium = mod.default ?? mod;
+  return { executablePath: await chromium.executablePath(), args: chromium.args };
+}
+
+let built: Promise<(event: SQSEvent, context: unknown) => Promise<SQSBatchResponse>> | undefined;
+
+async function build() {
+  const browser = await lambdaBrowser();
+  configureBrowser(browser);
+  const config = { ...loadConfig(process.env), browserPath: browser.executablePath };
+  const obs = createObservability('linklens-screenshot-worker', config.logLevel);
+  const s3 = obs.tracer.captureAWSv3Client(new S3Client({}));
+  const deps = buildAwsWorkerDeps({ config, log: obs.log, s3 });
+  const inner = createWorkerHandler({ ...deps, count: obs.count });
+  return middy(async (event: SQSEvent) => {
+    const { batchItemFailures } = await inner(event);
+    return { batchItemFailures };
+  })
+    .use(captureLambdaHandler(obs.tracer))
+    .use(injectLambdaContext(obs.logger))
+    .use(logMetrics(obs.metrics)) as unknown as (event: SQSEvent, context: unknown) => Promise<SQSBatchResponse>;
+}
+
+/** The Lambda entry (functions.screenshot-worker.handler). */
+export const handler = async (event: SQSEvent, context: unknown): Promise<SQSBatchResponse> => (await (built ??= build().catch((err) => { built = undefined; throw err; })))(event, context);
