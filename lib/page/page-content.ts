@@ -47,8 +47,11 @@ export interface PageContentResult {
 }
 
 export const PAGE_CONTENT_LIMITS = {
-  /** Decoded characters handed to the DOM at most (a larger page is cut there). */
-  maxChars: 3_000_000,
+  /**
+   * Decoded characters handed to the DOM at most, after scripts, styles, SVG and comments are cut
+   * out (a larger page is cut there). A DOM costs about 6 bytes of heap per character of HTML.
+   */
+  maxChars: 512 * 1024,
   /** Readability gives up beyond this many elements; the body fallback is used then. */
   maxElements: 60_000,
 };
@@ -75,7 +78,8 @@ export interface PageContent {
 
 /** Extracts the content of an HTML document (pure: no storage). */
 export function extractPageContent(html: string, url: string): PageContent {
-  const source = html.length > PAGE_CONTENT_LIMITS.maxChars ? html.slice(0, PAGE_CONTENT_LIMITS.maxChars) : html;
+  const lean = html.length > PAGE_CONTENT_LIMITS.maxChars ? withoutInertBlocks(html) : html;
+  const source = lean.length > PAGE_CONTENT_LIMITS.maxChars ? lean.slice(0, PAGE_CONTENT_LIMITS.maxChars) : lean;
   const { document } = parseHTML(source);
   const base = pageBase(document as unknown as DomElement, url);
   const lang = (document.documentElement?.getAttribute('lang') ?? '').trim() || undefined;
@@ -139,6 +143,13 @@ export function extractPageContent(html: string, url: string): PageContent {
     '',
   ].filter((l) => l !== '').join('\n');
   return { title, excerpt, lang, article, html: doc, markdown, text: fullText };
+}
+
+/** Scripts, styles, SVG, templates and comments never reach the content: cut before parsing a large page. */
+function withoutInertBlocks(html: string): string {
+  return html
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/<(script|style|svg|template|noscript)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '');
 }
 
 function pageBase(document: DomElement, url: string): string {

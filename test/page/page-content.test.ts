@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
-import { extractPageContent, PAGE_ASSET_TYPES, runPageContentJob } from '../../lib/page/page-content';
+import { extractPageContent, PAGE_ASSET_TYPES, PAGE_CONTENT_LIMITS, runPageContentJob } from '../../lib/page/page-content';
 import { countText, countWords, CJK_CHARS_PER_MINUTE, readingMinutes, WORDS_PER_MINUTE } from '../../lib/page/reading-time';
 import * as mediaText from '../../lib/media/text';
 import { ARTICLE_PROSE_WORDS, articlePage, CJK_PROSE_CHARS, cjkArticlePage, homePage, hostilePage } from './fixtures';
@@ -132,6 +132,24 @@ describe('hostile page', () => {
     expect(c.markdown).not.toMatch(/javascript:|alert\(|evil\.example|data:/i);
     expect(c.text).not.toMatch(/alert\(|document\.cookie|evil\.example/);
     expect(countText(c.text).words).toBeGreaterThanOrEqual(400);
+  });
+});
+
+describe('a large page', () => {
+  test('scripts, styles, SVG and comments are cut out before the size cap, so the article behind them is read', () => {
+    const junk = `<script>${'var x = 1;'.repeat(70_000)}</script><style>${'.a{b:c}'.repeat(50_000)}</style><!-- ${'x'.repeat(200_000)} --><svg>${'<path d="M0 0"/>'.repeat(20_000)}</svg>`;
+    const html = articlePage().replace('<link rel="stylesheet" href="/site.css">', junk);
+    expect(html.length).toBeGreaterThan(PAGE_CONTENT_LIMITS.maxChars * 2);
+    const c = extractPageContent(html, URL_);
+    expect(c.article).toBe(true);
+    expect(countText(c.text).words).toBeGreaterThan(ARTICLE_PROSE_WORDS);
+  });
+
+  test('past the cap the page is cut: the content is the first part only, and nothing breaks', () => {
+    const html = articlePage().replace('</article>', `${'<p>tail words here</p>'.repeat(40_000)}</article>`);
+    const c = extractPageContent(html, URL_);
+    expect(c.text.length).toBeLessThan(PAGE_CONTENT_LIMITS.maxChars);
+    expect(c.text).toContain('How rivers shape stone');
   });
 });
 
