@@ -16,6 +16,7 @@ import type { BlobStore, Job, JobRunner, RunOptions } from '../ports.js';
 import type { AudioJobResult } from './audio-job.js';
 import { fileNameOf, type MediaJobInput } from './media-fetch.js';
 import type { DocumentJobResult } from './pdf.js';
+import { isPdf, pdfFacts } from './pdf-facts.js';
 import { countText, firstHeadingLine, leadSentences, readingMinutes, scaleCounts, storeRawText } from './text.js';
 import type { VideoJobResult } from './video.js';
 
@@ -50,7 +51,15 @@ export async function describeMedia(type: LinkType, res: FetchResult, ports: Med
   const outcome = (await ports.jobs.run([job], options)).get(kind);
   // Without a result the record keeps its type; the title falls back to the file name (finalize).
   const out: Partial<LinkRecord> = {};
-  if (!outcome?.ok) return out;
+  if (!outcome?.ok || (kind === 'document' && !(outcome.result as DocumentJobResult).document)) {
+    // A PDF whose job failed or missed the deadline (a 100k-page document, pdf.js stuck) still
+    // gets what the bytes say cheaply: its page objects, encryption and a title from the file name.
+    if (kind === 'document' && isPdf(res.body)) {
+      out.document = { title: name ?? 'Untitled document', ...pdfFacts(res.body), type: 'pdf' };
+      out.title = out.document.title;
+    }
+    return out;
+  }
 
   if (kind === 'video') {
     const r = outcome.result as VideoJobResult;

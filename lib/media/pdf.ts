@@ -11,6 +11,7 @@
  * An encrypted, truncated or corrupt PDF still gives a record with what is known (page count by
  * counting page objects, the encryption flag, the file name as title).
  */
+import { pdfFacts } from './pdf-facts.js';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { PDFParse } from 'pdf-parse';
@@ -70,9 +71,8 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
   const head = bytes.subarray(0, 1024).toString('latin1');
   if (!head.includes('%PDF-')) throw new MediaRejected('not a PDF');
   const cfg = ctx.config;
-  const isEncrypted = bytes.indexOf('/Encrypt') >= 0;
   const fallbackTitle = name ?? 'Untitled document';
-  const known: DocumentInfo = { title: fallbackTitle, pageCount: countPageObjects(bytes), isEncrypted, type: 'pdf' };
+  const known: DocumentInfo = { title: fallbackTitle, ...pdfFacts(bytes), type: 'pdf' };
 
   if (!options.complete) return { document: known };
   if (!withinInflateBudget(bytes, PDF_INFLATE_FACTOR * cfg.maxMediaBytes)) return { document: known };
@@ -152,12 +152,6 @@ function cleanMeta(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
   const t = v.replace(/[\u0000-\u001f]/g, ' ').replace(/\s+/g, ' ').trim();
   return t ? t.slice(0, 300) : undefined;
-}
-
-/** Page objects counted in the raw bytes (`/Type /Page`, not `/Pages`): a fallback when pdf.js cannot open the file. */
-export function countPageObjects(bytes: Buffer): number {
-  const s = bytes.toString('latin1');
-  return s.match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
 }
 
 /**
