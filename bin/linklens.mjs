@@ -4,4 +4,6 @@
 import { tsImport } from 'tsx/esm/api';
 
 const { main } = await tsImport('../functions/cli.ts', import.meta.url);
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// Exit now: a browser kept warm for screenshots or pooled sockets would otherwise hold the process open.
+process.exit(code);

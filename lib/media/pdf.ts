@@ -67,6 +67,9 @@ function ensurePdfWorker(): Promise<void> {
   return workerLoaded;
 }
 
+/** Above this many pages (declared or counted) pdf.js is not run at all. */
+export const PDF_OPEN_MAX_PAGES = 5000;
+
 export async function describePdf(bytes: Buffer, name: string | undefined, ctx: JobContext, options: { complete: boolean }): Promise<DocumentJobResult & { document: DocumentInfo }> {
   const head = bytes.subarray(0, 1024).toString('latin1');
   if (!head.includes('%PDF-')) throw new MediaRejected('not a PDF');
@@ -75,6 +78,9 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
   const known: DocumentInfo = { title: fallbackTitle, ...pdfFacts(bytes), type: 'pdf' };
 
   if (!options.complete) return { document: known };
+  // pdf.js walks the whole page tree on the main thread: a document claiming more pages than this
+  // is described from its bytes only (a 100k-page PDF otherwise held the event loop for seconds).
+  if (known.pageCount > PDF_OPEN_MAX_PAGES) return { document: known };
   if (!withinInflateBudget(bytes, PDF_INFLATE_FACTOR * cfg.maxMediaBytes)) return { document: known };
 
   await ensurePdfWorker();

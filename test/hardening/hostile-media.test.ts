@@ -45,10 +45,18 @@ function pdfWithPages(count: number): Buffer {
   const kids = Array.from({ length: count }, (_, i) => `${i + 3} 0 R`).join(' ');
   objs.push(`<< /Type /Pages /Count ${count} /Kids [${kids}] >>`);
   for (let i = 0; i < count; i++) objs.push('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>');
-  let out = '%PDF-1.4\n';
+  // All ASCII: string length is byte length (tracked, not recomputed: 100k objects).
+  const parts = ['%PDF-1.4\n'];
+  let length = parts[0].length;
   const offsets: number[] = [];
-  objs.forEach((o, i) => { offsets.push(Buffer.byteLength(out)); out += `${i + 1} 0 obj\n${o}\nendobj\n`; });
-  const xref = Buffer.byteLength(out);
+  objs.forEach((o, i) => {
+    offsets.push(length);
+    const obj = `${i + 1} 0 obj\n${o}\nendobj\n`;
+    parts.push(obj);
+    length += obj.length;
+  });
+  let out = parts.join('');
+  const xref = length;
   out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
   out += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');

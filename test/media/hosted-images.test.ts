@@ -50,9 +50,9 @@ async function preview(link: string): Promise<any> {
   return res.json();
 }
 
-/** Every asset URL anywhere in a record. */
+/** Every image asset URL anywhere in a record (the page object's text versions are tested in test/page). */
 function assetUrls(value: unknown, out: string[] = []): string[] {
-  if (typeof value === 'string' && value.startsWith(`${server.url}/assets/`)) out.push(value);
+  if (typeof value === 'string' && value.startsWith(`${server.url}/assets/`) && value.endsWith('.webp')) out.push(value);
   else if (value && typeof value === 'object') for (const v of Object.values(value)) assetUrls(v, out);
   return out;
 }
