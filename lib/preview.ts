@@ -16,6 +16,7 @@ import { describePage, type DescribedPage } from './page/describe-page.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { hostImage } from './media/host-images.js';
 import { matchPlatform } from './platforms/index.js';
+import { detectLanguage } from './language/detect.js';
 import type { PlatformContext, PlatformPreview } from './platforms/types.js';
 import type { BlobStore, JobRunner } from './ports.js';
 import type { PhaseTimer } from './timing.js';
@@ -157,6 +158,11 @@ async function platformRecord(url: URL, base: Pick<LinkRecord, 'id' | 'requestId
     out = undefined; // the platform source failed: fall back to the generic preview
   }
   if (!out) return undefined;
+  if (!out.language) {
+    // Platform sources rarely declare a language: detect it from the post's own words.
+    const words = [out.title, out.description].filter(Boolean).join('. ');
+    out.language = (await detectLanguage(words))?.language;
+  }
   const trail = page?.trail ?? out.trail ?? [base.url];
   const record: LinkRecord = {
     ...base,

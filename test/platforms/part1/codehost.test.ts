@@ -65,6 +65,9 @@ describe('codehost repository from the REST API', () => {
   });
   afterAll(() => w.close());
 
+  it('gets a language detected from its own words (platform sources rarely declare one)', () => {
+    expect(r.language).toBe('en');
+  });
   it('is a CODEHOST_REPOSITORY with title, description and image', () => {
     expect(r).toMatchObject({ ok: true, type: 'CODEHOST_REPOSITORY', status: 200, title: 'skyfolk/paper-kite: Fold, glue and fly: a paper kite toolkit', description: 'Fold, glue and fly: a paper kite toolkit' });
     expect(r.image.original.url).toMatch(/^http:\/\/assets\.test\//);
