@@ -7,7 +7,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createKeyStore } from '../lib/auth/key-store.js';
 import type { Config } from '../lib/config.js';
-import { createFetcher, type Fetcher } from '../lib/fetch/safe-fetch.js';
+import { fetcherFromConfig, type Fetcher } from '../lib/fetch/safe-fetch.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { S3BlobStore } from '../lib/adapters/aws/s3-blob-store.js';
 import { SqsJobRunner, type RunSummary } from '../lib/adapters/aws/sqs-job-runner.js';
@@ -34,15 +34,7 @@ export interface AwsDepsOptions {
   poll?: { initialMs?: number; factor?: number; maxMs?: number };
 }
 
-function fetcher(config: Config, resolver?: Resolver): Fetcher {
-  return createFetcher({
-    allowPrivateNetworks: config.allowPrivateNetworks,
-    allowedPorts: config.allowedPorts,
-    userAgent: config.userAgent,
-    maxRedirects: config.maxRedirects,
-    resolver,
-  });
-}
+const fetcher = (config: Config, resolver?: Resolver): Fetcher => fetcherFromConfig(config, resolver);
 
 export function buildAwsBlobStore(config: Config, s3: S3Client = new S3Client({})): S3BlobStore {
   if (!config.bucket) throw new Error('LINKPREVIEW_BUCKET is not set');

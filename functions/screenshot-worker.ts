@@ -6,17 +6,10 @@
  * package's Lambda flags. The package is never loaded outside Lambda (local runs use Debian's
  * chromium or LINKPREVIEW_BROWSER_PATH).
  */
-import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import { S3Client } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { configureBrowser } from '../lib/browser/availability.js';
 import { loadConfig } from '../lib/config.js';
-import { buildAwsWorkerDeps } from './aws-deps.js';
-import { createObservability } from './observability.js';
-import { createWorkerHandler } from './worker.js';
+import { instrumentedWorker } from './worker.js';
 
 interface LambdaChromium {
   args: string[];
@@ -35,18 +28,7 @@ let built: Promise<(event: SQSEvent, context: unknown) => Promise<SQSBatchRespon
 async function build() {
   const browser = await lambdaBrowser();
   configureBrowser(browser);
-  const config = { ...loadConfig(process.env), browserPath: browser.executablePath };
-  const obs = createObservability('linklens-screenshot-worker', config.logLevel);
-  const s3 = obs.tracer.captureAWSv3Client(new S3Client({}));
-  const deps = buildAwsWorkerDeps({ config, log: obs.log, s3 });
-  const inner = createWorkerHandler({ ...deps, count: obs.count });
-  return middy(async (event: SQSEvent) => {
-    const { batchItemFailures } = await inner(event);
-    return { batchItemFailures };
-  })
-    .use(captureLambdaHandler(obs.tracer))
-    .use(injectLambdaContext(obs.logger))
-    .use(logMetrics(obs.metrics)) as unknown as (event: SQSEvent, context: unknown) => Promise<SQSBatchResponse>;
+  return instrumentedWorker('linklens-screenshot-worker', { ...loadConfig(process.env), browserPath: browser.executablePath });
 }
 
 /** The Lambda entry (functions.screenshot-worker.handler). */

@@ -4,7 +4,7 @@
  */
 import { createKeyStore } from '../lib/auth/key-store.js';
 import type { Config } from '../lib/config.js';
-import { createFetcher, type Fetcher } from '../lib/fetch/safe-fetch.js';
+import { fetcherFromConfig, type Fetcher } from '../lib/fetch/safe-fetch.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
 import { InlineJobRunner } from '../lib/adapters/local/inline-job-runner.js';
@@ -25,15 +25,7 @@ export interface LocalDepsOptions {
   jobs?: JobRunner;
 }
 
-export function buildFetcher(config: Config, resolver?: Resolver): Fetcher {
-  return createFetcher({
-    allowPrivateNetworks: config.allowPrivateNetworks,
-    allowedPorts: config.allowedPorts,
-    userAgent: config.userAgent,
-    maxRedirects: config.maxRedirects,
-    resolver,
-  });
-}
+export const buildFetcher = (config: Config, resolver?: Resolver): Fetcher => fetcherFromConfig(config, resolver);
 
 /** The embedded defaults: assets on the local disk, jobs in-process. */
 export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs: BlobStore } {

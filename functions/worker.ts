@@ -122,9 +122,9 @@ export function createWorkerHandler(deps: WorkerDeps) {
 
 let built: ((event: SQSEvent, context: unknown) => Promise<SQSBatchResponse>) | undefined;
 
-function build() {
-  const config = loadConfig(process.env);
-  const obs = createObservability('linklens-worker', config.logLevel);
+/** The worker handler on the AWS adapters with Powertools (logs, metrics, traces); shared by the screenshot worker. */
+export function instrumentedWorker(service: string, config: Config) {
+  const obs = createObservability(service, config.logLevel);
   const s3 = obs.tracer.captureAWSv3Client(new S3Client({}));
   const deps = buildAwsWorkerDeps({ config, log: obs.log, s3 });
   const inner = createWorkerHandler({ ...deps, count: obs.count });
@@ -135,6 +135,10 @@ function build() {
     .use(captureLambdaHandler(obs.tracer))
     .use(injectLambdaContext(obs.logger))
     .use(logMetrics(obs.metrics)) as unknown as (event: SQSEvent, context: unknown) => Promise<SQSBatchResponse>;
+}
+
+function build() {
+  return instrumentedWorker('linklens-worker', loadConfig(process.env));
 }
 
 /** The Lambda entry (functions.worker.handler); the deps are built on the first event of a container. */

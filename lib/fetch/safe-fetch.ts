@@ -127,6 +127,14 @@ class HopCookies {
   }
 }
 
+/** The fetcher the configuration describes (guard policy, User-Agent, redirects). */
+export function fetcherFromConfig(
+  config: { allowPrivateNetworks: boolean; allowedPorts: number[]; userAgent: string; maxRedirects: number },
+  resolver?: Resolver,
+): Fetcher {
+  return createFetcher({ allowPrivateNetworks: config.allowPrivateNetworks, allowedPorts: config.allowedPorts, userAgent: config.userAgent, maxRedirects: config.maxRedirects, resolver });
+}
+
 export function createFetcher(deps: FetcherDeps): Fetcher {
   const policy: GuardPolicy = { allowPrivateNetworks: deps.allowPrivateNetworks, allowedPorts: deps.allowedPorts, trustedAddresses: deps.trustedAddresses };
   const lookup = guardedLookup(policy, deps.resolver ?? systemResolver);
