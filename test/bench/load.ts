@@ -5,7 +5,7 @@
  * and a mix; then 10k requests and the server's RSS before and after (leak check); then an
  * overload run past the concurrency limit.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,10 +22,21 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : 0;
 }
 
-async function startServer(extraEnv: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
+/** tsx runs the server in a child process of its own: the pid to measure is that child's. */
+function serverPid(tsxPid: number): number {
+  try {
+    const kids = execSync(`pgrep -P ${tsxPid}`).toString().trim().split('\n').filter(Boolean).map(Number);
+    return kids[0] ?? tsxPid;
+  } catch {
+    return tsxPid;
+  }
+}
+
+async function startServer(extraEnv: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; pid: number }> {
   const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'functions/start-local.ts'], {
     cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LINKPREVIEW_API_KEYS: KEY, LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true', LINKPREVIEW_LOG_LEVEL: 'error', LINKPREVIEW_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'linklens-load-')), ...extraEnv },
+    // Screenshots off: a Chromium render (~0.8 s) per page would measure the browser, not the service (see README).
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LINKPREVIEW_API_KEYS: KEY, LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true', LINKPREVIEW_LOG_LEVEL: 'error', LINKPREVIEW_SCREENSHOTS: 'off', LINKPREVIEW_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'linklens-load-')), ...extraEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -33,7 +44,7 @@ async function startServer(extraEnv: Record<string, string> = {}): Promise<{ url
     child.stdout!.on('data', (d) => { out += d; const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out); if (m) resolve(m[0]); });
     child.on('exit', (c) => reject(new Error(`server exited ${c}`)));
   });
-  return { url, child };
+  return { url, child, pid: serverPid(child.pid!) };
 }
 
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0);
@@ -49,8 +60,7 @@ async function run(url: string, pid: number, links: string[], connections: numbe
       {
         url: `${url}/`,
         connections,
-        duration: opts.amount ? undefined : opts.duration ?? DURATION,
-        amount: opts.amount,
+        ...(opts.amount ? { amount: opts.amount } : { duration: opts.duration ?? DURATION }),
         timeout: 30,
         requests: [{
           method: 'POST',
@@ -69,7 +79,7 @@ async function run(url: string, pid: number, links: string[], connections: numbe
   return {
     rps: result.requests.average,
     total: latencies.length,
-    p50: pct(latencies, 50), p95: pct(latencies, 95), p99: pct(latencies, 99),
+    p50: pct(latencies, 50).toFixed(1), p95: pct(latencies, 95).toFixed(1), p99: pct(latencies, 99).toFixed(1),
     non2xx: [...statuses].filter(([s]) => s !== 200).map(([s, n]) => `${s}x${n}`).join(' ') || '-',
     errors: result.errors + result.timeouts,
     peakRss: peak,
@@ -85,8 +95,7 @@ export async function main(): Promise<void> {
   site.route('/favicon.ico', { status: 404, body: '' });
   site.route('/with-image', { body: page('Page with image', `<meta property="og:image" content="${site.url('/hero.jpg')}">`) });
 
-  const { url, child } = await startServer();
-  const pid = child.pid!;
+  const { url, child, pid } = await startServer();
   const scenarios: [string, string[]][] = [
     ['html page', [site.url('/html')]],
     ['page + image', [site.url('/with-image')]],
@@ -102,16 +111,22 @@ export async function main(): Promise<void> {
       process.stdout.write(`| ${name} | ${c} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.peakRss.toFixed(0)} |\n`);
     }
   }
-  const before = rssMb(pid);
-  const soak = await run(url, pid, scenarios[2][1], 10, { amount: 10_000 });
-  await new Promise((r) => setTimeout(r, 3000));
-  const after = rssMb(pid);
-  process.stdout.write(`\n10k requests (mix, 10 clients): ${soak.total} answered, ${soak.rps.toFixed(0)} req/s; server RSS before ${before.toFixed(0)} MB, peak ${soak.peakRss.toFixed(0)} MB, 3 s after ${after.toFixed(0)} MB\n`);
+  // Leak check: two rounds of 10k requests; a leak shows as RSS still growing in the second round.
+  const rounds: string[] = [];
+  let last = rssMb(pid);
+  for (let round = 1; round <= 2; round++) {
+    const soak = await run(url, pid, scenarios[2][1], 10, { amount: 10_000 });
+    await new Promise((r) => setTimeout(r, 3000));
+    const now = rssMb(pid);
+    rounds.push(`round ${round}: ${soak.total} answered (${soak.non2xx} non-200), ${soak.rps.toFixed(0)} req/s, RSS ${last.toFixed(0)} -> peak ${soak.peakRss.toFixed(0)} -> ${now.toFixed(0)} MB 3 s after`);
+    last = now;
+  }
+  process.stdout.write(`\n10k requests x 2 (mix, 10 clients):\n  ${rounds.join('\n  ')}\n`);
   child.kill('SIGTERM');
 
   // Overload: a server limited to 4 in flight and 8 queued, hit by 100 clients.
   const small = await startServer({ LINKPREVIEW_MAX_CONCURRENT: '4', LINKPREVIEW_MAX_QUEUED: '8' });
-  const o = await run(small.url, small.child.pid!, [site.url('/with-image')], 100, { duration: 3 });
+  const o = await run(small.url, small.pid, [site.url('/with-image')], 100, { duration: 3 });
   process.stdout.write(`overload (limit 4 + 8 queued, 100 clients): ${o.rps.toFixed(0)} req/s, answers: 200x${o.total - Number((/503x(\d+)/.exec(o.non2xx) ?? [0, 0])[1])} ${o.non2xx}, p99 ${o.p99} ms, peak RSS ${o.peakRss.toFixed(0)} MB\n`);
   small.child.kill('SIGTERM');
   await site.close();
