@@ -86,6 +86,12 @@ export interface Config {
   /** GITHUB_TOKEN: raises the GitHub REST rate limit from 60 to 5000 requests an hour. */
   githubToken: string;
   redditBaseUrl: string;
+  /** REDDIT_CLIENT_ID / REDDIT_CLIENT_SECRET: app-only OAuth (higher rate limits); unset: key-less .json. */
+  redditClientId?: string;
+  redditClientSecret?: string;
+  /** Where the OAuth'd API answers and where tokens come from (LINKPREVIEW_REDDIT_OAUTH_URL, LINKPREVIEW_REDDIT_TOKEN_URL). */
+  redditOauthUrl: string;
+  redditTokenUrl: string;
 }
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; linklens/1.0; +https://github.com/linklens/linklens)';
@@ -175,6 +181,10 @@ const EnvSchema = v.object({
   LINKPREVIEW_GITHUB_BASE_URL: httpUrl('LINKPREVIEW_GITHUB_BASE_URL'),
   GITHUB_TOKEN: v.optional(v.pipe(v.string(), v.trim())),
   LINKPREVIEW_REDDIT_BASE_URL: httpUrl('LINKPREVIEW_REDDIT_BASE_URL'),
+  LINKPREVIEW_REDDIT_OAUTH_URL: httpUrl('LINKPREVIEW_REDDIT_OAUTH_URL'),
+  LINKPREVIEW_REDDIT_TOKEN_URL: httpUrl('LINKPREVIEW_REDDIT_TOKEN_URL'),
+  REDDIT_CLIENT_ID: v.optional(v.pipe(v.string(), v.trim())),
+  REDDIT_CLIENT_SECRET: v.optional(v.pipe(v.string(), v.trim())),
   LINKPREVIEW_SCREENSHOTS: v.optional(
     v.pipe(
       v.string(),
@@ -245,5 +255,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     githubBaseUrl: e.LINKPREVIEW_GITHUB_BASE_URL ?? 'https://github.com',
     githubToken: e.GITHUB_TOKEN ?? '',
     redditBaseUrl: e.LINKPREVIEW_REDDIT_BASE_URL ?? 'https://www.reddit.com',
+    redditOauthUrl: e.LINKPREVIEW_REDDIT_OAUTH_URL ?? 'https://oauth.reddit.com',
+    redditTokenUrl: e.LINKPREVIEW_REDDIT_TOKEN_URL ?? 'https://www.reddit.com/api/v1/access_token',
+    redditClientId: e.REDDIT_CLIENT_ID || undefined,
+    redditClientSecret: e.REDDIT_CLIENT_SECRET || undefined,
   };
 }

@@ -34,7 +34,9 @@ export class FetchFailure extends Error {
 }
 
 export interface FetchOptions {
-  method?: 'GET' | 'HEAD';
+  /** POST is for platform APIs (an OAuth token call); its redirects are not followed. */
+  method?: 'GET' | 'HEAD' | 'POST';
+  body?: string | Buffer;
   headers?: Record<string, string>;
   /** Byte cap on the (decompressed) body. */
   maxBytes: number;
@@ -141,7 +143,7 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
 
   return async function safeFetch(url, options) {
     const started = Date.now();
-    const maxRedirects = Math.min(options.maxRedirects ?? deps.maxRedirects, 10);
+    const maxRedirects = options.method === 'POST' ? 0 : Math.min(options.maxRedirects ?? deps.maxRedirects, 10);
     const trail: string[] = [url];
     const visits = new Map<string, number>();
     const cookies = new HopCookies();
@@ -214,6 +216,7 @@ async function requestOnce(
   const stream = got.stream(target, {
     method: options.method ?? 'GET',
     headers,
+    ...(options.method === 'POST' && options.body !== undefined ? { body: options.body } : {}),
     followRedirect: false,
     throwHttpErrors: false,
     decompress: true,

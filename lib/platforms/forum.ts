@@ -86,13 +86,50 @@ interface Answer {
   isJson: boolean;
 }
 
+/** App-only OAuth tokens, per client id, reused until a minute before they expire. */
+const tokens = new Map<string, { token: string; expires: number }>();
+
+/**
+ * The app-only OAuth token when REDDIT_CLIENT_ID/SECRET are set (client_credentials grant through
+ * the guarded fetcher); undefined when not configured or the token call fails (key-less .json then).
+ */
+export async function redditToken(ctx: PlatformContext): Promise<string | undefined> {
+  const { redditClientId: id, redditClientSecret: secret } = ctx.config;
+  if (!id || !secret) return undefined;
+  const cached = tokens.get(id);
+  if (cached && cached.expires > Date.now()) return cached.token;
+  try {
+    const res = await ctx.fetch(ctx.config.redditTokenUrl, {
+      method: 'POST',
+      body: 'grant_type=client_credentials',
+      maxBytes: 64 * 1024,
+      onTooLarge: 'fail',
+      timeoutMs: Math.min(JSON_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs),
+      headers: {
+        authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        'user-agent': ctx.config.userAgent,
+      },
+    });
+    const body = JSON.parse(res.body.toString('utf8')) as { access_token?: unknown; expires_in?: unknown };
+    if (res.status !== 200 || typeof body.access_token !== 'string') return undefined;
+    const ttl = typeof body.expires_in === 'number' ? body.expires_in : 3600;
+    tokens.set(id, { token: body.access_token, expires: Date.now() + Math.max(0, ttl - 60) * 1000 });
+    return body.access_token;
+  } catch {
+    return undefined;
+  }
+}
+
 async function fetchJson(path: string, ctx: PlatformContext): Promise<Answer> {
-  const res = await ctx.fetch(`${ctx.config.redditBaseUrl}${path}`, {
+  const token = await redditToken(ctx);
+  const res = await ctx.fetch(`${token ? ctx.config.redditOauthUrl : ctx.config.redditBaseUrl}${path}`, {
     maxBytes: JSON_LIMITS.maxBytes,
     onTooLarge: 'fail',
     timeoutMs: Math.min(JSON_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs),
     maxRedirects: 3,
-    headers: { accept: 'application/json', 'user-agent': ctx.config.userAgent },
+    headers: { accept: 'application/json', 'user-agent': ctx.config.userAgent, ...(token ? { authorization: `Bearer ${token}` } : {}) },
   });
   const type = String(res.headers['content-type'] ?? '');
   let json: unknown;

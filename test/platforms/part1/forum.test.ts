@@ -265,3 +265,40 @@ describe('forum fallbacks and content that is gone', () => {
     expect(r).toMatchObject({ ok: true, type: 'PAGE', title: 'My first paper kite flew for an hour : r/kites' });
   });
 });
+
+describe('app-only OAuth when REDDIT_CLIENT_ID/SECRET are set', () => {
+  // The default token and OAuth URLs (www.reddit.com/api/v1/access_token, oauth.reddit.com) are
+  // mapped onto the fixture server by the harness, under /web/<host>/<path>.
+  let w: World;
+  afterEach(() => w.close());
+
+  it('gets a client_credentials token by POST and calls the OAuth host with it', async () => {
+    w = await startWorld({ redditClientId: 'cid', redditClientSecret: 'csecret' });
+    const seen: { method?: string; auth?: string; body: string }[] = [];
+    w.server.route('/web/www.reddit.com/api/v1/access_token', (req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        seen.push({ method: req.method, auth: req.headers.authorization, body });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ access_token: 'tok-123', token_type: 'bearer', expires_in: 3600 }));
+      });
+    });
+    w.server.route('/web/oauth.reddit.com/comments/k1t3x9.json', json(listing(basePost(w.origin))));
+    const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/my_first_kite/');
+    expect(r.type).toBe('FORUM_POST');
+    expect(seen).toEqual([{ method: 'POST', auth: `Basic ${Buffer.from('cid:csecret').toString('base64')}`, body: 'grant_type=client_credentials' }]);
+    const call = w.server.requests.find((x) => x.url.startsWith('/web/oauth.reddit.com/comments/'))!;
+    expect(call.headers.authorization).toBe('Bearer tok-123');
+    expect(w.asked().some((u) => u.startsWith('/rd/comments/'))).toBe(false);
+  });
+
+  it('falls back to the key-less .json when the token call fails', async () => {
+    w = await startWorld({ redditClientId: 'denied-client', redditClientSecret: 'x' });
+    w.server.route('/web/www.reddit.com/api/v1/access_token', json({ error: 401 }, 401));
+    w.server.route('/rd/comments/k1t3x9.json', json(listing(basePost(w.origin))));
+    const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/my_first_kite/');
+    expect(r.type).toBe('FORUM_POST');
+    expect(w.asked().some((u) => u.startsWith('/rd/comments/k1t3x9.json'))).toBe(true);
+  });
+});
