@@ -17,6 +17,7 @@ import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { hostImage } from './media/host-images.js';
 import { matchPlatform } from './platforms/index.js';
 import { detectLanguage } from './language/detect.js';
+import { normalizeLanguage } from './extract/language.js';
 import type { PlatformContext, PlatformPreview } from './platforms/types.js';
 import type { BlobStore, JobRunner } from './ports.js';
 import type { PhaseTimer } from './timing.js';
@@ -140,6 +141,7 @@ async function platformRecord(url: URL, base: Pick<LinkRecord, 'id' | 'requestId
   const found = matchPlatform(url);
   if (!found) return undefined;
   const deadline = Date.now() + ports.config.recordDeadlineMs;
+  let declared: string | undefined;
   const pctx: PlatformContext = {
     fetch: ports.fetch,
     config: ports.config,
@@ -149,6 +151,7 @@ async function platformRecord(url: URL, base: Pick<LinkRecord, 'id' | 'requestId
     acceptLanguage: ctx.acceptLanguage,
     page,
     hostImage: async (src) => (src ? hostImage({ url: src }, ports.jobs, { requestId: ctx.requestId, deadline }) : undefined),
+    noteLanguage: (tag) => { declared ??= normalizeLanguage(tag); },
   };
   let out: PlatformPreview | undefined;
   try {
@@ -159,9 +162,11 @@ async function platformRecord(url: URL, base: Pick<LinkRecord, 'id' | 'requestId
   }
   if (!out) return undefined;
   if (!out.language) {
-    // Platform sources rarely declare a language: detect it from the post's own words.
+    // Platform sources rarely give a language: the page's own declaration, else a reliable
+    // detection on the post's words (short captions are not detected reliably: none then).
     const words = [out.title, out.description].filter(Boolean).join('. ');
-    out.language = (await detectLanguage(words))?.language;
+    const detected = declared ? undefined : await detectLanguage(words);
+    out.language = declared ?? (detected?.reliable && detected.probability >= 0.9 ? detected.language : undefined);
   }
   const trail = page?.trail ?? out.trail ?? [base.url];
   const record: LinkRecord = {

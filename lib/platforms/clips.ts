@@ -77,7 +77,7 @@ interface VideoDraft {
 
 async function extractVideo(url: URL, videoId: string, username: string | undefined, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
   const res = await safely(() => fetchPlatformPage(url.href, ctx));
-  const page = res && isOk(res.status) ? parsePlatformPage(res) : undefined;
+  const page = res && isOk(res.status) ? parsePlatformPage(res, ctx) : undefined;
   const status = res?.status ?? 0;
   if (page && !page.wall) {
     const item = videoItem(page.html, videoId);
@@ -226,7 +226,7 @@ export function userFromState(html: string, username: string): UserDraft | { gon
 async function extractUser(url: URL, username: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
   const res = await safely(() => fetchPlatformPage(url.href, ctx));
   if (!res || !isOk(res.status)) return res?.status === 404 ? { type: 'CLIPS_USER', ok: false, status: 404, fields: {} } : undefined;
-  const page = parsePlatformPage(res);
+  const page = parsePlatformPage(res, ctx);
   if (page.wall) return undefined;
   const d = userFromState(page.html, username);
   if (!d) return undefined;

@@ -43,7 +43,7 @@ async function extractListing(url: URL, listingId: string, ctx: PlatformContext)
     if (err instanceof FetchFailure) return undefined;
     throw err;
   }
-  const page = parsePlatformPage(res);
+  const page = parsePlatformPage(res, ctx);
   if (page.wall) return { type: 'MARKETPLACE_PRODUCT', ok: false, status: res.status, fields: {} };
   if (res.status === 404 || res.status === 410) return { type: 'MARKETPLACE_PRODUCT', ok: false, status: res.status, fields: {} };
   if (!isOk(res.status)) return undefined;

@@ -113,7 +113,7 @@ async function trySource<T>(f: () => Promise<T>): Promise<T | undefined> {
 async function tryPage(url: string, ctx: PlatformContext): Promise<ParsedPage | undefined> {
   const res = await trySource(() => fetchPlatformPage(url, ctx));
   if (!res || !isOk(res.status)) return undefined;
-  const page = parsePlatformPage(res);
+  const page = parsePlatformPage(res, ctx);
   return page.wall ? undefined : page;
 }
 

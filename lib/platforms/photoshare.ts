@@ -89,7 +89,7 @@ interface PostDraft {
 
 async function extractPost(url: URL, code: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
   const res = await safely(() => fetchPlatformPage(url.href, ctx));
-  const page = res ? parsePlatformPage(res) : undefined;
+  const page = res ? parsePlatformPage(res, ctx) : undefined;
   const draft: PostDraft = { media: [] };
   const login = !!page && (page.wall === 'login-redirect' || isLoginUrl(page.res.finalUrl) || isLoginTitle(page));
   let ogDescription: string | undefined;
@@ -101,7 +101,7 @@ async function extractPost(url: URL, code: string, ctx: PlatformContext): Promis
   // The embed page: the exact time, the owner (verified, avatar) and media URLs.
   if (!draft.username || !draft.publishedAt || draft.media.length === 0 || draft.verified === undefined) {
     const embed = await safely(() => fetchPlatformPage(`${PHOTOSHARE_SITE}/p/${code}/embed/captioned/`, ctx));
-    if (embed && isOk(embed.status)) fromEmbed(parsePlatformPage(embed), draft);
+    if (embed && isOk(embed.status)) fromEmbed(parsePlatformPage(embed, ctx), draft);
   }
 
   const found = draft.username || draft.text || draft.media.length > 0;
@@ -304,7 +304,7 @@ export function parseProfileDescription(d: string): { followersCount?: number; f
 async function extractUser(url: URL, username: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
   const res = await safely(() => fetchPlatformPage(url.href, ctx));
   if (!res) return undefined;
-  const page = parsePlatformPage(res);
+  const page = parsePlatformPage(res, ctx);
   if (page.wall === 'login-redirect' || isLoginUrl(res.finalUrl) || isLoginTitle(page)) return { type: 'PHOTOSHARE_USER', ok: false, status: res.status, fields: {} };
   if (res.status === 404) return { type: 'PHOTOSHARE_USER', ok: false, status: 404, fields: {} };
   if (!isOk(res.status) || page.wall) return undefined;

@@ -46,7 +46,7 @@ async function extractProduct(url: URL, asin: string, ctx: PlatformContext): Pro
     if (err instanceof FetchFailure) return undefined;
     throw err;
   }
-  const page = parsePlatformPage(res);
+  const page = parsePlatformPage(res, ctx);
   const captcha = page.wall === 'amazon-robot-check' || /validateCaptcha|Type the characters you see in this image|api-services-support@amazon\.com/i.test(page.html.slice(0, 200_000));
   if (captcha || page.wall) return { type: 'RETAILER_PRODUCT', ok: false, status: res.status === 200 ? 503 : res.status, fields: {} };
   if (res.status === 404) return { type: 'RETAILER_PRODUCT', ok: false, status: 404, fields: {} };

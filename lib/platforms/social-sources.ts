@@ -77,10 +77,11 @@ export interface ParsedPage {
 }
 
 /** Decodes and parses a fetched page; `meta('og:title', 'twitter:title')` gives the first non-empty one. */
-export function parsePlatformPage(res: FetchResult): ParsedPage {
+export function parsePlatformPage(res: FetchResult, ctx?: Pick<PlatformContext, 'noteLanguage'>): ParsedPage {
   const contentType = headerOf(res, 'content-type');
   const encoding = detectEncoding(res.body, contentType);
   const data = parsePageBytes(res.body, encoding);
+  ctx?.noteLanguage?.(data.lang);
   let html: string;
   try {
     html = new TextDecoder(encoding).decode(res.body);

@@ -27,6 +27,8 @@ export interface PlatformContext {
   acceptLanguage?: string;
   /** The generic fetch of the link when it already happened (a short link resolved by redirects). */
   page?: FetchResult;
+  /** Records the language a fetched platform page declares (`<html lang>`), used when the platform gives none. */
+  noteLanguage?(tag: string | undefined): void;
   /** Hosts one image (avatar, thumbnail, banner) through the image job; undefined when it fails. */
   hostImage(url: string | undefined): Promise<MediaImage | undefined>;
 }

@@ -65,8 +65,8 @@ describe('codehost repository from the REST API', () => {
   });
   afterAll(() => w.close());
 
-  it('gets a language detected from its own words (platform sources rarely declare one)', () => {
-    expect(r.language).toBe('en');
+  it('does not guess a language from one short sentence (detection must be reliable)', () => {
+    expect(r.language).toBeUndefined();
   });
   it('is a CODEHOST_REPOSITORY with title, description and image', () => {
     expect(r).toMatchObject({ ok: true, type: 'CODEHOST_REPOSITORY', status: 200, title: 'skyfolk/paper-kite: Fold, glue and fly: a paper kite toolkit', description: 'Fold, glue and fly: a paper kite toolkit' });
