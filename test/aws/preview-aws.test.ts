@@ -1,11 +1,16 @@
 /**
  * The preview handler configured with the AWS adapters (SqsJobRunner + S3BlobStore) against
  * s3rver and fauxqs on loopback, with the worker handler behind the queue (a test poller plays
- * the Lambda event source). A fixture page with an og:image: the image is rendered by the worker,
+ * the Lambda event source). A fixture page with an og:image and a video link: both are rendered by the worker,
  * stored in S3 under assets/, and the record carries CloudFront URLs.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import sharp from 'sharp';
+import { ffmpegBinary } from '../../lib/media/run-tool';
 import { buildAwsDeps, buildAwsWorkerDeps, InvocationBudget } from '../../functions/aws-deps';
 import { createWorkerHandler } from '../../functions/worker';
 import { createLambdaPreviewHandler } from '../../functions/preview';
@@ -25,7 +30,10 @@ beforeAll(async () => {
   em = await startEmulators('linklens-preview-test');
   Object.assign(config, { bucket: em.bucket, jobQueueUrl: em.queueUrl, publicUrl: CDN });
   const png = await sharp({ create: { width: 900, height: 600, channels: 3, background: { r: 200, g: 60, b: 30 } } }).png().toBuffer();
+  const mp4 = path.join(mkdtempSync(path.join(tmpdir(), 'aws-video-')), 'clip.mp4');
+  execFileSync(await ffmpegBinary(), ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '3', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-c:a', 'aac', '-shortest', '-movflags', '+faststart', '-y', mp4]);
   site = await startFixtureServer({
+    '/clip.mp4': { headers: { 'content-type': 'video/mp4' }, body: readFileSync(mp4) },
     '/page': { body: html('<title>Fixture page</title><meta property="og:image" content="/pic.png"><meta name="description" content="A page with a picture">') },
     '/pic.png': { headers: { 'content-type': 'image/png' }, body: png },
   });
@@ -74,6 +82,20 @@ test('a page preview: the image is rendered by the worker behind SQS, stored in 
   const messages = poller.events.flatMap((e) => e.Records.map((r) => JSON.parse(r.body)));
   expect(messages.find((m) => m.jobId === 'image')).toMatchObject({ version: 1, requestId: 'req-page-1', kind: 'image', input: { url: site.url('/pic.png') } });
 });
+
+test('a video link: probed, framed and hosted by the worker behind SQS, with CloudFront URLs', async () => {
+  poller = startPoller(em, worker());
+  const handler = createPreviewHandler(buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs }));
+  const { out, json } = await post(handler, site.url('/clip.mp4'), 'req-video-1');
+  expect(out.statusCode).toBe(200);
+  expect(json).toMatchObject({ ok: true, type: 'VIDEO' });
+  expect(json.video).toMatchObject({ videoCodec: 'h264', hasAudio: true, width: 320, height: 240, frameRate: 25 });
+  expect(json.video.duration).toBeCloseTo(3, 0);
+  expect(json.video.image.large.url).toMatch(new RegExp(`^${CDN}/assets/[0-9a-f]{64}/`));
+  expect(json.video.snapshots.length).toBeGreaterThan(0);
+  const results = ((await em.s3.send(new ListObjectsV2Command({ Bucket: em.bucket, Prefix: 'jobs/req-video-1/' }))).Contents ?? []).map((c) => c.Key);
+  expect(results).toContain('jobs/req-video-1/video.json');
+}, 30_000);
 
 test('the same page again: the worker reuses the rendered assets, the record has the same URLs', async () => {
   poller = startPoller(em, worker());
