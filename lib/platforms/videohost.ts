@@ -56,6 +56,11 @@ export function matchVideohost(url: URL): PlatformMatch | undefined {
   return undefined;
 }
 
+/** The page's `<html lang>` (YouTube localises the page to the viewer; the video itself declares nothing). */
+function htmlLang(html: string): string | undefined {
+  return /<html\b[^>]*\blang="([^"]{2,20})"/i.exec(html.slice(0, 4096))?.[1];
+}
+
 function decodeSafe(s: string): string {
   try {
     return decodeURIComponent(s);
@@ -154,6 +159,7 @@ async function extractVideo(videoId: string, ctx: PlatformContext): Promise<Plat
   const [res, api] = await Promise.all([reuse ?? fetchPage(watchUrl, ctx), apiUrl ? fetchJson(apiUrl, ctx) : undefined]);
 
   const html = res && res.status === 200 && !isConsentWall(res) ? res.body.toString('utf8') : '';
+  ctx.noteLanguage?.(htmlLang(html));
   const player = html ? embeddedJson(html, 'ytInitialPlayerResponse') : undefined;
   const data = html ? embeddedJson(html, 'ytInitialData') : undefined;
   const apiItem = at(api?.json, 'items', 0) as Json | undefined;
@@ -374,6 +380,7 @@ async function extractChannel(ids: Record<string, string>, ctx: PlatformContext)
         : `/user/${encodeURIComponent(ids.user)}`;
   const res = await fetchPage(`${config.youtubeBaseUrl}${path}`, ctx);
   const html = res && res.status === 200 && !isConsentWall(res) ? res.body.toString('utf8') : '';
+  ctx.noteLanguage?.(htmlLang(html));
   const data = html ? embeddedJson(html, 'ytInitialData') : undefined;
   const meta = at(data, 'metadata', 'channelMetadataRenderer') as Json | undefined;
 
