@@ -252,8 +252,11 @@ function fromCrawlerPost(page: ParsedPage, postId: string, username: string | un
   const c = /^(.*?) on (?:X|Twitter)$/.exec(ogTitle);
   if (a) { name = a[1]; screen = a[2]; } else if (b) { name = b[1]; text = text ?? b[2]; } else if (c) { name = c[1]; } else return undefined;
   text = text?.replace(/^[“"]([\s\S]*)[”"]$/, '$1');
-  const image = page.meta('og:image', 'twitter:image');
-  const isMedia = image && /\/(media|tweet_video_thumb|ext_tw_video_thumb|amplify_video_thumb)\//.test(image);
+  const og = page.meta('og:image', 'twitter:image');
+  // X's generic og:image stands in when the HTML is rendered: the post's own media is then the
+  // first media image in the markup (the main post comes first in the conversation).
+  const image = og && !/\/rweb\/ssr\/default\//.test(og) ? og : firstTwimg(page.html, MEDIA_PATHS) ?? og;
+  const isMedia = image && MEDIA_PATHS.test(image);
   const created = snowflakeTime(postId);
   return {
     post: compact({ id: platformObjectId('microblog', 'post', postId), createdAt: created, publishedAt: created, text: cleanHtmlText(text, true) }),
@@ -263,6 +266,16 @@ function fromCrawlerPost(page: ParsedPage, postId: string, username: string | un
     title: a ? ogTitle : undefined,
     language: page.data.lang?.split('-')[0],
   };
+}
+
+const MEDIA_PATHS = /\/(media|tweet_video_thumb|ext_tw_video_thumb|amplify_video_thumb)\//;
+
+/** The first pbs.twimg.com image URL in the HTML whose path matches. */
+function firstTwimg(html: string, path: RegExp): string | undefined {
+  for (const m of html.matchAll(/https:\/\/pbs\.twimg\.com\/[^"'\s)&<>]+\.(?:jpe?g|png|webp)/g)) {
+    if (path.test(m[0])) return m[0];
+  }
+  return undefined;
 }
 
 async function finishPost(d: PostDraft, ctx: PlatformContext): Promise<PlatformPreview> {
@@ -384,7 +397,10 @@ function crawlerUser(page: ParsedPage, username: string): UserDraft | undefined 
   if (!title) return undefined;
   const m = /^(.*?) \(@([A-Za-z0-9_]{1,15})\) (?:on X|on Twitter|\/ X|\/ Twitter)$/s.exec(title);
   if (!m) return undefined;
-  const image = page.meta('og:image', 'twitter:image');
+  const og = page.meta('og:image', 'twitter:image');
+  // Without a profile og:image (rendered HTML carries X's generic one), the avatar is the first
+  // large profile image in the markup: the profile header's.
+  const image = og && /profile_images/.test(og) ? og : firstTwimg(page.html, /\/profile_images\/[^"'\s)&]*_(?:400x400|200x200)\./);
   return {
     user: compact({
       id: userId(m[2]),

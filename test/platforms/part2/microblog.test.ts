@@ -170,6 +170,22 @@ describe('post fallbacks', () => {
     expect(String(req.headers['user-agent'])).toMatch(/Twitterbot/);
   });
 
+  test('rendered bot HTML with X\'s generic og:image: the post\'s own media comes from the markup', async () => {
+    await images();
+    w.server.route('/cdn.syndication.twimg.com/tweet-result', { status: 503, body: '' });
+    w.server.route(`/x.com/jane/status/${ID}`, page(`<html lang="en"><head><title>Jane Doe on X: "Look at this" / X</title>
+      <meta property="og:title" content="Jane Doe on X: &quot;Look at this&quot; / X">
+      <meta property="og:image" content="https://abs.twimg.com/rweb/ssr/default/v2/og/image.png"></head>
+      <body><img src="https://pbs.twimg.com/profile_images/111/jane_normal.jpg"><div style="background-image: url(&quot;https://pbs.twimg.com/media/PhotoOne.jpg&quot;);"></div>
+      <img src="https://pbs.twimg.com/media/PhotoTwo.jpg"></body></html>`));
+    const r = await w.preview(`https://x.com/jane/status/${ID}`);
+    expect(r.type).toBe('MICROBLOG_POST');
+    expect(r.microblogPost.media).toHaveLength(1);
+    expect(w.seen().some((x) => x.url === 'https://pbs.twimg.com/media/PhotoOne.jpg')).toBe(true);
+    expect(w.seen().some((x) => x.url.startsWith('https://abs.twimg.com/rweb/'))).toBe(false);
+    expect(r.image.original.url).toMatch(/^http:\/\/assets\.test\//);
+  });
+
   test('the login wall falls back to the generic preview, marked ok:false, never as a post', async () => {
     w.server.route('/cdn.syndication.twimg.com/tweet-result', { status: 503, body: '' });
     w.server.route(`/x.com/jane/status/${ID}`, redirect('/x.com/i/flow/login?redirect_after_login=%2Fjane'));
@@ -202,6 +218,20 @@ describe('users', () => {
     w.server.route('/syndication.twitter.com/srv/timeline-profile/screen-name/jane', page(fx.timelineProfile({ ...fx.timelineUser(), protected: true })));
     const r = await w.preview('https://twitter.com/jane');
     expect(r.microblogUser.protected).toBe(true);
+  });
+
+  test('rendered profile HTML with X\'s generic og:image: the avatar is the header\'s large profile image', async () => {
+    await images();
+    w.server.route('/syndication.twitter.com/srv/timeline-profile/screen-name/jane', page(fx.timelineProfile({ screen_name: 'someone_else' })));
+    w.server.route('/x.com/jane', page(`<html lang="en"><head><title>Jane Doe (@jane) / X</title>
+      <meta property="og:title" content="Jane Doe (@jane) / X">
+      <meta property="og:image" content="https://abs.twimg.com/rweb/ssr/default/v2/og/image.png"></head>
+      <body><img src="https://pbs.twimg.com/profile_images/999/someone_normal.jpg"><img src="https://pbs.twimg.com/profile_images/111/jane_400x400.jpg"></body></html>`));
+    const r = await w.preview('https://x.com/jane');
+    expect(r).toMatchObject({ ok: true, type: 'MICROBLOG_USER' });
+    expect(r.microblogUser.avatar).toBeDefined();
+    expect(w.seen().some((x) => x.url === 'https://pbs.twimg.com/profile_images/111/jane_400x400.jpg')).toBe(true);
+    expect(w.seen().some((x) => x.url.includes('someone_normal'))).toBe(false);
   });
 
   test('from the bot HTML when the timeline has nothing', async () => {
