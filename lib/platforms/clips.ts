@@ -10,13 +10,11 @@
  * videos (text, author, cover; the time from the id, whose high 32 bits are the Unix time).
  */
 import type { ClipsUser, ClipsVideo } from '../contract/link.js';
-import { FetchFailure } from '../fetch/safe-fetch.js';
 import { toImageSet } from '../media/host-images.js';
 import { hostImages } from './social-media.js';
 import {
   bool, compact, fetchPlatformPage, fetchSource, isoDate, isOk, obj, parseCount, parseJson, parsePlatformPage,
-  platformObjectId, scriptById, str, type ParsedPage,
-} from './social-sources.js';
+  platformObjectId, scriptById, str, type ParsedPage, unlessUnreachable } from './social-sources.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 
 export const CLIPS_SOURCES = { site: 'https://www.tiktok.com', oembed: 'https://www.tiktok.com/oembed' };
@@ -48,14 +46,6 @@ export const clips: Platform = {
   },
 };
 
-async function safely<T>(f: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await f();
-  } catch (err) {
-    if (err instanceof FetchFailure) return undefined;
-    throw err;
-  }
-}
 
 /** The embedded state: the rehydration scope, else SIGI_STATE. */
 export function pageState(html: string): { scope?: Record<string, unknown>; sigi?: Record<string, unknown> } {
@@ -76,7 +66,7 @@ interface VideoDraft {
 }
 
 async function extractVideo(url: URL, videoId: string, username: string | undefined, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const res = await safely(() => fetchPlatformPage(url.href, ctx));
+  const res = await unlessUnreachable(() => fetchPlatformPage(url.href, ctx));
   const page = res && isOk(res.status) ? parsePlatformPage(res, ctx) : undefined;
   const status = res?.status ?? 0;
   if (page && !page.wall) {
@@ -87,7 +77,7 @@ async function extractVideo(url: URL, videoId: string, username: string | undefi
 
   // oEmbed.
   const canonical = `${CLIPS_SOURCES.site}/@${username ?? 'tiktok'}/video/${videoId}`;
-  const oe = await safely(() => fetchSource(`${CLIPS_SOURCES.oembed}?url=${encodeURIComponent(canonical)}`, ctx));
+  const oe = await unlessUnreachable(() => fetchSource(`${CLIPS_SOURCES.oembed}?url=${encodeURIComponent(canonical)}`, ctx));
   const j = obj(parseJson(oe?.text));
   if (j && (str(j.title) || str(j.author_unique_id))) {
     const handle = str(j.author_unique_id) ?? username;
@@ -224,7 +214,7 @@ export function userFromState(html: string, username: string): UserDraft | { gon
 }
 
 async function extractUser(url: URL, username: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const res = await safely(() => fetchPlatformPage(url.href, ctx));
+  const res = await unlessUnreachable(() => fetchPlatformPage(url.href, ctx));
   if (!res || !isOk(res.status)) return res?.status === 404 ? { type: 'CLIPS_USER', ok: false, status: 404, fields: {} } : undefined;
   const page = parsePlatformPage(res, ctx);
   if (page.wall) return undefined;

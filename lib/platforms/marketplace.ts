@@ -9,7 +9,6 @@
  * `twitter:label1` currency). A bot challenge (DataDome) is ok:false.
  */
 import type { MarketplaceProduct } from '../contract/link.js';
-import { FetchFailure } from '../fetch/safe-fetch.js';
 import { flattenJsonLd, type LdNode } from '../extract/json-ld.js';
 import { toImageSet } from '../media/host-images.js';
 import { hostImages } from './social-media.js';
@@ -36,13 +35,8 @@ export const marketplace: Platform = {
 const isType = (n: LdNode, t: string) => arr(n['@type']).concat(typeof n['@type'] === 'string' ? [n['@type']] : []).some((x) => String(x).toLowerCase() === t);
 
 async function extractListing(url: URL, listingId: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  let res;
-  try {
-    res = await fetchPlatformPage(url.href, ctx);
-  } catch (err) {
-    if (err instanceof FetchFailure) return undefined;
-    throw err;
-  }
+  // A FetchFailure propagates: preview.ts falls back to the generic preview.
+  const res = await fetchPlatformPage(url.href, ctx);
   const page = parsePlatformPage(res, ctx);
   if (page.wall) return { type: 'MARKETPLACE_PRODUCT', ok: false, status: res.status, fields: {} };
   if (res.status === 404 || res.status === 410) return { type: 'MARKETPLACE_PRODUCT', ok: false, status: res.status, fields: {} };

@@ -18,13 +18,11 @@
  * followers/following/posts counts, joinedAt); else the bot HTML (name, username, bio, avatar).
  */
 import type { MicroblogPost, MicroblogUser } from '../contract/link.js';
-import { FetchFailure } from '../fetch/safe-fetch.js';
 import { toImageSet } from '../media/host-images.js';
 import { firstImageSet, hostMedia, type MediaSource } from './social-media.js';
 import {
   arr, bool, cleanHtmlText, compact, fetchPlatformPage, fetchSource, isoDate, isOk, obj, parseCount, parseJson,
-  parsePlatformPage, platformObjectId, scriptById, snowflakeTime, str, toSecond, type ParsedPage,
-} from './social-sources.js';
+  parsePlatformPage, platformObjectId, scriptById, snowflakeTime, str, toSecond, type ParsedPage, unlessUnreachable } from './social-sources.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 
 export const MICROBLOG_SOURCES = {
@@ -74,7 +72,7 @@ async function extractPost(url: URL, postId: string, username: string | undefine
   let goneStatus: number | undefined;
 
   // 1. Syndication.
-  const synd = await trySource(() => fetchSource(`${MICROBLOG_SOURCES.syndication}?id=${postId}&lang=en&token=${syndicationToken(postId)}`, ctx));
+  const synd = await unlessUnreachable(() => fetchSource(`${MICROBLOG_SOURCES.syndication}?id=${postId}&lang=en&token=${syndicationToken(postId)}`, ctx));
   if (synd) {
     const j = obj(parseJson(synd.text));
     if (j && j.__typename === 'TweetTombstone') return gone(404, obj(obj(j.tombstone)?.text)?.text);
@@ -84,7 +82,7 @@ async function extractPost(url: URL, postId: string, username: string | undefine
 
   // 2. oEmbed (also tells a deleted or protected post: 404 / 403).
   const canonical = `https://twitter.com/${username ?? 'i'}/status/${postId}`;
-  const oe = await trySource(() => fetchSource(`${MICROBLOG_SOURCES.oembed}?url=${encodeURIComponent(canonical)}&omit_script=1&dnt=true`, ctx));
+  const oe = await unlessUnreachable(() => fetchSource(`${MICROBLOG_SOURCES.oembed}?url=${encodeURIComponent(canonical)}&omit_script=1&dnt=true`, ctx));
   if (oe) {
     const j = obj(parseJson(oe.text));
     if (j && str(j.html)) return fromOEmbed(j, postId, ctx);
@@ -101,17 +99,9 @@ async function extractPost(url: URL, postId: string, username: string | undefine
   return undefined;
 }
 
-async function trySource<T>(f: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await f();
-  } catch (err) {
-    if (err instanceof FetchFailure) return undefined;
-    throw err;
-  }
-}
 
 async function tryPage(url: string, ctx: PlatformContext): Promise<ParsedPage | undefined> {
-  const res = await trySource(() => fetchPlatformPage(url, ctx));
+  const res = await unlessUnreachable(() => fetchPlatformPage(url, ctx));
   if (!res || !isOk(res.status)) return undefined;
   const page = parsePlatformPage(res, ctx);
   return page.wall ? undefined : page;
@@ -317,7 +307,7 @@ function userTitle(u: Pick<MicroblogUser, 'name' | 'username'>): string {
 
 async function extractUser(url: URL, username: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
   // 1. The public profile timeline: the full user object inside its embedded data.
-  const tl = await trySource(() => fetchSource(`${MICROBLOG_SOURCES.timelineProfile}${encodeURIComponent(username)}?showReplies=false`, ctx, { accept: 'text/html' }));
+  const tl = await unlessUnreachable(() => fetchSource(`${MICROBLOG_SOURCES.timelineProfile}${encodeURIComponent(username)}?showReplies=false`, ctx, { accept: 'text/html' }));
   const fromTimeline = tl?.text ? timelineUser(tl.text, username) : undefined;
   if (fromTimeline) return finishUser(fromTimeline, ctx);
 

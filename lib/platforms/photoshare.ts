@@ -15,13 +15,11 @@
  * The login redirect is an ok:false record, never a preview titled "Login • Instagram".
  */
 import type { MediaImage, PhotosharePost, PhotoshareUser, Video } from '../contract/link.js';
-import { FetchFailure } from '../fetch/safe-fetch.js';
 import { toImageSet } from '../media/host-images.js';
 import { firstImageSet, hostMedia, type MediaSource } from './social-media.js';
 import {
   arr, bool, cleanHtmlText, compact, fetchPlatformPage, isoDate, isOk, obj, parseCount, parseJson, parsePlatformPage,
-  platformObjectId, str, toSecond, type ParsedPage,
-} from './social-sources.js';
+  platformObjectId, str, toSecond, type ParsedPage, unlessUnreachable } from './social-sources.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 
 export const PHOTOSHARE_SITE = 'https://www.instagram.com';
@@ -62,14 +60,6 @@ export const photoshare: Platform = {
   },
 };
 
-async function safely<T>(f: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await f();
-  } catch (err) {
-    if (err instanceof FetchFailure) return undefined;
-    throw err;
-  }
-}
 
 interface PostDraft {
   username?: string;
@@ -88,7 +78,7 @@ interface PostDraft {
 // Posts
 
 async function extractPost(url: URL, code: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const res = await safely(() => fetchPlatformPage(url.href, ctx));
+  const res = await unlessUnreachable(() => fetchPlatformPage(url.href, ctx));
   const page = res ? parsePlatformPage(res, ctx) : undefined;
   const draft: PostDraft = { media: [] };
   const login = !!page && (page.wall === 'login-redirect' || isLoginUrl(page.res.finalUrl) || isLoginTitle(page));
@@ -100,7 +90,7 @@ async function extractPost(url: URL, code: string, ctx: PlatformContext): Promis
 
   // The embed page: the exact time, the owner (verified, avatar) and media URLs.
   if (!draft.username || !draft.publishedAt || draft.media.length === 0 || draft.verified === undefined) {
-    const embed = await safely(() => fetchPlatformPage(`${PHOTOSHARE_SITE}/p/${code}/embed/captioned/`, ctx));
+    const embed = await unlessUnreachable(() => fetchPlatformPage(`${PHOTOSHARE_SITE}/p/${code}/embed/captioned/`, ctx));
     if (embed && isOk(embed.status)) fromEmbed(parsePlatformPage(embed, ctx), draft);
   }
 
@@ -302,7 +292,7 @@ export function parseProfileDescription(d: string): { followersCount?: number; f
 }
 
 async function extractUser(url: URL, username: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const res = await safely(() => fetchPlatformPage(url.href, ctx));
+  const res = await unlessUnreachable(() => fetchPlatformPage(url.href, ctx));
   if (!res) return undefined;
   const page = parsePlatformPage(res, ctx);
   if (page.wall === 'login-redirect' || isLoginUrl(res.finalUrl) || isLoginTitle(page)) return { type: 'PHOTOSHARE_USER', ok: false, status: res.status, fields: {} };

@@ -14,7 +14,6 @@
 import { DomUtils, parseDocument } from 'htmlparser2';
 import type { Element } from 'domhandler';
 import type { RetailerProduct } from '../contract/link.js';
-import { FetchFailure } from '../fetch/safe-fetch.js';
 import { toImageSet } from '../media/host-images.js';
 import { hostImages } from './social-media.js';
 import { cleanHtmlText, compact, fetchPlatformPage, isOk, parseCount, parseJson, parsePlatformPage, type ParsedPage } from './social-sources.js';
@@ -39,13 +38,8 @@ export const retailer: Platform = {
 };
 
 async function extractProduct(url: URL, asin: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  let res;
-  try {
-    res = await fetchPlatformPage(url.href, ctx);
-  } catch (err) {
-    if (err instanceof FetchFailure) return undefined;
-    throw err;
-  }
+  // A FetchFailure propagates: preview.ts falls back to the generic preview.
+  const res = await fetchPlatformPage(url.href, ctx);
   const page = parsePlatformPage(res, ctx);
   const captcha = page.wall === 'amazon-robot-check' || /validateCaptcha|Type the characters you see in this image|api-services-support@amazon\.com/i.test(page.html.slice(0, 200_000));
   if (captcha || page.wall) return { type: 'RETAILER_PRODUCT', ok: false, status: res.status === 200 ? 503 : res.status, fields: {} };

@@ -5,7 +5,7 @@
  */
 import { detectEncoding } from '../fetch/charset.js';
 import { hostProfileHeaders } from '../fetch/host-profiles.js';
-import type { FetchResult } from '../fetch/safe-fetch.js';
+import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
 import { parsePageBytes, type PageData } from '../extract/parse-page.js';
 import { detectWall, type WallKind } from '../extract/walls.js';
 import { stableId } from '../ids.js';
@@ -42,6 +42,16 @@ function samePage(a: string, b: string): boolean {
     return x.host === y.host && x.pathname.replace(/\/+$/, '') === y.pathname.replace(/\/+$/, '');
   } catch {
     return false;
+  }
+}
+
+/** Runs one optional source: undefined when it could not be reached (FetchFailure); other errors propagate. */
+export async function unlessUnreachable<T>(f: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await f();
+  } catch (err) {
+    if (err instanceof FetchFailure) return undefined;
+    throw err;
   }
 }
 
