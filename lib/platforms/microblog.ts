@@ -23,6 +23,7 @@ import { firstImageSet, hostMedia, type MediaSource } from './social-media.js';
 import {
   arr, bool, cleanHtmlText, compact, fetchPlatformPage, fetchSource, isoDate, isOk, obj, parseCount, parseJson,
   parsePlatformPage, platformObjectId, scriptById, snowflakeTime, str, toSecond, type ParsedPage, unlessUnreachable } from './social-sources.js';
+import { flattenJsonLd, ldTypes } from '../extract/json-ld.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 
 export const MICROBLOG_SOURCES = {
@@ -391,15 +392,51 @@ function crawlerUser(page: ParsedPage, username: string): UserDraft | undefined 
   // Without a profile og:image (rendered HTML carries X's generic one), the avatar is the first
   // large profile image in the markup: the profile header's.
   const image = og && /profile_images/.test(og) ? og : firstTwimg(page.html, /\/profile_images\/[^"'\s)&]*_(?:400x400|200x200)\./);
+  const ld = profileSchema(page, m[2]);
   return {
     user: compact({
       id: userId(m[2]),
       username: m[2],
       name: m[1],
-      bio: cleanHtmlText(page.meta('og:description', 'description')),
+      bio: cleanHtmlText(page.meta('og:description', 'description')) ?? ld?.bio,
+      location: ld?.location,
+      followersCount: ld?.followersCount,
+      followingCount: ld?.followingCount,
+      postsCount: ld?.postsCount,
+      joinedAt: ld?.joinedAt,
     }),
-    avatar: image && /profile_images/.test(image) ? biggerAvatar(image) : undefined,
+    avatar: image && /profile_images/.test(image) ? biggerAvatar(image) : ld?.avatar ? biggerAvatar(ld.avatar) : undefined,
   };
+}
+
+/**
+ * The schema.org ProfilePage X renders into a profile (`UserProfileSchema`): the bio, location,
+ * join date and the follower/following/post counters, for the account named by the URL only.
+ */
+export function profileSchema(page: ParsedPage, username: string): (Partial<MicroblogUser> & { avatar?: string }) | undefined {
+  for (const node of flattenJsonLd(page.data.jsonLd)) {
+    if (!ldTypes(node).includes('profilepage')) continue;
+    const person = obj(node.mainEntity) ?? obj(node.author);
+    if (!person || str(person.additionalName)?.toLowerCase() !== username.toLowerCase()) continue;
+    const counter = (kind: RegExp) => {
+      for (const c of arr(person.interactionStatistic).map(obj)) {
+        if (kind.test(String(c?.interactionType ?? '')) || kind.test(String(c?.name ?? ''))) return parseCount(c?.userInteractionCount as number);
+      }
+      return undefined;
+    };
+    const bio = str(person.description)?.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n');
+    const image = obj(person.image);
+    return compact({
+      bio,
+      location: str(obj(person.homeLocation)?.name),
+      followersCount: counter(/FollowAction|^Follows$/),
+      followingCount: counter(/SubscribeAction|^Friends$/),
+      postsCount: counter(/WriteAction|^Tweets$/),
+      joinedAt: isoDate(node.dateCreated),
+      avatar: str(image?.contentUrl) ?? str(person.image),
+    });
+  }
+  return undefined;
 }
 
 async function finishUser(d: UserDraft, ctx: PlatformContext): Promise<PlatformPreview> {

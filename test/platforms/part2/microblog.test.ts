@@ -234,6 +234,28 @@ describe('users', () => {
     expect(w.seen().some((x) => x.url.includes('someone_normal'))).toBe(false);
   });
 
+  test('rendered profile HTML without og:description: bio, counters and join date from its ProfilePage schema', async () => {
+    await images();
+    w.server.route('/syndication.twitter.com/srv/timeline-profile/screen-name/jane', page(fx.timelineProfile({ screen_name: 'someone_else' })));
+    const schema = (who: string, bio: string) => JSON.stringify({
+      '@context': 'http://schema.org', '@type': 'ProfilePage', dateCreated: '2010-01-02T11:14:31.000Z',
+      mainEntity: { '@type': 'Person', additionalName: who, description: `${bio}  \nSecond line`, homeLocation: { '@type': 'Place', name: 'Lisbon' },
+        image: { '@type': 'ImageObject', contentUrl: 'https://pbs.twimg.com/profile_images/111/jane_400x400.jpg' },
+        interactionStatistic: [
+          { '@type': 'InteractionCounter', interactionType: 'https://schema.org/FollowAction', name: 'Follows', userInteractionCount: 3893 },
+          { '@type': 'InteractionCounter', interactionType: 'https://schema.org/SubscribeAction', name: 'Friends', userInteractionCount: 406 },
+          { '@type': 'InteractionCounter', interactionType: 'https://schema.org/WriteAction', name: 'Tweets', userInteractionCount: 23961 }] } });
+    w.server.route('/x.com/jane', page(`<html lang="en"><head><title>Jane Doe (@jane) / X</title>
+      <meta property="og:title" content="Jane Doe (@jane) / X">
+      <script type="application/ld+json">${schema('someone_else', 'Not Jane')}</script>
+      <script type="application/ld+json">${schema('Jane', 'Release engineering & tea')}</script></head><body></body></html>`));
+    const r = await w.preview('https://x.com/jane');
+    expect(r).toMatchObject({ ok: true, type: 'MICROBLOG_USER', description: 'Release engineering & tea\nSecond line' });
+    expect(r.microblogUser).toMatchObject({ username: 'jane', bio: 'Release engineering & tea\nSecond line', location: 'Lisbon',
+      followersCount: 3893, followingCount: 406, postsCount: 23961, joinedAt: '2010-01-02T11:14:31.000Z' });
+    expect(w.seen().some((x) => x.url === 'https://pbs.twimg.com/profile_images/111/jane_400x400.jpg')).toBe(true);
+  });
+
   test('from the bot HTML when the timeline has nothing', async () => {
     await images();
     w.server.route('/syndication.twitter.com/srv/timeline-profile/screen-name/jane', page(fx.timelineProfile({ screen_name: 'someone_else' })));
