@@ -413,7 +413,7 @@ function crawlerUser(page: ParsedPage, username: string): UserDraft | undefined 
  * The schema.org ProfilePage X renders into a profile (`UserProfileSchema`): the bio, location,
  * join date and the follower/following/post counters, for the account named by the URL only.
  */
-export function profileSchema(page: ParsedPage, username: string): (Partial<MicroblogUser> & { avatar?: string }) | undefined {
+export function profileSchema(page: ParsedPage, username: string): (Partial<Omit<MicroblogUser, 'avatar'>> & { avatar?: string }) | undefined {
   for (const node of flattenJsonLd(page.data.jsonLd)) {
     if (!ldTypes(node).includes('profilepage')) continue;
     const person = obj(node.mainEntity) ?? obj(node.author);

@@ -124,7 +124,9 @@ async function extractPost(url: URL, code: string, ctx: PlatformContext): Promis
     ok: true,
     status: 200,
     title: draft.title ?? (who ? `${who} on Instagram` : 'Instagram post'),
-    ...(draft.text ?? ogDescription ? { description: draft.text ?? ogDescription } : {}),
+    // Instagram's own summary ("152K likes, 784 comments - user on April 19, 2021: “caption”") is
+    // what every preview shows; the caption alone is photosharePost.text.
+    ...(ogDescription ?? draft.text ? { description: ogDescription ?? draft.text } : {}),
     ...(image ? { image } : {}),
     icons: ICONS,
     fields: { photosharePost: post },

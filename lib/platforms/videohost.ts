@@ -17,6 +17,7 @@ import { hostProfileHeaders } from '../fetch/host-profiles.js';
 import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
 import { stableId } from '../ids.js';
 import { toImageSet } from '../media/host-images.js';
+import { parsePlatformPage } from './social-sources.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 import {
   at, embeddedJson, exactCount, findAll, findFirst, isoDate, isoDurationSeconds, largestThumbnail, parseCount, ytText, type Json,
@@ -158,8 +159,8 @@ async function extractVideo(videoId: string, ctx: PlatformContext): Promise<Plat
   const reuse = ctx.page && matchVideohost(new URL(ctx.page.finalUrl))?.ids.videoId === videoId && ctx.page.status === 200 ? ctx.page : undefined;
   const [res, api] = await Promise.all([reuse ?? fetchPage(watchUrl, ctx), apiUrl ? fetchJson(apiUrl, ctx) : undefined]);
 
-  const html = res && res.status === 200 && !isConsentWall(res) ? res.body.toString('utf8') : '';
-  ctx.noteLanguage?.(htmlLang(html));
+  const page = res && res.status === 200 && !isConsentWall(res) ? parsePlatformPage(res, ctx) : undefined;
+  const html = page?.html ?? '';
   const player = html ? embeddedJson(html, 'ytInitialPlayerResponse') : undefined;
   const data = html ? embeddedJson(html, 'ytInitialData') : undefined;
   const apiItem = at(api?.json, 'items', 0) as Json | undefined;
@@ -205,7 +206,9 @@ async function extractVideo(videoId: string, ctx: PlatformContext): Promise<Plat
     status: res?.status && !isConsentWall(res) ? res.status : 200,
     icons: iconsOf(html),
     title: draft.title,
-    description: draft.description ?? '',
+    // The watch page's own summary (the first ~160 characters on one line, as every preview shows
+    // it); the full text is videohostVideo.description.
+    description: page?.meta('og:description', 'description', 'twitter:description') ?? draft.description ?? '',
     ...(image ? { image } : {}),
     fields: { videohostVideo: video },
   };

@@ -105,6 +105,13 @@ describe('videohost with YOUTUBE_API_KEY: exact counts from the Data API', () =>
     expect(r.videohostVideo).toMatchObject({ viewsCount: 1234999, likesCount: 48299, commentsCount: 3461, duration: 754, title: 'Building a kite from paper };' });
     expect(w.asked().find((u) => u.startsWith('/yt-api/videos'))).toContain('key=yt-key');
   });
+  it('the top-level description is the watch page\'s one-line summary when it has one; the full text stays on the video', async () => {
+    w = await startWorld();
+    w.server.route('/yt/watch', page(watchPage(w.origin, undefined, undefined, 'How to fold and fly a paper kite.Materials in the first…')));
+    const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
+    expect(r.description).toBe('How to fold and fly a paper kite.Materials in the first…');
+    expect(r.videohostVideo.description).toBe('How to fold and fly a paper kite.\nMaterials in the first minute.');
+  });
   it('the API alone gives the video when the page is blocked', async () => {
     w = await startWorld({ youtubeApiKey: 'yt-key' });
     w.server.route('/yt/watch', page('<html><title>Sorry</title></html>', 429));

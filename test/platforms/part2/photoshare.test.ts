@@ -62,6 +62,8 @@ describe('posts', () => {
     expect(r).toMatchObject({ ok: true, type: 'PHOTOSHARE_POST', title: 'Jaime Lorente on Instagram: "Nuevo proyecto"' });
     const p = r.photosharePost;
     expect(p).toMatchObject({ text: 'Nuevo proyecto 🎬 gracias a todos', likesCount: 152000, commentsCount: 784 });
+    // the top-level description is Instagram's own summary, as every preview shows it; the caption is the post's text
+    expect(r.description).toBe('152K likes, 784 comments - jaimelorentelo on April 19, 2021: "Nuevo proyecto 🎬 gracias a todos".');
     // the exact time from the embed data replaces the day of the og description
     expect(p.publishedAt).toBe('2021-04-19T06:18:23.000Z');
     expect(p.user).toMatchObject({ username: 'jaimelorentelo', name: 'Jaime Lorente', verified: true });
