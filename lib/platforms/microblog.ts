@@ -253,7 +253,9 @@ function fromCrawlerPost(page: ParsedPage, postId: string, username: string | un
     post: compact({ id: platformObjectId('microblog', 'post', postId), createdAt: created, publishedAt: created, text: cleanHtmlText(text, true) }),
     user: compact({ id: userId(screen ?? name ?? ''), username: screen, name }),
     media: isMedia ? [{ kind: 'image', image }] : [],
-    fallbackImage: isMedia || !image || /\/rweb\/ssr\/default\//.test(image) ? undefined : image,
+    // A post without media: the image the page declares, X's generic card included (what every
+    // other preview shows for a text-only post), rather than none.
+    fallbackImage: isMedia || !image ? undefined : image,
     title: a ? ogTitle : undefined,
     language: page.data.lang?.split('-')[0],
   };

@@ -186,6 +186,20 @@ describe('post fallbacks', () => {
     expect(r.image.original.url).toMatch(/^http:\/\/assets\.test\//);
   });
 
+  test('rendered bot HTML of a text-only post: the declared og:image (X\'s generic card) is the image', async () => {
+    await images();
+    w.server.route('/cdn.syndication.twimg.com/tweet-result', { status: 503, body: '' });
+    w.server.route('/abs.twimg.com/rweb/ssr/default/v2/og/image.png', await image(120, 63));
+    w.server.route(`/x.com/jane/status/${ID}`, page(`<html lang="en"><head><title>Jane Doe on X: "Just words" / X</title>
+      <meta property="og:title" content="Jane Doe on X: &quot;Just words&quot; / X">
+      <meta property="og:image" content="https://abs.twimg.com/rweb/ssr/default/v2/og/image.png"></head><body><p>Just words</p></body></html>`));
+    const r = await w.preview(`https://x.com/jane/status/${ID}`);
+    expect(r).toMatchObject({ type: 'MICROBLOG_POST', description: 'Just words' });
+    expect(r.microblogPost.media).toBeUndefined();
+    expect(w.seen().some((x) => x.url === 'https://abs.twimg.com/rweb/ssr/default/v2/og/image.png')).toBe(true);
+    expect(r.image.original.url).toMatch(/^http:\/\/assets\.test\//);
+  });
+
   test('the login wall falls back to the generic preview, marked ok:false, never as a post', async () => {
     w.server.route('/cdn.syndication.twimg.com/tweet-result', { status: 503, body: '' });
     w.server.route(`/x.com/jane/status/${ID}`, redirect('/x.com/i/flow/login?redirect_after_login=%2Fjane'));
