@@ -61,6 +61,9 @@ export interface PageData {
   cutShort?: boolean;
 }
 
+/** Microdata properties whose value is text even on elements with an href or src. */
+const TEXT_PROPS = new Set(['headline', 'name', 'alternativeheadline', 'description', 'title']);
+
 export const PAGE_LIMITS = {
   metas: 2000,
   links: 500,
@@ -226,7 +229,9 @@ export class PageParser {
         break;
     }
     if (a.itemprop && name !== 'meta' && name !== 'link' && name !== 'img') {
-      const value = a.content ?? a.href ?? a.src ?? a.datetime;
+      // A link's value is its href, except for text properties sites put on links (`<a itemprop=headline href=…>Title</a>`).
+      const textual = TEXT_PROPS.has(a.itemprop.toLowerCase());
+      const value = a.content ?? (textual ? undefined : a.href ?? a.src) ?? a.datetime;
       if (value !== undefined) this.itemprop(a.itemprop, value);
       else if (!VOID.has(name) && !this.propBuf) this.propBuf = { prop: a.itemprop, buf: '', depth: this.stack.length, itemtype: this.currentItemtype() };
     }

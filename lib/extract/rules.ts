@@ -159,7 +159,7 @@ export const DEFAULT_RULES: FieldRules = {
     },
     { name: 'json-ld name', get: ldOf(/./, 'name') },
     { name: 'oembed title', get: (c) => c.oembed?.title },
-    { name: 'microdata headline', get: (c) => [...itempropValues(c.page, 'headline'), ...metaValues(c.page, 'dc.title', 'dcterms.title', 'citation_title', 'parsely-title', 'sailthru.title')] },
+    { name: 'meta title', get: (c) => metaValues(c.page, 'dc.title', 'dcterms.title', 'citation_title', 'parsely-title', 'sailthru.title') },
     {
       name: '<title>',
       // Kept whole, site suffix included, unless the whole title is only the site's name on an inner page with an h1.
@@ -172,6 +172,8 @@ export const DEFAULT_RULES: FieldRules = {
         return t;
       },
     },
+    // After <title>: pages mark sidebar and related-post links with itemprop=headline too.
+    { name: 'microdata headline', get: (c) => itempropValues(c.page, 'headline') },
     { name: 'h1', get: (c) => c.page.h1 },
   ],
   description: [

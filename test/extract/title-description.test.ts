@@ -10,6 +10,15 @@ describe('title rules', () => {
     expect((await extract(page('', '<header><h1>Only a heading</h1></header>'))).title).toBe('Only a heading');
   });
 
+  it('microdata headline: the text of a link marked itemprop=headline (not its href), and only after <title>', async () => {
+    const body = `<aside><a href="https://site.test/blog" itemprop="headline">Blog</a></aside>
+      <h1 itemprop="headline"><a href="https://site.test/post">The Winds of Change</a></h1>`;
+    expect((await extract(page('<title>Site |  The Winds of Change</title>', body))).title).toBe('Site | The Winds of Change');
+    // no <title>: the first headline is the link's text, never its URL
+    expect((await extract(page('', body))).title).toBe('Blog');
+    expect((await extract(page('<meta name="citation_title" content="A paper"><title>A paper | Journal</title>'))).title).toBe('A paper');
+  });
+
   it('keeps the site suffix of <title>, but skips a <title> that is only the site name on an inner page', async () => {
     expect((await extract(page('<title>Story | The Daily</title>'))).title).toBe('Story | The Daily');
     const r = await extract(page('<meta property="og:site_name" content="The Daily"><title>The Daily</title>', '<h1>The real story</h1>'));
