@@ -8,6 +8,7 @@ import type { PreviewRequest } from './contract/request.js';
 import { FetchFailure, type Fetcher, type FetchResult } from './fetch/safe-fetch.js';
 import { classify } from './extract/classify.js';
 import { extractPage, type PageExtraction } from './extract/extract-page.js';
+import { withRules } from './extract/rules.js';
 import { fileNameFromDisposition, finalize, type DefaultHints } from './extract/defaults.js';
 import { hostProfileHeaders } from './fetch/host-profiles.js';
 import { hostImages, type ImageSources } from './media/host-images.js';
@@ -103,7 +104,9 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
       ...redirection(res.trail),
     };
     if (type === 'PAGE') {
-      const page: PageExtraction = await extractPage(res, contentType, { fetch: ports.fetch, config });
+      // A platform page read generically (its own source failed) gets the platform's page rules in front.
+      const pageRules = matchPlatformUrl(res.finalUrl)?.platform.pageRules;
+      const page: PageExtraction = await extractPage(res, contentType, { fetch: ports.fetch, config, ...(pageRules ? { rules: withRules(pageRules) } : {}) });
       if (page.title) r.title = page.title;
       if (page.description) r.description = page.description;
       if (page.language) r.language = page.language;
@@ -202,4 +205,12 @@ function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirect
     redirectionCount: trail.length - 1,
     redirectionTrail: trail,
   };
+}
+
+function matchPlatformUrl(url: string): ReturnType<typeof matchPlatform> {
+  try {
+    return matchPlatform(new URL(url));
+  } catch {
+    return undefined;
+  }
 }

@@ -13,6 +13,7 @@
  */
 import { decodeHTML } from 'entities';
 import type { ForumCommunity, ForumPost, ForumUser, ImageSet, MediaImage } from '../contract/link.js';
+import { metaValues } from '../extract/rules.js';
 import { cleanText } from '../extract/text.js';
 import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
 import { stableId } from '../ids.js';
@@ -71,6 +72,14 @@ export const forum: Platform = {
       default:
         return undefined;
     }
+  },
+  // Reddit's page read generically (the .json source blocked): its og tags are templates
+  // ("From the lotus community on Reddit: …", "Explore this post and more from the lotus
+  // community"), while <title> ("Post title : r/lotus") and the meta description (the post's
+  // first lines) are the post's own.
+  pageRules: {
+    title: [{ name: 'reddit <title>', get: (c) => (c.page.title && / : (r\/)?[A-Za-z0-9_]{2,32}$/.test(c.page.title) ? c.page.title : undefined) }],
+    description: [{ name: 'reddit meta description', get: (c) => metaValues(c.page, 'description') }],
   },
 };
 

@@ -7,6 +7,7 @@
 import type { Config } from '../config.js';
 import type { ImageSet, LinkRecord, LinkType, MediaImage } from '../contract/link.js';
 import type { IconCandidate } from '../extract/extract-page.js';
+import type { FieldRules } from '../extract/rules.js';
 import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
 import type { JobRunner } from '../ports.js';
 
@@ -55,4 +56,10 @@ export interface Platform {
   name: string;
   match(url: URL): PlatformMatch | undefined;
   extract(url: URL, match: PlatformMatch, ctx: PlatformContext): Promise<PlatformPreview | undefined>;
+  /**
+   * Field rules put in front of the defaults when the platform falls back to the generic preview
+   * of its own page (its source blocked or rate-limited), e.g. the page's `<title>` over a
+   * templated og:title.
+   */
+  pageRules?: Partial<FieldRules>;
 }

@@ -264,6 +264,19 @@ describe('forum fallbacks and content that is gone', () => {
     const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/');
     expect(r).toMatchObject({ ok: true, type: 'PAGE', title: 'My first paper kite flew for an hour : r/kites' });
   });
+
+  it('the generic preview of a Reddit page uses its own <title> and meta description over the templated og tags', async () => {
+    w = await startWorld();
+    w.server.route('/rd/comments/k1t3x9.json', json({ message: 'Too Many Requests', error: 429 }, 429));
+    w.server.route('/web/www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/', page(`<html lang="en-US"><head>
+      <title>My first paper kite flew for an hour : r/kites</title>
+      <meta name="description" content="It took two sheets of A4 and a lot of string. Here is how it went…">
+      <meta property="og:title" content="From the kites community on Reddit: My first paper kite flew for an hour">
+      <meta property="og:description" content="Explore this post and more from the kites community"></head></html>`));
+    const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/');
+    expect(r).toMatchObject({ ok: true, type: 'PAGE', title: 'My first paper kite flew for an hour : r/kites',
+      description: 'It took two sheets of A4 and a lot of string. Here is how it went…' });
+  });
 });
 
 describe('app-only OAuth when REDDIT_CLIENT_ID/SECRET are set', () => {
