@@ -46,8 +46,10 @@ export interface FetchOptions {
   timeoutMs: number;
   maxRedirects?: number;
   signal?: AbortSignal;
-  /** Sets `Range: bytes=0-(n-1)`: a prefix of large media. */
+  /** Sets `Range: bytes=0-(n-1)`: a prefix of large media (from `rangeStart` when given). */
   rangePrefixBytes?: number;
+  /** With rangePrefixBytes: the first byte asked for (`Range: bytes=start-(start+n-1)`), e.g. an MP4 index at the end. */
+  rangeStart?: number;
 }
 
 export interface FetchResult {
@@ -173,7 +175,10 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
       };
       const cookie = cookies.header(current.host, options.headers?.cookie);
       if (cookie) headers.cookie = cookie;
-      if (options.rangePrefixBytes) headers.range = `bytes=0-${options.rangePrefixBytes - 1}`;
+      if (options.rangePrefixBytes) {
+        const from = options.rangeStart ?? 0;
+        headers.range = `bytes=${from}-${from + options.rangePrefixBytes - 1}`;
+      }
 
       const res = await requestOnce(current, options, headers, remaining, lookup, trail, lastStatus);
       lastStatus = res.status;

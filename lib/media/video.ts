@@ -1,6 +1,7 @@
 /**
  * The video job: a VIDEO link becomes the spec's `video` object.
- *  - bytes: a prefix of at most LINKPREVIEW_MEDIA_PROBE_BYTES (Range, or a bounded download);
+ *  - bytes: a prefix of at most LINKPREVIEW_MEDIA_PROBE_BYTES (Range, or a bounded download); an
+ *    MP4 index after the media data is read from the end with a second Range request (mp4-tail.ts);
  *  - ffprobe: duration, codecs, size in pixels, frame rate, bit rate, tags;
  *  - ffmpeg: the poster (10% in) and `videoSnapshots` frames spread over the part that was
  *    downloaded (and at most LINKPREVIEW_MEDIA_MAX_DURATION_S in), each hosted as an ImageSet;
@@ -17,6 +18,7 @@ import { IMMUTABLE_CACHE } from '../ports.js';
 import { frameTimestamps, grabFrames, makeClip } from './frames.js';
 import { hostImageBytes } from './hosted-bytes.js';
 import { MediaRejected, mediaBytes, withTempFile, type MediaJobInput } from './media-fetch.js';
+import { fillIndexTail, indexOffsetBeyond } from './mp4-tail.js';
 import { containerName, probeFile } from './probe.js';
 import { ToolError } from './run-tool.js';
 
@@ -42,6 +44,14 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
   const media = await mediaBytes(input, ctx, Math.min(cfg.mediaProbeBytes, cfg.maxMediaBytes));
   return withTempFile(media.bytes, 'input.bin', async (file, dir) => {
     const tool = { timeoutMs: cfg.mediaDecodeTimeoutMs, signal: ctx.signal, dir };
+    // An MP4 whose index is after the media data (no faststart): its index from the end of the file.
+    const indexAt = !media.complete && media.ranged && media.totalSize ? indexOffsetBeyond(media.bytes, media.totalSize) : undefined;
+    if (indexAt !== undefined) {
+      await fillIndexTail(file, input.url, indexAt, media.totalSize!, Math.min(cfg.mediaProbeBytes, cfg.maxMediaBytes), ctx).catch((err: unknown) => {
+        if (isMediaFailure(err)) return false;
+        throw err;
+      });
+    }
     const probe = await probeFile(file, tool);
     if (!probe.video) throw new MediaRejected('no video stream found');
     const size = media.totalSize ?? media.bytes.length;

@@ -16,7 +16,7 @@ const files: Record<string, Buffer> = {};
 
 beforeAll(async () => {
   const cover = await fx.coverPng();
-  [files.mp4, files.mp4Tail, files.webm, files.mp3, files.wav, files.m4a, files.longWav, files.bigMp4] = await Promise.all([
+  [files.mp4, files.mp4Tail, files.webm, files.mp3, files.wav, files.m4a, files.longWav, files.bigMp4, files.bigMp4Tail] = await Promise.all([
     fx.mp4({ seconds: 4 }),
     fx.mp4({ seconds: 4, faststart: false }),
     fx.webm({ seconds: 2 }),
@@ -25,6 +25,7 @@ beforeAll(async () => {
     fx.m4a({ seconds: 2 }),
     fx.wav({ seconds: 600, silent: true }),
     fx.mp4({ seconds: 20, width: 640, height: 360, bitrate: '400k' }),
+    fx.mp4({ seconds: 20, width: 640, height: 360, bitrate: '400k', faststart: false }),
   ]);
   fixture = await startFixtureServer({
     '/media/clip.mp4': fx.serveBytes(files.mp4, 'video/mp4'),
@@ -38,6 +39,8 @@ beforeAll(async () => {
     '/media/tone.m4a': fx.serveBytes(files.m4a, 'audio/mp4'),
     '/media/silence.wav': fx.serveBytes(files.longWav, 'audio/wav'),
     '/media/big.mp4': fx.serveBytes(files.bigMp4, 'video/mp4'),
+    '/media/big-tail.mp4': fx.serveBytes(files.bigMp4Tail, 'video/mp4'),
+    '/plain/big-tail.mp4': fx.serveBytes(files.bigMp4Tail, 'video/mp4', { range: false }),
     '/broken/truncated.mp4': fx.serveBytes(files.mp4Tail.subarray(0, Math.floor(files.mp4Tail.length / 2)), 'video/mp4'),
     '/broken/cut-faststart.mp4': fx.serveBytes(files.mp4.subarray(0, Math.floor(files.mp4.length * 0.6)), 'video/mp4'),
     '/broken/noise.mp4': fx.serveBytes(Buffer.alloc(50_000, 7), 'video/mp4'),
@@ -135,6 +138,27 @@ describe('VIDEO', () => {
     expectImageSet(r.video.image, { width: 640, height: 360 });
     const ranges = fixture.requests.slice(seen).filter((q) => q.url === '/media/big.mp4').map((q) => q.headers.range).filter(Boolean);
     expect(ranges).toContain(`bytes=0-${256 * 1024 - 1}`);
+  });
+
+  test('a large MP4 with its index at the end (no faststart): the index is read with a second Range request from the end', async () => {
+    const seen = fixture.requests.length;
+    const r = await preview(capped, fixture.url('/media/big-tail.mp4'));
+    expect(files.bigMp4Tail.length).toBeGreaterThan(4 * 256 * 1024);
+    expect(r.video).toMatchObject({ size: files.bigMp4Tail.length, width: 640, height: 360, videoCodec: 'h264', hasAudio: true });
+    expect(r.video.duration).toBeCloseTo(20, 0);
+    expectImageSet(r.video.image, { width: 640, height: 360 });
+    const ranges = fixture.requests.slice(seen).filter((q) => q.url === '/media/big-tail.mp4').map((q) => String(q.headers.range ?? ''));
+    expect(ranges).toContain(`bytes=0-${256 * 1024 - 1}`);
+    const tail = ranges.map((x) => /^bytes=(\d+)-(\d+)$/.exec(x)).find((m) => m && Number(m[1]) > 0);
+    expect(tail).toBeDefined();
+    expect(Number(tail![2])).toBe(files.bigMp4Tail.length - 1);
+    expect(files.bigMp4Tail.subarray(Number(tail![1]) + 4, Number(tail![1]) + 8).toString('latin1')).toBe('moov');
+  });
+
+  test('the same file from a server without Range support: the prefix cannot be probed, the record stays a VIDEO', async () => {
+    const r = await preview(capped, fixture.url('/plain/big-tail.mp4'));
+    expect(r).toMatchObject({ ok: true, type: 'VIDEO', title: 'big-tail.mp4' });
+    expect(r.video).toBeUndefined();
   });
 
   test('hostile: a truncated MP4 with its index at the end is ok with type VIDEO, no video object, in bounded time', async () => {
