@@ -9,7 +9,8 @@
  *  - decode with sharp under `limitInputPixels` (decompression bombs are refused), honour EXIF
  *    orientation, strip metadata, never upscale, keep alpha; the first frame of an animation is
  *    used for the stills and `original` stays animated;
- *  - a source already rendered (its manifest exists) is not rendered again.
+ *  - a source already rendered (its manifest exists) is not rendered again, and a URL seen
+ *    recently is not downloaded again (URL_MEMO: rendered, or failed);
  * Anything wrong with the image is a `{reason}` result, not a thrown error: a broken image is
  * left out of the record, and on AWS a deterministic failure must not be retried.
  */
@@ -65,7 +66,60 @@ export type ImageJobResult = { image: HostedImage; reason?: undefined } | { imag
 /** Raised for an image that cannot be hosted (the job turns it into a `{reason}` result). */
 export class ImageRejected extends Error {}
 
+/**
+ * What the job last saw at an image URL, kept under `jobs/` (private; on AWS expired after a day
+ * with the job results): the content hash of the image it rendered, or why it failed. A hit saves
+ * the download: a rendered URL is reused for URL_MEMO.renderedMs, a failed one is not tried again
+ * for URL_MEMO.failedMs (a broken og:image is otherwise fetched on every preview of its page).
+ */
+export const URL_MEMO = { renderedMs: 6 * 3600_000, failedMs: 10 * 60_000 };
+interface UrlMemo { at: number; sha256?: string; reason?: string }
+
+const urlMemoKey = (url: string) => `jobs/image-url/${createHash('sha256').update(url).digest('hex')}.json`;
+
+async function readUrlMemo(ctx: JobContext, url: string): Promise<UrlMemo | undefined> {
+  try {
+    const raw = await ctx.blobs.get(urlMemoKey(url));
+    const m = raw ? (JSON.parse(raw.toString('utf8')) as UrlMemo) : undefined;
+    if (!m || typeof m.at !== 'number') return undefined;
+    const age = Date.now() - m.at;
+    if (age < 0) return undefined;
+    if (m.sha256 && age < URL_MEMO.renderedMs) return m;
+    if (m.reason && age < URL_MEMO.failedMs) return m;
+  } catch {
+    /* a missing or unreadable memo: download as usual */
+  }
+  return undefined;
+}
+
+async function writeUrlMemo(ctx: JobContext, url: string, memo: Omit<UrlMemo, 'at'>): Promise<void> {
+  await ctx.blobs.put(urlMemoKey(url), JSON.stringify({ at: Date.now(), ...memo }), { contentType: 'application/json', cacheControl: 'no-store' }).catch(() => undefined);
+}
+
 export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult> {
+  const url = input.bytesBase64 === undefined ? input.url : undefined;
+  if (url) {
+    const memo = await readUrlMemo(ctx, url);
+    if (memo?.reason) return { reason: `${memo.reason} (remembered)` };
+    const stored = memo?.sha256 ? await readManifest(ctx, `assets/${memo.sha256}/manifest.json`) : undefined;
+    if (stored) return { image: toHostedImage(stored, ctx, true) };
+  }
+  let transient = false;
+  const result: ImageJobResult = await renderSource(input, ctx).catch((err: unknown): ImageJobResult => {
+    transient = err instanceof TransientImageFailure;
+    if (transient) return { reason: (err as Error).message };
+    throw err;
+  });
+  // A failure is remembered only when it is the image's own (a 404, undecodable bytes, too large),
+  // not a timeout, a 5xx or the record's deadline, which may pass.
+  if (url && !transient && !ctx.signal?.aborted) await writeUrlMemo(ctx, url, result.image ? { sha256: result.image.sha256 } : { reason: result.reason });
+  return result;
+}
+
+class TransientImageFailure extends Error {}
+const TRANSIENT_FETCH = new Set(['TIMEOUT', 'CONNECTION_RESET', 'CONNECTION_REFUSED', 'DNS_FAILURE', 'NETWORK_ERROR', 'ABORTED']);
+
+async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult> {
   try {
     const bytes = await sourceBytes(input, ctx);
     checkAborted(ctx.signal);
@@ -91,6 +145,8 @@ export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promis
     await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
     return { image: toHostedImage(manifest, ctx, false) };
   } catch (err) {
+    if (err instanceof FetchFailure && TRANSIENT_FETCH.has(err.code)) throw new TransientImageFailure(err.message);
+    if (err instanceof ImageRejected && /HTTP (5\d\d|429)/.test(err.message)) throw new TransientImageFailure(err.message);
     if (err instanceof ImageRejected || err instanceof FetchFailure || err instanceof LinkPreviewError) return { reason: err.message };
     throw err;
   }

@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import type { Config } from '../../lib/config';
 import type { JobContext } from '../../lib/jobs/registry';
-import { renderImage, runImageJob, type HostedImage, type ImageJobResult } from '../../lib/media/images';
+import { renderImage, runImageJob, URL_MEMO, type HostedImage, type ImageJobResult } from '../../lib/media/images';
 import { IMAGE_SIZE_NAMES } from '../../lib/media/image-sizes';
 import type { BlobStore } from '../../lib/ports';
 import { buildFetcher } from '../../functions/wiring';
@@ -175,9 +175,54 @@ describe('the image job', () => {
     expect(puts).toHaveLength(5); // four sizes and the manifest
     fixture.route('/same.png', { headers: { 'content-type': 'image/png' }, body: bytes });
     const second = await hosted(await runImageJob({ url: fixture.url('/same.png') }, ctx));
-    expect(puts).toHaveLength(5);
+    expect(puts.filter((k) => k.startsWith('assets/'))).toHaveLength(5);
     expect(second.reused).toBe(true);
     expect({ ...second, reused: false }).toEqual(first);
+  });
+
+  test('a URL rendered recently is not downloaded again; after URL_MEMO.renderedMs it is', async () => {
+    const { ctx } = jobContext();
+    fixture.route('/memo.jpg', { headers: { 'content-type': 'image/jpeg' }, body: await fx.jpeg(400, 300) });
+    const downloads = () => fixture.requests.filter((q) => q.url === '/memo.jpg').length;
+    const first = await hosted(await runImageJob({ url: fixture.url('/memo.jpg') }, ctx));
+    expect(downloads()).toBe(1);
+    const again = await hosted(await runImageJob({ url: fixture.url('/memo.jpg') }, ctx));
+    expect(downloads()).toBe(1);
+    expect(again).toEqual({ ...first, reused: true });
+    const now = Date.now();
+    const spy = jest.spyOn(Date, 'now').mockReturnValue(now + URL_MEMO.renderedMs + 1000);
+    try {
+      await hosted(await runImageJob({ url: fixture.url('/memo.jpg') }, ctx));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(downloads()).toBe(2);
+  });
+
+  test('a broken image is remembered for URL_MEMO.failedMs; a timeout or a 5xx is not remembered', async () => {
+    const { ctx } = jobContext({ fetchTimeoutMs: 300 });
+    fixture.route('/gone.png', { status: 404, body: 'no' });
+    const count = (p: string) => fixture.requests.filter((q) => q.url === p).length;
+    expect((await runImageJob({ url: fixture.url('/gone.png') }, ctx)).reason).toMatch(/HTTP 404/);
+    const again = await runImageJob({ url: fixture.url('/gone.png') }, ctx);
+    expect(again.reason).toMatch(/HTTP 404.*remembered/);
+    expect(count('/gone.png')).toBe(1);
+    const spy = jest.spyOn(Date, 'now').mockReturnValue(Date.now() + URL_MEMO.failedMs + 1000);
+    try {
+      await runImageJob({ url: fixture.url('/gone.png') }, ctx);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(count('/gone.png')).toBe(2);
+
+    fixture.route('/busy.png', { status: 503, body: 'busy' });
+    await runImageJob({ url: fixture.url('/busy.png') }, ctx);
+    await runImageJob({ url: fixture.url('/busy.png') }, ctx);
+    expect(count('/busy.png')).toBe(2);
+    fixture.route('/slow.png', (_req, res) => { setTimeout(() => { res.writeHead(200, { 'content-type': 'image/png' }); res.end(); }, 1500); });
+    expect((await runImageJob({ url: fixture.url('/slow.png') }, ctx)).reason).toBeDefined();
+    await runImageJob({ url: fixture.url('/slow.png') }, ctx);
+    expect(count('/slow.png')).toBe(2);
   });
 
   test('an SVG with external references is rasterized without fetching any of them', async () => {
