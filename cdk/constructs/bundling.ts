@@ -73,19 +73,37 @@ export function installedClosure(names: string[], root = PROJECT_ROOT): string[]
   return [...seen].sort();
 }
 
+/**
+ * What the worker's pdf.js thread needs beside the bundle (lib/media/pdf-worker.cjs loads
+ * `pdf-parse` with require): the worker script, pdf-parse's self-contained CommonJS build and
+ * pdf.js's worker module (not the whole 21 MB package), and @napi-rs/canvas with its linux-x64
+ * binary for the page renders. The rest of pdfjs-dist is not needed: pdf-parse inlines it.
+ */
+export const PDF_WORKER_FILES = {
+  files: ['lib/media/pdf-worker.cjs'],
+  tree: ['node_modules/pdf-parse/package.json', 'node_modules/pdf-parse/dist/pdf-parse/cjs/index.cjs', 'node_modules/pdf-parse/dist/pdf-parse/cjs/pdf.worker.mjs'],
+  packages: ['@napi-rs/canvas', '@napi-rs/canvas-linux-x64-gnu'],
+};
+
+/** The shell commands that put files (flat), files at their relative paths (tree) and installed packages next to a bundle. */
+export function copyCommands(inputDir: string, outputDir: string, files: string[], packages: string[] = [], tree: string[] = []): string[] {
+  return [
+    ...files.map((f) => `cp "${path.join(inputDir, f)}" "${path.join(outputDir, path.basename(f))}"`),
+    ...tree.map((f) => `mkdir -p "${path.join(outputDir, path.dirname(f))}" && cp "${path.join(inputDir, f)}" "${path.join(outputDir, f)}"`),
+    ...installedClosure(packages, inputDir).map((p) => `mkdir -p "${path.join(outputDir, 'node_modules', path.dirname(p))}" && cp -R "${path.join(inputDir, 'node_modules', p)}" "${path.join(outputDir, 'node_modules', p)}"`),
+  ];
+}
+
 /** Files (the preview function serves openapi.yaml as GET /openapi.json) and packages copied next to a bundle. */
-export function copyIntoBundle(files: string[], packages: string[] = []): BundlingOptions['commandHooks'] {
+export function copyIntoBundle(files: string[], packages: string[] = [], tree: string[] = []): BundlingOptions['commandHooks'] {
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) => [
-      ...files.map((f) => `cp "${path.join(inputDir, f)}" "${path.join(outputDir, path.basename(f))}"`),
-      ...installedClosure(packages, inputDir).map((p) => `mkdir -p "${path.join(outputDir, 'node_modules', path.dirname(p))}" && cp -R "${path.join(inputDir, 'node_modules', p)}" "${path.join(outputDir, 'node_modules', p)}"`),
-    ],
+    afterBundling: (inputDir: string, outputDir: string) => copyCommands(inputDir, outputDir, files, packages, tree),
   };
 }
 
-export function esmBundling(extra: { externalModules?: string[]; nodeModules?: string[]; define?: Record<string, string>; copy?: string[]; copyPackages?: string[] } = {}): BundlingOptions {
+export function esmBundling(extra: { externalModules?: string[]; nodeModules?: string[]; define?: Record<string, string>; copy?: string[]; copyPackages?: string[]; copyTree?: string[] } = {}): BundlingOptions {
   return {
     format: OutputFormat.ESM,
     target: 'node22',
@@ -99,6 +117,6 @@ export function esmBundling(extra: { externalModules?: string[]; nodeModules?: s
     forceDockerBundling: false,
     metafile: false,
     define: extra.define,
-    commandHooks: extra.copy || extra.copyPackages ? copyIntoBundle(extra.copy ?? [], extra.copyPackages) : undefined,
+    commandHooks: extra.copy || extra.copyPackages || extra.copyTree ? copyIntoBundle(extra.copy ?? [], extra.copyPackages, extra.copyTree) : undefined,
   };
 }

@@ -4,7 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { esmBundling, PROJECT_ROOT } from './bundling.js';
+import { esmBundling, PDF_WORKER_FILES, PROJECT_ROOT } from './bundling.js';
 import type { MediaLayers } from './media-layers.js';
 
 export interface WorkerFunctionProps {
@@ -42,7 +42,8 @@ export class WorkerFunction extends Construct {
       logGroup,
       layers: [props.layers.ffmpeg, props.layers.sharp],
       description: 'linklens: runs preview jobs (images, media) from SQS',
-      bundling: esmBundling(),
+      // pdf.js runs in a worker thread from files copied beside the bundle (PDF_WORKER_FILES).
+      bundling: esmBundling({ copy: PDF_WORKER_FILES.files, copyTree: PDF_WORKER_FILES.tree, copyPackages: PDF_WORKER_FILES.packages }),
       environment: {
         POWERTOOLS_SERVICE_NAME: 'linklens-worker',
         POWERTOOLS_METRICS_NAMESPACE: 'linklens',

@@ -7,14 +7,16 @@
  *  - pdf.js (eval off, no network): Info title/author/dates, page count, text of at most
  *    LINKPREVIEW_PDF_MAX_PAGES pages, and the first LINKPREVIEW_PDF_RENDER_PAGES pages rendered;
  *  - the text is stored as an asset (`rawTextUrl`), its language detected with cld3;
- *  - every pdf.js step has the decode time cap.
+ *  - pdf.js runs in a worker thread (pdf-worker.cjs) with its own heap cap, terminated at the
+ *    decode time cap: the steps done by then are kept.
  * An encrypted, truncated or corrupt PDF still gives a record with what is known (page count by
  * counting page objects, the encryption flag, the file name as title).
  */
 import { pdfFacts } from './pdf-facts.js';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { PDFParse } from 'pdf-parse';
+import { Worker } from 'node:worker_threads';
+import { existsSync } from 'node:fs';
 import type { DocumentInfo, ImageSet } from '../contract/link.js';
 import { detectLanguage } from '../language/detect.js';
 import type { JobContext } from '../jobs/registry.js';
@@ -44,27 +46,68 @@ export async function runDocumentJob(input: MediaJobInput, ctx: JobContext): Pro
   }
 }
 
-export class PdfTimeout extends Error {}
+/** What the pdf.js worker (pdf-worker.cjs) reports, step by step; missing steps did not finish. */
+interface PdfWorkerReport {
+  error?: { name?: string; message: string };
+  info?: { total: number; info: Record<string, unknown>; dates: Record<string, number | null> };
+  text?: string;
+  shots?: { pageNumber: number; data: Uint8Array }[];
+  /** True when the worker was stopped at the time cap (or the job was aborted) before it finished. */
+  timedOut?: boolean;
+}
 
-let workerLoaded: Promise<void> | undefined;
+/** The worker script: beside this module in the source tree, beside the bundle on Lambda. */
+export function pdfWorkerPath(): string {
+  for (const p of [path.join(__dirname, 'pdf-worker.cjs'), path.join(__dirname, 'lib', 'media', 'pdf-worker.cjs')]) {
+    if (existsSync(p)) return p;
+  }
+  return path.join(__dirname, 'pdf-worker.cjs');
+}
+
+/** Heap of the pdf.js worker thread: a hostile document runs out of it instead of the process's. */
+export const PDF_WORKER_HEAP_MB = 512;
 
 /**
- * pdf.js runs its worker in this thread ("fake worker") and loads the worker module with a
- * dynamic import of a path next to pdf-parse's bundle, which some hosts cannot do (Jest's CommonJS
- * runtime, single-file bundles). Loading that module here once sets `globalThis.pdfjsWorker`,
- * which pdf.js then uses directly. Where this fails, pdf.js still tries its own way.
+ * Runs pdf.js in a worker thread and terminates it at `timeoutMs` (or when `signal` aborts): the
+ * steps that finished by then are kept. pdf.js cannot be interrupted inside a step, so a time cap
+ * on the main thread only fired between steps and the CPU stayed busy after it.
  */
-function ensurePdfWorker(): Promise<void> {
-  workerLoaded ??= (async () => {
-    if ((globalThis as { pdfjsWorker?: unknown }).pdfjsWorker) return;
-    try {
-      const worker = path.join(path.dirname(require.resolve('pdf-parse')), 'pdf.worker.mjs');
-      await import(worker);
-    } catch {
-      /* pdf.js falls back to its own import */
-    }
-  })();
-  return workerLoaded;
+export function runPdfWorker(bytes: Buffer, opts: { readPages: number; renderPages: number; renderWidth: number; maxTextChars: number }, timeoutMs: number, signal?: AbortSignal): Promise<PdfWorkerReport> {
+  const data = new Uint8Array(bytes.byteLength);
+  data.set(bytes);
+  const report: PdfWorkerReport = {};
+  return new Promise<PdfWorkerReport>((resolve) => {
+    let settled = false;
+    const worker = new Worker(pdfWorkerPath(), {
+      workerData: { data, ...opts },
+      transferList: [data.buffer],
+      resourceLimits: { maxOldGenerationSizeMb: PDF_WORKER_HEAP_MB },
+      stdout: true,
+      stderr: true,
+    });
+    const finish = (timedOut = false) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (timedOut) report.timedOut = true;
+      void worker.terminate();
+      resolve(report);
+    };
+    const onAbort = () => finish(true);
+    const timer = setTimeout(() => finish(true), timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', (m: { step: string } & Record<string, unknown>) => {
+      if (m.step === 'info') report.info = m as unknown as PdfWorkerReport['info'];
+      else if (m.step === 'text') report.text = String(m.text ?? '');
+      else if (m.step === 'shots') report.shots = m.pages as PdfWorkerReport['shots'];
+      else if (m.step === 'error') report.error = { name: m.name as string | undefined, message: String(m.message) };
+      if (m.step === 'done' || m.step === 'error') finish();
+    });
+    // Out of memory (resourceLimits), a crash in pdf.js: what arrived is kept.
+    worker.on('error', () => finish());
+    worker.on('exit', () => finish());
+  });
 }
 
 /** Above this many pages (declared or counted) pdf.js is not run at all. */
@@ -78,47 +121,27 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
   const known: DocumentInfo = { title: fallbackTitle, ...pdfFacts(bytes), type: 'pdf' };
 
   if (!options.complete) return { document: known };
-  // pdf.js walks the whole page tree on the main thread: a document claiming more pages than this
-  // is described from its bytes only (a 100k-page PDF otherwise held the event loop for seconds).
+  // pdf.js walks the whole page tree first: a document claiming more pages than this is described
+  // from its bytes only (a 100k-page PDF otherwise spent the whole time cap there).
   if (known.pageCount > PDF_OPEN_MAX_PAGES) return { document: known };
   if (!withinInflateBudget(bytes, PDF_INFLATE_FACTOR * cfg.maxMediaBytes)) return { document: known };
 
-  await ensurePdfWorker();
-  const parser = new PDFParse({
-    data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-    isEvalSupported: false,
-    useSystemFonts: false,
-    disableFontFace: true,
-    stopAtErrors: false,
-    maxImageSize: 16 * 1024 * 1024,
-  });
-  const capped = <T>(p: Promise<T>): Promise<T> => withTimeout(p, cfg.mediaDecodeTimeoutMs, ctx.signal);
-  try {
-    let info: Awaited<ReturnType<typeof parser.getInfo>>;
-    try {
-      info = await capped(parser.getInfo());
-    } catch (err) {
-      // PasswordException, InvalidPDFException, a timeout ...: what we know is the record.
-      if (err instanceof TypeError || err instanceof ReferenceError) throw err;
-      return { document: known };
-    }
+  const run = await runPdfWorker(bytes, { readPages: cfg.pdfMaxPages, renderPages: cfg.pdfRenderPages, renderWidth: PDF_RENDER_WIDTH, maxTextChars: MAX_TEXT_CHARS }, cfg.mediaDecodeTimeoutMs, ctx.signal);
+  // PasswordException, InvalidPDFException, the time cap before the first step ...: what we know is the record.
+  if (!run.info) return { document: known };
+  {
+    const info = run.info;
     const pageCount = info.total || known.pageCount;
     const doc: DocumentInfo = { ...known, pageCount };
-    const meta = (info.info ?? {}) as Record<string, unknown>;
+    const meta = info.info ?? {};
     const author = cleanMeta(meta.Author);
     if (author) doc.author = author;
-    const dates = info.getDateNode();
+    const dates = info.dates;
     const modified = dates.ModDate ?? dates.XmpModifyDate ?? dates.XapModifyDate ?? dates.CreationDate ?? null;
-    if (modified && !Number.isNaN(modified.getTime())) doc.lastModified = modified.toISOString();
+    if (typeof modified === 'number' && Number.isFinite(modified)) doc.lastModified = new Date(modified).toISOString();
 
-    const readPages = Math.min(pageCount, cfg.pdfMaxPages);
-    let text = '';
-    try {
-      const t = await capped(parser.getText({ first: readPages, pageJoiner: '' }));
-      text = t.text.replace(/\u0000/g, '').slice(0, MAX_TEXT_CHARS);
-    } catch (err) {
-      if (err instanceof TypeError || err instanceof ReferenceError) throw err;
-    }
+    const pagesRead = Math.max(1, Math.min(pageCount, cfg.pdfMaxPages));
+    const text = (run.text ?? '').replace(/\u0000/g, '').slice(0, MAX_TEXT_CHARS);
     const infoTitle = cleanMeta(meta.Title);
     const heading = firstHeadingLine(text);
     doc.title = (infoTitle && !/^untitled$/i.test(infoTitle) ? infoTitle : undefined) ?? heading ?? fallbackTitle;
@@ -126,7 +149,7 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
     if (text.trim()) {
       const counts = countText(text);
       // Pages beyond the cap are counted at the average of the pages read.
-      doc.estimatedReadingTime = readingMinutes(readPages < pageCount ? scaleCounts(counts, pageCount / readPages) : counts);
+      doc.estimatedReadingTime = readingMinutes(pagesRead < pageCount ? scaleCounts(counts, pageCount / pagesRead) : counts);
       const description = leadSentences(text, heading);
       if (description) doc.description = description;
       const language = (await detectLanguage(text.slice(0, 5000)))?.language;
@@ -134,23 +157,14 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
       doc.rawTextUrl = await storeRawText(text, ctx.blobs);
     }
 
-    const renderPages = Math.min(pageCount, cfg.pdfRenderPages);
-    if (renderPages > 0) {
-      let shots: { pageNumber: number; data: Uint8Array }[] = [];
-      try {
-        const r = await capped(parser.getScreenshot({ first: renderPages, desiredWidth: PDF_RENDER_WIDTH, imageBuffer: true, imageDataUrl: false }));
-        shots = r.pages;
-      } catch (err) {
-        if (err instanceof TypeError || err instanceof ReferenceError) throw err;
-      }
-      const images = await Promise.all(shots.map((s) => (s.data?.length ? hostImageBytes(Buffer.from(s.data), ctx) : undefined)));
-      doc.pages = shots.map((s, i) => (images[i] ? { pageNumber: s.pageNumber, screenshot: images[i] as ImageSet } : { pageNumber: s.pageNumber }));
+    const shots = run.shots ?? [];
+    if (shots.length) {
+      const images = await Promise.all(shots.map((sh) => (sh.data?.length ? hostImageBytes(Buffer.from(sh.data), ctx) : undefined)));
+      doc.pages = shots.map((sh, i) => (images[i] ? { pageNumber: sh.pageNumber, screenshot: images[i] as ImageSet } : { pageNumber: sh.pageNumber }));
       const first = doc.pages.find((p) => p.pageNumber === 1)?.screenshot;
       if (first) doc.image = first;
     }
     return { document: doc };
-  } finally {
-    await parser.destroy().catch(() => undefined);
   }
 }
 
@@ -189,16 +203,4 @@ export function withinInflateBudget(bytes: Buffer, budget: number): boolean {
     }
     at = end + 9;
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new PdfTimeout(`PDF step timed out after ${ms} ms`)), ms);
-    const onAbort = () => reject(new PdfTimeout('aborted'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    });
-  });
 }

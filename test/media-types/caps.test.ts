@@ -10,7 +10,10 @@ import { deflateSync } from 'node:zlib';
 import { startFixtureServer } from '../helpers/fixture-server';
 import { computeWaveform } from '../../lib/media/audio';
 import { fileNameOf } from '../../lib/media/media-fetch';
-import { withinInflateBudget } from '../../lib/media/pdf';
+import { describePdf, withinInflateBudget } from '../../lib/media/pdf';
+import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
+import { buildFetcher } from '../../functions/wiring';
+import { testConfig } from '../helpers/service';
 import { probeFile } from '../../lib/media/probe';
 import { ffmpegBinary, runTool, ToolError } from '../../lib/media/run-tool';
 import { countWords, firstHeadingLine, leadSentences, readingMinutes } from '../../lib/media/text';
@@ -71,6 +74,29 @@ test('the Flate budget passes ordinary PDFs and stops a bomb', () => {
   expect(withinInflateBudget(bomb, 1024 * 1024)).toBe(false);
   expect(withinInflateBudget(bomb, 16 * 1024 * 1024)).toBe(true);
 });
+
+test('hostile: a small PDF that keeps pdf.js busy is stopped at the decode cap in its worker thread; the event loop stays free', async () => {
+  const bytes = fx.heavyContentPdf(1_500_000);
+  expect(bytes.length).toBeLessThan(300 * 1024);
+  const config = testConfig({ mediaDecodeTimeoutMs: 1500 });
+  const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
+  let maxGap = 0;
+  let last = Date.now();
+  const tick = setInterval(() => { const now = Date.now(); maxGap = Math.max(maxGap, now - last); last = now; }, 25);
+  const t0 = Date.now();
+  try {
+    const r = await describePdf(bytes, 'heavy.pdf', { fetch: buildFetcher(config), blobs, config }, { complete: true });
+    // pdf.js read the document's structure before the cap; its text and renders did not finish.
+    expect(r.document).toMatchObject({ title: 'heavy.pdf', pageCount: 1, isEncrypted: false, type: 'pdf' });
+    expect(r.document.rawTextUrl).toBeUndefined();
+  } finally {
+    clearInterval(tick);
+    config.cleanup();
+  }
+  // Bounds for safety, not speed: on the main thread this document held the event loop for over two minutes.
+  expect(Date.now() - t0).toBeLessThan(10_000);
+  expect(maxGap).toBeLessThan(1000);
+}, 30_000);
 
 test('file names: Content-Disposition (RFC 5987 and plain), else the decoded last path segment', () => {
   expect(fileNameOf('http://x/a/b.pdf', "attachment; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf")).toBe('résumé.pdf');

@@ -244,3 +244,32 @@ export function serveBytes(body: Buffer, contentType: string, { range = true, he
     res.end(body);
   };
 }
+
+/**
+ * A one-page PDF whose content stream repeats a text line `lines` times: a few hundred KB on the
+ * wire that keep pdf.js busy for minutes (the Flate budget allows it; the worker's time cap stops it).
+ */
+export function heavyContentPdf(lines: number): Buffer {
+  const ops = Buffer.from(`BT /F1 12 Tf 72 712 Td ${'(word word word word word) Tj 0 -1 Td '.repeat(lines)}ET`, 'latin1');
+  const content = deflateSync(ops, { level: 9 });
+  const objs: Buffer[] = [
+    Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
+    Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
+    Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>'),
+    Buffer.concat([Buffer.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`), content, Buffer.from('\nendstream')]),
+    Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
+  ];
+  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
+  const offsets: number[] = [];
+  let length = parts[0].length;
+  objs.forEach((o, i) => {
+    offsets.push(length);
+    const b = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), o, Buffer.from('\nendobj\n')]);
+    parts.push(b);
+    length += b.length;
+  });
+  const xref = `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`));
+  return Buffer.concat(parts);
+}
+
