@@ -104,22 +104,17 @@ export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promis
     const stored = memo?.sha256 ? await readManifest(ctx, `assets/${memo.sha256}/manifest.json`) : undefined;
     if (stored) return { image: toHostedImage(stored, ctx, true) };
   }
-  let transient = false;
-  const result: ImageJobResult = await renderSource(input, ctx).catch((err: unknown): ImageJobResult => {
-    transient = err instanceof TransientImageFailure;
-    if (transient) return { reason: (err as Error).message };
-    throw err;
-  });
+  const { transient, ...result } = await renderSource(input, ctx);
   // A failure is remembered only when it is the image's own (a 404, undecodable bytes, too large),
   // not a timeout, a 5xx or the record's deadline, which may pass.
   if (url && !transient && !ctx.signal?.aborted) await writeUrlMemo(ctx, url, result.image ? { sha256: result.image.sha256 } : { reason: result.reason });
-  return result;
+  return result as ImageJobResult;
 }
 
-class TransientImageFailure extends Error {}
 const TRANSIENT_FETCH = new Set(['TIMEOUT', 'CONNECTION_RESET', 'CONNECTION_REFUSED', 'DNS_FAILURE', 'NETWORK_ERROR', 'ABORTED']);
 
-async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult> {
+/** Downloads (or takes) the source and renders it; `transient` marks a failure that may pass. */
+async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult & { transient?: boolean }> {
   try {
     const bytes = await sourceBytes(input, ctx);
     checkAborted(ctx.signal);
@@ -145,8 +140,8 @@ async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<Imag
     await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
     return { image: toHostedImage(manifest, ctx, false) };
   } catch (err) {
-    if (err instanceof FetchFailure && TRANSIENT_FETCH.has(err.code)) throw new TransientImageFailure(err.message);
-    if (err instanceof ImageRejected && /HTTP (5\d\d|429)/.test(err.message)) throw new TransientImageFailure(err.message);
+    const transient = (err instanceof FetchFailure && TRANSIENT_FETCH.has(err.code)) || (err instanceof ImageRejected && /HTTP (5\d\d|429)/.test(err.message));
+    if (transient) return { reason: (err as Error).message, transient };
     if (err instanceof ImageRejected || err instanceof FetchFailure || err instanceof LinkPreviewError) return { reason: err.message };
     throw err;
   }

@@ -16,7 +16,6 @@ import { pdfFacts } from './pdf-facts.js';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
-import { existsSync } from 'node:fs';
 import type { DocumentInfo, ImageSet } from '../contract/link.js';
 import { detectLanguage } from '../language/detect.js';
 import type { JobContext } from '../jobs/registry.js';
@@ -48,21 +47,13 @@ export async function runDocumentJob(input: MediaJobInput, ctx: JobContext): Pro
 
 /** What the pdf.js worker (pdf-worker.cjs) reports, step by step; missing steps did not finish. */
 interface PdfWorkerReport {
-  error?: { name?: string; message: string };
   info?: { total: number; info: Record<string, unknown>; dates: Record<string, number | null> };
   text?: string;
   shots?: { pageNumber: number; data: Uint8Array }[];
-  /** True when the worker was stopped at the time cap (or the job was aborted) before it finished. */
-  timedOut?: boolean;
 }
 
-/** The worker script: beside this module in the source tree, beside the bundle on Lambda. */
-export function pdfWorkerPath(): string {
-  for (const p of [path.join(__dirname, 'pdf-worker.cjs'), path.join(__dirname, 'lib', 'media', 'pdf-worker.cjs')]) {
-    if (existsSync(p)) return p;
-  }
-  return path.join(__dirname, 'pdf-worker.cjs');
-}
+/** The worker script: beside this module in the source tree, beside the bundle on Lambda (PDF_WORKER_FILES). */
+const PDF_WORKER_SCRIPT = path.join(__dirname, 'pdf-worker.cjs');
 
 /** Heap of the pdf.js worker thread: a hostile document runs out of it instead of the process's. */
 export const PDF_WORKER_HEAP_MB = 512;
@@ -78,7 +69,7 @@ export function runPdfWorker(bytes: Buffer, opts: { readPages: number; renderPag
   const report: PdfWorkerReport = {};
   return new Promise<PdfWorkerReport>((resolve) => {
     let settled = false;
-    const worker = new Worker(pdfWorkerPath(), {
+    const worker = new Worker(PDF_WORKER_SCRIPT, {
       workerData: { data, ...opts },
       transferList: [data.buffer],
       resourceLimits: { maxOldGenerationSizeMb: PDF_WORKER_HEAP_MB },
@@ -87,23 +78,21 @@ export function runPdfWorker(bytes: Buffer, opts: { readPages: number; renderPag
       stdout: true,
       stderr: true,
     });
-    const finish = (timedOut = false) => {
+    const finish = () => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (timedOut) report.timedOut = true;
+      signal?.removeEventListener('abort', finish);
       void worker.terminate();
       resolve(report);
     };
-    const onAbort = () => finish(true);
-    const timer = setTimeout(() => finish(true), timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(finish, timeoutMs);
+    signal?.addEventListener('abort', finish, { once: true });
     worker.on('message', (m: { step: string } & Record<string, unknown>) => {
       if (m.step === 'info') report.info = m as unknown as PdfWorkerReport['info'];
       else if (m.step === 'text') report.text = String(m.text ?? '');
       else if (m.step === 'shots') report.shots = m.pages as PdfWorkerReport['shots'];
-      else if (m.step === 'error') report.error = { name: m.name as string | undefined, message: String(m.message) };
+      // 'error': pdf.js refused the document (password, invalid); the caller keeps what it knows.
       if (m.step === 'done' || m.step === 'error') finish();
     });
     // Out of memory (resourceLimits), a crash in pdf.js: what arrived is kept.
@@ -131,43 +120,41 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
   const run = await runPdfWorker(bytes, { readPages: cfg.pdfMaxPages, renderPages: cfg.pdfRenderPages, renderWidth: PDF_RENDER_WIDTH, maxTextChars: MAX_TEXT_CHARS }, cfg.mediaDecodeTimeoutMs, ctx.signal);
   // PasswordException, InvalidPDFException, the time cap before the first step ...: what we know is the record.
   if (!run.info) return { document: known };
-  {
-    const info = run.info;
-    const pageCount = info.total || known.pageCount;
-    const doc: DocumentInfo = { ...known, pageCount };
-    const meta = info.info ?? {};
-    const author = cleanMeta(meta.Author);
-    if (author) doc.author = author;
-    const dates = info.dates;
-    const modified = dates.ModDate ?? dates.XmpModifyDate ?? dates.XapModifyDate ?? dates.CreationDate ?? null;
-    if (typeof modified === 'number' && Number.isFinite(modified)) doc.lastModified = new Date(modified).toISOString();
+  const info = run.info;
+  const pageCount = info.total || known.pageCount;
+  const doc: DocumentInfo = { ...known, pageCount };
+  const meta = info.info ?? {};
+  const author = cleanMeta(meta.Author);
+  if (author) doc.author = author;
+  const dates = info.dates;
+  const modified = dates.ModDate ?? dates.XmpModifyDate ?? dates.XapModifyDate ?? dates.CreationDate ?? null;
+  if (typeof modified === 'number' && Number.isFinite(modified)) doc.lastModified = new Date(modified).toISOString();
 
-    const pagesRead = Math.max(1, Math.min(pageCount, cfg.pdfMaxPages));
-    const text = (run.text ?? '').replace(/\u0000/g, '').slice(0, MAX_TEXT_CHARS);
-    const infoTitle = cleanMeta(meta.Title);
-    const heading = firstHeadingLine(text);
-    doc.title = (infoTitle && !/^untitled$/i.test(infoTitle) ? infoTitle : undefined) ?? heading ?? fallbackTitle;
+  const pagesRead = Math.max(1, Math.min(pageCount, cfg.pdfMaxPages));
+  const text = (run.text ?? '').replace(/\u0000/g, '').slice(0, MAX_TEXT_CHARS);
+  const infoTitle = cleanMeta(meta.Title);
+  const heading = firstHeadingLine(text);
+  doc.title = (infoTitle && !/^untitled$/i.test(infoTitle) ? infoTitle : undefined) ?? heading ?? fallbackTitle;
 
-    if (text.trim()) {
-      const counts = countText(text);
-      // Pages beyond the cap are counted at the average of the pages read.
-      doc.estimatedReadingTime = readingMinutes(pagesRead < pageCount ? scaleCounts(counts, pageCount / pagesRead) : counts);
-      const description = leadSentences(text, heading);
-      if (description) doc.description = description;
-      const language = (await detectLanguage(text.slice(0, 5000)))?.language;
-      if (language) doc.language = language;
-      doc.rawTextUrl = await storeRawText(text, ctx.blobs);
-    }
-
-    const shots = run.shots ?? [];
-    if (shots.length) {
-      const images = await Promise.all(shots.map((sh) => (sh.data?.length ? hostImageBytes(Buffer.from(sh.data), ctx) : undefined)));
-      doc.pages = shots.map((sh, i) => (images[i] ? { pageNumber: sh.pageNumber, screenshot: images[i] as ImageSet } : { pageNumber: sh.pageNumber }));
-      const first = doc.pages.find((p) => p.pageNumber === 1)?.screenshot;
-      if (first) doc.image = first;
-    }
-    return { document: doc };
+  if (text.trim()) {
+    const counts = countText(text);
+    // Pages beyond the cap are counted at the average of the pages read.
+    doc.estimatedReadingTime = readingMinutes(pagesRead < pageCount ? scaleCounts(counts, pageCount / pagesRead) : counts);
+    const description = leadSentences(text, heading);
+    if (description) doc.description = description;
+    const language = (await detectLanguage(text.slice(0, 5000)))?.language;
+    if (language) doc.language = language;
+    doc.rawTextUrl = await storeRawText(text, ctx.blobs);
   }
+
+  const shots = run.shots ?? [];
+  if (shots.length) {
+    const images = await Promise.all(shots.map((sh) => (sh.data?.length ? hostImageBytes(Buffer.from(sh.data), ctx) : undefined)));
+    doc.pages = shots.map((sh, i) => (images[i] ? { pageNumber: sh.pageNumber, screenshot: images[i] as ImageSet } : { pageNumber: sh.pageNumber }));
+    const first = doc.pages.find((p) => p.pageNumber === 1)?.screenshot;
+    if (first) doc.image = first;
+  }
+  return { document: doc };
 }
 
 function cleanMeta(v: unknown): string | undefined {
