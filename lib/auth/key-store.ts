@@ -25,3 +25,15 @@ export function createKeyStore(options: { apiKeys: string[]; apiKeyHashes: strin
     },
   };
 }
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * The one bearer check of the HTTP API (POST / and the deep GET /status): undefined when the
+ * `Authorization` header carries a configured key, else the message of the 401.
+ */
+export function bearerRejection(keys: KeyStore, authorization: string | undefined): string | undefined {
+  const m = BEARER.exec(authorization ?? '');
+  if (m !== null && keys.size > 0 && keys.verify(m[1])) return undefined;
+  return m ? 'The API key is not valid.' : 'A valid "Authorization: Bearer <key>" header is required.';
+}

@@ -2,12 +2,17 @@
  * The API's routes: POST / (the preview handler, with its whole contract), and the two routes
  * that need no key: GET /status and GET /openapi.json. Both the local server and the Lambda use
  * this, so every route behaves the same in both.
+ *
+ * GET /status without a key is the shallow check (no writes, no jobs); with the bearer key of
+ * POST / it is the deep check of the blob store and the job runner; with a wrong key it is 401,
+ * as POST / would answer.
  */
 import type { Context as LambdaContext } from 'aws-lambda';
+import { bearerRejection } from '../auth/key-store.js';
 import { openApiDocument } from '../contract/openapi.js';
 import { serviceStatus, type StatusDeps } from '../status.js';
-import { describeRequest } from './event.js';
-import { toErrorBody } from '../errors.js';
+import { describeRequest, type HttpRequestInfo } from './event.js';
+import { toErrorBody, UnauthorizedError } from '../errors.js';
 import { ConcurrencyGate, OverloadedError } from './overload.js';
 import { createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
 
@@ -19,16 +24,32 @@ export interface ApiDeps extends HandlerDeps {
 
 export function createApiHandler(deps: ApiDeps): PreviewHandler {
   const preview = createPreviewHandler(deps);
+
+  /** GET /status: shallow without an Authorization header, deep with a valid key, 401 with any other. */
+  async function status(info: HttpRequestInfo, requestId: string): Promise<HttpResponse> {
+    const authorization = (info.headers.authorization ?? '').trim();
+    if (authorization !== '') {
+      const rejection = bearerRejection(deps.keys, authorization);
+      if (rejection) {
+        deps.onAuthFailure?.();
+        deps.log.info('request rejected', { requestId, status: 401, errorCode: 'UNAUTHORIZED', path: '/status' });
+        const err = new UnauthorizedError(rejection);
+        const res = json(401, toErrorBody(err, requestId), requestId);
+        res.headers['www-authenticate'] = 'Bearer realm="linklens"';
+        return res;
+      }
+    }
+    const deep = authorization !== '';
+    const report = await serviceStatus({ blobs: deps.blobs, jobs: deps.jobs, ...deps.status }, { deep });
+    return json(report.ok ? 200 : 503, report, requestId);
+  }
+
   return async (event: unknown, context?: Partial<LambdaContext>) => {
     const info = describeRequest(event);
     if (info.kind !== 'direct' && (info.method === 'GET' || info.method === 'HEAD')) {
-      const path = info.path.replace(/\/+$/, '');
       const requestId = info.requestId ?? context?.awsRequestId ?? '';
-      if (path.endsWith('/status')) {
-        const status = await serviceStatus({ blobs: deps.blobs, jobs: deps.jobs, ...deps.status });
-        return json(status.ok ? 200 : 503, status, requestId);
-      }
-      if (path.endsWith('/openapi.json')) return json(200, openApiDocument(), requestId, 'public, max-age=300');
+      if (routePath(info.path, stageOf(event)) === '/status') return status(info, requestId);
+      if (routePath(info.path, stageOf(event)) === '/openapi.json') return json(200, openApiDocument(), requestId, 'public, max-age=300');
     }
     // Everything else, GET / included (405), is the preview handler's.
     if (!deps.gate || info.kind === 'direct') return preview(event, context);
@@ -42,6 +63,23 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
       return res;
     }
   };
+}
+
+/**
+ * The route a path names: the API Gateway stage prefix removed (a named stage's rawPath starts
+ * with it; `$default` has none), as isRootPath does for `/`, and trailing slashes dropped.
+ * `/prod/status` on stage `prod` is `/status`; `/x/status` and `/statusx` stay what they are.
+ */
+export function routePath(path: string, stage?: string): string {
+  let p = path.split('?')[0];
+  if (stage && (p === `/${stage}` || p.startsWith(`/${stage}/`))) p = p.slice(stage.length + 1);
+  p = p.replace(/\/+$/, '');
+  return p === '' ? '/' : p;
+}
+
+function stageOf(event: unknown): string | undefined {
+  const stage = (event as { requestContext?: { stage?: unknown } } | null)?.requestContext?.stage;
+  return typeof stage === 'string' && stage !== '$default' ? stage : undefined;
 }
 
 function json(statusCode: number, body: unknown, requestId: string, cacheControl = 'no-store'): HttpResponse {

@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { openApiDocument } from '../../lib/contract/openapi';
 import { LINK_TYPES } from '../../lib/contract/link';
 import { conformanceErrors } from '../helpers/conformance';
-import { createTestHandler, httpApiEvent } from '../helpers/service';
+import { createTestHandler, httpApiEvent, TEST_KEY } from '../helpers/service';
 
 test('openapi.yaml is a valid OpenAPI 3.1 document, version 1.0.0', async () => {
   const doc = openApiDocument();
@@ -45,19 +45,31 @@ describe('GET /status and GET /openapi.json need no key', () => {
     expect(res.statusCode).toBe(200);
     const status = JSON.parse(res.body);
     expect(conformanceErrors('ServiceStatus', status)).toEqual([]);
-    expect(status).toMatchObject({ ok: true, version: '1.0.0', dependencies: { blobStore: { ok: true }, jobRunner: { ok: true } } });
+    expect(status).toMatchObject({ ok: true, deep: false, version: '1.0.0', dependencies: { blobStore: { ok: true }, jobRunner: { ok: true } } });
     expect(typeof status.uptimeSeconds).toBe('number');
     expect(res.body).not.toContain(svc.config.dataDir);
     expect(res.body).not.toMatch(/test-key/);
   });
 
-  test('/status is 503 when a required dependency fails', async () => {
+  test('/status with the key (deep check) conforms too, and is 503 when a required dependency fails', async () => {
+    const deep = (await svc.invoke(httpApiEvent({ authorization: `Bearer ${TEST_KEY}` }, Buffer.alloc(0), 'GET', '/status'))) as any;
+    expect(deep.statusCode).toBe(200);
+    expect(conformanceErrors('ServiceStatus', JSON.parse(deep.body))).toEqual([]);
+    expect(JSON.parse(deep.body)).toMatchObject({ ok: true, deep: true, dependencies: { blobStore: { ok: true }, jobRunner: { ok: true } } });
     const { createApiHandler } = await import('../../lib/http/api-handler');
     const broken = createApiHandler({ ...svc.deps, blobs: { ...svc.deps.blobs, put: async () => { throw new Error('EACCES /secret/path'); } } });
-    const res = (await broken(httpApiEvent({}, Buffer.alloc(0), 'GET', '/status'), {})) as any;
+    const res = (await broken(httpApiEvent({ authorization: `Bearer ${TEST_KEY}` }, Buffer.alloc(0), 'GET', '/status'), {})) as any;
     expect(res.statusCode).toBe(503);
+    expect(conformanceErrors('ServiceStatus', JSON.parse(res.body))).toEqual([]);
     expect(JSON.parse(res.body).dependencies.blobStore).toEqual({ ok: false, detail: 'unavailable' });
     expect(res.body).not.toContain('/secret/path');
+    expect(res.body).not.toMatch(/test-key/);
+  });
+
+  test('/status with a wrong key is the 401 error body', async () => {
+    const res = (await svc.invoke(httpApiEvent({ authorization: 'Bearer wrong' }, Buffer.alloc(0), 'GET', '/status'))) as any;
+    expect(res.statusCode).toBe(401);
+    expect(conformanceErrors('APIErrorResponseBody', JSON.parse(res.body))).toEqual([]);
   });
 
   test('/openapi.json serves the document', async () => {
