@@ -8,6 +8,9 @@
  *   throttleBurstLimit         stage burst (default 40)
  *   workerReservedConcurrency  reserved concurrency of the worker (default: unreserved)
  *   workerBatchSize            SQS messages per worker invocation (default 4)
+ *   alarmTopicArn              an existing SNS topic ARN the alarms notify (alarm and OK)
+ *   alarmEmail                 or: an address; the stack creates a topic and subscribes it (confirm the email)
+ *                              (neither: the alarms exist without actions; both: refused)
  *   destroyBucket              true: `cdk destroy` deletes the bucket too (it must be empty)
  *   stackName                  default LinkLens
  *
@@ -41,5 +44,7 @@ new LinkPreviewStack(app, ctx('stackName') ?? 'LinkLens', {
   throttle: rate !== undefined || burst !== undefined ? { rateLimit: rate ?? 20, burstLimit: burst ?? 40 } : undefined,
   workerReservedConcurrency: num('workerReservedConcurrency'),
   workerBatchSize: num('workerBatchSize'),
+  alarmTopicArn: ctx('alarmTopicArn'),
+  alarmEmail: ctx('alarmEmail'),
   bucketRemovalPolicy: ctx('destroyBucket') === 'true' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
 });

@@ -9,6 +9,7 @@ import { PreviewFunction } from './constructs/preview-function.js';
 import { WorkerFunction } from './constructs/worker-function.js';
 import { BrowserLayer } from './constructs/browser-layer.js';
 import { ScreenshotWorkerFunction } from './constructs/screenshot-worker-function.js';
+import { Alarms } from './constructs/alarms.js';
 
 export interface LinkPreviewStackProps extends StackProps {
   /** SHA-256 hex digests of the bearer keys (`npm run keygen`). Empty: every API call is refused. */
@@ -24,6 +25,10 @@ export interface LinkPreviewStackProps extends StackProps {
   /** Page screenshots in their own worker with a browser layer (default true). */
   screenshots?: boolean;
   screenshotWorkerReservedConcurrency?: number;
+  /** An existing SNS topic the alarms notify (alarm and OK). */
+  alarmTopicArn?: string;
+  /** Or: a topic is created with this address subscribed. Neither: the alarms have no actions. */
+  alarmEmail?: string;
 }
 
 /**
@@ -38,6 +43,7 @@ export class LinkPreviewStack extends Stack {
   readonly store: AssetStore;
   readonly screenshotWorker?: ScreenshotWorkerFunction;
   readonly screenshotJobs?: JobQueue;
+  readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: LinkPreviewStackProps) {
     super(scope, id, props);
@@ -79,6 +85,14 @@ export class LinkPreviewStack extends Stack {
       this.preview.fn.addEnvironment('LINKPREVIEW_SCREENSHOTS', 'off');
     }
 
+    this.alarms = new Alarms(this, 'Alarms', {
+      deadLetterQueue: this.jobs.deadLetterQueue,
+      preview: this.preview,
+      workers: { Worker: this.worker.fn, ...(this.screenshotWorker && { ScreenshotWorker: this.screenshotWorker.fn }) },
+      topicArn: props.alarmTopicArn,
+      email: props.alarmEmail,
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'POST here with "Authorization: Bearer <key>"' });
     this.store.addOutputs(this);
     new CfnOutput(this, 'PreviewFunctionName', { value: this.preview.fn.functionName, description: 'For direct invocation from other Lambdas' });
@@ -86,5 +100,6 @@ export class LinkPreviewStack extends Stack {
     new CfnOutput(this, 'JobQueueUrl', { value: this.jobs.queue.queueUrl });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.jobs.deadLetterQueue.queueUrl });
     if (this.screenshotJobs) new CfnOutput(this, 'ScreenshotQueueUrl', { value: this.screenshotJobs.queue.queueUrl });
+    if (this.alarms.topic) new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
   }
 }

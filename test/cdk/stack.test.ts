@@ -5,9 +5,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Alarms, DURATION_ALARM_RATIO } from '../../cdk/constructs/alarms';
+import { PreviewFunction } from '../../cdk/constructs/preview-function';
 import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
 import { newKey } from '../../cdk/keygen';
 import { loadConfig } from '../../lib/config';
@@ -22,6 +25,8 @@ function tinyLayer(name: string): lambda.Code {
   return lambda.Code.fromAsset(dir);
 }
 
+let lastStack: LinkPreviewStack | undefined;
+
 function synth(props: Partial<LinkPreviewStackProps> = {}, context: Record<string, unknown> = {}): Template {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
   const stack = new LinkPreviewStack(app, 'Test', {
@@ -30,10 +35,12 @@ function synth(props: Partial<LinkPreviewStackProps> = {}, context: Record<strin
     layerCode: { ffmpeg: tinyLayer('ffmpeg'), sharp: tinyLayer('sharp'), chromium: tinyLayer('chromium') },
     ...props,
   });
+  lastStack = stack;
   return Template.fromStack(stack);
 }
 
 const template = synth({ workerReservedConcurrency: 7 });
+const mainStack = lastStack!;
 const res = (type: string) => template.findResources(type);
 const one = (type: string, pred: (r: any) => boolean = () => true): [string, any] => {
   const found = Object.entries(res(type)).filter(([, r]) => pred(r));
@@ -277,6 +284,110 @@ describe('screenshots', () => {
     expect(fns).not.toContain('linklens-screenshot-worker');
     expect(Object.keys(t.findResources('AWS::SQS::Queue')).some((id) => id.startsWith('ScreenshotJobs'))).toBe(false);
     t.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'linklens-preview', LINKPREVIEW_SCREENSHOTS: 'off' }) } });
+  });
+});
+
+describe('alarms', () => {
+  const [shotId] = fnBy('linklens-screenshot-worker');
+  const alarms = (t: Template = template) => Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties);
+  const alarm = (metricName: string, dimension: unknown, t: Template = template) => {
+    const found = alarms(t).filter((p: any) => p.MetricName === metricName && JSON.stringify(p.Dimensions) === JSON.stringify([dimension]));
+    expect(found).toHaveLength(1);
+    return found[0];
+  };
+  const ofFunction = (id: string) => ({ Name: 'FunctionName', Value: ref(id) });
+  const gte1 = { Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, Period: 300, TreatMissingData: 'notBreaching' };
+
+  test('the dead-letter queue (shared by the screenshot queue) alarms at one visible message', () => {
+    expect(alarm('ApproximateNumberOfMessagesVisible', { Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } })).toMatchObject({
+      Namespace: 'AWS/SQS',
+      Statistic: 'Maximum',
+      ...gte1,
+    });
+    expect(queueBy('ScreenshotJobsQueue')[1].Properties.RedrivePolicy.deadLetterTargetArn).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
+  });
+
+  test('preview errors and throttles: a sum of one in 5 minutes', () => {
+    for (const metricName of ['Errors', 'Throttles']) {
+      expect(alarm(metricName, ofFunction(previewId))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', ...gte1 });
+    }
+  });
+
+  test('preview p95 duration above 80% of the preview timeout, in 2 of 3 periods', () => {
+    const p = alarm('Duration', ofFunction(previewId));
+    expect(p).toMatchObject({ Namespace: 'AWS/Lambda', ExtendedStatistic: 'p95', ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 3, DatapointsToAlarm: 2, Period: 300, TreatMissingData: 'notBreaching' });
+    expect(p.Statistic).toBeUndefined();
+    expect(DURATION_ALARM_RATIO).toBe(0.8);
+    expect(p.Threshold).toBe(preview.Properties.Timeout * 1000 * DURATION_ALARM_RATIO);
+    expect(p.Threshold).toBe(mainStack.preview.timeout.toMilliseconds() * 0.8);
+  });
+
+  test('the threshold follows the PreviewFunction timeout', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Short');
+    const fn = new PreviewFunction(stack, 'Preview', { apiKeyHashes: [HASH], timeout: Duration.seconds(20), jobDeadline: Duration.seconds(15) });
+    new Alarms(stack, 'Alarms', { deadLetterQueue: new sqs.Queue(stack, 'Dlq'), preview: fn, workers: {} });
+    const t = Template.fromStack(stack);
+    t.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Duration', ExtendedStatistic: 'p95', Threshold: 16000 });
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+  });
+
+  test('each worker alarms on its invocation errors (crashes; a failed job is a batch item failure)', () => {
+    expect(alarm('Errors', ofFunction(workerId))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', ...gte1 });
+    expect(alarm('Errors', ofFunction(shotId))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', ...gte1 });
+    const t = synth({ screenshots: false });
+    expect(alarms(t).filter((p: any) => p.MetricName === 'Errors')).toHaveLength(2); // preview + worker
+    expect(lastStack!.alarms.workerErrors.ScreenshotWorker).toBeUndefined();
+  });
+
+  test('without a topic or an email the alarms have no actions and no topic is created', () => {
+    expect(alarms()).toHaveLength(6);
+    for (const p of alarms()) {
+      expect(p.TreatMissingData).toBe('notBreaching');
+      expect(p.AlarmActions).toBeUndefined();
+      expect(p.OKActions).toBeUndefined();
+    }
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    expect(template.findOutputs('AlarmTopicArn')).toEqual({});
+  });
+
+  test('alarmEmail: a topic with the email subscribed; alarm and OK actions go to it', () => {
+    const t = synth({ alarmEmail: 'ops@example.com' });
+    const stack = lastStack!;
+    expect(stack.alarms.all).toHaveLength(6);
+    const [topicId] = Object.keys(t.findResources('AWS::SNS::Topic'));
+    t.resourceCountIs('AWS::SNS::Topic', 1);
+    t.resourceCountIs('AWS::SNS::TopicPolicy', 0); // the default policy lets CloudWatch publish
+    t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: ref(topicId) });
+    for (const p of alarms(t)) {
+      expect(p.AlarmActions).toEqual([ref(topicId)]);
+      expect(p.OKActions).toEqual([ref(topicId)]);
+    }
+    expect(t.findOutputs('AlarmTopicArn').AlarmTopicArn.Value).toEqual(ref(topicId));
+  });
+
+  test('alarmTopicArn: the actions are that ARN, no topic is created', () => {
+    const arn = 'arn:aws:sns:eu-west-1:123456789012:ops-alerts';
+    const t = synth({ alarmTopicArn: arn });
+    t.resourceCountIs('AWS::SNS::Topic', 0);
+    t.resourceCountIs('AWS::SNS::Subscription', 0);
+    expect(alarms(t)).toHaveLength(6);
+    for (const p of alarms(t)) {
+      expect(p.AlarmActions).toEqual([arn]);
+      expect(p.OKActions).toEqual([arn]);
+    }
+    expect(lastStack!.alarms.topic!.topicArn).toBe(arn);
+    Annotations.fromStack(lastStack!).hasNoWarning('*', Match.stringLikeRegexp('alarmTopicArn'));
+    synth({ alarmTopicArn: 'arn:aws:sns:us-east-1:123456789012:ops-alerts' });
+    Annotations.fromStack(lastStack!).hasWarning('*', Match.stringLikeRegexp('alarmTopicArn is in us-east-1 but the stack in eu-west-1'));
+  });
+
+  test('a bad email, a bad ARN or both fail synth with a clear message', () => {
+    expect(() => synth({ alarmEmail: 'ops.example.com' })).toThrow(/alarmEmail: "ops.example.com" is not an email address/);
+    expect(() => synth({ alarmTopicArn: 'arn:aws:sqs:eu-west-1:123456789012:ops' })).toThrow(/alarmTopicArn: .* is not an SNS topic ARN/);
+    expect(() => synth({ alarmTopicArn: 'ops-alerts' })).toThrow(/not an SNS topic ARN/);
+    expect(() => synth({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops', alarmEmail: 'ops@example.com' })).toThrow(/give one/);
   });
 });
 

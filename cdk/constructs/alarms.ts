@@ -1,0 +1,144 @@
+import { Annotations, Duration, Stack, Token } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** The p95 duration alarm fires above this share of the preview's timeout. */
+export const DURATION_ALARM_RATIO = 0.8;
+/** Every alarm looks at 5-minute periods (Lambda's and SQS's metrics are per minute). */
+export const ALARM_PERIOD = Duration.minutes(5);
+
+const SNS_ARN = /^arn:aws[a-z-]*:sns:([a-z0-9-]+):(\d{12}):[A-Za-z0-9_-]{1,256}$/;
+const EMAIL = /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/;
+
+export interface AlarmsProps {
+  /** The jobs' dead-letter queue (the screenshot queue parks its failures there too). */
+  deadLetterQueue: sqs.IQueue;
+  /** The preview function and its timeout (PreviewFunction.fn / .timeout): the duration alarm is a share of it. */
+  preview: { fn: lambda.IFunction; timeout: Duration };
+  /** The SQS workers, by the name their alarm gets (e.g. { Worker: fn, ScreenshotWorker: fn }). */
+  workers: Record<string, lambda.IFunction>;
+  /** An existing SNS topic (ARN): alarm and OK actions go there. */
+  topicArn?: string;
+  /** Create a topic with this email subscribed (the address must confirm the subscription). */
+  email?: string;
+}
+
+/**
+ * The production alarms: the dead-letter queue holds a message; the preview fails, is throttled or
+ * runs close to its timeout; a worker invocation fails. Missing data is healthy for all of them (no
+ * traffic: no errors, an idle empty queue sends no metrics). Alarm and OK notifications go to
+ * `topicArn` or to a topic created for `email`; with neither the alarms exist without actions.
+ */
+export class Alarms extends Construct {
+  readonly deadLetterQueue: cloudwatch.Alarm;
+  readonly previewErrors: cloudwatch.Alarm;
+  readonly previewThrottles: cloudwatch.Alarm;
+  readonly previewDuration: cloudwatch.Alarm;
+  /** Errors of each worker, keyed like `props.workers`. */
+  readonly workerErrors: Record<string, cloudwatch.Alarm>;
+  readonly all: cloudwatch.Alarm[];
+  /** Where the alarms notify (imported or created); undefined: no actions. */
+  readonly topic?: sns.ITopic;
+
+  constructor(scope: Construct, id: string, props: AlarmsProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const topicArn = props.topicArn?.trim() || undefined;
+    const email = props.email?.trim() || undefined;
+    if (topicArn !== undefined && email !== undefined) {
+      throw new Error('alarmTopicArn and alarmEmail: give one (subscribe the address to your topic instead)');
+    }
+    if (topicArn !== undefined && !Token.isUnresolved(topicArn)) {
+      const m = SNS_ARN.exec(topicArn);
+      if (!m) throw new Error(`alarmTopicArn: "${topicArn}" is not an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)`);
+      if (!Token.isUnresolved(stack.region) && m[1] !== stack.region) {
+        Annotations.of(this).addWarningV2('linklens:alarmTopicRegion', `alarmTopicArn is in ${m[1]} but the stack in ${stack.region}: CloudWatch alarms notify topics of their own region`);
+      }
+    }
+    if (email !== undefined && !Token.isUnresolved(email) && !EMAIL.test(email)) {
+      throw new Error(`alarmEmail: "${email}" is not an email address`);
+    }
+
+    if (topicArn !== undefined) {
+      this.topic = sns.Topic.fromTopicArn(this, 'Topic', topicArn);
+    } else if (email !== undefined) {
+      // The default topic policy (account owner) lets CloudWatch publish. No enforceSSL: it writes a
+      // topic policy that replaces the default one (CloudWatch is then refused unless allowed
+      // explicitly). No KMS key: CloudWatch would need a key policy to publish to it.
+      const topic = new sns.Topic(this, 'Topic', { displayName: `${stack.stackName} alarms` });
+      topic.addSubscription(new EmailSubscription(email));
+      this.topic = topic;
+    }
+
+    const name = (suffix: string) => `${stack.stackName}-${suffix}`;
+    const atLeastOne = {
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    };
+
+    this.deadLetterQueue = new cloudwatch.Alarm(this, 'DeadLetterQueueDepth', {
+      alarmName: name('dead-letter-queue'),
+      alarmDescription: 'A job failed all its deliveries and was parked in the dead-letter queue (media or screenshot). Read the message, fix the cause, purge or redrive.',
+      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period: ALARM_PERIOD }),
+      ...atLeastOne,
+    });
+
+    const fn = props.preview.fn;
+    this.previewErrors = new cloudwatch.Alarm(this, 'PreviewErrors', {
+      alarmName: name('preview-errors'),
+      // An error inside a request is a 500 response, not an invocation error: this counts timeouts,
+      // out-of-memory and init failures (a bad setting), which API Gateway turns into 5xx.
+      alarmDescription: 'A preview invocation failed (timeout, out of memory, init failure such as a bad setting). See its log group.',
+      metric: fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
+      ...atLeastOne,
+    });
+    this.previewThrottles = new cloudwatch.Alarm(this, 'PreviewThrottles', {
+      alarmName: name('preview-throttles'),
+      alarmDescription: 'The preview function was throttled (account or reserved concurrency): those requests failed. Raise the concurrency quota or lower the API throttle.',
+      metric: fn.metricThrottles({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
+      ...atLeastOne,
+    });
+    const timeoutMs = props.preview.timeout.toMilliseconds();
+    const durationThreshold = Math.round(timeoutMs * DURATION_ALARM_RATIO);
+    this.previewDuration = new cloudwatch.Alarm(this, 'PreviewDuration', {
+      alarmName: name('preview-duration-p95'),
+      alarmDescription: `The preview's p95 duration is above ${durationThreshold} ms, ${DURATION_ALARM_RATIO * 100}% of its ${timeoutMs} ms timeout, in 2 of 3 periods: slow origins or slow jobs; timeouts follow.`,
+      metric: fn.metricDuration({ statistic: cloudwatch.Stats.p(95), period: ALARM_PERIOD }),
+      threshold: durationThreshold,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+
+    // A job that fails is reported as a batch item failure, not an error: Errors counts crashed
+    // invocations (timeout, out of memory, unhandled), whose whole batch is redelivered long after
+    // the waiting previews gave up on it.
+    this.workerErrors = {};
+    for (const [workerName, worker] of Object.entries(props.workers)) {
+      const kebab = workerName.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+      this.workerErrors[workerName] = new cloudwatch.Alarm(this, `${workerName}Errors`, {
+        alarmName: name(`${kebab}-errors`),
+        alarmDescription: `The ${kebab} function crashed (timeout, out of memory, unhandled error): its batch is redelivered, its previews went without those results.`,
+        metric: worker.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
+        ...atLeastOne,
+      });
+    }
+
+    this.all = [this.deadLetterQueue, this.previewErrors, this.previewThrottles, this.previewDuration, ...Object.values(this.workerErrors)];
+    if (this.topic) {
+      const action = new SnsAction(this.topic);
+      for (const alarm of this.all) {
+        alarm.addAlarmAction(action);
+        alarm.addOkAction(action);
+      }
+    }
+  }
+}
