@@ -9,6 +9,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
+import { setLanguageDetectorLog } from '../lib/language/detect.js';
 import type { Log } from '../lib/log.js';
 
 export { MetricUnit };
@@ -31,5 +32,6 @@ export function createObservability(serviceName: string, logLevel: string = 'inf
   const at = (fn: (message: string, ...extra: never[]) => void) => (message: string, extra?: Record<string, unknown>) =>
     extra ? fn.call(logger, message, extra as never) : fn.call(logger, message);
   const log: Log = { debug: at(logger.debug), info: at(logger.info), warn: at(logger.warn), error: at(logger.error) };
+  setLanguageDetectorLog(log);
   return { logger, metrics, tracer, log, count: (name, value = 1) => metrics.addMetric(name, MetricUnit.Count, value) };
 }

@@ -11,14 +11,20 @@ import { configureBrowser } from '../lib/browser/availability.js';
 import { loadConfig } from '../lib/config.js';
 import { instrumentedWorker } from './worker.js';
 
+/** A variable, so TypeScript does not look for the package's types (it is a devDependency for the layer). */
+const BROWSER_MODULE = '@sparticuz/chromium';
+
 interface LambdaChromium {
   args: string[];
   executablePath(input?: string): Promise<string>;
 }
 
-/** The layer's browser: unpacked once per container (about a second), then reused. */
-export async function lambdaBrowser(load: () => unknown = () => require('@sparticuz/chromium')): Promise<{ executablePath: string; args: string[] }> {
-  const mod = load() as { default?: LambdaChromium } & LambdaChromium;
+/**
+ * The layer's browser: unpacked once per container (about a second), then reused. The package is
+ * ESM-only, and Lambda runs Node 22 with --no-experimental-require-module: it must be imported.
+ */
+export async function lambdaBrowser(load: () => Promise<unknown> = () => import(BROWSER_MODULE)): Promise<{ executablePath: string; args: string[] }> {
+  const mod = (await load()) as { default?: LambdaChromium } & LambdaChromium;
   const chromium = mod.default ?? mod;
   return { executablePath: await chromium.executablePath(), args: chromium.args };
 }

@@ -4,95 +4,59 @@
  *   ffmpeg layer  bin/ffprobe, bin/ffmpeg    (static builds from @ffprobe-installer/@ffmpeg-installer; mode 0755)
  *   sharp layer   nodejs/node_modules/sharp + @img/sharp-linux-x64 + @img/sharp-libvips-linux-x64 + sharp's deps
  *
- * On a linux-x64 glibc machine both are copied from this project's node_modules, so `cdk synth`
- * works offline after `npm ci`. Elsewhere (macOS, arm64) the linux-x64 packages are installed with
- * npm's --os/--cpu/--libc flags into a temporary folder first (this needs the registry).
+ * The packages come from this project's node_modules, at the versions package-lock.json records,
+ * with the closure logic every shipped package uses (cdk/constructs/package-closure.ts): offline
+ * after `npm ci` on linux-x64; elsewhere (macOS, arm64, Windows) the linux-x64 packages are fetched
+ * from the registry at their locked versions with `npm pack`.
  *
  * CDK calls these as local bundling (cdk/constructs/media-layers.ts); by hand:
  *   npx tsx layers/build-layers.ts [outDir]     -> outDir/ffmpeg, outDir/sharp (default: layers/build)
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { chmodSync, cpSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { closureFingerprint, fingerprint, locatePackage, packageClosure, shipPackages } from '../cdk/constructs/package-closure.js';
 
 const ROOT = path.resolve(__dirname, '..');
-const NODE_MODULES = path.join(ROOT, 'node_modules');
+const FFMPEG_PACKAGES = [['@ffprobe-installer/linux-x64', 'ffprobe'], ['@ffmpeg-installer/linux-x64', 'ffmpeg']] as const;
+/** The code that decides what a layer holds: a change to it changes the layers' asset hashes. */
+const BUILD_SOURCES = [__filename, path.join(ROOT, 'cdk', 'constructs', 'package-closure.ts')];
 
-function version(pkg: string): string {
-  return (JSON.parse(readFileSync(path.join(NODE_MODULES, pkg, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
-/** Versions that name the layer contents (CDK uses them as the asset hash). */
-export function layerVersions(): { ffmpeg: string; sharp: string } {
-  const v = (pkg: string, fallback: string) => { try { return version(pkg); } catch { return fallback; } };
+/**
+ * Asset hashes of the two layers: the build code plus the exact packages (lockfile path, version
+ * and the registry's integrity of each), so a layer is rebuilt and re-uploaded when either changes.
+ */
+export function layerHashes(root = ROOT): { ffmpeg: string; sharp: string } {
+  const ffmpegClosure = packageClosure(FFMPEG_PACKAGES.map(([p]) => p), root);
   return {
-    ffmpeg: `ffprobe-${v('@ffprobe-installer/ffprobe', 'x')}-ffmpeg-${v('@ffmpeg-installer/ffmpeg', 'x')}`,
-    sharp: `sharp-${v('sharp', 'x')}-linux-x64-glibc`,
+    ffmpeg: fingerprint(BUILD_SOURCES, ['ffmpeg', closureFingerprint(ffmpegClosure)]),
+    sharp: fingerprint(BUILD_SOURCES, ['sharp', closureFingerprint(packageClosure(['sharp'], root))]),
   };
 }
 
-function isLinuxX64Glibc(): boolean {
-  if (process.platform !== 'linux' || process.arch !== 'x64') return false;
-  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
-  return Boolean(report?.header?.glibcVersionRuntime);
+/** The versions, for the layers' descriptions. */
+export function layerVersions(root = ROOT): { ffmpeg: string; sharp: string } {
+  const v = (name: string) => packageClosure([name], root).find((p) => p.name === name)?.version ?? 'x';
+  return { ffmpeg: `ffprobe ${v('@ffprobe-installer/linux-x64')}, ffmpeg ${v('@ffmpeg-installer/linux-x64')}`, sharp: `sharp ${v('sharp')} linux-x64 glibc` };
 }
 
-/** A folder holding node_modules with the linux-x64 packages: ours, or a temporary install. */
-function linuxModules(packages: string[]): { dir: string; cleanup(): void } {
-  if (isLinuxX64Glibc() && packages.every((p) => existsSync(path.join(NODE_MODULES, p.replace(/@[^@/]+$/, ''), 'package.json')))) {
-    return { dir: NODE_MODULES, cleanup() {} };
-  }
-  const tmp = mkdtempSync(path.join(tmpdir(), 'linklens-layer-'));
-  execFileSync('npm', ['install', '--prefix', tmp, '--os=linux', '--cpu=x64', '--libc=glibc', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', ...packages], { stdio: 'inherit' });
-  return { dir: path.join(tmp, 'node_modules'), cleanup: () => rmSync(tmp, { recursive: true, force: true }) };
-}
-
-export function buildFfmpegLayer(outDir: string): void {
-  const ffprobe = `@ffprobe-installer/linux-x64@${version('@ffprobe-installer/linux-x64')}`;
-  const ffmpeg = `@ffmpeg-installer/linux-x64@${version('@ffmpeg-installer/linux-x64')}`;
-  const src = linuxModules([ffprobe, ffmpeg]);
-  try {
-    const bin = path.join(outDir, 'bin');
-    mkdirSync(bin, { recursive: true });
-    for (const [pkg, name] of [['@ffprobe-installer/linux-x64', 'ffprobe'], ['@ffmpeg-installer/linux-x64', 'ffmpeg']]) {
+export function buildFfmpegLayer(outDir: string, root = ROOT): void {
+  const bin = path.join(outDir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  for (const [pkg, name] of FFMPEG_PACKAGES) {
+    const found = locatePackage(pkg, root);
+    try {
       const target = path.join(bin, name);
-      cpSync(path.join(src.dir, pkg, name), target);
+      cpSync(path.join(found.dir, name), target);
       chmodSync(target, 0o755); // the tarballs ship 0744: the Lambda user could not run them
+    } finally {
+      found.cleanup();
     }
-  } finally {
-    src.cleanup();
   }
 }
 
 /** sharp with its linux-x64 glibc binaries and its runtime dependencies, under nodejs/node_modules. */
-export function buildSharpLayer(outDir: string): void {
-  const sharpVersion = version('sharp');
-  const src = linuxModules([`sharp@${sharpVersion}`, `@img/sharp-linux-x64@${sharpVersion}`]);
-  try {
-    const dest = path.join(outDir, 'nodejs', 'node_modules');
-    const seen = new Set<string>();
-    const copy = (name: string, from: string) => {
-      if (seen.has(name)) return;
-      seen.add(name);
-      const req = createRequire(path.join(from, 'noop.js'));
-      let pkgJson: string;
-      try {
-        pkgJson = req.resolve(`${name}/package.json`);
-      } catch {
-        pkgJson = path.join(src.dir, name, 'package.json');
-      }
-      const dir = path.dirname(pkgJson);
-      cpSync(dir, path.join(dest, name), { recursive: true, dereference: true });
-      const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
-      for (const dep of Object.keys(pkg.dependencies ?? {})) copy(dep, dir);
-      for (const dep of Object.keys(pkg.optionalDependencies ?? {})) if (/linux-x64$/.test(dep) && !/musl/.test(dep)) copy(dep, dir);
-    };
-    copy('sharp', src.dir);
-  } finally {
-    src.cleanup();
-  }
+export function buildSharpLayer(outDir: string, root = ROOT): void {
+  shipPackages(['sharp'], root, path.join(outDir, 'nodejs'));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(__filename)) {

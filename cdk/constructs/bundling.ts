@@ -1,15 +1,21 @@
+/**
+ * How each Lambda function's code asset is built: one esbuild bundle (ESM, Node 22, minified),
+ * plus the files and installed packages it loads at run time, laid out beside it. The stack, the
+ * deploy rehearsal, the bundle tests and the bench all build through `buildFunctionBundle`, so what
+ * is tested is what is deployed.
+ *
+ * CDK calls it as local bundling (no Docker, no shell commands): `functionCode(spec)`.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
-import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as esbuild from 'esbuild';
+import { AssetHashType, DockerImage } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { shipPackages, type ClosurePackage, type ShipOptions } from './package-closure.js';
 
 /** The repository root (this file is cdk/constructs/bundling.ts; tsx and Jest both run it as CommonJS). */
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 
-/**
- * esbuild options shared by both functions: one minified ESM file for Node 22, bundled on this
- * machine (no Docker). CommonJS dependencies inside an ESM bundle need `require`, `__filename`
- * and `__dirname`, which the banner provides. The AWS SDK v3 is left out (the runtime has it).
- */
 /** The banner that gives an ESM bundle `require`, `__filename` and `__dirname` for its CommonJS dependencies. */
 export const ESM_BANNER = [
   "import { createRequire as __linklensCreateRequire } from 'node:module';",
@@ -20,103 +26,143 @@ export const ESM_BANNER = [
   'const __dirname = __linklensDirname(__filename);',
 ].join(' ');
 
-/**
- * What is left out of the bundles: the AWS SDK (in the runtime), sharp (in the workers' layer), and
- * the browser packages (playwright-core is shipped beside the screenshot worker's bundle,
- * @sparticuz/chromium is its layer; the other functions never load them).
- */
-export const EXTERNAL_MODULES = ['@aws-sdk/*', 'sharp', '@img/*', 'playwright-core', '@sparticuz/chromium'];
+/** What the nodejs22.x runtime provides (left out of every bundle). */
+export const RUNTIME_PROVIDED = ['@aws-sdk/*'];
+
+export interface BundleSpec {
+  /** The handler module, relative to the project root. */
+  entry: string;
+  /** Packages a layer provides (resolved from /opt/nodejs/node_modules at run time). */
+  layerPackages?: string[];
+  /**
+   * Packages shipped as node_modules beside the bundle, with everything they need (from
+   * package-lock.json): code esbuild cannot inline (cld3-asm's WebAssembly loader, playwright-core).
+   */
+  packages?: string[];
+  /** Files copied beside the bundle, flat. */
+  files?: string[];
+  /** Files copied at their path relative to the project root. */
+  tree?: string[];
+  define?: Record<string, string>;
+  /**
+   * Packages the code can name but this function never loads (the browser, reached only by
+   * screenshot jobs, which run in the screenshot worker): left out, and an import of them fails.
+   */
+  neverLoaded?: string[];
+}
+
+const BROWSER_ONLY = ['playwright-core', '@sparticuz/chromium'];
 
 /**
- * Packages shipped as node_modules beside the preview bundle instead of inlined: cld3-asm's
- * WebAssembly loader locates its .wasm file and calls nanoid/unixify in ways esbuild cannot
- * bundle (language detection silently returned nothing in the bundle; test/cdk/bundle-runtime.test.ts).
+ * cld3-asm locates its .wasm file and calls nanoid and unixify in ways esbuild cannot bundle
+ * ("will crash at run-time"): every function that can reach lib/language ships it as a package.
  */
-export const PREVIEW_NODE_MODULES = ['cld3-asm'];
+const LANGUAGE_PACKAGES = ['cld3-asm'];
 
-/** Defines for the preview bundle: AWS adapters only (see functions/preview.ts). */
-export const PREVIEW_DEFINE = { 'process.env.LINKLENS_BUNDLE_AWS_ONLY': JSON.stringify('true') };
+/** The preview function: AWS adapters only (the define drops the local fallback and the job code). */
+export const PREVIEW_BUNDLE: BundleSpec = {
+  entry: 'functions/preview.ts',
+  packages: LANGUAGE_PACKAGES,
+  files: ['openapi.yaml'],
+  neverLoaded: BROWSER_ONLY,
+  define: { 'process.env.LINKLENS_BUNDLE_AWS_ONLY': JSON.stringify('true') },
+};
 
-/** The same build as the preview function's, as esbuild API options (bench, bundle checks). */
-export function previewEsbuildOptions(outfile: string) {
+/**
+ * The job worker: sharp from its layer; the pdf.js thread (lib/media/pdf-worker.cjs loads
+ * `pdf-parse` with require) from the worker script, pdf-parse's self-contained CommonJS build and
+ * pdf.js's worker module (not the whole 21 MB pdfjs-dist), and @napi-rs/canvas for page renders.
+ */
+export const WORKER_BUNDLE: BundleSpec = {
+  entry: 'functions/worker.ts',
+  layerPackages: ['sharp', '@img/*'],
+  packages: [...LANGUAGE_PACKAGES, '@napi-rs/canvas'],
+  files: ['lib/media/pdf-worker.cjs'],
+  neverLoaded: BROWSER_ONLY,
+  tree: ['node_modules/pdf-parse/package.json', 'node_modules/pdf-parse/dist/pdf-parse/cjs/index.cjs', 'node_modules/pdf-parse/dist/pdf-parse/cjs/pdf.worker.mjs'],
+};
+
+/** The screenshot worker: sharp and @sparticuz/chromium from its layers, playwright-core beside the bundle. */
+export const SCREENSHOT_WORKER_BUNDLE: BundleSpec = {
+  entry: 'functions/screenshot-worker.ts',
+  layerPackages: ['sharp', '@img/*', '@sparticuz/chromium'],
+  packages: [...LANGUAGE_PACKAGES, 'playwright-core'],
+};
+
+/** The esbuild options of a function's bundle (written to `outfile`). */
+export function esbuildOptions(spec: BundleSpec, outfile: string, root = PROJECT_ROOT): esbuild.BuildOptions {
   return {
-    entryPoints: [path.join(PROJECT_ROOT, 'functions', 'preview.ts')],
+    entryPoints: [path.join(root, spec.entry)],
     bundle: true,
-    platform: 'node' as const,
+    platform: 'node',
     target: 'node22',
-    format: 'esm' as const,
+    format: 'esm',
     minify: true,
     mainFields: ['module', 'main'],
     banner: { js: ESM_BANNER },
-    external: [...EXTERNAL_MODULES, ...PREVIEW_NODE_MODULES],
-    define: PREVIEW_DEFINE,
+    external: [...RUNTIME_PROVIDED, ...(spec.layerPackages ?? []), ...(spec.packages ?? []), ...(spec.neverLoaded ?? [])],
+    define: spec.define,
     outfile,
-    logLevel: 'error' as const,
+    logLevel: 'silent',
   };
+}
+
+/** The same build as the preview function's, as esbuild API options (bench, bundle checks). */
+export const previewEsbuildOptions = (outfile: string) => esbuildOptions(PREVIEW_BUNDLE, outfile);
+
+export interface BuiltBundle {
+  /** The packages shipped beside the bundle. */
+  packages: ClosurePackage[];
+  /** esbuild's warnings (none may say that something will crash at run time). */
+  warnings: string[];
 }
 
 /**
- * A package and its dependencies, as installed in this project's node_modules (read from their
- * package.json files): copied beside a bundle without running npm, so `cdk synth` stays offline.
+ * Builds a function's code asset into `outDir`: `index.mjs`, the files, and the package closure
+ * under `node_modules`. Throws when esbuild says the bundle would crash at run time (a package
+ * that must be shipped instead of inlined) or a needed package cannot be shipped.
  */
-export function installedClosure(names: string[], root = PROJECT_ROOT): string[] {
-  const seen = new Set<string>();
-  const visit = (name: string) => {
-    if (seen.has(name)) return;
-    const manifest = path.join(root, 'node_modules', name, 'package.json');
-    if (!fs.existsSync(manifest)) return;
-    seen.add(name);
-    const deps = (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
-    for (const dep of Object.keys(deps)) visit(dep);
-  };
-  names.forEach(visit);
-  return [...seen].sort();
+export function buildFunctionBundle(spec: BundleSpec, outDir: string, root = PROJECT_ROOT, ship: ShipOptions = {}): BuiltBundle {
+  fs.mkdirSync(outDir, { recursive: true });
+  const result = esbuild.buildSync(esbuildOptions(spec, path.join(outDir, 'index.mjs'), root));
+  const warnings = result.warnings.map((w) => `${w.location?.file ?? ''}: ${w.text}`);
+  const fatal = warnings.filter((w) => /crash at run-?time/i.test(w));
+  if (fatal.length) throw new Error(`${spec.entry}: the bundle would fail on Lambda (ship the package beside it instead, BundleSpec.packages):\n  ${fatal.join('\n  ')}`);
+  for (const f of spec.files ?? []) fs.copyFileSync(path.join(root, f), path.join(outDir, path.basename(f)));
+  for (const f of spec.tree ?? []) {
+    fs.mkdirSync(path.join(outDir, path.dirname(f)), { recursive: true });
+    fs.copyFileSync(path.join(root, f), path.join(outDir, f));
+  }
+  const packages = spec.packages?.length ? shipPackages(spec.packages, root, outDir, ship) : [];
+  return { packages, warnings };
 }
 
-/**
- * What the worker's pdf.js thread needs beside the bundle (lib/media/pdf-worker.cjs loads
- * `pdf-parse` with require): the worker script, pdf-parse's self-contained CommonJS build and
- * pdf.js's worker module (not the whole 21 MB package), and @napi-rs/canvas with its linux-x64
- * binary for the page renders. The rest of pdfjs-dist is not needed: pdf-parse inlines it.
- */
-export const PDF_WORKER_FILES = {
-  files: ['lib/media/pdf-worker.cjs'],
-  tree: ['node_modules/pdf-parse/package.json', 'node_modules/pdf-parse/dist/pdf-parse/cjs/index.cjs', 'node_modules/pdf-parse/dist/pdf-parse/cjs/pdf.worker.mjs'],
-  packages: ['@napi-rs/canvas', '@napi-rs/canvas-linux-x64-gnu'],
-};
+/** Local bundling needs an image in CDK's types; it is never used (tryBundle always builds or throws). */
+const NO_DOCKER = DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x');
 
-/** The shell commands that put files (flat), files at their relative paths (tree) and installed packages next to a bundle. */
-export function copyCommands(inputDir: string, outputDir: string, files: string[], packages: string[] = [], tree: string[] = []): string[] {
-  return [
-    ...files.map((f) => `cp "${path.join(inputDir, f)}" "${path.join(outputDir, path.basename(f))}"`),
-    ...tree.map((f) => `mkdir -p "${path.join(outputDir, path.dirname(f))}" && cp "${path.join(inputDir, f)}" "${path.join(outputDir, f)}"`),
-    ...installedClosure(packages, inputDir).map((p) => `mkdir -p "${path.join(outputDir, 'node_modules', path.dirname(p))}" && cp -R "${path.join(inputDir, 'node_modules', p)}" "${path.join(outputDir, 'node_modules', p)}"`),
-  ];
+/** The function's code asset for CDK, built locally by `buildFunctionBundle`; its hash is the output's. */
+export function functionCode(spec: BundleSpec): lambda.Code {
+  return lambda.Code.fromAsset(path.join(PROJECT_ROOT, path.dirname(spec.entry)), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      image: NO_DOCKER,
+      // Never run (there is no Docker build), but CDK caches staged assets by their serialized
+      // options and tryBundle does not serialize: without the spec here, every function built
+      // from functions/ would get the first one's bundle.
+      command: ['linklens-bundle', JSON.stringify(spec)],
+      local: { tryBundle: (outputDir: string) => { buildFunctionBundle(spec, outputDir); return true; } },
+    },
+  });
 }
 
-/** Files (the preview function serves openapi.yaml as GET /openapi.json) and packages copied next to a bundle. */
-export function copyIntoBundle(files: string[], packages: string[] = [], tree: string[] = []): BundlingOptions['commandHooks'] {
-  return {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) => copyCommands(inputDir, outputDir, files, packages, tree),
-  };
-}
-
-export function esmBundling(extra: { externalModules?: string[]; nodeModules?: string[]; define?: Record<string, string>; copy?: string[]; copyPackages?: string[]; copyTree?: string[] } = {}): BundlingOptions {
-  return {
-    format: OutputFormat.ESM,
-    target: 'node22',
-    platform: 'node',
-    minify: true,
-    sourceMap: false,
-    mainFields: ['module', 'main'],
-    banner: ESM_BANNER,
-    externalModules: [...new Set([...EXTERNAL_MODULES, ...(extra.externalModules ?? []), ...(extra.copyPackages ?? [])])],
-    nodeModules: extra.nodeModules,
-    forceDockerBundling: false,
-    metafile: false,
-    define: extra.define,
-    commandHooks: extra.copy || extra.copyPackages || extra.copyTree ? copyIntoBundle(extra.copy ?? [], extra.copyPackages, extra.copyTree) : undefined,
-  };
+/** A layer's asset for CDK, built locally by `build`; `hash` must change whenever its contents would. */
+export function layerCode(build: (outDir: string) => void, hash: string): lambda.Code {
+  return lambda.Code.fromAsset(path.join(PROJECT_ROOT, 'layers'), {
+    assetHashType: AssetHashType.CUSTOM,
+    assetHash: hash,
+    bundling: {
+      image: NO_DOCKER,
+      local: { tryBundle: (outputDir: string) => { build(outputDir); return true; } },
+    },
+  });
 }

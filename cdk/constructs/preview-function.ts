@@ -1,10 +1,8 @@
-import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { esmBundling, PREVIEW_DEFINE, PREVIEW_NODE_MODULES, PROJECT_ROOT } from './bundling.js';
+import { functionCode, PREVIEW_BUNDLE } from './bundling.js';
 
 /** API Gateway's hard limit on an integration (the record must be out before it). */
 export const API_LIMIT = Duration.seconds(29);
@@ -28,7 +26,7 @@ export interface PreviewFunctionProps {
  * (sharp, ffprobe) and no AWS SDK (the runtime has it).
  */
 export class PreviewFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: lambda.Function;
   readonly timeout: Duration;
   readonly jobDeadline: Duration;
 
@@ -42,11 +40,10 @@ export class PreviewFunction extends Construct {
     if (this.timeout.toMilliseconds() >= API_LIMIT.toMilliseconds() + 1) throw new Error('The preview timeout must be within the 29 s API Gateway limit');
 
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: path.join(PROJECT_ROOT, 'functions', 'preview.ts'),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+    this.fn = new lambda.Function(this, 'Function', {
+      // AWS adapters only: the local fallback (and with it the job code) is left out of the bundle.
+      code: functionCode(PREVIEW_BUNDLE),
+      handler: 'index.handler',
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.X86_64,
       memorySize: props.memorySize ?? 1024,
@@ -54,8 +51,6 @@ export class PreviewFunction extends Construct {
       tracing: lambda.Tracing.ACTIVE,
       logGroup,
       description: 'linklens: POST / -> Link record (API Gateway and direct invocation)',
-      // AWS adapters only: the local fallback (and with it the job code) is left out of the bundle.
-      bundling: esmBundling({ define: PREVIEW_DEFINE, copy: ['openapi.yaml'], copyPackages: PREVIEW_NODE_MODULES }),
       environment: {
         POWERTOOLS_SERVICE_NAME: 'linklens-preview',
         POWERTOOLS_METRICS_NAMESPACE: 'linklens',

@@ -1,11 +1,8 @@
-import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BROWSER_PACKAGE } from './browser-layer.js';
-import { esmBundling, PROJECT_ROOT } from './bundling.js';
+import { functionCode, SCREENSHOT_WORKER_BUNDLE } from './bundling.js';
 
 export interface ScreenshotWorkerFunctionProps {
   /** sharp (the screenshot is hosted as the four image sizes) and the browser. */
@@ -24,18 +21,16 @@ export interface ScreenshotWorkerFunctionProps {
  * shipped beside the bundle (it does not bundle well); @sparticuz/chromium comes from the layer.
  */
 export class ScreenshotWorkerFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: lambda.Function;
   readonly timeout: Duration;
 
   constructor(scope: Construct, id: string, props: ScreenshotWorkerFunctionProps) {
     super(scope, id);
     this.timeout = props.timeout ?? Duration.seconds(60);
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: path.join(PROJECT_ROOT, 'functions', 'screenshot-worker.ts'),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+    this.fn = new lambda.Function(this, 'Function', {
+      code: functionCode(SCREENSHOT_WORKER_BUNDLE),
+      handler: 'index.handler',
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.X86_64, // @sparticuz/chromium's binary is x86_64
       memorySize: props.memorySize ?? 2048,
@@ -46,7 +41,6 @@ export class ScreenshotWorkerFunction extends Construct {
       logGroup,
       layers: [props.sharpLayer, props.browserLayer],
       description: 'linklens: page screenshots in headless Chromium, from SQS',
-      bundling: esmBundling({ externalModules: [BROWSER_PACKAGE, 'playwright-core'], copyPackages: ['playwright-core'] }),
       environment: {
         POWERTOOLS_SERVICE_NAME: 'linklens-screenshot-worker',
         POWERTOOLS_METRICS_NAMESPACE: 'linklens',

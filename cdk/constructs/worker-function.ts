@@ -1,10 +1,8 @@
-import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { esmBundling, PDF_WORKER_FILES, PROJECT_ROOT } from './bundling.js';
+import { functionCode, WORKER_BUNDLE } from './bundling.js';
 import type { MediaLayers } from './media-layers.js';
 
 export interface WorkerFunctionProps {
@@ -21,18 +19,17 @@ export interface WorkerFunctionProps {
  * sharp comes from its layer (external in the bundle), ffprobe/ffmpeg from /opt/bin.
  */
 export class WorkerFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: lambda.Function;
   readonly timeout: Duration;
 
   constructor(scope: Construct, id: string, props: WorkerFunctionProps) {
     super(scope, id);
     this.timeout = props.timeout ?? Duration.seconds(60);
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: path.join(PROJECT_ROOT, 'functions', 'worker.ts'),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+    this.fn = new lambda.Function(this, 'Function', {
+      // pdf.js runs in a worker thread from files shipped beside the bundle (WORKER_BUNDLE).
+      code: functionCode(WORKER_BUNDLE),
+      handler: 'index.handler',
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.X86_64, // the layers are linux-x64 (glibc)
       memorySize: props.memorySize ?? 1536,
@@ -42,8 +39,6 @@ export class WorkerFunction extends Construct {
       logGroup,
       layers: [props.layers.ffmpeg, props.layers.sharp],
       description: 'linklens: runs preview jobs (images, media) from SQS',
-      // pdf.js runs in a worker thread from files copied beside the bundle (PDF_WORKER_FILES).
-      bundling: esmBundling({ copy: PDF_WORKER_FILES.files, copyTree: PDF_WORKER_FILES.tree, copyPackages: PDF_WORKER_FILES.packages }),
       environment: {
         POWERTOOLS_SERVICE_NAME: 'linklens-worker',
         POWERTOOLS_METRICS_NAMESPACE: 'linklens',

@@ -3,6 +3,7 @@
  * The module is loaded once per process, lazily, and the identifier reused for every page.
  */
 import { loadModule } from 'cld3-asm';
+import { createConsoleLogger, errorFields, type Log } from '../log.js';
 
 export interface Detection {
   /** Short BCP-47 primary subtag (`en`, `ja`, `zh`, `he` ...). */
@@ -16,11 +17,22 @@ interface Identifier {
 }
 
 let identifier: Promise<Identifier | undefined> | undefined;
+let log: Log = createConsoleLogger('error');
+
+/** Where the one load failure is reported (the Lambdas pass their Powertools logger). */
+export function setLanguageDetectorLog(to: Log): void {
+  log = to;
+}
 
 function getIdentifier(): Promise<Identifier | undefined> {
   identifier ??= loadModule()
     .then((factory) => factory.create(0, 1000) as unknown as Identifier)
-    .catch(() => undefined);
+    .catch((err: unknown) => {
+      // Loud, once per process: every record would silently miss its language otherwise (a bundle
+      // that inlined cld3-asm's loader did exactly that on Lambda).
+      log.error('language detection is unavailable: cld3-asm failed to load; records get no detected language', { ...errorFields(err), component: 'language' });
+      return undefined;
+    });
   return identifier;
 }
 

@@ -54,5 +54,5 @@ test('LINKPREVIEW_SCREENSHOT_QUEUE_URL, LINKPREVIEW_SCREENSHOTS and the browser 
 
 test('the screenshot worker takes the executable and flags from @sparticuz/chromium (never loaded outside Lambda)', async () => {
   const fake = { default: { args: ['--single-process'], executablePath: async () => '/tmp/chromium' } };
-  await expect(lambdaBrowser(() => fake)).resolves.toEqual({ executablePath: '/tmp/chromium', args: ['--single-process'] });
+  await expect(lambdaBrowser(async () => fake)).resolves.toEqual({ executablePath: '/tmp/chromium', args: ['--single-process'] });
 });
