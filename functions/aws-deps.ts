@@ -14,6 +14,7 @@ import { SqsJobRunner, type RunSummary } from '../lib/adapters/aws/sqs-job-runne
 import type { HandlerDeps } from '../lib/http/preview-handler.js';
 import type { Log } from '../lib/log.js';
 import type { BlobStore } from '../lib/ports.js';
+import { BUDGET_MARGIN_MS, TimeBudget } from '../lib/budget.js';
 
 /** True when the environment names a bucket and a queue: the preview Lambda then uses S3 + SQS. */
 export function awsConfigured(config: Config): boolean {
@@ -27,7 +28,7 @@ export interface AwsDepsOptions {
   s3?: S3Client;
   sqs?: SQSClient;
   resolver?: Resolver;
-  /** The latest moment the current invocation may wait for jobs (functions/preview.ts). */
+  /** The latest moment the current invocation may wait for jobs: its InvocationBudget's deadline (functions/preview.ts). */
   hardDeadline?: () => number | undefined;
   onAuthFailure?: () => void;
   onJobsSettled?: (summary: RunSummary) => void;
@@ -68,21 +69,23 @@ export function buildAwsWorkerDeps(options: { config: Config; log: Log; s3?: S3C
 }
 
 /**
- * The invocation budget: when the current invocation must stop waiting for jobs. It is the
+ * The invocation budget: the time budget of the current preview invocation (lib/budget.ts), the
  * earlier of start + LINKPREVIEW_JOB_DEADLINE_MS and the Lambda's own remaining time less a
- * margin for assembling and returning the record.
+ * margin for assembling and returning the record. `start` makes the request's one TimeBudget
+ * (the preview handler's `startBudget`: every phase draws from it); `deadline` gives its end to
+ * the SQS runner as a hard cap on the job wait.
  */
 export class InvocationBudget {
-  private until: number | undefined;
+  private current: TimeBudget | undefined;
 
-  constructor(private readonly budgetMs: number, private readonly marginMs = 1500) {}
+  constructor(private readonly budgetMs: number, private readonly marginMs = BUDGET_MARGIN_MS) {}
 
-  start(context?: { getRemainingTimeInMillis?: () => number }, now = Date.now()): void {
-    let until = now + this.budgetMs;
-    const remaining = context?.getRemainingTimeInMillis?.();
-    if (typeof remaining === 'number' && Number.isFinite(remaining)) until = Math.min(until, now + remaining - this.marginMs);
-    this.until = until;
+  start(context?: { getRemainingTimeInMillis?: () => number }, now = Date.now()): TimeBudget {
+    const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+    this.current?.end();
+    this.current = TimeBudget.start({ budgetMs: this.budgetMs, remainingMs: remaining, marginMs: this.marginMs, now });
+    return this.current;
   }
 
-  deadline = (): number | undefined => this.until;
+  deadline = (): number | undefined => this.current?.deadline;
 }

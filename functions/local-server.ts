@@ -118,6 +118,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       body: body.toString('base64'),
       isBase64Encoded: true,
     };
+    // API Gateway's 29 s limit: the request's time budget (LINKPREVIEW_JOB_DEADLINE_MS) is cut to it, as in the Lambda.
     const context = { awsRequestId: requestId, functionName: 'linklens-local', getRemainingTimeInMillis: () => 29_000 };
     const out = (await handler(event, context)) as HttpResponse;
     res.writeHead(out.statusCode, out.headers);

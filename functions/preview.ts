@@ -27,12 +27,20 @@ export interface LambdaPreviewOptions {
   deps: HandlerDeps;
 }
 
-/** Wraps the shared preview handler with the invocation budget and Powertools (logs, metrics, traces). */
+/**
+ * Wraps the shared preview handler with the invocation budget and Powertools (logs, metrics,
+ * traces). Each preview's time budget comes from the invocation's remaining time
+ * (`getRemainingTimeInMillis()` less a margin) and LINKPREVIEW_JOB_DEADLINE_MS: every phase draws
+ * from it, and when it ends the record built so far is answered with a 200, before Lambda's own timeout.
+ */
 export function createLambdaPreviewHandler({ obs, budget, deps }: LambdaPreviewOptions): PreviewHandler {
   // POST / plus GET /status and GET /openapi.json (the worker's binaries are reported when their paths are set).
-  const inner = createApiHandler({ ...deps, status: { ffprobePath: process.env.LINKPREVIEW_FFPROBE_PATH, browserPath: process.env.LINKPREVIEW_BROWSER_PATH } });
+  const inner = createApiHandler({
+    ...deps,
+    startBudget: (context) => budget.start(context),
+    status: { ffprobePath: process.env.LINKPREVIEW_FFPROBE_PATH, browserPath: process.env.LINKPREVIEW_BROWSER_PATH },
+  });
   return middy(async (event: unknown, context: never) => {
-    budget.start(context);
     const requestId = requestIdOf(event);
     if (requestId) obs.logger.appendKeys({ requestId });
     try {

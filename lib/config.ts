@@ -35,10 +35,13 @@ export interface Config {
   pdfMaxPages: number;
   /** PDF: the first N pages rendered as `pages` screenshots. */
   pdfRenderPages: number;
-  /** Total time allowed for one fetch (all hops). */
+  /** Total time allowed for one fetch (all hops); within the request's time budget (`jobDeadlineMs`). */
   fetchTimeoutMs: number;
   maxRedirects: number;
-  /** Deadline for a whole record: jobs still running after it are left out. */
+  /**
+   * The jobs' own deadline, counted from when they start (after the fetch): jobs still running
+   * after it are left out. Within the request's time budget (`jobDeadlineMs`).
+   */
   recordDeadlineMs: number;
   /** Max decoded pixels an image may have before it is refused (decompression bombs). */
   maxImagePixels: number;
@@ -58,9 +61,12 @@ export interface Config {
   /** AWS: the SQS queue the preview function sends jobs to (LINKPREVIEW_JOB_QUEUE_URL). Empty: jobs run in-process. */
   jobQueueUrl: string;
   /**
-   * AWS: the hard budget of one preview invocation for the synchronous wait, counted from the start
-   * of the invocation (LINKPREVIEW_JOB_DEADLINE_MS). Jobs not done by then are left out, so the
-   * response leaves well inside API Gateway's 29 s limit whatever the record deadline says.
+   * The time budget of one preview request, counted from its start (LINKPREVIEW_JOB_DEADLINE_MS):
+   * every phase (platform lookups, the fetch and its redirects, the generic fallback, sub-fetches,
+   * the job wait) draws from it, and when it ends the record built so far is the answer. In the
+   * Lambda (and the local server, which stands in for API Gateway) it is also cut to the
+   * invocation's remaining time less 1.5 s (lib/budget.ts), so the response leaves well inside
+   * API Gateway's 29 s limit whatever the other timeouts say.
    */
   jobDeadlineMs: number;
   /**

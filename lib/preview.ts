@@ -1,7 +1,10 @@
 /**
  * The pipeline of one preview, as one function of its ports. It reads top to bottom:
  * fetch (SSRF-guarded) -> classify -> extract -> jobs (fan-out with a deadline) -> assemble.
+ * Every phase draws from the request's one time budget (lib/budget.ts); when it ends, the record
+ * built so far is the outcome.
  */
+import { budgetedFetcher, TimeBudget } from './budget.js';
 import type { Config } from './config.js';
 import type { LinkRecord, LinkType } from './contract/link.js';
 import type { PreviewRequest } from './contract/request.js';
@@ -35,36 +38,80 @@ export interface PreviewContext {
   timer: PhaseTimer;
   /** Passed on to the outbound fetch. */
   acceptLanguage?: string;
+  /** The request's time budget. Default: LINKPREVIEW_JOB_DEADLINE_MS from now. */
+  budget?: TimeBudget;
 }
 
 export interface PreviewOutcome {
   record: LinkRecord;
   /** Why the link could not be fetched, when it could not (for logs and a response header). */
   upstreamError?: string;
+  /** The budget ended before every phase was done: the record is what was built by then. */
+  outOfTime?: boolean;
+}
+
+/** A platform's sources get at most this share of the time left, so the generic preview after them has the rest. */
+export const PLATFORM_SHARE = 0.5;
+
+/**
+ * After the budget's end, the pipeline has this long to wind down (everything in flight is
+ * aborted then); past it, the record built so far goes out without waiting for it.
+ */
+export const BUDGET_GRACE_MS = 250;
+
+type Base = Pick<LinkRecord, 'id' | 'requestId' | 'updatedAt' | 'url' | 'domain'>;
+
+/** The outcome to return if the budget ends now; each phase that completes replaces it with what it built. */
+interface SoFar {
+  outcome(): PreviewOutcome;
 }
 
 export async function previewLink(request: PreviewRequest, ports: PreviewPorts, ctx: PreviewContext): Promise<PreviewOutcome> {
-  const { config } = ports;
   const link = request.link;
-  const base = {
+  const own = ctx.budget ? undefined : TimeBudget.start({ budgetMs: ports.config.jobDeadlineMs });
+  const budget = ctx.budget ?? own!;
+  const base: Base = {
     id: stableId(canonicalUrl(link)),
     requestId: ctx.requestId,
     updatedAt: new Date().toISOString(),
     url: link,
     domain: domainOf(link),
   };
+  // Nothing fetched yet: the link did not answer in time.
+  const sofar: SoFar = {
+    outcome: () => ({ record: { ...base, ok: false, type: 'UNKNOWN', status: 0, ...redirection([link]) }, upstreamError: 'TIMEOUT' }),
+  };
+  // Every network phase is aborted at the budget's end, so the pipeline returns right after it;
+  // this cut-off is the guarantee for a step that would not (a stuck store write, a slow CPU phase).
+  let cutoffTimer: NodeJS.Timeout | undefined;
+  const cutoff = new Promise<PreviewOutcome>((resolve) => {
+    cutoffTimer = setTimeout(() => resolve(sofar.outcome()), budget.remaining() + BUDGET_GRACE_MS);
+  });
+  try {
+    const outcome = await Promise.race([pipeline(link, base, ports, ctx, budget, sofar), cutoff]);
+    return budget.expired ? { ...outcome, outOfTime: true } : outcome;
+  } finally {
+    clearTimeout(cutoffTimer);
+    own?.end();
+  }
+}
+
+async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar): Promise<PreviewOutcome> {
+  const { config } = ports;
+  const fetch = budgetedFetcher(ports.fetch, budget);
 
   // 0. A platform link (videohost, codehost, forum, ...) gets the platform's own data; when its
   //    source fails, the generic preview below is used.
-  const direct = await ctx.timer.time('platform', () => platformRecord(new URL(link), base, ports, ctx));
+  const direct = await ctx.timer.time('platform', () => platformRecord(new URL(link), base, ports, ctx, budget, sofar));
   if (direct) return { record: direct };
 
   // 1. Fetch. A forbidden address (LinkNotAllowedError) propagates as a 400; any other upstream
-  //    failure is an ok:false record with the status seen and the trail so far.
+  //    failure (the budget's end included: TIMEOUT) is an ok:false record with the status seen
+  //    and the trail so far.
   let res: FetchResult;
   try {
     res = await ctx.timer.time('fetch', () =>
-      ports.fetch(link, {
+      fetch(link, {
         maxBytes: config.maxPageBytes,
         onTooLarge: 'truncate',
         timeoutMs: config.fetchTimeoutMs,
@@ -80,13 +127,18 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
     };
   }
 
+  // The link answered: from here on, a cut-off record is ok as far as its status goes.
+  const fetched: LinkRecord = { ...base, ok: res.status >= 200 && res.status < 300, type: 'UNKNOWN', status: res.status, size: res.declaredSize ?? res.body.length, ...redirection(res.trail) };
+  sofar.outcome = () => ({ record: finalize(structuredClone(fetched)) });
+
   // A short link (redd.it, t.co, amzn.to, ...) that redirected to a platform URL.
   if (res.trail.length > 1) {
-    const resolved = await ctx.timer.time('platform', () => platformRecord(new URL(res.finalUrl), base, ports, ctx, res));
+    const resolved = await ctx.timer.time('platform', () => platformRecord(new URL(res.finalUrl), base, ports, ctx, budget, sofar, res));
     if (resolved) return { record: resolved };
   }
 
-  const deadline = Date.now() + config.recordDeadlineMs;
+  // The jobs' own deadline, within the budget.
+  const deadline = budget.until(Date.now() + config.recordDeadlineMs);
   let sources: ImageSources = {};
   const hints: DefaultHints = {};
   let pageJobs: Promise<DescribedPage> | undefined;
@@ -95,18 +147,13 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
   const record: LinkRecord = await ctx.timer.time('extract', async () => {
     const contentType = header(res, 'content-type');
     const { type } = await classify(contentType, res.body);
-    const r: LinkRecord = {
-      ...base,
-      ok: res.status >= 200 && res.status < 300,
-      type: type as LinkType,
-      status: res.status,
-      size: res.declaredSize ?? res.body.length,
-      ...redirection(res.trail),
-    };
+    const r: LinkRecord = { ...fetched, type: type as LinkType };
+    // Cut off from here on: this record as it stands (jobs add to it in place).
+    sofar.outcome = () => ({ record: finalize(structuredClone(r), { ...hints }) });
     if (type === 'PAGE') {
       // A platform page read generically (its own source failed) gets the platform's page rules in front.
       const pageRules = matchPlatformUrl(res.finalUrl)?.platform.pageRules;
-      const page: PageExtraction = await extractPage(res, contentType, { fetch: ports.fetch, config, ...(pageRules ? { rules: withRules(pageRules) } : {}) });
+      const page: PageExtraction = await extractPage(res, contentType, { fetch, config, ...(pageRules ? { rules: withRules(pageRules) } : {}) });
       if (page.title) r.title = page.title;
       if (page.description) r.description = page.description;
       if (page.language) r.language = page.language;
@@ -140,13 +187,16 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
 }
 
 /** Runs the matching platform, if any; undefined means "use the generic preview". */
-async function platformRecord(url: URL, base: Pick<LinkRecord, 'id' | 'requestId' | 'updatedAt' | 'url' | 'domain'>, ports: PreviewPorts, ctx: PreviewContext, page?: FetchResult): Promise<LinkRecord | undefined> {
+async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar, page?: FetchResult): Promise<LinkRecord | undefined> {
   const found = matchPlatform(url);
   if (!found) return undefined;
-  const deadline = Date.now() + ports.config.recordDeadlineMs;
+  // Image and media jobs: the record deadline within the budget. The platform's sources: a share
+  // of what is left, so a stalled platform API leaves time for the generic preview.
+  const deadline = budget.until(Date.now() + ports.config.recordDeadlineMs);
+  const sources = budget.slice(PLATFORM_SHARE);
   let declared: string | undefined;
   const pctx: PlatformContext = {
-    fetch: ports.fetch,
+    fetch: budgetedFetcher(ports.fetch, sources),
     config: ports.config,
     jobs: ports.jobs,
     requestId: ctx.requestId,
@@ -162,6 +212,8 @@ async function platformRecord(url: URL, base: Pick<LinkRecord, 'id' | 'requestId
   } catch (err) {
     if (!(err instanceof FetchFailure)) throw err;
     out = undefined; // the platform source failed: fall back to the generic preview
+  } finally {
+    sources.end();
   }
   if (!out) return undefined;
   if (!out.language) {
@@ -183,6 +235,8 @@ async function platformRecord(url: URL, base: Pick<LinkRecord, 'id' | 'requestId
     ...(out.language ? { language: out.language } : {}),
     ...out.fields,
   };
+  // Cut off from here on: the platform's record without its images.
+  sofar.outcome = () => ({ record: finalize(structuredClone(record), {}) });
   const hosted = await ctx.timer.time('jobs', () =>
     hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, ports.jobs, { requestId: ctx.requestId, deadline }),
   );

@@ -45,6 +45,7 @@ export interface FetchOptions {
   /** Total time for all hops. */
   timeoutMs: number;
   maxRedirects?: number;
+  /** Aborts the fetch; a `TimeoutError` reason (the request's time budget ran out, lib/budget.ts) is a TIMEOUT. */
   signal?: AbortSignal;
   /** Sets `Range: bytes=0-(n-1)`: a prefix of large media (from `rangeStart` when given). */
   rangePrefixBytes?: number;

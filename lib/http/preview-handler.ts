@@ -6,6 +6,7 @@
  *   describe -> authorize -> negotiate -> body gate (multipart parsed here) -> json | text/plain parsers
  *   -> validate -> previewLink -> encode (or encode the error)
  */
+import { bearerRejection } from '../auth/key-store.js';
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context as LambdaContext } from 'aws-lambda';
@@ -16,6 +17,7 @@ import type { LinkRecord } from '../contract/link.js';
 import { errorFields, type Log } from '../log.js';
 import type { KeyStore } from '../ports.js';
 import { previewLink, type PreviewPorts } from '../preview.js';
+import { BUDGET_MARGIN_MS, TimeBudget } from '../budget.js';
 import { PhaseTimer } from '../timing.js';
 import { decodeBodyText, parseContentType, parseTextBody, type ContentTypeInfo } from './body.js';
 import { parseMultipart } from './multipart.js';
@@ -27,6 +29,17 @@ export interface HandlerDeps extends PreviewPorts {
   log: Log;
   /** Called once per failed key check (a metric in the Lambda). */
   onAuthFailure?: () => void;
+  /**
+   * Starts a request's time budget (lib/budget.ts). Default: LINKPREVIEW_JOB_DEADLINE_MS, cut to
+   * the context's `getRemainingTimeInMillis()` less a margin. The Lambda passes its InvocationBudget's.
+   */
+  startBudget?: (context: Partial<LambdaContext> | undefined) => TimeBudget;
+}
+
+/** The default budget of a request: the configured one, within what is left of the invocation. */
+export function requestBudget(config: { jobDeadlineMs: number }, context: Partial<LambdaContext> | undefined): TimeBudget {
+  const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+  return TimeBudget.start({ budgetMs: config.jobDeadlineMs, remainingMs: remaining, marginMs: BUDGET_MARGIN_MS });
 }
 
 export type PreviewHandler = (event: unknown, context?: Partial<LambdaContext>) => Promise<unknown>;
@@ -46,13 +59,14 @@ interface State {
   contentType?: ContentTypeInfo;
   input?: PreviewRequest;
   upstreamError?: string;
+  /** The request's time budget, from its start (every phase draws from it). */
+  budget?: TimeBudget;
 }
 
 type Event = Record<string, unknown>;
 type Context = LambdaContext & { linklens?: State };
 type Request = middy.Request<Event, unknown, Error, Context>;
 
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 export function createPreviewHandler(deps: HandlerDeps) {
   const state = (request: Request): State => request.context.linklens!;
@@ -61,7 +75,8 @@ export function createPreviewHandler(deps: HandlerDeps) {
     before: async (request: Request) => {
       const info = describeRequest(request.event);
       const requestId = info.requestId ?? request.context?.awsRequestId ?? randomUUID();
-      request.context.linklens = { info, requestId, timer: new PhaseTimer(), responseType: 'application/json' };
+      const budget = (deps.startBudget ?? ((c) => requestBudget(deps.config, c)))(request.context);
+      request.context.linklens = { info, requestId, timer: new PhaseTimer(), responseType: 'application/json', budget };
       if (info.kind === 'direct') return;
       // middy's parsers read event.headers: give them the lower-cased view.
       request.event.headers = info.headers;
@@ -74,11 +89,10 @@ export function createPreviewHandler(deps: HandlerDeps) {
     before: async (request: Request) => {
       const { info } = state(request);
       if (info.kind === 'direct') return; // already authorized by IAM (lambda:InvokeFunction)
-      const m = BEARER.exec(info.headers.authorization ?? '');
-      const ok = m !== null && deps.keys.size > 0 && deps.keys.verify(m[1]);
-      if (!ok) {
+      const rejection = bearerRejection(deps.keys, info.headers.authorization);
+      if (rejection) {
         deps.onAuthFailure?.();
-        throw new UnauthorizedError(m ? 'The API key is not valid.' : 'A valid "Authorization: Bearer <key>" header is required.');
+        throw new UnauthorizedError(rejection);
       }
     },
   };
@@ -135,11 +149,13 @@ export function createPreviewHandler(deps: HandlerDeps) {
   const respond = {
     after: async (request: Request) => {
       const s = state(request);
+      s.budget?.end();
       const record = request.response as LinkRecord;
       request.response = s.info.kind === 'direct' ? record : httpResponse(200, record as unknown as Record<string, unknown>, s);
     },
     onError: async (request: Request) => {
       const s: State = request.context?.linklens ?? { info: describeRequest(request.event), requestId: request.context?.awsRequestId ?? randomUUID(), timer: new PhaseTimer(), responseType: 'application/json' };
+      s.budget?.end();
       const err = toServiceError(request.error);
       if (err.status >= 500) deps.log.error('request failed', { requestId: s.requestId, ...errorFields(request.error) });
       else deps.log.info('request rejected', { requestId: s.requestId, status: err.status, errorCode: err.errorCode });
@@ -156,11 +172,13 @@ export function createPreviewHandler(deps: HandlerDeps) {
       requestId: s.requestId,
       timer: s.timer,
       acceptLanguage: s.info.headers['accept-language'],
+      budget: s.budget,
     });
     s.upstreamError = outcome.upstreamError;
     deps.log.info('preview', {
       requestId: s.requestId, link: outcome.record.url, ok: outcome.record.ok, status: outcome.record.status,
       type: outcome.record.type, upstreamError: outcome.upstreamError, timing: s.timer.header(),
+      ...(outcome.outOfTime ? { outOfTime: true } : {}),
     });
     return outcome.record;
   };

@@ -1,0 +1,223 @@
+/**
+ * One time budget per request (lib/budget.ts): every phase draws from it, and when it ends the
+ * record built so far is answered with a 200. An upstream that stalls each phase in turn, with a
+ * 1.5 s budget and every phase's own timeout far larger (20 s), so only the budget can stop them:
+ * each preview must come back, a 200, with what was known before the stall, well before the
+ * phases' own timeouts (the bound below would fail without the budget).
+ */
+import type { Config } from '../../lib/config';
+import { TimeBudget, budgetedFetcher } from '../../lib/budget';
+import { OEMBED_LIMITS } from '../../lib/extract/oembed';
+import { SUBFETCH_LIMITS } from '../../lib/extract/extract-page';
+import { FetchFailure, type Fetcher } from '../../lib/fetch/safe-fetch';
+import type { HttpResponse } from '../../lib/http/preview-handler';
+import { createApiHandler } from '../../lib/http/api-handler';
+import type { JobRunner } from '../../lib/ports';
+import { createLambdaPreviewHandler } from '../../functions/preview';
+import { InvocationBudget } from '../../functions/aws-deps';
+import { createObservability } from '../../functions/observability';
+import { html } from '../helpers/fixture-server';
+import { createTestHandler, httpApiEvent, silentLog, TEST_KEY } from '../helpers/service';
+import { buildLocalDeps } from '../../functions/wiring';
+import { image, page, startWorld, type World } from '../platforms/part1/harness';
+import type http from 'node:http';
+
+const BUDGET_MS = 1500;
+/** Far below the phases' own timeouts (20 s, or 5 s for a platform API call plus 20 s for its page): only the budget stops them. */
+const BOUND_MS = 6000;
+const SLOW: Partial<Config> = { jobDeadlineMs: BUDGET_MS, fetchTimeoutMs: 20_000, recordDeadlineMs: 20_000 };
+
+/** Never answers. */
+const stall = () => { /* the socket stays open until the fixture server closes */ };
+/** Answers the headers and the start of the body, then stalls. */
+const stallAfter = (contentType: string, start: string | Buffer) => (_req: http.IncomingMessage, res: http.ServerResponse) => {
+  res.writeHead(200, { 'content-type': contentType });
+  res.write(start);
+};
+
+const REPO_PAGE = html('<title>skyfolk/paper-kite: the generic page</title><meta name="description" content="Read generically">', '<p>repository</p>');
+
+let w: World;
+const saved = { oembed: OEMBED_LIMITS.timeoutMs, manifest: SUBFETCH_LIMITS.timeoutMs };
+
+beforeAll(async () => {
+  OEMBED_LIMITS.timeoutMs = 20_000;
+  SUBFETCH_LIMITS.timeoutMs = 20_000;
+  w = await startWorld(SLOW);
+  const s = w.server;
+  // The page fetch.
+  s.route('/page-stalls', stall);
+  s.route('/body-stalls', stallAfter('text/html; charset=utf-8', '<!doctype html><html><head><title>Known before the stall</title><meta name="description" content="Head arrived"></head><body><p>'));
+  // A redirect hop's target.
+  s.route('/hop', { status: 302, headers: { location: '/hop-target' } });
+  s.route('/hop-target', stall);
+  // Platform (codehost): the API and the repository page stall; the generic page answers.
+  s.route('/gh-api/repos/stalled/api', stall);
+  s.route('/gh/stalled/api', stall);
+  s.route('/web/github.com/stalled/api', page(REPO_PAGE));
+  // The generic fallback after the platform failed (an API error, no repository page): it stalls.
+  s.route('/gh-api/repos/broken/api', { status: 500, headers: { 'content-type': 'application/json' }, body: '{}' });
+  s.route('/gh/broken/api', { status: 404, body: 'no' });
+  s.route('/web/github.com/broken/api', stall);
+  // A short link resolved to a platform URL: the second resolution's API stalls.
+  s.route('/web/sho.rt/kite', { status: 301, headers: { location: `${w.origin}/web/github.com/short/kite` } });
+  s.route('/web/github.com/short/kite', page(html('<title>Fetched through the short link</title>')));
+  s.route('/gh-api/repos/short/kite', stall);
+  s.route('/gh/short/kite', stall);
+  // Sub-fetches: the oEmbed endpoint and the manifest stall.
+  s.route('/with-oembed', page(html(`<title>Page with an oEmbed</title><link rel="alternate" type="application/json+oembed" href="/oembed-stalls"><link rel="manifest" href="/manifest-stalls">`)));
+  s.route('/oembed-stalls', stall);
+  s.route('/manifest-stalls', stallAfter('application/manifest+json', '{"name":'));
+  // A job: the og:image never finishes downloading (the icon does).
+  s.route('/with-image', page(html('<title>Page with a slow image</title><meta property="og:image" content="/slow.png"><link rel="icon" href="/icon.png">')));
+  s.route('/slow.png', stallAfter('image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])));
+  s.route('/icon.png', await image(32, 32));
+});
+afterAll(async () => {
+  OEMBED_LIMITS.timeoutMs = saved.oembed;
+  SUBFETCH_LIMITS.timeoutMs = saved.manifest;
+  await w?.close();
+});
+
+async function preview(link: string, handler = w.handler) {
+  const t0 = Date.now();
+  const res = await handler.post(JSON.stringify({ link }));
+  return { res, record: res.json, ms: Date.now() - t0 };
+}
+
+describe('each phase stalls in turn: a 200 with the record so far, at the budget', () => {
+  test('the page never answers: ok:false, status 0, TIMEOUT', async () => {
+    const link = w.server.url('/page-stalls');
+    const { res, record, ms } = await preview(link);
+    expect(res.statusCode).toBe(200);
+    expect(record).toMatchObject({ ok: false, type: 'UNKNOWN', status: 0, url: link, domain: '127.0.0.1', redirected: false });
+    expect(res.headers['x-linklens-upstream-error']).toBe('TIMEOUT');
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  test('the page sends its head, then stalls: the head is read (ok, title, description)', async () => {
+    const { res, record, ms } = await preview(w.server.url('/body-stalls'));
+    expect(res.statusCode).toBe(200);
+    expect(record).toMatchObject({ ok: true, type: 'PAGE', status: 200, title: 'Known before the stall', description: 'Head arrived' });
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  test("a redirect hop's target stalls: ok:false with the trail so far and the redirect's status", async () => {
+    const { res, record, ms } = await preview(w.server.url('/hop'));
+    expect(res.statusCode).toBe(200);
+    expect(record).toMatchObject({ ok: false, status: 302, redirected: true, redirectionTrail: [w.server.url('/hop'), w.server.url('/hop-target')] });
+    expect(res.headers['x-linklens-upstream-error']).toBe('TIMEOUT');
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  test("a platform's API (and its page) stall: the platform gets part of the budget, the generic preview the rest", async () => {
+    const { res, record, ms } = await preview('https://github.com/stalled/api');
+    expect(res.statusCode).toBe(200);
+    expect(record).toMatchObject({ ok: true, type: 'PAGE', status: 200, title: 'skyfolk/paper-kite: the generic page', description: 'Read generically' });
+    expect(w.asked()).toEqual(expect.arrayContaining(['/gh-api/repos/stalled/api', '/web/github.com/stalled/api']));
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  test('the generic fallback after a platform failure stalls: ok:false, TIMEOUT', async () => {
+    const { res, record, ms } = await preview('https://github.com/broken/api');
+    expect(res.statusCode).toBe(200);
+    expect(record).toMatchObject({ ok: false, status: 0, url: 'https://github.com/broken/api', domain: 'github.com' });
+    expect(res.headers['x-linklens-upstream-error']).toBe('TIMEOUT');
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  test("a short link's second resolution stalls: the page already fetched is read generically", async () => {
+    const { res, record, ms } = await preview('https://sho.rt/kite');
+    expect(res.statusCode).toBe(200);
+    expect(record).toMatchObject({ ok: true, type: 'PAGE', title: 'Fetched through the short link', redirected: true, redirectionUrl: 'https://github.com/short/kite' });
+    expect(w.asked()).toContain('/gh-api/repos/short/kite');
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  test('the oEmbed and manifest sub-fetches stall: the page metadata is there', async () => {
+    const { res, record, ms } = await preview(w.server.url('/with-oembed'));
+    expect(res.statusCode).toBe(200);
+    expect(record).toMatchObject({ ok: true, type: 'PAGE', title: 'Page with an oEmbed' });
+    expect(w.asked()).toEqual(expect.arrayContaining(['/oembed-stalls', '/manifest-stalls']));
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  test('an image job never finishes downloading: the record goes out without the image', async () => {
+    const { res, record, ms } = await preview(w.server.url('/with-image'));
+    expect(res.statusCode).toBe(200);
+    expect(record).toMatchObject({ ok: true, type: 'PAGE', title: 'Page with a slow image' });
+    expect(record.image).toBeUndefined();
+    expect(w.asked()).toContain('/slow.png');
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+});
+
+describe('a phase that ignores the budget', () => {
+  test('a job runner that never answers: the record so far goes out just after the budget', async () => {
+    const never: JobRunner = { run: () => new Promise(() => {}) };
+    const h = createTestHandler({ config: SLOW });
+    const handler = createApiHandler({ ...h.deps, jobs: never });
+    const t0 = Date.now();
+    const out = (await handler(httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link: w.server.url('/with-image') }))), { awsRequestId: 'stuck' })) as HttpResponse;
+    const ms = Date.now() - t0;
+    h.cleanup();
+    expect(out.statusCode).toBe(200);
+    expect(JSON.parse(out.body)).toMatchObject({ ok: true, type: 'PAGE', title: 'Page with a slow image' });
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+});
+
+describe('the Lambda: the budget is cut to the invocation remaining time', () => {
+  test('createLambdaPreviewHandler with 3 s left answers a 200 before they run out, whatever the configured budget', async () => {
+    const config = { ...w.handler.config, jobDeadlineMs: 25_000 };
+    const deps = buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' });
+    const handler = createLambdaPreviewHandler({ config, obs: createObservability('linklens-budget-test', 'silent'), budget: new InvocationBudget(config.jobDeadlineMs), deps });
+    const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link: w.server.url('/page-stalls') })));
+    const t0 = Date.now();
+    const out = (await handler(event, { awsRequestId: 'lambda-short', getRemainingTimeInMillis: () => 3000 - (Date.now() - t0) } as never)) as HttpResponse;
+    const ms = Date.now() - t0;
+    expect(out.statusCode).toBe(200);
+    expect(JSON.parse(out.body)).toMatchObject({ ok: false, status: 0, url: w.server.url('/page-stalls') });
+    expect(out.headers['x-linklens-upstream-error']).toBe('TIMEOUT');
+    expect(ms).toBeLessThan(3000);
+  });
+});
+
+describe('TimeBudget', () => {
+  test('the deadline is the earlier of the configured budget and the remaining time less the margin', () => {
+    const now = Date.now();
+    const a = TimeBudget.start({ budgetMs: 25_000, remainingMs: 10_000, marginMs: 1500, now });
+    const b = TimeBudget.start({ budgetMs: 5000, remainingMs: 28_000, now });
+    const c = TimeBudget.start({ budgetMs: 5000, now });
+    expect([a.deadline - now, b.deadline - now, c.deadline - now]).toEqual([8500, 5000, 5000]);
+    for (const x of [a, b, c]) x.end();
+    expect(a.expired).toBe(true);
+  });
+
+  test('a slice ends with its parent; a phase timeout is cut to what is left', () => {
+    const parent = new TimeBudget(Date.now() + 60_000);
+    const part = parent.slice(0.5);
+    expect(part.deadline).toBeLessThanOrEqual(parent.deadline);
+    expect(parent.cap(1000)).toBe(1000);
+    expect(parent.cap(120_000)).toBeLessThanOrEqual(60_000);
+    parent.end();
+    expect(part.signal.aborted).toBe(true);
+  });
+
+  test('a fetch under a spent budget fails at once as a TIMEOUT; otherwise its timeout is cut and the budget signal passed', async () => {
+    const seen: { timeoutMs: number; signal?: AbortSignal }[] = [];
+    const inner: Fetcher = async (url, options) => {
+      seen.push({ timeoutMs: options.timeoutMs, signal: options.signal });
+      return { url, finalUrl: url, status: 200, headers: {}, body: Buffer.alloc(0), truncated: false, trail: [url] };
+    };
+    const live = new TimeBudget(Date.now() + 2000);
+    await budgetedFetcher(inner, live)('http://x.test/', { maxBytes: 1, timeoutMs: 20_000 });
+    expect(seen[0].timeoutMs).toBeLessThanOrEqual(2000);
+    expect(seen[0].signal).toBeDefined();
+    live.end();
+    const spent = new TimeBudget(Date.now() - 1);
+    await expect(budgetedFetcher(inner, spent)('http://x.test/', { maxBytes: 1, timeoutMs: 20_000 })).rejects.toMatchObject({ code: 'TIMEOUT' });
+    await expect(budgetedFetcher(inner, spent)('http://x.test/', { maxBytes: 1, timeoutMs: 20_000 })).rejects.toBeInstanceOf(FetchFailure);
+    expect(seen).toHaveLength(1);
+  });
+});
