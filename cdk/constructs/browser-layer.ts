@@ -9,7 +9,7 @@ import { closureFingerprint, fingerprint, packageClosure, shipPackages } from '.
  * The packaged browser: @sparticuz/chromium ships a brotli-packed Chromium for Lambda (x86_64,
  * Amazon Linux 2023) in npm. Its Chromium major must be the one playwright-core (beside the
  * screenshot worker's bundle) was released for: @sparticuz/chromium 153 with playwright-core 1.63
- * (Chromium 153). test/cdk/browser-pair.test.ts checks the pair.
+ * (Chromium 153). test/cdk/layers.test.ts checks the pair.
  */
 export const BROWSER_PACKAGE = '@sparticuz/chromium';
 

@@ -86,10 +86,22 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     const doc = await r.http('GET', '/openapi.json');
     expect(doc.status).toBe(200);
     expect(doc.json().openapi).toMatch(/^3\./);
+    const jobsBefore = r.mappings.reduce((n, m) => n + m.messages, 0);
     const status = await r.http('GET', '/status');
     expect(status.status).toBe(200);
     expect(status.json()).toMatchObject({ ok: true, deep: false });
     expect((await r.http('GET', '/x/status')).status).toBe(404);
+    expect((await r.http('GET', '/statusx')).status).toBe(404);
+    // Anonymous: nothing written, no job sent.
+    await new Promise((res) => setTimeout(res, 1500));
+    expect(r.mappings.reduce((n, m) => n + m.messages, 0)).toBe(jobsBefore);
+    expect((await r.s3.send(new ListObjectsV2Command({ Bucket: r.bucket, Prefix: 'jobs/' }))).KeyCount ?? 0).toBe(0);
+    // With the key: the deep check through S3, SQS and the worker.
+    const deep = await r.http('GET', '/status', { headers: { authorization: `Bearer ${KEY}` } });
+    expect(deep.status).toBe(200);
+    expect(deep.json()).toMatchObject({ ok: true, deep: true });
+    expect(r.mappings.reduce((n, m) => n + m.messages, 0)).toBeGreaterThan(jobsBefore);
+    expect((await r.http('GET', '/status', { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
   }, 60_000);
 
   test('POST / without a key is 401', async () => {
