@@ -52,7 +52,7 @@ interface PdfWorkerReport {
   shots?: { pageNumber: number; data: Uint8Array }[];
 }
 
-/** The worker script: beside this module in the source tree, beside the bundle on Lambda (PDF_WORKER_FILES). */
+/** The worker script: beside this module in the source tree, beside the bundle on Lambda (WORKER_BUNDLE in cdk/constructs/bundling.ts). */
 const PDF_WORKER_SCRIPT = path.join(__dirname, 'pdf-worker.cjs');
 
 /** Heap of the pdf.js worker thread: a hostile document runs out of it instead of the process's. */
