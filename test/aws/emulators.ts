@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 
 const REGION = 'us-east-1';
@@ -60,6 +60,28 @@ export async function startEmulators(bucket = 'linklens-test'): Promise<Emulator
   };
 }
 
+/** The event Lambda's SQS event source hands a function for received messages. */
+export function sqsEvent(messages: Message[], queueArn: string, region = REGION): SQSEvent {
+  return {
+    Records: messages.map((m) => ({
+      messageId: m.MessageId!,
+      receiptHandle: m.ReceiptHandle!,
+      body: m.Body ?? '',
+      attributes: {
+        ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1',
+        SentTimestamp: m.Attributes?.SentTimestamp ?? String(Date.now()),
+        SenderId: m.Attributes?.SenderId ?? 'AIDAEXAMPLE',
+        ApproximateFirstReceiveTimestamp: m.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: m.MD5OfBody ?? '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: queueArn,
+      awsRegion: region,
+    })),
+  };
+}
+
 export type WorkerFn = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
 export interface Poller {
@@ -83,24 +105,7 @@ export function startPoller(em: Emulators, worker: WorkerFn, options: { batchSiz
       const messages = out.Messages ?? [];
       if (!running || messages.length === 0) continue;
       received += messages.length;
-      const event: SQSEvent = {
-        Records: messages.map((m) => ({
-          messageId: m.MessageId!,
-          receiptHandle: m.ReceiptHandle!,
-          body: m.Body ?? '',
-          attributes: {
-            ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1',
-            SentTimestamp: m.Attributes?.SentTimestamp ?? String(Date.now()),
-            SenderId: m.Attributes?.SenderId ?? 'AIDAEXAMPLE',
-            ApproximateFirstReceiveTimestamp: m.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
-          },
-          messageAttributes: {},
-          md5OfBody: m.MD5OfBody ?? '',
-          eventSource: 'aws:sqs',
-          eventSourceARN: em.queueArn,
-          awsRegion: REGION,
-        })),
-      };
+      const event = sqsEvent(messages, em.queueArn);
       events.push(event);
       const res = await worker(event);
       const failed = new Set(res.batchItemFailures.map((f) => f.itemIdentifier));

@@ -31,6 +31,7 @@ import { CreateBucketCommand, S3Client, HeadObjectCommand } from '@aws-sdk/clien
 import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PROJECT_ROOT } from '../../cdk/constructs/bundling';
 import { shipPackages } from '../../cdk/constructs/package-closure';
+import { sqsEvent } from '../aws/emulators';
 
 const REGION = 'us-east-1';
 const ACCOUNT = '000000000000';
@@ -498,24 +499,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
             try {
               stats.batches++;
               stats.messages += messages.length;
-              const event = {
-                Records: messages.map((m) => ({
-                  messageId: m.MessageId!,
-                  receiptHandle: m.ReceiptHandle!,
-                  body: m.Body ?? '',
-                  attributes: {
-                    ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1',
-                    SentTimestamp: m.Attributes?.SentTimestamp ?? String(Date.now()),
-                    SenderId: m.Attributes?.SenderId ?? 'AROAREHEARSAL',
-                    ApproximateFirstReceiveTimestamp: m.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
-                  },
-                  messageAttributes: {},
-                  md5OfBody: m.MD5OfBody ?? '',
-                  eventSource: 'aws:sqs',
-                  eventSourceARN: queueArns[queueId],
-                  awsRegion: REGION,
-                })),
-              };
+              const event = sqsEvent(messages, queueArns[queueId], REGION);
               const res = await fn.invoke(event);
               if (!res.ok) { stats.failedInvocations++; continue; } // the whole batch comes back after the visibility timeout
               const failures = partial ? (((res.value as { batchItemFailures?: { itemIdentifier: string }[] } | null)?.batchItemFailures) ?? []) : [];
