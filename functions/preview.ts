@@ -19,6 +19,9 @@ import { createApiHandler } from '../lib/http/api-handler.js';
 import { awsConfigured, buildAwsDeps, InvocationBudget } from './aws-deps.js';
 import { createObservability, MetricUnit, type Observability } from './observability.js';
 
+/** The metric a 5xx answer of the preview adds to (namespace linklens, dimension service). */
+export const SERVER_ERRORS_METRIC = 'ServerErrors';
+
 export interface LambdaPreviewOptions {
   config: Config;
   obs: Observability;
@@ -44,7 +47,12 @@ export function createLambdaPreviewHandler({ obs, budget, deps }: LambdaPreviewO
     const requestId = requestIdOf(event);
     if (requestId) obs.logger.appendKeys({ requestId });
     try {
-      return await inner(event, context);
+      const out = await inner(event, context);
+      // Our own bug answered as a 500 is an HTTP answer, not a Lambda error: count it for the
+      // preview-errors alarm (503 is a deliberate answer: overload, a failed deep status check).
+      const statusCode = (out as { statusCode?: unknown } | null)?.statusCode;
+      if (typeof statusCode === 'number' && statusCode >= 500 && statusCode !== 503) obs.count(SERVER_ERRORS_METRIC);
+      return out;
     } finally {
       if (requestId) obs.logger.removeKeys(['requestId']);
     }

@@ -19,7 +19,7 @@ export interface AlarmsProps {
   /** The jobs' dead-letter queue (the screenshot queue parks its failures there too). */
   deadLetterQueue: sqs.IQueue;
   /** The preview function and its timeout (PreviewFunction.fn / .timeout): the duration alarm is a share of it. */
-  preview: { fn: lambda.IFunction; timeout: Duration };
+  preview: { fn: lambda.IFunction; timeout: Duration; serviceName: string; metricsNamespace: string };
   /** The SQS workers, by the name their alarm gets (e.g. { Worker: fn, ScreenshotWorker: fn }). */
   workers: Record<string, lambda.IFunction>;
   /** An existing SNS topic (ARN): alarm and OK actions go there. */
@@ -93,10 +93,24 @@ export class Alarms extends Construct {
     const fn = props.preview.fn;
     this.previewErrors = new cloudwatch.Alarm(this, 'PreviewErrors', {
       alarmName: name('preview-errors'),
-      // An error inside a request is a 500 response, not an invocation error: this counts timeouts,
-      // out-of-memory and init failures (a bad setting), which API Gateway turns into 5xx.
-      alarmDescription: 'A preview invocation failed (timeout, out of memory, init failure such as a bad setting). See its log group.',
-      metric: fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
+      alarmDescription: 'A preview invocation failed (timeout, out of memory, init failure such as a bad setting), or the preview answered a 500 (a bug it caught). See its log group.',
+      // An invocation error (timeout, out of memory, init failure) counts in Lambda's Errors; a bug
+      // the handler catches is a 500 answer, which the function counts itself (ServerErrors).
+      metric: new cloudwatch.MathExpression({
+        label: 'preview errors',
+        expression: 'FILL(invocationErrors, 0) + FILL(serverErrors, 0)',
+        period: ALARM_PERIOD,
+        usingMetrics: {
+          invocationErrors: fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
+          serverErrors: new cloudwatch.Metric({
+            namespace: props.preview.metricsNamespace,
+            metricName: 'ServerErrors',
+            dimensionsMap: { service: props.preview.serviceName },
+            statistic: cloudwatch.Stats.SUM,
+            period: ALARM_PERIOD,
+          }),
+        },
+      }),
       ...atLeastOne,
     });
     this.previewThrottles = new cloudwatch.Alarm(this, 'PreviewThrottles', {

@@ -29,6 +29,9 @@ export class PreviewFunction extends Construct {
   readonly fn: lambda.Function;
   readonly timeout: Duration;
   readonly jobDeadline: Duration;
+  /** Powertools' service name and metrics namespace (the function's own metrics are under them). */
+  readonly serviceName = 'linklens-preview';
+  readonly metricsNamespace = 'linklens';
 
   constructor(scope: Construct, id: string, props: PreviewFunctionProps) {
     super(scope, id);
@@ -52,8 +55,8 @@ export class PreviewFunction extends Construct {
       logGroup,
       description: 'linklens: POST / -> Link record (API Gateway and direct invocation)',
       environment: {
-        POWERTOOLS_SERVICE_NAME: 'linklens-preview',
-        POWERTOOLS_METRICS_NAMESPACE: 'linklens',
+        POWERTOOLS_SERVICE_NAME: this.serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: this.metricsNamespace,
         LINKPREVIEW_API_KEY_HASHES: props.apiKeyHashes.join(','),
         LINKPREVIEW_JOB_DEADLINE_MS: String(this.jobDeadline.toMilliseconds()),
         LINKPREVIEW_DEADLINE_MS: String(recordDeadline.toMilliseconds()),

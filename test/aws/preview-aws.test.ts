@@ -137,3 +137,21 @@ test('the Lambda wrapper: the invocation budget cuts the wait short, and a bad k
   expect(res.statusCode).toBe(401);
   expect(counted).toEqual(['AuthFailures']);
 });
+
+test('the Lambda wrapper counts a 500 it answers (our bug) as ServerErrors, for the preview-errors alarm; a 200 or a 401 is not counted', async () => {
+  const obs = createObservability('linklens-preview-test', 'silent');
+  const counted: string[] = [];
+  const budget = new InvocationBudget(config.jobDeadlineMs, 1500);
+  const deps = buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs, hardDeadline: budget.deadline });
+  const broken = { ...deps, fetch: (async () => { throw new TypeError('a bug in the fetcher'); }) as unknown as typeof deps.fetch };
+  const handler = createLambdaPreviewHandler({ config, obs: { ...obs, count: (name: string) => { counted.push(name); } }, budget, deps: broken });
+  const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link: site.url('/page') })));
+  const out = (await handler(event, { awsRequestId: 'lambda-500', getRemainingTimeInMillis: () => 28000 } as any)) as HttpResponse;
+  expect(out.statusCode).toBe(500);
+  expect(counted).toEqual(['ServerErrors']);
+
+  const fine = createLambdaPreviewHandler({ config, obs: { ...obs, count: (name: string) => { counted.push(name); } }, budget, deps });
+  const bad = httpApiEvent({ authorization: 'Bearer wrong', 'content-type': 'application/json' }, Buffer.from('{"link":"https://example.com"}'));
+  expect(((await fine(bad, { awsRequestId: 'lambda-401', getRemainingTimeInMillis: () => 28000 } as any)) as HttpResponse).statusCode).toBe(401);
+  expect(counted).toEqual(['ServerErrors']);
+});

@@ -307,10 +307,26 @@ describe('alarms', () => {
     expect(queueBy('ScreenshotJobsQueue')[1].Properties.RedrivePolicy.deadLetterTargetArn).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
   });
 
-  test('preview errors and throttles: a sum of one in 5 minutes', () => {
-    for (const metricName of ['Errors', 'Throttles']) {
-      expect(alarm(metricName, ofFunction(previewId))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', ...gte1 });
-    }
+  test('preview throttles: a sum of one in 5 minutes', () => {
+    expect(alarm('Throttles', ofFunction(previewId))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', ...gte1 });
+  });
+
+  test("preview errors: Lambda's Errors plus the 500s the handler answers itself (ServerErrors), one in 5 minutes", () => {
+    const found = alarms().filter((p: any) => JSON.stringify(p.AlarmName).includes('preview-errors'));
+    expect(found).toHaveLength(1);
+    const p = found[0];
+    expect(p).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+    const expr = p.Metrics.find((m: any) => m.Expression);
+    expect(expr.Expression).toBe('FILL(invocationErrors, 0) + FILL(serverErrors, 0)');
+    const byId = Object.fromEntries(p.Metrics.filter((m: any) => m.MetricStat).map((m: any) => [m.Id, m.MetricStat]));
+    expect(byId.invocationErrors).toMatchObject({ Metric: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [ofFunction(previewId)] }, Stat: 'Sum', Period: 300 });
+    // The namespace and dimension Powertools gives the function's own metrics (its env vars).
+    const env = preview.Properties.Environment.Variables;
+    expect(byId.serverErrors).toMatchObject({
+      Metric: { Namespace: env.POWERTOOLS_METRICS_NAMESPACE, MetricName: 'ServerErrors', Dimensions: [{ Name: 'service', Value: env.POWERTOOLS_SERVICE_NAME }] },
+      Stat: 'Sum',
+      Period: 300,
+    });
   });
 
   test('preview p95 duration above 80% of the preview timeout, in 2 of 3 periods', () => {
@@ -336,7 +352,7 @@ describe('alarms', () => {
     expect(alarm('Errors', ofFunction(workerId))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', ...gte1 });
     expect(alarm('Errors', ofFunction(shotId))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', ...gte1 });
     const t = synth({ screenshots: false });
-    expect(alarms(t).filter((p: any) => p.MetricName === 'Errors')).toHaveLength(2); // preview + worker
+    expect(alarms(t).filter((p: any) => p.MetricName === 'Errors')).toHaveLength(1); // the worker (the preview's is an expression)
     expect(lastStack!.alarms.workerErrors.ScreenshotWorker).toBeUndefined();
   });
 
