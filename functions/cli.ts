@@ -76,7 +76,7 @@ export function summary(r: LinkRecord): string {
   if (r.title !== undefined) lines.push(`title:       ${r.title}`);
   if (r.description) lines.push(`description: ${r.description.length > 160 ? `${r.description.slice(0, 157)}…` : r.description}`);
   if (r.language) lines.push(`language:    ${r.language}`);
-  if (r.image) lines.push(`image:       ${r.image.original.width}x${r.image.original.height} ${r.image.large.url}`);
+  if (r.image) lines.push(`image:       ${r.image.large.width}x${r.image.large.height} ${r.image.large.url}`);
   if (r.icon) lines.push(`icon:        ${r.icon.width}x${r.icon.height}${r.icon.backgroundColor ? ` ${r.icon.backgroundColor}` : ''} ${r.icon.url ?? ''}`);
   return `${lines.join('\n')}\n`;
 }

@@ -13,6 +13,11 @@ export interface MetaTag {
   httpEquiv?: string;
   charset?: string;
   content: string;
+  /**
+   * The content was cut short by a stray quote inside it (`content="Mayor opens the "new" bridge"`
+   * gives "Mayor opens the "): the rest of the value became attribute names, see `cutByStrayQuote`.
+   */
+  cut?: true;
 }
 
 export interface LinkTag {
@@ -90,6 +95,27 @@ const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]
 const clip = (s: string | undefined, n = PAGE_LIMITS.attributeChars) => (s === undefined ? undefined : s.length > n ? s.slice(0, n) : s);
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 const num = (s: string | undefined) => (s && /^\d+/.test(s) ? parseInt(s, 10) : undefined);
+
+/**
+ * Whether a stray quote inside the value of attribute `key` ended that value early. htmlparser2
+ * ends a quoted value at the first matching quote and reads what follows as attribute names:
+ * `content="Mayor opens the "new" bridge, crowds cheer"` gives content "Mayor opens the " and the
+ * attributes `new"`, `bridge,`, `crowds`, `cheer"` (valueless, in that order, right after
+ * `content`). The value's own closing quote always lands in that run, in a name (`cheer"`) or,
+ * after an `=`, at the end of a value (`b=c"`). A run of valueless names that ends at a real
+ * attribute without any quote is left alone.
+ */
+function cutByStrayQuote(a: Record<string, string>, key: string): boolean {
+  const keys = Object.keys(a);
+  let i = keys.indexOf(key);
+  if (i < 0) return false;
+  for (i++; i < keys.length; i++) {
+    const k = keys[i];
+    if (/["']/.test(k) || /["']$/.test(a[k])) return true;
+    if (a[k] !== '') return false;
+  }
+  return false;
+}
 
 /** A streaming page parser: write() chunks of decoded text, then end() for the PageData. */
 export class PageParser {
@@ -173,7 +199,8 @@ export class PageParser {
         break;
       case 'meta':
         if (d.metas.length < PAGE_LIMITS.metas) {
-          const content = a.content ?? a.value;
+          const contentKey = a.content !== undefined ? 'content' : 'value';
+          const content = a[contentKey];
           if (a.charset) d.metas.push({ charset: clip(a.charset, 50), content: '' });
           if (content !== undefined && (a.name || a.property || a.itemprop || a['http-equiv'])) {
             d.metas.push({
@@ -182,6 +209,7 @@ export class PageParser {
               itemprop: clip(a.itemprop, 200),
               httpEquiv: clip(a['http-equiv']?.toLowerCase(), 100),
               content: clip(content)!,
+              ...(content.trim() && cutByStrayQuote(a, contentKey) ? { cut: true as const } : {}),
             });
           }
         }

@@ -6,7 +6,7 @@
  * Platform extractors put their own rules in front with `withRules({ title: [myRule] })`.
  */
 import { contentNodes, ldImage, ldString, ldTypes, type LdNode } from './json-ld.js';
-import type { PageData } from './parse-page.js';
+import type { MetaTag, PageData } from './parse-page.js';
 import { cleanText, isJunkImage, isJunkText, resolveUrl, toInt } from './text.js';
 
 export interface OEmbedData {
@@ -70,6 +70,15 @@ export function metaValues(page: PageData, ...keys: string[]): string[] {
 
 export function metaValue(page: PageData, ...keys: string[]): string | undefined {
   return metaValues(page, ...keys)[0];
+}
+
+function metaTags(page: PageData, ...keys: string[]): MetaTag[] {
+  const out: MetaTag[] = [];
+  for (const key of keys) {
+    const k = key.toLowerCase();
+    for (const m of page.metas) if ((m.property === k || m.name === k) && m.content.trim()) out.push(m);
+  }
+  return out;
 }
 
 function itempropValues(page: PageData, prop: string): string[] {
@@ -140,12 +149,76 @@ function firstParagraph(ctx: RuleContext): string | undefined {
   return undefined;
 }
 
+// ---- meta values cut short ----------------------------------------------------------------
+
+const TITLE_METAS = ['og:title', 'twitter:title', 'dc.title', 'dcterms.title', 'citation_title', 'parsely-title', 'sailthru.title'];
+const DESCRIPTION_METAS = ['og:description', 'twitter:description', 'description', 'dc.description', 'dcterms.description', 'sailthru.description'];
+
+/** `<title>` without a trailing "| Site" naming og:site_name (or application-name), when it has one. */
+function titleWithoutSite(c: RuleContext): string | undefined {
+  const t = cleanText(c.page.title);
+  const site = cleanText(metaValue(c.page, 'og:site_name', 'application-name'));
+  if (!t || !site || !t.toLowerCase().endsWith(site.toLowerCase())) return undefined;
+  const head = t.slice(0, t.length - site.length);
+  const m = /^(.*\S)\s*[|\-–—:·•»]\s*$/.exec(head);
+  return m ? m[1] : undefined;
+}
+
+/** Where the whole text of a cut title or description may be found, best first. */
+const LONGER: Record<'title' | 'description', (c: RuleContext) => (string | undefined)[]> = {
+  title: (c) => [
+    ...metaValues(c.page, ...TITLE_METAS),
+    ...c.ld.flatMap((n) => [ldString(n.headline), ldString(n.name)]),
+    // The h1 is the headline without a site suffix, like the meta title was meant to be.
+    c.page.h1,
+    titleWithoutSite(c),
+    c.page.title,
+  ],
+  description: (c) => [
+    ...metaValues(c.page, ...DESCRIPTION_METAS),
+    ...itempropValues(c.page, 'description'),
+    ...c.ld.map((n) => ldString(n.description)),
+    ...c.page.paragraphs,
+  ],
+};
+
+const OPENING_QUOTE = /^\s+["'“”‘’«»„‚]/;
+
+/**
+ * The whole text of a meta value that broken markup cut short, else the value as it is.
+ *
+ * A stray quote inside an attribute ends it early: `content="Mayor opens the "new" bridge"` reads
+ * "Mayor opens the " (the parser marks such a meta `cut`). When another source (a meta, JSON-LD,
+ * the h1, `<title>`, a paragraph) starts with the value and goes on, that one is taken. Unmarked
+ * values qualify only when they end mid-phrase: trailing whitespace, and a quote next in the longer
+ * text ("Headline " + ` "quoted" rest`). A meta title that is a prefix of `<title>` because
+ * `<title>` adds a site suffix ("Headline" / "Headline | Site") is not cut and stays.
+ */
+export function uncut(m: MetaTag, longer: () => (string | undefined)[]): string {
+  const raw = m.content;
+  if (!m.cut && !/\s$/.test(raw)) return raw;
+  const v = cleanText(raw, 4000);
+  if (!v) return raw;
+  const lower = v.toLowerCase();
+  for (const l of longer()) {
+    const t = cleanText(l, 4000);
+    if (!t || t.length <= v.length || !t.toLowerCase().startsWith(lower)) continue;
+    if (m.cut || OPENING_QUOTE.test(t.slice(v.length))) return t;
+  }
+  return raw;
+}
+
+/** Values of the metas named `keys`, each made whole again when it was cut short (see `uncut`). */
+function wholeMetaValues(c: RuleContext, field: 'title' | 'description', ...keys: string[]): string[] {
+  return metaTags(c.page, ...keys).map((m) => uncut(m, () => LONGER[field](c)));
+}
+
 // ---- the rule lists ----------------------------------------------------------------------
 
 export const DEFAULT_RULES: FieldRules = {
   title: [
-    { name: 'og:title', get: (c) => metaValues(c.page, 'og:title') },
-    { name: 'twitter:title', get: (c) => metaValues(c.page, 'twitter:title') },
+    { name: 'og:title', get: (c) => wholeMetaValues(c, 'title', 'og:title') },
+    { name: 'twitter:title', get: (c) => wholeMetaValues(c, 'title', 'twitter:title') },
     {
       name: 'json-ld headline',
       // When a node's headline is not in <title> but its name is (Wikipedia puts a description in headline), the name wins.
@@ -159,7 +232,7 @@ export const DEFAULT_RULES: FieldRules = {
     },
     { name: 'json-ld name', get: ldOf(/./, 'name') },
     { name: 'oembed title', get: (c) => c.oembed?.title },
-    { name: 'meta title', get: (c) => metaValues(c.page, 'dc.title', 'dcterms.title', 'citation_title', 'parsely-title', 'sailthru.title') },
+    { name: 'meta title', get: (c) => wholeMetaValues(c, 'title', 'dc.title', 'dcterms.title', 'citation_title', 'parsely-title', 'sailthru.title') },
     {
       name: '<title>',
       // Kept whole, site suffix included, unless the whole title is only the site's name on an inner page with an h1.
@@ -177,9 +250,9 @@ export const DEFAULT_RULES: FieldRules = {
     { name: 'h1', get: (c) => c.page.h1 },
   ],
   description: [
-    { name: 'og:description', get: (c) => metaValues(c.page, 'og:description') },
-    { name: 'twitter:description', get: (c) => metaValues(c.page, 'twitter:description') },
-    { name: 'meta description', get: (c) => [...metaValues(c.page, 'description'), ...itempropValues(c.page, 'description').slice(0, 1), ...metaValues(c.page, 'dc.description', 'dcterms.description', 'sailthru.description')] },
+    { name: 'og:description', get: (c) => wholeMetaValues(c, 'description', 'og:description') },
+    { name: 'twitter:description', get: (c) => wholeMetaValues(c, 'description', 'twitter:description') },
+    { name: 'meta description', get: (c) => [...wholeMetaValues(c, 'description', 'description'), ...itempropValues(c.page, 'description').slice(0, 1), ...wholeMetaValues(c, 'description', 'dc.description', 'dcterms.description', 'sailthru.description')] },
     { name: 'json-ld description', get: ld('description') },
     { name: 'first paragraph', get: firstParagraph },
   ],

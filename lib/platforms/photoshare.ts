@@ -279,17 +279,29 @@ function userId(username: string): number {
   return platformObjectId('photoshare', 'user', username.toLowerCase());
 }
 
-/** "1,234 Followers, 56 Following, 789 Posts - See Instagram photos and videos from Name (@user)" */
+/**
+ * A profile's description, in either form Instagram serves:
+ *   og:description    "1,234 Followers, 56 Following, 789 Posts - See Instagram photos and videos from Name (@user)"
+ *   meta description  "1,234 Followers, 56 Following, 789 Posts - Name (@user) on Instagram: "bio""
+ * The bio is only in the second (and only when the profile has one).
+ */
 export function parseProfileDescription(d: string): { followersCount?: number; followingCount?: number; postsCount?: number; name?: string; username?: string; bio?: string } {
   const out: ReturnType<typeof parseProfileDescription> = {};
-  const m = /^([\d.,\s]+[KkMm]?) Followers?, ([\d.,\s]+[KkMm]?) Following, ([\d.,\s]+[KkMm]?) Posts?(?: - See Instagram photos and videos from (.+?)(?: \(@([A-Za-z0-9._]{1,30})\))?)?(?:: ([\s\S]*))?$/i.exec(d.trim());
+  const m = /^([\d.,\s]+[KkMm]?) Followers?, ([\d.,\s]+[KkMm]?) Following, ([\d.,\s]+[KkMm]?) Posts?(?: - ([\s\S]*)|: ([\s\S]*))?$/i.exec(d.trim());
   if (!m) return out;
   out.followersCount = parseCount(m[1]);
   out.followingCount = parseCount(m[2]);
   out.postsCount = parseCount(m[3]);
-  if (m[4]) out.name = m[4].replace(/^@/, '');
-  if (m[5]) out.username = m[5];
-  if (m[6]?.trim()) out.bio = m[6].trim().replace(/^["“]([\s\S]*)["”]$/, '$1');
+  if (m[5]?.trim()) out.bio = m[5].trim().replace(/^["“]([\s\S]*)["”]$/, '$1');
+  const rest = m[4]?.trim() ?? '';
+  const see = /^See Instagram photos and videos from (.+?)(?: \(@([A-Za-z0-9._]{1,30})\))?(?:: ([\s\S]*))?$/i.exec(rest);
+  const on = see ? null : /^(?:(.+?) \(@([A-Za-z0-9._]{1,30})\)|@([A-Za-z0-9._]{1,30})) on Instagram(?:: ([\s\S]*))?$/i.exec(rest);
+  const name = see?.[1] ?? on?.[1];
+  const username = see?.[2] ?? on?.[2] ?? on?.[3];
+  const bio = (see?.[3] ?? on?.[4])?.trim().replace(/^["“]([\s\S]*)["”]$/, '$1').trim();
+  if (name) out.name = name.replace(/^@/, '');
+  if (username) out.username = username;
+  if (bio) out.bio = bio;
   return compact(out);
 }
 
@@ -302,7 +314,9 @@ async function extractUser(url: URL, username: string, ctx: PlatformContext): Pr
   if (!isOk(res.status) || page.wall) return undefined;
 
   const desc = page.meta('og:description', 'description');
-  const parsed = desc ? parseProfileDescription(desc) : {};
+  // og:description has the counts and name; the bio is only in <meta name="description"> ("… on Instagram: "bio"").
+  const metaDesc = page.data.metas.find((m) => m.name === 'description' && m.content.trim())?.content;
+  const parsed = { ...(metaDesc ? parseProfileDescription(metaDesc) : {}), ...(desc ? parseProfileDescription(desc) : {}) };
   const ogTitle = page.meta('og:title') ?? page.data.title;
   const t = ogTitle ? /^(.*?) \(@([A-Za-z0-9._]{1,30})\)/.exec(ogTitle) : null;
   if (!t && parsed.followersCount === undefined) return undefined; // not a profile page

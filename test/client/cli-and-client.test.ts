@@ -3,7 +3,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createHttpClient, LinkPreviewClientError } from '../../lib/client/index';
 import { createLambdaClient } from '../../lib/client/lambda';
-import { main } from '../../functions/cli';
+import { main, summary } from '../../functions/cli';
+import type { LinkRecord } from '../../lib/contract/link';
 import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, startTestServer, TEST_KEY } from '../helpers/service';
 import { assertConforms } from '../helpers/conformance';
@@ -32,6 +33,17 @@ describe('the CLI (npx linklens <url>)', () => {
     expect(code).toBe(0);
     expect(out).toContain('OK  PAGE  HTTP 200');
     expect(out).toContain('title:       CLI page');
+  });
+
+  test('--pretty prints the size of the large image beside its URL, not the original\'s', () => {
+    const asset = (w: number, h: number, name: string) => ({ width: w, height: h, url: `file:///data/img/${name}.webp` });
+    const record = {
+      ok: true, type: 'PAGE', status: 200, url: 'https://example.test/a', title: 'A',
+      image: { thumbnail: asset(200, 113, 'thumbnail'), medium: asset(600, 338, 'medium'), large: asset(1200, 675, 'large'), original: asset(1600, 900, 'original') },
+    } as unknown as LinkRecord;
+    const out = summary(record);
+    expect(out).toContain('image:       1200x675 file:///data/img/large.webp');
+    expect(out).not.toContain('1600x900');
   });
 
   test('invalid input exits non-zero with the error body', async () => {

@@ -1,3 +1,4 @@
+import { parsePage } from '../../lib/extract/parse-page';
 import { extract, page } from './helpers';
 
 describe('title rules', () => {
@@ -60,5 +61,52 @@ describe('description rules', () => {
 
   it('reads <meta name=... value=...> pages too', async () => {
     expect((await extract(page('<meta name="og:description" value="Rewritten tag">'))).description).toBe('Rewritten tag');
+  });
+});
+
+describe('a meta value cut short by a stray quote in its attribute', () => {
+  const broken = '<meta property="og:title" content="Mayor opens the "new" bridge, crowds cheer">';
+
+  it('the parser marks the cut value (the rest of it becomes attribute names, one with the closing quote)', () => {
+    const metas = parsePage(page(`${broken}<meta property="og:description" content="Fine">`)).metas.filter((m) => m.property);
+    expect(metas[0]).toMatchObject({ property: 'og:title', content: 'Mayor opens the ', cut: true });
+    expect(metas[1].cut).toBeUndefined();
+    // attribute order does not matter; single-quoted values cut by an apostrophe too
+    expect(parsePage(page('<meta content="He said "no" to it" property="og:title">')).metas[1]).toMatchObject({ property: 'og:title', content: 'He said ', cut: true });
+    expect(parsePage(page("<meta property='og:title' content='Mayor's bridge opens'>")).metas[1]).toMatchObject({ content: 'Mayor', cut: true });
+    // a stray quote in another attribute does not mark the content
+    expect(parsePage(page('<meta name="description" content="Whole" data-x="a"b">')).metas[1].cut).toBeUndefined();
+  });
+
+  it('og:title cut at a stray quote: the whole headline from <title>', async () => {
+    expect((await extract(page(`${broken}<title>Mayor opens the "new" bridge, crowds cheer</title>`))).title).toBe('Mayor opens the "new" bridge, crowds cheer');
+    expect((await extract(page("<meta property='og:title' content='Mayor's bridge opens today'><title>Mayor's bridge opens today</title>"))).title).toBe("Mayor's bridge opens today");
+  });
+
+  it('prefers the h1 to a <title> with a site suffix, and drops the site name from <title> when there is no h1', async () => {
+    const head = `${broken}<meta property="og:site_name" content="The Daily"><title>Mayor opens the "new" bridge, crowds cheer | The Daily</title>`;
+    expect((await extract(page(head, '<h1>Mayor opens the "new" bridge, crowds cheer</h1>'))).title).toBe('Mayor opens the "new" bridge, crowds cheer');
+    expect((await extract(page(head))).title).toBe('Mayor opens the "new" bridge, crowds cheer');
+  });
+
+  it('a value cut before a quote with no junk left (the page itself cut it): the quote that follows in <title> tells', async () => {
+    expect((await extract(page('<meta property="og:title" content="Mayor opens the "><title>Mayor opens the “new” bridge</title>'))).title).toBe('Mayor opens the “new” bridge');
+  });
+
+  it('keeps a meta title that is a legitimate prefix of <title> or h1 (a site suffix, a longer heading)', async () => {
+    expect((await extract(page('<meta property="og:title" content="Headline"><title>Headline | Site</title>'))).title).toBe('Headline');
+    expect((await extract(page('<meta property="og:title" content="Headline "><title>Headline - Site</title>', '<h1>Headline and more</h1>'))).title).toBe('Headline');
+    expect((await extract(page('<meta property="og:title" content="Big news"><title>Big news: "what it means"</title>'))).title).toBe('Big news');
+    // cut, but nothing longer says how it goes on: the cut value is what there is
+    expect((await extract(page(`${broken}<title>Something else entirely</title>`))).title).toBe('Mayor opens the');
+  });
+
+  it('a description cut the same way: the longer meta description, or the paragraph that continues it', async () => {
+    const cut = '<meta property="og:description" content="President tells the BBC his failure to pass "common sense gun laws" is his greatest frustration.">';
+    const whole = 'President tells the BBC his failure to pass "common sense gun laws" is his greatest frustration.';
+    expect((await extract(page(`${cut}<meta name="description" content="${whole.replace(/"/g, '&quot;')}">`))).description).toBe(whole);
+    expect((await extract(page(cut, `<p>${whole} He said so on Friday.</p>`))).description).toBe(`${whole} He said so on Friday.`);
+    // a legitimate short og:description stays
+    expect((await extract(page('<meta property="og:description" content="President tells the BBC">', `<p>${whole}</p>`))).description).toBe('President tells the BBC');
   });
 });

@@ -48,6 +48,19 @@ describe('parsers', () => {
     });
     expect(parseProfileDescription('2.5K Followers, 300 Following, 42 Posts')).toMatchObject({ followersCount: 2500 });
   });
+  test('the profile meta description: "… - Name (@handle) on Instagram: "bio""', () => {
+    expect(parseProfileDescription('1M Followers, 12 Following, 1,234 Posts - Tesla (@teslamotors) on Instagram: "Electric cars, giant batteries and solar"')).toEqual({
+      followersCount: 1_000_000, followingCount: 12, postsCount: 1234, name: 'Tesla', username: 'teslamotors', bio: 'Electric cars, giant batteries and solar',
+    });
+    // curly quotes, a bio over several lines with quotes of its own, a name with brackets
+    expect(parseProfileDescription('52 Followers, 3 Following, 0 Posts - Ana (Art) (@ana.art) on Instagram: “Painter.\nSays "hi"”')).toEqual({
+      followersCount: 52, followingCount: 3, postsCount: 0, name: 'Ana (Art)', username: 'ana.art', bio: 'Painter.\nSays "hi"',
+    });
+    // no name
+    expect(parseProfileDescription('52 Followers, 3 Following, 0 Posts - @ana.art on Instagram: "Painter"')).toEqual({
+      followersCount: 52, followingCount: 3, postsCount: 0, username: 'ana.art', bio: 'Painter',
+    });
+  });
   test('the time in a shortcode', () => {
     expect(shortcodeTime('BWUDBntl3_Z')).toBe('2017-07-09T04:58:10.000Z');
   });
@@ -126,6 +139,16 @@ describe('users', () => {
       visibility: 'PUBLIC', bio: 'Electric cars, giant batteries and solar', url: 'https://www.tesla.com/',
     });
     expect(r.photoshareUser.avatar).toBeDefined();
+  });
+
+  test('the bio from the meta description when only it carries one (og:description has none)', async () => {
+    await images();
+    w.server.route('/www.instagram.com/teslamotors/', page(fx.profile({ metaBio: 'Accelerating the world’s transition to sustainable energy' })));
+    const r = await w.preview('https://www.instagram.com/teslamotors/');
+    expect(r).toMatchObject({ ok: true, type: 'PHOTOSHARE_USER', description: '1M Followers, 12 Following, 1,234 Posts - See Instagram photos and videos from Tesla (@teslamotors)' });
+    expect(r.photoshareUser).toMatchObject({
+      username: 'teslamotors', name: 'Tesla', followersCount: 1_000_000, bio: 'Accelerating the world’s transition to sustainable energy',
+    });
   });
 
   test('a private account', async () => {
