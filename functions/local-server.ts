@@ -7,12 +7,14 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../lib/config.js';
-import { LinkPreviewError, toErrorBody } from '../lib/errors.js';
+import { bearerRejection } from '../lib/auth/key-store.js';
+import { InternalError, LinkPreviewError, toErrorBody } from '../lib/errors.js';
 import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
 import type { HandlerDeps, HttpResponse } from '../lib/http/preview-handler.js';
 import { createApiHandler } from '../lib/http/api-handler.js';
 import { ConcurrencyGate } from '../lib/http/overload.js';
-import { createConsoleLogger, type Log } from '../lib/log.js';
+import { createConsoleLogger, errorFields, type Log } from '../lib/log.js';
+import { PhaseTimer } from '../lib/timing.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { browserAvailable } from '../lib/browser/availability.js';
 import { closeBrowser } from '../lib/browser/browser.js';
@@ -79,27 +81,55 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const assets = deps.blobs instanceof FsBlobStore ? deps.blobs : undefined;
 
   const server = http.createServer((req, res) => {
-    handle(req, res).catch((err) => {
-      log.error('local server failure', { error: (err as Error).stack });
-      if (!res.headersSent) sendJson(res, 500, toErrorBody(new LinkPreviewError(500, 'INTERNAL_ERROR', 'An unexpected error occurred.')));
+    // Every answer carries x-request-id and Server-Timing, those made here as well as the handler's.
+    const requestId = randomUUID();
+    const timer = new PhaseTimer();
+    handle(req, res, requestId, timer).catch((err) => {
+      log.error('local server failure', { requestId, ...errorFields(err) });
+      if (!res.headersSent) sendJson(req, res, 500, toErrorBody(new InternalError(err), requestId), requestId, timer);
       else res.destroy();
     });
   });
   server.headersTimeout = 15_000;
   server.requestTimeout = 60_000;
+  // `Expect: 100-continue` (curl sends it for large bodies): the client is asked for the body only
+  // when it will be read, so a refused upload is answered before it is sent.
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    let proceed = false;
+    try {
+      proceed = readsBody(req) && !(Number(req.headers['content-length']) > MAX_REQUEST_BODY_BYTES);
+    } catch {
+      proceed = false; // a key store that throws: handle() answers the 500
+    }
+    if (proceed) res.writeContinue();
+    server.emit('request', req, res);
+  });
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  /** Only a POST with a valid key has its body read (up to the cap). */
+  function readsBody(req: http.IncomingMessage): boolean {
+    return req.method === 'POST' && !bearerRejection(deps.keys, req.headers.authorization);
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string, timer: PhaseTimer): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if ((req.method === 'GET' || req.method === 'HEAD') && path.startsWith('/assets/')) {
-      await serveAsset(req, res, path);
+      await serveAsset(req, res, path, requestId, timer);
       return;
     }
-    const body = await readBody(req);
-    if (body === null) {
-      sendJson(res, 413, toErrorBody(new LinkPreviewError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes.`)));
-      return;
+    // The key before the body: only a POST with a valid key has its body read (up to the cap).
+    // Anything else reaches the handler with no body, which answers it (401, 404, 405, /status)
+    // without it; an unread body is never drained, the connection is closed after the answer.
+    let body: Buffer = Buffer.alloc(0);
+    if (readsBody(req)) {
+      const read = await readBody(req, MAX_REQUEST_BODY_BYTES);
+      if (read === null) {
+        const err = new LinkPreviewError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes.`);
+        log.info('request rejected', { requestId, status: 413, errorCode: err.errorCode });
+        sendJson(req, res, 413, toErrorBody(err, requestId), requestId, timer);
+        return;
+      }
+      body = read;
     }
-    const requestId = randomUUID();
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     const rawQuery = (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '';
@@ -121,22 +151,17 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     // API Gateway's 29 s limit: the request's time budget (LINKPREVIEW_JOB_DEADLINE_MS) is cut to it, as in the Lambda.
     const context = { awsRequestId: requestId, functionName: 'linklens-local', getRemainingTimeInMillis: () => 29_000 };
     const out = (await handler(event, context)) as HttpResponse;
-    res.writeHead(out.statusCode, out.headers);
-    res.end(out.isBase64Encoded ? Buffer.from(out.body, 'base64') : out.body);
+    send(req, res, out.statusCode, out.headers, out.isBase64Encoded ? Buffer.from(out.body, 'base64') : out.body, requestId, timer);
   }
 
-  async function serveAsset(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
-    let key: string;
-    try {
-      key = path.slice(1).split('/').map(decodeURIComponent).join('/');
-    } catch {
-      key = '';
-    }
-    if (!assets || !key || key.includes('..') || key.endsWith('.meta.json') || !(await assets.has(key).catch(() => false))) {
-      sendJson(res, 404, toErrorBody(new LinkPreviewError(404, 'NOT_FOUND', 'No such asset.')));
+  async function serveAsset(req: http.IncomingMessage, res: http.ServerResponse, path: string, requestId: string, timer: PhaseTimer): Promise<void> {
+    const key = assetKey(path);
+    // A key that is not a regular file (a directory, nothing), or that went between has() and get(), is 404.
+    const bytes = assets && key && (await assets.has(key).catch(() => false)) ? await assets.get(key).catch(() => undefined) : undefined;
+    if (!assets || !key || bytes === undefined) {
+      sendJson(req, res, 404, toErrorBody(new LinkPreviewError(404, 'NOT_FOUND', 'No such asset.'), requestId), requestId, timer);
       return;
     }
-    const bytes = (await assets.get(key))!;
     const meta = await assets.meta(key);
     const etag = `"${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}"`;
     const headers = {
@@ -147,12 +172,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       'content-security-policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
     };
     if (req.headers['if-none-match'] === etag) {
-      res.writeHead(304, headers);
-      res.end();
+      send(req, res, 304, headers, undefined, requestId, timer);
       return;
     }
-    res.writeHead(200, { ...headers, 'content-length': String(bytes.length) });
-    res.end(req.method === 'HEAD' ? undefined : bytes);
+    send(req, res, 200, { ...headers, 'content-length': String(bytes.length) }, req.method === 'HEAD' ? undefined : bytes, requestId, timer);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -173,22 +196,74 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   };
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
+/**
+ * The blob key an /assets/ path names, or undefined when it names none that may be served. The
+ * path is normalised first: each segment percent-decoded once, and a segment that is empty
+ * (`//`, a trailing `/`), `.` or `..`, or that holds `/`, `\`, `:` or a control character once
+ * decoded, or ends in `.` or a space (names Windows would trim), names nothing. Only then are
+ * the store's own files refused: `<key>.meta.json` (any case) and the `.tmp` files of a put.
+ */
+export function assetKey(path: string): string | undefined {
+  const segments = path.replace(/^\//, '').split('/');
+  if (segments[0] !== 'assets' || segments.length < 2) return undefined;
+  const decoded: string[] = [];
+  for (const raw of segments) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      return undefined;
+    }
+    if (segment === '' || segment === '.' || segment === '..' || /[/\\:\x00-\x1f\x7f]/.test(segment) || /[. ]$/.test(segment)) return undefined;
+    decoded.push(segment);
+  }
+  const key = decoded.join('/');
+  if (/\.meta\.json$/i.test(key) || /\.tmp$/i.test(key)) return undefined;
+  return key;
+}
+
+/**
+ * The request body, or null as soon as it passes `limit` bytes (a Content-Length over it is
+ * refused before a byte is read): reading stops there, the rest is never drained.
+ */
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | null> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > MAX_REQUEST_BODY_BYTES) { tooLarge = true; chunks.length = 0; return; }
-      if (!tooLarge) chunks.push(c);
-    });
-    req.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks)));
+      if (size <= limit) { chunks.push(c); return; }
+      req.off('data', onData);
+      req.pause();
+      chunks.length = 0;
+      resolve(null);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(body));
+/**
+ * Writes an answer with the headers every response carries (x-request-id, Server-Timing) when it
+ * lacks them. When the request body was not read to its end (a refused or oversized upload), the
+ * answer says `connection: close` and the connection is closed after it: the body is not drained.
+ */
+function send(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: Record<string, string>, body: string | Buffer | undefined, requestId: string, timer: PhaseTimer): void {
+  const out: Record<string, string> = { ...headers };
+  if (!out['x-request-id']) out['x-request-id'] = requestId;
+  if (!out['server-timing']) out['server-timing'] = timer.header([]);
+  const unread = !req.complete;
+  if (unread) out.connection = 'close';
+  res.writeHead(status, out);
+  res.end(body);
+  // With `connection: close`, node shuts the socket down once the answer is written and reads on
+  // only until then; a client that keeps sending after that is cut off.
+  if (unread) res.once('finish', () => { setTimeout(() => req.socket.destroy(), 1000).unref(); });
+}
+
+function sendJson(req: http.IncomingMessage, res: http.ServerResponse, status: number, body: unknown, requestId: string, timer: PhaseTimer): void {
+  send(req, res, status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }, JSON.stringify(body), requestId, timer);
 }

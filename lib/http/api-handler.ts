@@ -7,12 +7,15 @@
  * POST / it is the deep check of the blob store and the job runner; with a wrong key it is 401,
  * as POST / would answer.
  */
+import { randomUUID } from 'node:crypto';
 import type { Context as LambdaContext } from 'aws-lambda';
 import { bearerRejection } from '../auth/key-store.js';
 import { openApiDocument } from '../contract/openapi.js';
 import { serviceStatus, type StatusDeps } from '../status.js';
 import { describeRequest, type HttpRequestInfo } from './event.js';
-import { toErrorBody, UnauthorizedError } from '../errors.js';
+import { InternalError, toErrorBody, UnauthorizedError } from '../errors.js';
+import { errorFields } from '../log.js';
+import { PhaseTimer } from '../timing.js';
 import { ConcurrencyGate, OverloadedError } from './overload.js';
 import { createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
 
@@ -26,7 +29,7 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
   const preview = createPreviewHandler(deps);
 
   /** GET /status: shallow without an Authorization header, deep with a valid key, 401 with any other. */
-  async function status(info: HttpRequestInfo, requestId: string): Promise<HttpResponse> {
+  async function status(info: HttpRequestInfo, requestId: string, timer: PhaseTimer): Promise<HttpResponse> {
     const authorization = (info.headers.authorization ?? '').trim();
     if (authorization !== '') {
       const rejection = bearerRejection(deps.keys, authorization);
@@ -34,22 +37,33 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
         deps.onAuthFailure?.();
         deps.log.info('request rejected', { requestId, status: 401, errorCode: 'UNAUTHORIZED', path: '/status' });
         const err = new UnauthorizedError(rejection);
-        const res = json(401, toErrorBody(err, requestId), requestId);
+        const res = json(401, toErrorBody(err, requestId), requestId, timer);
         res.headers['www-authenticate'] = 'Bearer realm="linklens"';
         return res;
       }
     }
     const deep = authorization !== '';
     const report = await serviceStatus({ blobs: deps.blobs, jobs: deps.jobs, ...deps.status }, { deep });
-    return json(report.ok ? 200 : 503, report, requestId);
+    return json(report.ok ? 200 : 503, report, requestId, timer);
   }
 
   return async (event: unknown, context?: Partial<LambdaContext>) => {
+    const timer = new PhaseTimer();
     const info = describeRequest(event);
+    // The id of every answer given here (x-request-id and the error body's requestId), as the preview handler picks it.
+    const requestId = info.requestId ?? context?.awsRequestId ?? randomUUID();
     if (info.kind !== 'direct' && (info.method === 'GET' || info.method === 'HEAD')) {
-      const requestId = info.requestId ?? context?.awsRequestId ?? '';
-      if (routePath(info.path, stageOf(event)) === '/status') return status(info, requestId);
-      if (routePath(info.path, stageOf(event)) === '/openapi.json') return json(200, openApiDocument(), requestId, 'public, max-age=300');
+      const route = routePath(info.path, stageOf(event));
+      if (route === '/status' || route === '/openapi.json') {
+        try {
+          if (route === '/status') return await status(info, requestId, timer);
+          return json(200, openApiDocument(), requestId, timer, 'public, max-age=300');
+        } catch (err) {
+          // Our bug (or a port that throws where it should report): an answer, not a Lambda error.
+          deps.log.error('request failed', { requestId, path: route, ...errorFields(err) });
+          return json(500, toErrorBody(new InternalError(err), requestId), requestId, timer);
+        }
+      }
     }
     // Everything else, GET / included (405), is the preview handler's.
     if (!deps.gate || info.kind === 'direct') return preview(event, context);
@@ -57,8 +71,8 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
       return await deps.gate.run(() => preview(event, context));
     } catch (err) {
       if (!(err instanceof OverloadedError)) throw err;
-      deps.log.warn('overloaded', { inFlight: deps.gate.inFlight, waiting: deps.gate.waiting });
-      const res = json(503, toErrorBody(err, info.requestId ?? context?.awsRequestId), info.requestId ?? '');
+      deps.log.warn('overloaded', { requestId, inFlight: deps.gate.inFlight, waiting: deps.gate.waiting });
+      const res = json(503, toErrorBody(err, requestId), requestId, timer);
       res.headers['retry-after'] = String(err.retryAfterSeconds);
       return res;
     }
@@ -82,10 +96,17 @@ function stageOf(event: unknown): string | undefined {
   return typeof stage === 'string' && stage !== '$default' ? stage : undefined;
 }
 
-function json(statusCode: number, body: unknown, requestId: string, cacheControl = 'no-store'): HttpResponse {
+/** A JSON answer of these routes, with the headers every response carries: x-request-id and Server-Timing. */
+function json(statusCode: number, body: unknown, requestId: string, timer: PhaseTimer, cacheControl = 'no-store'): HttpResponse {
   return {
     statusCode,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': cacheControl, 'x-request-id': requestId, 'x-content-type-options': 'nosniff' },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': cacheControl,
+      'x-request-id': requestId,
+      'server-timing': timer.header([]),
+      'x-content-type-options': 'nosniff',
+    },
     body: JSON.stringify(body),
     isBase64Encoded: false,
   };

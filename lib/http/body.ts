@@ -3,12 +3,18 @@
  * parameters) and the text/plain form, which may be JSON text or a bare URL. JSON and multipart
  * themselves are parsed by middy's body parsers after this gate has normalised the event.
  */
-import iconv from 'iconv-lite';
 import { BadRequestError } from '../errors.js';
+import { decodeText, encodingForLabel } from './encodings.js';
 
 export type BodyKind = 'json' | 'multipart' | 'text';
 
-export interface ContentTypeInfo { kind: BodyKind; mime: string; charset?: string; boundary?: string }
+export interface ContentTypeInfo {
+  kind: BodyKind;
+  mime: string;
+  /** The declared charset as the WHATWG Encoding Standard names it (`latin1` is windows-1252). */
+  charset?: string;
+  boundary?: string;
+}
 
 export function parseContentType(header: string | undefined): ContentTypeInfo {
   if (!header || !header.trim()) {
@@ -28,9 +34,11 @@ export function parseContentType(header: string | undefined): ContentTypeInfo {
   if (!kind) {
     throw new BadRequestError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${mime} is not supported: use application/json, multipart/form-data or text/plain.`, { contentType: mime.slice(0, 100) });
   }
-  const charset = params.charset?.toLowerCase() || undefined;
-  if (charset && !iconv.encodingExists(charset)) {
-    throw new BadRequestError('UNSUPPORTED_CHARSET', `The charset ${String(charset).slice(0, 50)} is not supported.`);
+  // A text encoding of the WHATWG Encoding Standard, by any of its labels; an empty charset is none.
+  const label = params.charset?.trim() || undefined;
+  const charset = label === undefined ? undefined : encodingForLabel(label);
+  if (label !== undefined && charset === undefined) {
+    throw new BadRequestError('UNSUPPORTED_CHARSET', `The charset ${label.slice(0, 50)} is not supported: use a text encoding of the WHATWG Encoding Standard (utf-8, utf-16le, windows-1252, shift_jis, ...).`);
   }
   if (kind === 'multipart') {
     const boundary = params.boundary;
@@ -43,11 +51,13 @@ export function parseContentType(header: string | undefined): ContentTypeInfo {
   return { kind, mime, charset };
 }
 
-/** Decodes a (possibly base64) event body to text in the declared charset (UTF-8 by default). */
+/**
+ * Decodes a (possibly base64) event body to text in the declared charset (UTF-8 by default), a
+ * name from parseContentType; a UTF-8 or UTF-16 byte order mark wins over it, as in the standard.
+ */
 export function decodeBodyText(body: string, isBase64Encoded: boolean, charset?: string): string {
   if (!isBase64Encoded) return body;
-  const bytes = Buffer.from(body, 'base64');
-  return iconv.decode(bytes, charset ?? 'utf-8', { stripBOM: true });
+  return decodeText(Buffer.from(body, 'base64'), charset ?? 'utf-8');
 }
 
 /** A text/plain body: JSON text when it looks like JSON, else a bare URL. */

@@ -128,6 +128,46 @@ describe('request bodies: application/json, multipart/form-data, text/plain', ()
     expect(res.json).toMatchObject({ status: 400, errorCode: 'UNSUPPORTED_CHARSET' });
   });
 
+  // Pseudo-charsets turn any bytes into text (iconv-lite knows them all): each body below is a
+  // valid request once decoded by its "charset". Only the WHATWG Encoding Standard's labels are charsets.
+  test.each([
+    ['utf-7', Buffer.from('+AHs-"link":"https://example.com/"+AH0-')],
+    ['UTF-7', Buffer.from('+AHs-"link":"https://example.com/"+AH0-')],
+    ['utf7-imap', Buffer.from('&AHs-"link":"https://example.com/"&AH0-')],
+    ['hex', Buffer.from(Buffer.from('{"link":"https://example.com/"}').toString('hex'))],
+    ['base64', Buffer.from(Buffer.from('{"link":"https://example.com/"}').toString('base64'))],
+    ['binary', Buffer.from('{"link":"https://example.com/"}')],
+    ['utf-32', iconv.encode('{"link":"https://example.com/"}', 'utf-32le')],
+    ['cp437', Buffer.from('{"link":"https://example.com/"}')],
+    ['iso-2022-kr', Buffer.from('{"link":"https://example.com/"}')],
+    ['x-user-defined', Buffer.from('{"link":"https://example.com/"}')],
+  ])('a charset that is not a WHATWG text encoding is 400 UNSUPPORTED_CHARSET (%s)', async (charset, body) => {
+    for (const ct of ['application/json', 'text/plain', 'multipart/form-data; boundary=b']) {
+      const res = await svc.post(body, { 'content-type': `${ct}; charset=${charset}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json).toMatchObject({ ok: false, status: 400, errorCode: 'UNSUPPORTED_CHARSET' });
+    }
+  });
+
+  test('every label of the WHATWG Encoding Standard is a charset, decoded as the standard decodes it', async () => {
+    const { decodeBodyText, parseContentType } = await import('../../lib/http/body');
+    const decode = (bytes: Buffer, contentType: string) => decodeBodyText(bytes.toString('base64'), true, parseContentType(contentType).charset);
+    expect(parseContentType('text/plain; charset=" Shift_JIS "').charset).toBe('shift_jis');
+    expect(parseContentType('text/plain; charset=latin1').charset).toBe('windows-1252');
+    expect(parseContentType('text/plain; charset=unicode-1-1-utf-8').charset).toBe('utf-8');
+    expect(parseContentType('text/plain; charset=ucs-2').charset).toBe('utf-16le');
+    expect(decode(iconv.encode('日本語のページ', 'shift_jis'), 'text/plain; charset=sjis')).toBe('日本語のページ');
+    expect(decode(Buffer.from([0x80, 0x93, 0x94]), 'text/plain; charset=iso-8859-1')).toBe('€“”'); // windows-1252, not ISO-8859-1
+    expect(decode(Buffer.from('\x1b$BF|K\\\x1b(B', 'latin1'), 'text/plain; charset=iso-2022-jp')).toBe('日本');
+    expect(decode(Buffer.from([0xbf]), 'text/plain; charset=x-mac-ukrainian')).toBe('њ');
+    expect(decode(iconv.encode('Țară și ș', 'iso-8859-16'), 'text/plain; charset=iso-8859-16')).toBe('Țară și ș');
+    // A byte order mark wins over the label.
+    expect(decode(Buffer.from([0xfe, 0xff, 0x00, 0x41]), 'text/plain; charset=utf-8')).toBe('A');
+    expect(decode(Buffer.from([0xef, 0xbb, 0xbf, 0xc3, 0xa9]), 'text/plain; charset=windows-1252')).toBe('é');
+    const res = await svc.post(iconv.encode(json({ link: site.url('/article') }), 'utf-16be'), { 'content-type': 'application/json; charset=UnicodeFFFE' });
+    expect(res.statusCode).toBe(200);
+  });
+
   test.each([
     ['{"link": ', 'malformed JSON'],
     ['', 'empty body'],

@@ -1,5 +1,8 @@
 /** The local server: a thin adapter over the same handler, plus /assets/. */
 import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { startTestServer, TEST_KEY } from '../helpers/service';
 import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
@@ -51,6 +54,176 @@ test('a body over 1 MB is refused with 413 and the error body', async () => {
     const res = await fetch(`${server.url}/`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'text/plain' }, body: 'x'.repeat(1024 * 1024 + 10) });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ ok: false, status: 413, errorCode: 'PAYLOAD_TOO_LARGE' });
+  } finally {
+    await server.close();
+    server.cleanup();
+  }
+});
+
+/**
+ * Streams a POST body over a raw socket (up to `total` bytes, or until the server stops it) and
+ * reports the status line, what the client wrote, and what the server read off that connection.
+ */
+async function streamUpload(server: { url: string; server: http.Server }, head: string, total: number): Promise<{ statusLine: string; sent: number; serverRead: number; response: string }> {
+  const { port } = new URL(server.url);
+  const serverRead = new Promise<number>((resolve) => {
+    server.server.once('connection', (s: net.Socket) => s.once('close', () => resolve(s.bytesRead)));
+  });
+  const sock = net.connect(Number(port), '127.0.0.1');
+  await new Promise<void>((resolve, reject) => { sock.once('connect', resolve); sock.once('error', reject); });
+  let response = '';
+  let closed = false;
+  sock.on('data', (d) => { response += d.toString('latin1'); });
+  sock.on('error', () => { closed = true; });
+  sock.on('close', () => { closed = true; });
+  const chunked = /transfer-encoding: chunked/i.test(head);
+  sock.write(head);
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  const frame = chunked ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk;
+  let sent = 0;
+  while (sent < total && !closed) {
+    const ok = sock.write(frame);
+    sent += chunk.length;
+    if (!ok) await new Promise<void>((resolve) => { sock.once('drain', resolve); sock.once('close', resolve); });
+  }
+  if (!closed) sock.end(chunked ? '0\r\n\r\n' : '');
+  const read = await serverRead;
+  sock.destroy();
+  return { statusLine: response.split('\r\n')[0], sent, serverRead: read, response };
+}
+
+test('the key is checked before the body: an unauthenticated POST over 1 MB is 401, not 413', async () => {
+  const server = await startTestServer();
+  try {
+    const big = 'x'.repeat(1024 * 1024 + 10);
+    const refused: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-key' }, { authorization: 'Basic abc' }];
+    for (const headers of refused) {
+      const res = await fetch(`${server.url}/`, { method: 'POST', headers: { 'content-type': 'text/plain', ...headers }, body: big });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ ok: false, status: 401, errorCode: 'UNAUTHORIZED' });
+    }
+    // The routing answers that come before the key in the handler still come first.
+    expect((await fetch(`${server.url}/nope`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: big })).status).toBe(404);
+    expect((await fetch(`${server.url}/`, { method: 'PUT', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'text/plain' }, body: big })).status).toBe(405);
+  } finally {
+    await server.close();
+    server.cleanup();
+  }
+});
+
+test('an upload is read no further than the cap: 413 near 1 MB, 401 at once, never the whole stream', async () => {
+  const server = await startTestServer();
+  const MB = 1024 * 1024;
+  const total = 48 * MB;
+  try {
+    // Chunked, with the key: read up to the cap, then 413 and the connection closed.
+    const keyed = await streamUpload(server, `POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n`, total);
+    expect(keyed.serverRead).toBeGreaterThan(1 * MB);
+    expect(keyed.serverRead).toBeLessThan(3 * MB);
+    expect(keyed.sent).toBeLessThan(total);
+    expect(keyed.statusLine).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(keyed.response).toMatch(/\r\nconnection: close\r\n/i);
+    expect(keyed.response).toContain('"errorCode":"PAYLOAD_TOO_LARGE"');
+    // A declared Content-Length over the cap: 413 before the body is read.
+    const declared = await streamUpload(server, `POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: text/plain\r\nContent-Length: ${total}\r\n\r\n`, total);
+    expect(declared.serverRead).toBeLessThan(2 * MB);
+    expect(declared.sent).toBeLessThan(total);
+    expect(declared.statusLine).toBe('HTTP/1.1 413 Payload Too Large');
+    // No key: 401, and the body is not read at all.
+    const anonymous = await streamUpload(server, `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${total}\r\n\r\n`, total);
+    expect(anonymous.serverRead).toBeLessThan(2 * MB);
+    expect(anonymous.sent).toBeLessThan(total);
+    expect(anonymous.statusLine).toBe('HTTP/1.1 401 Unauthorized');
+    expect(anonymous.response).toMatch(/\r\nconnection: close\r\n/i);
+    // The server still answers after all that.
+    expect((await fetch(`${server.url}/status`)).status).toBe(200);
+  } finally {
+    await server.close();
+    server.cleanup();
+  }
+});
+
+test('Expect: 100-continue: the body is asked for only when it will be read', async () => {
+  const server = await startTestServer();
+  const { port } = new URL(server.url);
+  /** Sends the head alone and returns the first answer's status line. */
+  const firstAnswer = (head: string) => new Promise<string>((resolve, reject) => {
+    const sock = net.connect(Number(port), '127.0.0.1', () => sock.write(head));
+    let got = '';
+    sock.on('data', (d) => { got += d.toString('latin1'); if (got.includes('\r\n')) { resolve(got.split('\r\n')[0]); sock.destroy(); } });
+    sock.on('error', reject);
+  });
+  try {
+    const expect100 = (auth: string, length: number) => `POST / HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: text/plain\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
+    expect(await firstAnswer(expect100('', 10 * 1024 * 1024))).toBe('HTTP/1.1 401 Unauthorized');
+    expect(await firstAnswer(expect100('Authorization: Bearer wrong\r\n', 100))).toBe('HTTP/1.1 401 Unauthorized');
+    expect(await firstAnswer(expect100(`Authorization: Bearer ${TEST_KEY}\r\n`, 10 * 1024 * 1024))).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(await firstAnswer(expect100(`Authorization: Bearer ${TEST_KEY}\r\n`, 100))).toBe('HTTP/1.1 100 Continue');
+  } finally {
+    await server.close();
+    server.cleanup();
+  }
+});
+
+/** A GET with the path sent exactly as written (fetch would normalise dot segments). */
+function rawGet(base: string, rawPath: string): Promise<{ status: number; body: string }> {
+  const { port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: Number(port), method: 'GET', path: rawPath, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('latin1') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('/assets/: directories, the store\'s .meta.json files and anything outside assets/ are 404 in every spelling, never 500', async () => {
+  const server = await startTestServer();
+  try {
+    await server.deps.blobs.put('assets/abc/medium.webp', Buffer.from('RIFF-MEDIUM-WEBP'), { contentType: 'image/webp' });
+    await server.deps.blobs.put('jobs/j1/result.json', Buffer.from('{"job":"SECRET-JOB"}'), { contentType: 'application/json' });
+    const dataDir = (server.deps.blobs as unknown as { root: string }).root;
+    writeFileSync(path.join(dataDir, 'secret.txt'), 'SECRET-FILE');
+    mkdirSync(path.join(dataDir, 'assets', 'empty'), { recursive: true });
+    const meta = readFileSync(path.join(dataDir, 'assets/abc/medium.webp.meta.json'), 'utf8');
+    expect(meta).toContain('image/webp');
+
+    const ok = await rawGet(server.url, '/assets/abc/medium.webp');
+    expect(ok).toEqual({ status: 200, body: 'RIFF-MEDIUM-WEBP' });
+
+    const probes = [
+      // directories
+      '/assets/', '/assets/abc/', '/assets/abc', '/assets/empty', '/assets/empty/', '/assets/abc/%2f', '/assets/%2fabc',
+      // the metadata file, however spelled
+      '/assets/abc/medium.webp.meta.json', '/assets/abc/medium.webp.meta.json%2f', '/assets/abc/medium.webp.meta.json%2F',
+      '/assets/abc/medium.webp.meta.json/', '/assets/abc/medium.webp.meta.json/.', '/assets/abc/medium.webp.meta.json%2f.',
+      '/assets/abc/medium.webp.META.JSON', '/assets/abc/medium.webp.meta.json.', '/assets/abc/medium.webp.meta.json%20',
+      '/assets/abc/medium.webp.meta.json%00', '/assets/abc/medium.webp.meta.json::$DATA', '/assets/abc%2fmedium.webp.meta.json',
+      '/assets/abc/medium.webp.meta%2ejson', '/assets/abc/./medium.webp.meta.json', '/assets/abc//medium.webp.meta.json',
+      '/assets/abc/medium.webp.meta.json%5c', '/assets/abc/medium.webp.meta.json\\',
+      // outside assets/
+      '/assets/../secret.txt', '/assets/%2e%2e/secret.txt', '/assets/%2E%2E/secret.txt', '/assets/..%2fsecret.txt',
+      '/assets/%2e%2e%2fsecret.txt', '/assets/abc/../../secret.txt', '/assets/abc/%2e%2e/%2e%2e/secret.txt',
+      '/assets/..%5csecret.txt', '/assets/..\\secret.txt', '/assets/%2e%2e%5csecret.txt', '/assets/abc\\..\\..\\secret.txt',
+      '/assets/%252e%252e/secret.txt', '/assets/.%2e/secret.txt', '/assets/%2e./jobs/j1/result.json', '/assets/../jobs/j1/result.json',
+      '/assets/..%2fjobs%2fj1%2fresult.json', '/assets/..%2f..%2f..%2f..%2f..%2fetc%2fpasswd', '/assets/%c0%ae%c0%ae/secret.txt',
+      '/assets/%2e%2e%00/secret.txt', '/assets/abc/%2e%2e%2f%2e%2e%2fsecret.txt',
+      // other non-canonical spellings of the real asset, and junk
+      '/assets//abc/medium.webp', '/assets/abc//medium.webp', '/assets/abc/medium.webp/', '/assets/./abc/medium.webp',
+      '/assets/abc/./medium.webp', '/assets/abc/medium.webp%00', '/assets/abc/medium.webp%00.png', '/assets/%00', '/assets/%',
+      '/assets/%zz', '/assets/%e0%a4%a', '/assets/.', '/assets/..', '/assets/%2e', '/assets/abc/medium.webp.',
+      '/assets/abc/medium.webp%20', '/assets/abc/medium.webp:x', '/assets/abc/medium.webp.tmp',
+    ];
+    for (const probe of probes) {
+      const res = await rawGet(server.url, probe);
+      const context = `${probe} -> ${res.status} ${res.body.slice(0, 80)}`;
+      expect([context, res.status]).toEqual([context, 404]);
+      expect(res.body).not.toContain('SECRET');
+      expect(res.body).not.toContain('contentType');
+      expect(res.body).not.toContain('RIFF-MEDIUM-WEBP');
+    }
   } finally {
     await server.close();
     server.cleanup();

@@ -21,10 +21,10 @@ export class FsBlobStore implements BlobStore {
     await fs.rename(tmp, file);
   }
 
+  /** A blob is a regular file: a directory on the way to blobs (`assets/<sha>`) is none. */
   async has(key: string): Promise<boolean> {
     try {
-      await fs.access(this.resolve(key));
-      return true;
+      return (await fs.stat(this.resolve(key))).isFile();
     } catch {
       return false;
     }
