@@ -35,7 +35,7 @@ export interface AwsDepsOptions {
   poll?: { initialMs?: number; factor?: number; maxMs?: number };
 }
 
-const fetcher = (config: Config, resolver?: Resolver): Fetcher => fetcherFromConfig(config, resolver);
+const fetcher = (config: Config, resolver?: Resolver, log?: Log): Fetcher => fetcherFromConfig(config, resolver, log);
 
 export function buildAwsBlobStore(config: Config, s3: S3Client = new S3Client({})): S3BlobStore {
   if (!config.bucket) throw new Error('LINKPREVIEW_BUCKET is not set');
@@ -59,13 +59,13 @@ export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: Bl
     onRun: options.onJobsSettled,
     poll: options.poll,
   });
-  return { config, log, fetch: fetcher(config, options.resolver), blobs, jobs, keys: createKeyStore(config), onAuthFailure: options.onAuthFailure };
+  return { config, log, fetch: fetcher(config, options.resolver, log), blobs, jobs, keys: createKeyStore(config), onAuthFailure: options.onAuthFailure };
 }
 
 /** The worker's ports: the job context (fetcher, S3 blobs, config). */
 export function buildAwsWorkerDeps(options: { config: Config; log: Log; s3?: S3Client; resolver?: Resolver }) {
   const blobs = buildAwsBlobStore(options.config, options.s3);
-  return { config: options.config, log: options.log, fetch: fetcher(options.config, options.resolver), blobs };
+  return { config: options.config, log: options.log, fetch: fetcher(options.config, options.resolver, options.log), blobs };
 }
 
 /**

@@ -14,6 +14,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadConfig, type Config } from '../lib/config.js';
+import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import type { HandlerDeps, PreviewHandler } from '../lib/http/preview-handler.js';
 import { createApiHandler } from '../lib/http/api-handler.js';
 import { awsConfigured, buildAwsDeps, InvocationBudget } from './aws-deps.js';
@@ -70,6 +71,8 @@ function requestIdOf(event: unknown): string | undefined {
 async function init(): Promise<PreviewHandler> {
   const config = loadConfig(process.env);
   const obs = createObservability('linklens-preview', config.logLevel);
+  const opened = openGuardWarning(config);
+  if (opened) obs.log.warn(opened);
   const budget = new InvocationBudget(config.jobDeadlineMs);
   const onAuthFailure = () => obs.count('AuthFailures');
   let deps: HandlerDeps;

@@ -1,11 +1,15 @@
 /** `npm start`: the local server with the embedded defaults. */
 import { ConfigError } from '../lib/config.js';
+import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import { startLocalServer } from './local-server.js';
 
 startLocalServer()
   .then((s) => {
     const how = s.keyGenerated ? `generated key (set LINKPREVIEW_API_KEYS to choose your own): ${s.apiKey}` : 'a key from LINKPREVIEW_API_KEYS';
     process.stdout.write(`linklens listening on ${s.url} — POST / with "Authorization: Bearer <key>", ${how}\n`);
+    // LINKPREVIEW_ALLOW_LOOPBACK / LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: say what the SSRF guard lets through.
+    const opened = openGuardWarning(s.deps.config);
+    if (opened) s.deps.log.warn(opened);
     const stop = () => { s.close().then(() => process.exit(0)); };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

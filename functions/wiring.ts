@@ -25,12 +25,12 @@ export interface LocalDepsOptions {
   jobs?: JobRunner;
 }
 
-export const buildFetcher = (config: Config, resolver?: Resolver): Fetcher => fetcherFromConfig(config, resolver);
+export const buildFetcher = (config: Config, resolver?: Resolver, log?: Log): Fetcher => fetcherFromConfig(config, resolver, log);
 
 /** The embedded defaults: assets on the local disk, jobs in-process. */
 export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs: BlobStore } {
   const { config, log } = options;
-  const fetch = options.fetch ?? buildFetcher(config, options.resolver);
+  const fetch = options.fetch ?? buildFetcher(config, options.resolver, log);
   const blobs = options.blobs ?? new FsBlobStore(config.dataDir, () => config.publicUrl || options.baseUrl());
   const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency);
   return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };

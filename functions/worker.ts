@@ -17,6 +17,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadConfig, type Config } from '../lib/config.js';
+import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import type { Fetcher } from '../lib/fetch/safe-fetch.js';
 import { isJobKind, jobHandler } from '../lib/jobs/registry.js';
 import type { Log } from '../lib/log.js';
@@ -125,6 +126,8 @@ let built: ((event: SQSEvent, context: unknown) => Promise<SQSBatchResponse>) | 
 /** The worker handler on the AWS adapters with Powertools (logs, metrics, traces); shared by the screenshot worker. */
 export function instrumentedWorker(service: string, config: Config) {
   const obs = createObservability(service, config.logLevel);
+  const opened = openGuardWarning(config);
+  if (opened) obs.log.warn(opened);
   const s3 = obs.tracer.captureAWSv3Client(new S3Client({}));
   const deps = buildAwsWorkerDeps({ config, log: obs.log, s3 });
   const inner = createWorkerHandler({ ...deps, count: obs.count });

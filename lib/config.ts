@@ -12,8 +12,13 @@ export interface Config {
   apiKeys: string[];
   /** SHA-256 hex digests of bearer keys (LINKPREVIEW_API_KEY_HASHES), as the AWS stack passes them. */
   apiKeyHashes: string[];
-  /** Opens the SSRF guard to private/loopback addresses and any port. Tests and local development only. */
+  /**
+   * Opens the SSRF guard to loopback and private addresses (RFC 1918, fc00::/7, 100.64.0.0/10) on
+   * any port; never to link-local or cloud metadata addresses. Tests and local development only.
+   */
   allowPrivateNetworks: boolean;
+  /** Opens the SSRF guard to loopback alone (127.0.0.0/8, ::1, localhost), on any port: local development. */
+  allowLoopback: boolean;
   /** Ports allowed besides 80 and 443 when the guard is closed. */
   allowedPorts: number[];
   userAgent: string;
@@ -49,8 +54,14 @@ export interface Config {
   dataDir: string;
   /** Base URL under which /assets/... are public. Empty: the local server's own address. */
   publicUrl: string;
-  /** Concurrency of in-process jobs. */
+  /** Concurrency of in-process jobs; in the worker Lambda, records of a batch running at once (at most). */
   jobConcurrency: number;
+  /**
+   * The memory of the Lambda function in MB (AWS_LAMBDA_FUNCTION_MEMORY_SIZE, set by Lambda): the
+   * worker admits jobs while their declared worst cases fit in it (lib/jobs/memory.ts). 0 where
+   * unset (locally): no memory admission, only `jobConcurrency`.
+   */
+  functionMemoryMb: number;
   /** Local server: previews running at once; more wait in a queue. */
   maxConcurrentPreviews: number;
   /** Local server: previews waiting; beyond this a request gets 503 OVERLOADED at once. */
@@ -146,6 +157,7 @@ const EnvSchema = v.object({
     ),
   ),
   LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: bool('LINKPREVIEW_ALLOW_PRIVATE_NETWORKS'),
+  LINKPREVIEW_ALLOW_LOOPBACK: bool('LINKPREVIEW_ALLOW_LOOPBACK'),
   LINKPREVIEW_ALLOWED_PORTS: v.optional(
     v.pipe(
       v.string(),
@@ -173,6 +185,7 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.trim(), v.check((s) => s === '' || /^https?:\/\/[^/]+/i.test(s), 'LINKPREVIEW_PUBLIC_URL must be an http(s) URL')),
   ),
   LINKPREVIEW_JOB_CONCURRENCY: int('LINKPREVIEW_JOB_CONCURRENCY', 1, 64),
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: int('AWS_LAMBDA_FUNCTION_MEMORY_SIZE', 128, 10_240),
   LINKPREVIEW_MAX_CONCURRENT: int('LINKPREVIEW_MAX_CONCURRENT', 1, 10_000),
   LINKPREVIEW_MAX_QUEUED: int('LINKPREVIEW_MAX_QUEUED', 0, 100_000),
   LINKPREVIEW_BUCKET: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])?$/, 'LINKPREVIEW_BUCKET must be an S3 bucket name'))),
@@ -225,6 +238,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiKeys: e.LINKPREVIEW_API_KEYS ?? [],
     apiKeyHashes: e.LINKPREVIEW_API_KEY_HASHES ?? [],
     allowPrivateNetworks: e.LINKPREVIEW_ALLOW_PRIVATE_NETWORKS ?? false,
+    allowLoopback: e.LINKPREVIEW_ALLOW_LOOPBACK ?? false,
     allowedPorts: e.LINKPREVIEW_ALLOWED_PORTS ?? [],
     userAgent: e.LINKPREVIEW_USER_AGENT ?? DEFAULT_USER_AGENT,
     maxPageBytes: e.LINKPREVIEW_MAX_PAGE_BYTES ?? 5 * 1024 * 1024,
@@ -243,6 +257,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.LINKPREVIEW_DATA_DIR ?? '.data',
     publicUrl: (e.LINKPREVIEW_PUBLIC_URL ?? '').replace(/\/+$/, ''),
     jobConcurrency: e.LINKPREVIEW_JOB_CONCURRENCY ?? 4,
+    functionMemoryMb: e.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? 0,
     maxConcurrentPreviews: e.LINKPREVIEW_MAX_CONCURRENT ?? 32,
     maxQueuedPreviews: e.LINKPREVIEW_MAX_QUEUED ?? 128,
     logLevel: e.LINKPREVIEW_LOG_LEVEL ?? 'info',

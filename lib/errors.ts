@@ -46,7 +46,12 @@ export class UnauthorizedError extends LinkPreviewError {
   }
 }
 
-/** The link, or a redirect it leads to, points at an address the SSRF guard forbids. */
+/**
+ * The link, or a redirect it leads to, is a URL the SSRF guard forbids on its face: its scheme,
+ * port, IP literal or local name. A host name whose DNS answer is forbidden is not reported
+ * here but as an upstream DNS_FAILURE, like a name that does not resolve (lib/fetch/safe-fetch.ts):
+ * what the service's DNS says is never disclosed. Details name the URL, never a resolved address.
+ */
 export class LinkNotAllowedError extends LinkPreviewError {
   constructor(message: string, details?: ErrorDetails) {
     super(400, 'LINK_NOT_ALLOWED', message, details);

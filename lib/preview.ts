@@ -13,7 +13,7 @@ import { classify } from './extract/classify.js';
 import { extractPage, type PageExtraction } from './extract/extract-page.js';
 import { withRules } from './extract/rules.js';
 import { fileNameFromDisposition, finalize, type DefaultHints } from './extract/defaults.js';
-import { hostProfileHeaders } from './fetch/host-profiles.js';
+import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
 import { hostImages, type ImageSources } from './media/host-images.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { describePage, type DescribedPage } from './page/describe-page.js';
@@ -117,6 +117,8 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
         timeoutMs: config.fetchTimeoutMs,
         // Per-host User-Agent and consent cookie (lib/fetch/host-profiles.ts), then the caller's language.
         headers: { ...hostProfileHeaders(link, config.userAgent), ...(ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : {}) },
+        // The consent cookie follows the chain through the profile's own hosts (youtu.be -> www.youtube.com), no further.
+        cookieHosts: hostProfileFor(link)?.hosts,
       }),
     );
   } catch (err) {

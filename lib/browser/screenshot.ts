@@ -101,7 +101,7 @@ export async function captureScreenshot(url: string, options: CaptureOptions): P
           const target = req.url();
           const type = req.resourceType();
           const method = req.method();
-          const refuse = async (outcome: 'refused' | 'blocked' | 'failed', detail: string, code: 'blockedbyclient' | 'addressunreachable' | 'failed') => {
+          const refuse = async (outcome: 'refused' | 'blocked' | 'failed', detail: string, code: 'blockedbyclient' | 'addressunreachable' | 'namenotresolved' | 'failed') => {
             if (outcome === 'refused') refused++;
             options.onRequest?.(target, outcome, detail);
             await route.abort(code).catch(() => {});
@@ -138,7 +138,10 @@ export async function captureScreenshot(url: string, options: CaptureOptions): P
             await route.fulfill({ status: res.status, headers: out, body: res.body });
           } catch (err) {
             const guard = err instanceof LinkNotAllowedError || err instanceof AddressNotAllowedError || (err as { cause?: unknown }).cause instanceof AddressNotAllowedError || /not allowed/i.test((err as Error).message);
-            await refuse(guard ? 'refused' : 'failed', (err as Error).message, guard ? 'addressunreachable' : 'failed');
+            // A name resolving to a forbidden address fails as DNS_FAILURE, like an unknown name, and the
+            // page sees the same error for both (an iframe's error page would show the code).
+            const unresolved = (err as { code?: unknown }).code === 'DNS_FAILURE';
+            await refuse(guard ? 'refused' : 'failed', (err as Error).message, unresolved ? 'namenotresolved' : guard ? 'addressunreachable' : 'failed');
           }
         });
         // WebSockets are not routed above; they are refused here (and by the network walls).

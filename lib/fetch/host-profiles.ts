@@ -14,7 +14,10 @@ export interface HostProfile {
   hosts: string[];
   /** A User-Agent to present instead of the configured one. `{ua}` is replaced by the configured one. */
   userAgent?: string;
-  /** Cookies sent on the first request (and on every hop, as the redirect chain goes through consent hosts). */
+  /**
+   * Cookies sent on the first request, and on later hops to this profile's own hosts (the chain may
+   * go through consent hosts); never to another host (lib/preview.ts passes `hosts` as `cookieHosts`).
+   */
   cookies?: Record<string, string>;
   headers?: Record<string, string>;
   note: string;

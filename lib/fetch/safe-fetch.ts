@@ -5,12 +5,18 @@
  *    SSRF guard and recording the trail; loops and non-http(s) targets stop the fetch;
  *  - resolves names through `guardedLookup` on a fresh connection (no pooled sockets), so the
  *    address that was checked is the address connected to;
- *  - caps the total time (all hops) and the bytes read after decompression (gzip bombs stop too).
+ *  - caps the total time (all hops) and the bytes read after decompression (gzip bombs stop too);
+ *  - sends the caller's credentials (Authorization, Proxy-Authorization, Cookie) only while the
+ *    chain stays on the link's origin: a redirect to another origin drops them for good;
+ *  - never tells a caller what DNS answered: a name that resolves to a forbidden address fails
+ *    exactly like a name that does not resolve (DNS_FAILURE); the address and its class are
+ *    logged, not returned, so internal names cannot be mapped through the service.
  */
 import http from 'node:http';
 import https from 'node:https';
 import got, { type Headers } from 'got';
 import { LinkNotAllowedError } from '../errors.js';
+import type { Log } from '../log.js';
 import { AddressNotAllowedError, checkUrl, guardedLookup, systemResolver, type GuardPolicy, type Resolver } from './address-guard.js';
 
 export type FetchFailureCode =
@@ -51,6 +57,12 @@ export interface FetchOptions {
   rangePrefixBytes?: number;
   /** With rangePrefixBytes: the first byte asked for (`Range: bytes=start-(start+n-1)`), e.g. an MP4 index at the end. */
   rangeStart?: number;
+  /**
+   * Host suffixes (`youtube.com` matches `www.youtube.com`) the caller's Cookie may still go to
+   * after the chain has left the link's origin: a host profile's consent cookie (not a secret)
+   * through its own consent hosts. Default: none. Authorization never leaves the origin.
+   */
+  cookieHosts?: string[];
 }
 
 export interface FetchResult {
@@ -71,17 +83,24 @@ export interface FetcherDeps extends GuardPolicy {
   userAgent: string;
   maxRedirects: number;
   resolver?: Resolver;
+  /** Where the guard's refusals of resolved addresses are logged (host, address, class): never in a response. */
+  log?: Pick<Log, 'warn'>;
 }
 
 export type Fetcher = (url: string, options: FetchOptions) => Promise<FetchResult>;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
+/** Request headers that carry credentials: sent only while every hop is on the link's origin. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+const DNS_FAILURE_MESSAGE = 'The host name of the link could not be resolved.';
+
 function classifyError(err: unknown): { code: FetchFailureCode; message: string } {
   const e = err as { code?: string; message?: string; name?: string };
   const code = e.code ?? '';
   if (e.name === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return { code: 'TIMEOUT', message: 'The link did not answer in time.' };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA' || code === 'ESERVFAIL') return { code: 'DNS_FAILURE', message: 'The host name of the link could not be resolved.' };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA' || code === 'ESERVFAIL') return { code: 'DNS_FAILURE', message: DNS_FAILURE_MESSAGE };
   if (code === 'ECONNREFUSED') return { code: 'CONNECTION_REFUSED', message: 'The server refused the connection.' };
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'HPE_INVALID_CONSTANT') return { code: 'CONNECTION_RESET', message: 'The connection was closed before the response was complete.' };
   if (code === 'ERR_ABORTED' || e.name === 'AbortError' || code === 'ABORT_ERR') return { code: 'ABORTED', message: 'The fetch was cancelled.' };
@@ -134,14 +153,28 @@ class HopCookies {
 
 /** The fetcher the configuration describes (guard policy, User-Agent, redirects). */
 export function fetcherFromConfig(
-  config: { allowPrivateNetworks: boolean; allowedPorts: number[]; userAgent: string; maxRedirects: number },
+  config: { allowPrivateNetworks: boolean; allowLoopback?: boolean; allowedPorts: number[]; userAgent: string; maxRedirects: number },
   resolver?: Resolver,
+  log?: Pick<Log, 'warn'>,
 ): Fetcher {
-  return createFetcher({ allowPrivateNetworks: config.allowPrivateNetworks, allowedPorts: config.allowedPorts, userAgent: config.userAgent, maxRedirects: config.maxRedirects, resolver });
+  return createFetcher({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    allowLoopback: config.allowLoopback,
+    allowedPorts: config.allowedPorts,
+    userAgent: config.userAgent,
+    maxRedirects: config.maxRedirects,
+    resolver,
+    log,
+  });
+}
+
+function hostMatches(hostname: string, suffixes: string[] | undefined): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return !!suffixes?.some((h) => host === h || host.endsWith(`.${h}`));
 }
 
 export function createFetcher(deps: FetcherDeps): Fetcher {
-  const policy: GuardPolicy = { allowPrivateNetworks: deps.allowPrivateNetworks, allowedPorts: deps.allowedPorts, trustedAddresses: deps.trustedAddresses };
+  const policy: GuardPolicy = { allowPrivateNetworks: deps.allowPrivateNetworks, allowLoopback: deps.allowLoopback, allowedPorts: deps.allowedPorts, trustedAddresses: deps.trustedAddresses };
   const lookup = guardedLookup(policy, deps.resolver ?? systemResolver);
 
   return async function safeFetch(url, options) {
@@ -152,6 +185,18 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
     const cookies = new HopCookies();
     let current = new URL(url);
     let lastStatus = 0;
+    const origin = current.origin;
+    // The caller's headers: credentials apart, as they do not follow the chain to another origin.
+    const plain: Record<string, string> = {};
+    const credentials: Record<string, string> = {};
+    let callerCookie: string | undefined;
+    for (const [name, value] of Object.entries(options.headers ?? {})) {
+      const lower = name.toLowerCase();
+      if (lower === 'cookie') callerCookie = callerCookie ? `${callerCookie}; ${value}` : value;
+      else if (CREDENTIAL_HEADERS.has(lower)) credentials[lower] = value;
+      else plain[name] = value;
+    }
+    let onOrigin = true;
 
     for (let hop = 0; ; hop++) {
       const verdict = checkUrl(current, policy);
@@ -168,20 +213,33 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
       const remaining = options.timeoutMs - (Date.now() - started);
       if (remaining <= 0) throw new FetchFailure('TIMEOUT', 'The link did not answer in time.', trail, lastStatus);
 
+      // Once the chain leaves the link's origin (scheme, host, port), the credentials stay behind.
+      if (current.origin !== origin) onOrigin = false;
       const headers: Record<string, string> = {
         'user-agent': deps.userAgent,
         accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
         'accept-language': 'en-US,en;q=0.8',
-        ...options.headers,
+        ...plain,
+        ...(onOrigin ? credentials : {}),
       };
-      const cookie = cookies.header(current.host, options.headers?.cookie);
+      // Cookies set during the chain go back to the host that set them only (HopCookies).
+      const cookie = cookies.header(current.host, onOrigin || hostMatches(current.hostname, options.cookieHosts) ? callerCookie : undefined);
       if (cookie) headers.cookie = cookie;
       if (options.rangePrefixBytes) {
         const from = options.rangeStart ?? 0;
         headers.range = `bytes=${from}-${from + options.rangePrefixBytes - 1}`;
       }
 
-      const res = await requestOnce(current, options, headers, remaining, lookup, trail, lastStatus);
+      let res: Awaited<ReturnType<typeof requestOnce>>;
+      try {
+        res = await requestOnce(current, options, headers, remaining, lookup, trail, lastStatus);
+      } catch (err) {
+        if (err instanceof FetchFailure && err.cause instanceof AddressNotAllowedError) {
+          const denied = err.cause;
+          deps.log?.warn('fetch refused: the host resolves to a forbidden address', { url: current.href, hop, host: denied.hostname, address: denied.address, reason: denied.reason });
+        }
+        throw err;
+      }
       lastStatus = res.status;
       cookies.store(current.host, res.headers['set-cookie']);
 
@@ -278,10 +336,10 @@ async function requestOnce(
     if (err instanceof FetchFailure) throw err;
     const denied = notAllowedFrom(err);
     if (denied) {
-      throw new LinkNotAllowedError(
-        trail.length > 1 ? `The link redirects to a host that resolves to a forbidden address (${denied.reason}).` : `The link's host resolves to a forbidden address (${denied.reason}).`,
-        { host: denied.hostname, address: denied.address },
-      );
+      // Exactly what a name that does not resolve gives (code, message, status, trail): whether an
+      // internal name exists, and where it points, is not the caller's to learn. The refusal is
+      // logged by the fetcher; the cause (host, address, class) stays on this side.
+      throw new FetchFailure('DNS_FAILURE', DNS_FAILURE_MESSAGE, trail, status || lastStatus, { cause: denied });
     }
     const { code, message } = classifyError(err);
     // A body that broke off after the headers still has a status: keep it.

@@ -45,7 +45,7 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       apiKey: KEY,
       node: NODE22!,
       // The one difference from a deployment: the fixture server is on loopback.
-      extraEnv: { LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true' },
+      extraEnv: { LINKPREVIEW_ALLOW_LOOPBACK: 'true' },
     });
     figures.push(`synth: ${(r.synthMs / 1000).toFixed(1)} s`);
   }, 300_000);

@@ -2,7 +2,7 @@
  * The SSRF guard as pure classification: no connection is made in this file. Hostnames are
  * given as a WHATWG URL parses them, which is what the fetcher checks.
  */
-import { checkUrl, classifyAddress, guardedLookup, type GuardPolicy } from '../../lib/fetch/address-guard';
+import { checkUrl, classifyAddress, guardedLookup, openGuardWarning, type GuardPolicy } from '../../lib/fetch/address-guard';
 
 const closed: GuardPolicy = { allowPrivateNetworks: false, allowedPorts: [] };
 
@@ -14,9 +14,11 @@ describe('classifyAddress', () => {
     ['172.16.5.4', 'private'],
     ['172.31.255.255', 'private'],
     ['192.168.1.1', 'private'],
-    ['169.254.169.254', 'link-local'],
+    ['169.254.169.254', 'metadata'],
+    ['169.254.170.2', 'metadata'],
+    ['169.254.1.1', 'link-local'],
     ['100.64.0.1', 'carrier-grade-nat'],
-    ['100.100.100.200', 'carrier-grade-nat'],
+    ['100.100.100.200', 'metadata'],
     ['0.0.0.0', 'this-network'],
     ['0.1.2.3', 'this-network'],
     ['192.0.0.170', 'ietf-protocol'],
@@ -28,20 +30,21 @@ describe('classifyAddress', () => {
     ['::', 'unspecified'],
     ['fe80::1', 'link-local'],
     ['fc00::1', 'unique-local'],
-    ['fd00:ec2::254', 'unique-local'],
+    ['fd00:ec2::254', 'metadata'],
+    ['fd00::1', 'unique-local'],
     ['fec0::1', 'site-local'],
     ['ff02::1', 'multicast'],
     ['::ffff:127.0.0.1', 'loopback (ipv4-mapped)'],
     ['::ffff:7f00:1', 'loopback (ipv4-mapped)'],
-    ['::ffff:169.254.169.254', 'link-local (ipv4-mapped)'],
+    ['::ffff:169.254.169.254', 'metadata (ipv4-mapped)'],
     ['::ffff:10.0.0.1', 'private (ipv4-mapped)'],
     ['::a00:1', 'ipv4-compatible'],
     ['::808:808', 'ipv4-compatible'],
     ['64:ff9b::7f00:1', 'loopback (nat64)'],
-    ['64:ff9b::a9fe:a9fe', 'link-local (nat64)'],
+    ['64:ff9b::a9fe:a9fe', 'metadata (nat64)'],
     ['64:ff9b:1::a00:1', 'nat64-local'],
     ['2002:7f00:1::', 'loopback (6to4)'],
-    ['2002:a9fe:a9fe::1', 'link-local (6to4)'],
+    ['2002:a9fe:a9fe::1', 'metadata (6to4)'],
     ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo'],
     ['2001:db8::1', 'documentation'],
     ['fe80::1%eth0', 'link-local'],
@@ -81,10 +84,10 @@ describe('checkUrl (what the fetcher checks before any connection, on every hop)
     ['http://[0:0:0:0:0:ffff:7f00:1]/', 'loopback'],
     ['http://0.0.0.0/', 'this-network'],
     ['http://0/', 'this-network'],
-    ['http://169.254.169.254/latest/meta-data/', 'link-local'],
-    ['http://0xa9fea9fe/', 'link-local'],
-    ['http://2852039166/', 'link-local'],
-    ['http://[fd00:ec2::254]/', 'unique-local'],
+    ['http://169.254.169.254/latest/meta-data/', 'metadata'],
+    ['http://0xa9fea9fe/', 'metadata'],
+    ['http://2852039166/', 'metadata'],
+    ['http://[fd00:ec2::254]/', 'metadata'],
     ['http://10.0.0.1/', 'private'],
     ['http://012.0.0.1/', 'private'],
     ['http://public@127.0.0.1/', 'loopback'], // userinfo does not change the host
@@ -166,5 +169,84 @@ describe('guardedLookup (the connect-time check of every resolved address)', () 
   test('no addresses is a DNS failure', async () => {
     const { err } = await run(lookupWith([]), {});
     expect(err.code).toBe('ENOTFOUND');
+  });
+});
+
+describe('the open settings never open link-local or cloud metadata addresses', () => {
+  const privateNets: GuardPolicy = { allowPrivateNetworks: true, allowedPorts: [] };
+  const loopbackOnly: GuardPolicy = { allowPrivateNetworks: false, allowLoopback: true, allowedPorts: [] };
+
+  // Link-local and metadata in every form a URL or a DNS answer can take.
+  const neverOpen = [
+    '169.254.169.254', '169.254.170.2', '169.254.0.1', '169.254.255.255', '100.100.100.200',
+    'fd00:ec2::254', 'fd00:ec2::253', 'fe80::1', 'fe80::a9fe:a9fe', 'fe80::1%eth0',
+    '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '::ffff:100.100.100.200',
+    '64:ff9b::a9fe:a9fe', '64:ff9b::169.254.169.254', '64:ff9b:1::a9fe:a9fe', '2002:a9fe:a9fe::1', '::169.254.169.254',
+    // Never opened either: 0.0.0.0 (reaches this machine), and IPv4 inside NAT64/6to4/compatible forms.
+    '0.0.0.0', '64:ff9b::7f00:1', '2002:7f00:1::', '::127.0.0.1', '64:ff9b::a00:1',
+  ];
+  test.each(neverOpen)('%s stays forbidden with ALLOW_PRIVATE_NETWORKS and with ALLOW_LOOPBACK', (ip) => {
+    expect(classifyAddress(ip, privateNets).allowed).toBe(false);
+    expect(classifyAddress(ip, loopbackOnly).allowed).toBe(false);
+    expect(classifyAddress(ip, { ...privateNets, allowLoopback: true }).allowed).toBe(false);
+  });
+
+  test.each([
+    'http://169.254.169.254/latest/meta-data/', 'http://169.254.169.254:8080/', 'http://0xa9fea9fe/', 'http://2852039166/', 'http://0251.0376.0251.0376/',
+    'http://[fd00:ec2::254]/latest/meta-data/', 'http://[::ffff:169.254.169.254]/', 'http://[::ffff:a9fe:a9fe]/', 'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[2002:a9fe:a9fe::]/', 'http://100.100.100.200/latest/meta-data/', 'http://[fe80::1]/', 'http://169.254.170.2/v2/credentials', 'http://0.0.0.0:3000/',
+  ])('checkUrl refuses %s under either setting', (link) => {
+    expect(checkUrl(new URL(link), privateNets).allowed).toBe(false);
+    expect(checkUrl(new URL(link), loopbackOnly).allowed).toBe(false);
+  });
+
+  test('ALLOW_PRIVATE_NETWORKS opens loopback, RFC 1918, unique-local and carrier-grade NAT, on any port', () => {
+    for (const ip of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '10.0.0.5', '172.16.0.1', '192.168.1.1', '::ffff:192.168.1.1', 'fd12:3456::1', '100.64.0.1']) {
+      expect({ ip, verdict: classifyAddress(ip, privateNets) }).toEqual({ ip, verdict: { allowed: true } });
+    }
+    expect(checkUrl(new URL('http://10.0.0.5:8080/'), privateNets)).toEqual({ allowed: true });
+    expect(checkUrl(new URL('http://localhost:3000/'), privateNets)).toEqual({ allowed: true });
+  });
+
+  test('ALLOW_LOOPBACK opens loopback alone: 127.0.0.0/8, ::1, localhost, on any port', () => {
+    for (const ip of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1']) expect(classifyAddress(ip, loopbackOnly)).toEqual({ allowed: true });
+    for (const ip of ['10.0.0.5', '172.16.0.1', '192.168.1.1', 'fd12:3456::1', '100.64.0.1', '::ffff:10.0.0.1']) {
+      expect({ ip, allowed: classifyAddress(ip, loopbackOnly).allowed }).toEqual({ ip, allowed: false });
+    }
+    for (const link of ['http://127.0.0.1:3000/', 'http://[::1]:8766/x', 'http://localhost:5173/', 'http://127.1:9000/']) {
+      expect({ link, verdict: checkUrl(new URL(link), loopbackOnly) }).toEqual({ link, verdict: { allowed: true } });
+    }
+    // Any port for loopback only: other hosts keep 80, 443 and the configured ports.
+    expect(checkUrl(new URL('http://example.com:8080/'), loopbackOnly)).toEqual({ allowed: false, reason: 'port 8080 is not allowed' });
+    expect(checkUrl(new URL('http://192.168.1.1:8080/'), loopbackOnly).allowed).toBe(false);
+    expect(checkUrl(new URL('http://192.168.1.1/'), loopbackOnly)).toEqual({ allowed: false, reason: 'address 192.168.1.1 is private' });
+    expect(checkUrl(new URL('https://example.com/'), loopbackOnly)).toEqual({ allowed: true });
+  });
+
+  test('a name resolving to a metadata or link-local address is refused at connect time under either setting', async () => {
+    for (const policy of [privateNets, loopbackOnly]) {
+      for (const address of ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '::ffff:169.254.169.254', '64:ff9b::a9fe:a9fe', 'fe80::1']) {
+        const lookup = guardedLookup(policy, async () => [{ address, family: address.includes(':') ? 6 : 4 }]);
+        const err = await new Promise<any>((resolve) => (lookup as any)('metadata.test', {}, (e: unknown) => resolve(e)));
+        expect({ address, code: err?.code }).toEqual({ address, code: 'ELINKNOTALLOWED' });
+      }
+    }
+    // A mix of loopback and metadata is refused as a whole.
+    const mixed = guardedLookup(privateNets, async () => [{ address: '127.0.0.1', family: 4 }, { address: '169.254.169.254', family: 4 }]);
+    const err = await new Promise<any>((resolve) => (mixed as any)('mixed.test', {}, (e: unknown) => resolve(e)));
+    expect(err.code).toBe('ELINKNOTALLOWED');
+  });
+
+  test('the start-up warning names what is open, and nothing when the guard is closed', () => {
+    expect(openGuardWarning({ allowPrivateNetworks: false, allowLoopback: false })).toBeUndefined();
+    const loop = openGuardWarning({ allowPrivateNetworks: false, allowLoopback: true })!;
+    expect(loop).toContain('LINKPREVIEW_ALLOW_LOOPBACK=true');
+    expect(loop).toMatch(/127\.0\.0\.0\/8.*::1.*any port/);
+    expect(loop).toMatch(/metadata .* stay closed/);
+    const priv = openGuardWarning({ allowPrivateNetworks: true })!;
+    expect(priv).toContain('LINKPREVIEW_ALLOW_PRIVATE_NETWORKS=true');
+    expect(priv).toMatch(/10\.0\.0\.0\/8.*192\.168\.0\.0\/16/);
+    expect(priv).toContain('169.254.0.0/16');
+    expect(priv).toContain('LINKPREVIEW_ALLOW_LOOPBACK=true opens loopback alone');
   });
 });

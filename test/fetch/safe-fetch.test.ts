@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { LinkNotAllowedError } from '../../lib/errors';
+import { AddressNotAllowedError } from '../../lib/fetch/address-guard';
 import { createFetcher, FetchFailure, type FetcherDeps } from '../../lib/fetch/safe-fetch';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 
@@ -181,7 +182,7 @@ describe('the SSRF guard in the fetcher (closed, as in production)', () => {
     expect(res.status).toBe(200);
   });
 
-  test.each(['/to-metadata', '/to-private-name', '/to-localhost', '/to-v6-loopback'])('a public-looking redirect to a private address is refused (%s)', async (route) => {
+  test.each(['/to-metadata', '/to-localhost', '/to-v6-loopback'])('a public-looking redirect to a private address is refused (%s)', async (route) => {
     const before = site.requests.length;
     const err = await closed()(`http://public.test:${site.port}${route}`, opts).catch((e) => e);
     expect(err).toBeInstanceOf(LinkNotAllowedError);
@@ -189,10 +190,20 @@ describe('the SSRF guard in the fetcher (closed, as in production)', () => {
     expect(site.requests.length).toBe(before + 1); // only the first hop reached the fixture
   });
 
+  test('a public-looking redirect to a name resolving to a private address is refused, as a DNS failure', async () => {
+    const before = site.requests.length;
+    const err = await closed()(`http://public.test:${site.port}/to-private-name`, opts).catch((e) => e);
+    expect(err).toBeInstanceOf(FetchFailure);
+    expect(err.code).toBe('DNS_FAILURE');
+    expect(err.trail).toEqual([`http://public.test:${site.port}/to-private-name`, 'http://internal.test/admin']);
+    expect(site.requests.length).toBe(before + 1); // only the first hop reached the fixture
+  });
+
   test('a name resolving to a loopback address is refused at connect time', async () => {
     const err = await closed()(`http://loopback.test:${site.port}/page`, opts).catch((e) => e);
-    expect(err).toBeInstanceOf(LinkNotAllowedError);
-    expect(err.details).toMatchObject({ host: 'loopback.test', address: '127.0.0.2' });
+    expect(err).toBeInstanceOf(FetchFailure);
+    expect(err.code).toBe('DNS_FAILURE');
+    expect(JSON.stringify({ ...err, message: err.message })).not.toContain('127.0.0.2');
   });
 
   test('a port outside the allowed set is refused', async () => {
@@ -209,7 +220,165 @@ describe('the SSRF guard in the fetcher (closed, as in production)', () => {
     });
     expect((await f(`http://rebind.test:${site.port}/page`, opts)).status).toBe(200);
     const err = await f(`http://rebind.test:${site.port}/page`, opts).catch((e) => e);
-    expect(err).toBeInstanceOf(LinkNotAllowedError);
+    expect(err).toBeInstanceOf(FetchFailure);
+    expect(err.code).toBe('DNS_FAILURE');
     expect(calls).toBe(2);
+  });
+});
+
+describe('what DNS answered never reaches a caller', () => {
+  // "private.test" and friends resolve to forbidden addresses; "nowhere.test" does not resolve.
+  const answers: Record<string, string> = {
+    'public.test': '127.0.0.1',
+    'private.test': '10.0.0.5',
+    'loopback.test': '127.0.0.2',
+    'metadata.test': '169.254.169.254',
+    'metadata6.test': 'fd00:ec2::254',
+    'mapped.test': '::ffff:169.254.169.254',
+  };
+  const lines: { message: string; extra?: Record<string, unknown> }[] = [];
+  const guarded = createFetcher({
+    allowPrivateNetworks: false,
+    allowedPorts: [],
+    userAgent: 'linklens-test',
+    maxRedirects: 10,
+    trustedAddresses: ['127.0.0.1'],
+    log: { warn: (message, extra) => { lines.push({ message, extra }); } },
+    resolver: async (host) => {
+      const address = answers[host];
+      if (address) return [{ address, family: address.includes(':') ? 6 : 4 }];
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    },
+  });
+  // Everything a response could carry: the error's class, code, message, status, trail and details.
+  const visible = (err: any) => ({
+    kind: err?.constructor?.name,
+    code: err.code,
+    errorCode: err.errorCode,
+    message: err.message,
+    status: err.status,
+    trail: err.trail?.map((u: string) => u.replace(/\/\/[a-z0-9]+\.test/, '//NAME')),
+    details: err.details,
+  });
+  const serialized = (err: any) => JSON.stringify({ ...err, message: err.message, stack: err.stack });
+
+  test.each(Object.keys(answers).filter((h) => h !== 'public.test'))('a link to a name resolving to a forbidden address (%s) looks exactly like an unknown name', async (host) => {
+    const unknown = await guarded('http://nowhere.test/latest/meta-data/', opts).catch((e) => e);
+    const forbidden = await guarded(`http://${host}/latest/meta-data/`, opts).catch((e) => e);
+    expect(unknown).toBeInstanceOf(FetchFailure);
+    expect(visible(unknown)).toMatchObject({ kind: 'FetchFailure', code: 'DNS_FAILURE', status: 0 });
+    expect(visible(forbidden)).toEqual(visible(unknown));
+    expect(serialized(forbidden)).not.toContain(answers[host]);
+    // The logs keep what happened.
+    expect(lines.at(-1)).toMatchObject({ extra: { host, address: answers[host] } });
+  });
+
+  test('through a redirect too: the same DNS_FAILURE, status and trail as a redirect to an unknown name', async () => {
+    site.route('/to-metadata-name', { status: 302, headers: { location: 'http://metadata.test/latest/meta-data/' } });
+    site.route('/to-unknown-name', { status: 302, headers: { location: 'http://nowhere.test/latest/meta-data/' } });
+    // The fixture is on a high port: open it for this pair.
+    const viaPort = createFetcher({
+      allowPrivateNetworks: false, allowedPorts: [site.port], userAgent: 'linklens-test', maxRedirects: 10, trustedAddresses: ['127.0.0.1'],
+      log: { warn: (message, extra) => { lines.push({ message, extra }); } },
+      resolver: async (host) => {
+        const address = answers[host];
+        if (address) return [{ address, family: 4 }];
+        throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
+      },
+    });
+    const a = await viaPort(`http://public.test:${site.port}/to-unknown-name`, opts).catch((e) => e);
+    const b = await viaPort(`http://public.test:${site.port}/to-metadata-name`, opts).catch((e) => e);
+    expect(visible(a)).toMatchObject({ kind: 'FetchFailure', code: 'DNS_FAILURE', status: 302 });
+    expect({ ...visible(b), trail: b.trail.length }).toEqual({ ...visible(a), trail: a.trail.length });
+    expect(b.trail).toEqual([`http://public.test:${site.port}/to-metadata-name`, 'http://metadata.test/latest/meta-data/']);
+    expect(serialized(b)).not.toContain('169.254.169.254');
+    expect(lines.at(-1)).toMatchObject({ extra: { host: 'metadata.test', address: '169.254.169.254', reason: 'metadata', hop: 1 } });
+  });
+});
+
+describe('the open settings (LINKPREVIEW_ALLOW_PRIVATE_NETWORKS, LINKPREVIEW_ALLOW_LOOPBACK) in the fetcher', () => {
+  const resolver = async (host: string) => {
+    if (host === 'metadata.test') return [{ address: '169.254.169.254', family: 4 }];
+    if (host === 'metadata6.test') return [{ address: 'fd00:ec2::254', family: 6 }];
+    if (host === 'private.test') return [{ address: '10.0.0.5', family: 4 }];
+    if (host === 'fixture.test' || host === 'localhost') return [{ address: '127.0.0.1', family: 4 }];
+    throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
+  };
+  const privateNets = createFetcher({ ...open, resolver });
+  const loopbackOnly = createFetcher({ ...open, allowPrivateNetworks: false, allowLoopback: true, resolver });
+
+  test.each([['ALLOW_PRIVATE_NETWORKS', privateNets], ['ALLOW_LOOPBACK', loopbackOnly]] as const)('%s: metadata stays closed, as a literal, a redirect and a name', async (_name, f) => {
+    const before = site.requests.length;
+    for (const link of ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/latest/meta-data/', 'http://[::ffff:a9fe:a9fe]/', 'http://100.100.100.200/', 'http://[64:ff9b::a9fe:a9fe]/']) {
+      const err = await f(link, opts).catch((e) => e);
+      expect({ link, err }).toEqual({ link, err: expect.any(LinkNotAllowedError) });
+    }
+    const redirected = await f(site.url('/to-metadata'), opts).catch((e) => e);
+    expect(redirected).toBeInstanceOf(LinkNotAllowedError);
+    for (const host of ['metadata.test', 'metadata6.test']) {
+      const err = await f(`http://${host}/latest/meta-data/`, opts).catch((e) => e);
+      expect(err.code).toBe('DNS_FAILURE');
+      // Refused by the guard (not by the test safety net, which would be EBLOCKEDBYTEST).
+      expect(err.cause).toBeInstanceOf(AddressNotAllowedError);
+    }
+    expect(site.requests.length).toBe(before + 1); // only /to-metadata itself
+  });
+
+  test('ALLOW_LOOPBACK reaches loopback fixtures on any port, and nothing private', async () => {
+    expect((await loopbackOnly(site.url('/page'), opts)).status).toBe(200);
+    expect((await loopbackOnly(`http://localhost:${site.port}/page`, opts)).status).toBe(200);
+    expect(await loopbackOnly('http://10.0.0.5/', opts).catch((e) => e)).toBeInstanceOf(LinkNotAllowedError);
+    const named = await loopbackOnly('http://private.test/', opts).catch((e) => e);
+    expect(named.cause).toBeInstanceOf(AddressNotAllowedError);
+    // A name resolving to loopback is allowed, but only on 80, 443 and the configured ports.
+    expect(await loopbackOnly(`http://fixture.test:${site.port}/page`, opts).catch((e) => e)).toBeInstanceOf(LinkNotAllowedError);
+  });
+
+  test('ALLOW_PRIVATE_NETWORKS still opens private names and loopback (the test fixtures)', async () => {
+    expect((await privateNets(`http://fixture.test:${site.port}/page`, opts)).status).toBe(200);
+    // private.test resolves to 10.0.0.5: the guard lets it through, the test safety net refuses the socket.
+    const err = await privateNets('http://private.test/', opts).catch((e) => e);
+    expect(err.cause).not.toBeInstanceOf(AddressNotAllowedError);
+    expect(String(err.cause?.code ?? err.cause?.cause?.code)).toBe('EBLOCKEDBYTEST');
+  });
+});
+
+describe('credentials do not follow a redirect to another origin', () => {
+  let other: FixtureServer;
+  const echo = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ authorization: req.headers.authorization ?? null, cookie: req.headers.cookie ?? null, proxy: req.headers['proxy-authorization'] ?? null, other: req.headers['x-other'] ?? null }));
+  };
+  const secrets = { authorization: 'Bearer ghp_secret', Cookie: 'session=s3cr3t', 'proxy-authorization': 'Basic cHJveHk=', 'x-other': 'kept' };
+  beforeAll(async () => {
+    other = await startFixtureServer({ '/echo': echo });
+    other.route('/back', { status: 302, headers: { location: site.url('/echo') } });
+    site.route('/echo', echo);
+    site.route('/same-origin', { status: 302, headers: { location: '/echo' } });
+    site.route('/cross-origin', { status: 307, headers: { location: other.url('/echo') } });
+    site.route('/there-and-back', { status: 302, headers: { location: other.url('/back') } });
+  });
+  afterAll(() => other.close());
+  const seen = async (link: string, options = {}) => JSON.parse((await fetchOpen(link, { ...opts, headers: secrets, ...options })).body.toString());
+
+  test('a same-origin redirect keeps Authorization and Cookie', async () => {
+    expect(await seen(site.url('/same-origin'))).toEqual({ authorization: 'Bearer ghp_secret', cookie: 'session=s3cr3t', proxy: 'Basic cHJveHk=', other: 'kept' });
+  });
+
+  test('a redirect to another port (another origin) arrives without them; other headers still go', async () => {
+    expect(await seen(site.url('/cross-origin'))).toEqual({ authorization: null, cookie: null, proxy: null, other: 'kept' });
+  });
+
+  test('once the chain has left the origin, they stay behind, even back on the first origin', async () => {
+    expect(await seen(site.url('/there-and-back'))).toEqual({ authorization: null, cookie: null, proxy: null, other: 'kept' });
+  });
+
+  test('cookieHosts lets a (consent) Cookie follow to the hosts named, never Authorization', async () => {
+    const named = createFetcher({ ...open, resolver: async () => [{ address: '127.0.0.1', family: 4 }] });
+    site.route('/to-www', { status: 302, headers: { location: `http://www.profile.test:${other.port}/echo` } });
+    site.route('/to-elsewhere', { status: 302, headers: { location: `http://elsewhere.test:${other.port}/echo` } });
+    const get = async (link: string) => JSON.parse((await named(link, { ...opts, headers: secrets, cookieHosts: ['profile.test'] })).body.toString());
+    expect(await get(`http://short.profile.test:${site.port}/to-www`)).toEqual({ authorization: null, cookie: 'session=s3cr3t', proxy: null, other: 'kept' });
+    expect(await get(`http://short.profile.test:${site.port}/to-elsewhere`)).toEqual({ authorization: null, cookie: null, proxy: null, other: 'kept' });
   });
 });

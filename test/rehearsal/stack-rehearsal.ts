@@ -255,7 +255,7 @@ export interface RehearsalOptions {
   /** The bearer key the stack is synthesized for (its SHA-256 goes in as the apiKeyHashes context). */
   apiKey: string;
   node: string;
-  /** Added to every function's environment (the tests: LINKPREVIEW_ALLOW_PRIVATE_NETWORKS for loopback fixtures). */
+  /** Added to every function's environment (the tests: LINKPREVIEW_ALLOW_LOOPBACK for loopback fixtures). */
   extraEnv?: Record<string, string>;
   /** Keep the temporary folder (for a look after a failure). */
   keep?: boolean;
