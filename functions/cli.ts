@@ -16,7 +16,7 @@ const USAGE = `usage: linklens <url> [--pretty]
 
 Previews one link and prints its Link record as JSON (--pretty: a short summary).
 Environment: the same LINKPREVIEW_* variables as the server (see README), e.g.
-LINKPREVIEW_ALLOW_PRIVATE_NETWORKS=true to preview pages on this machine.`;
+LINKPREVIEW_ALLOW_LOOPBACK=true to preview pages served on this machine.`;
 
 export interface CliIo {
   out: (s: string) => void;
