@@ -1,8 +1,14 @@
 /**
  * The service under test: the real handler with the local adapters, the SSRF guard opened for
  * loopback explicitly (allowPrivateNetworks), a silent logger and a temporary data dir.
+ *
+ * Every HTTP answer the helpers see (invoke, post, and every answer of a startTestServer
+ * server) is checked against openapi.yaml (assertExchange): the operation, the status, the
+ * content type, the headers and the body, and an accepted JSON request body. A direct
+ * invocation's record or error body is validated against its schema.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../lib/config';
@@ -13,7 +19,9 @@ import type { Resolver } from '../../lib/fetch/address-guard';
 import type { Fetcher } from '../../lib/fetch/safe-fetch';
 import { buildLocalDeps } from '../../functions/wiring';
 import { startLocalServer, type LocalServer } from '../../functions/local-server';
-import { assertConforms } from './conformance';
+import { describeRequest } from '../../lib/http/event';
+import { decodeBodyText, parseContentType } from '../../lib/http/body';
+import { assertConforms, assertExchange, exchangeErrors, isAssetPath, type Exchange } from './conformance';
 
 export const TEST_KEY = 'test-key-0123456789';
 
@@ -60,23 +68,24 @@ export function createTestHandler(options: { config?: Partial<Config>; resolver?
     config,
     async invoke(event) {
       const out = await handler(event, { awsRequestId: 'lambda-req-1' });
-      const r = out as Partial<HttpResponse>;
-      const path = (event as { rawPath?: string; path?: string })?.rawPath ?? (event as { path?: string })?.path ?? '/';
-      if (path !== '/') return out; // /status and /openapi.json have their own schemas
-      if (typeof r?.statusCode === 'number') {
-        if (r.headers?.['content-type']?.startsWith('application/json')) assertConforms(JSON.parse(r.body!));
-      } else {
-        assertConforms(out);
+      const info = describeRequest(event);
+      if (info.kind === 'direct') {
+        assertConforms(out); // the record or the error body itself
+        return out;
       }
+      const e = event as { body?: unknown; isBase64Encoded?: unknown; requestContext?: { stage?: unknown } };
+      const raw = typeof e.body === 'string' ? (e.isBase64Encoded === true ? Buffer.from(e.body, 'base64') : Buffer.from(e.body)) : Buffer.alloc(0);
+      const stage = typeof e.requestContext?.stage === 'string' && e.requestContext.stage !== '$default' ? e.requestContext.stage : undefined;
+      assertExchange(lambdaExchange(info.method, info.path, stage, out as HttpResponse, info.headers['content-type'], raw));
       return out;
     },
     async post(body, headers = {}) {
       const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
       const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json', ...headers }, bytes);
       const out = (await handler(event, { awsRequestId: 'lambda-req-1' })) as HttpResponse;
+      assertExchange(lambdaExchange('POST', '/', undefined, out, event.headers['content-type'], bytes));
       let json: unknown;
       try { json = JSON.parse(out.body); } catch { json = undefined; }
-      if (json !== undefined) assertConforms(json);
       return { ...out, json };
     },
     cleanup: () => config.cleanup(),
@@ -96,9 +105,59 @@ export function httpApiEvent(headers: Record<string, string>, body: Buffer, meth
   };
 }
 
-/** The real local server on a free loopback port, with the guard opened for loopback. */
+/** An answer of the API handler as an Exchange; the request body is decoded as the handler decodes it. */
+function lambdaExchange(method: string, path: string, stage: string | undefined, out: HttpResponse, contentType: string | undefined, body: Buffer): Exchange {
+  let request: Exchange['request'];
+  try {
+    const ct = parseContentType(contentType);
+    if (ct.kind === 'json') request = { contentType, body: decodeBodyText(body.toString('base64'), true, ct.charset) };
+  } catch { /* a content type the service refuses: nothing was accepted */ }
+  return { method, path, stage, status: out.statusCode, headers: out.headers ?? {}, body: out.isBase64Encoded ? Buffer.from(out.body, 'base64') : out.body, request };
+}
+
+/**
+ * Records every answer of a node:http server: the status, headers and body as written, checked
+ * against openapi.yaml (exchangeErrors) when the answer is ended. Assets (`/assets/...`) are
+ * blob URLs inside records, not operations of the API, and are left out.
+ */
+function observeAnswers(server: http.Server, violations: string[]): void {
+  server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (isAssetPath(path)) return;
+    let written: Record<string, string | number | string[] | undefined> = {};
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: http.ServerResponse, ...args: unknown[]) {
+      const headers = args.find((a) => a !== null && typeof a === 'object' && !Array.isArray(a));
+      if (headers) written = { ...(headers as Record<string, string>) };
+      return (writeHead as (...a: unknown[]) => http.ServerResponse).apply(this, args);
+    } as typeof res.writeHead;
+    const end = res.end;
+    res.end = function (this: http.ServerResponse, ...args: unknown[]) {
+      const chunk = typeof args[0] === 'function' ? undefined : (args[0] as string | Buffer | undefined);
+      const headers: Exchange['headers'] = {};
+      for (const [k, v] of Object.entries({ ...res.getHeaders(), ...written })) headers[k.toLowerCase()] = v as string;
+      const errors = exchangeErrors({ method: req.method ?? 'GET', path, status: res.statusCode, headers, body: req.method === 'HEAD' ? undefined : chunk });
+      violations.push(...errors);
+      return (end as (...a: unknown[]) => http.ServerResponse).apply(this, args);
+    } as typeof res.end;
+  });
+}
+
+/**
+ * The real local server on a free loopback port, with the guard opened for loopback. Its
+ * answers are checked against openapi.yaml; close() fails when one did not match.
+ */
 export async function startTestServer(config: Partial<Config> = {}, resolver?: Resolver): Promise<LocalServer & { cleanup(): void }> {
   const c = testConfig(config);
   const server = await startLocalServer({ host: '127.0.0.1', port: 0, env: {}, config: c, log: silentLog, resolver });
-  return { ...server, cleanup: () => c.cleanup() };
+  const violations: string[] = [];
+  observeAnswers(server.server, violations);
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      if (violations.length) throw new Error(`Answers of the local server do not match openapi.yaml:\n${violations.join('\n')}`);
+    },
+    cleanup: () => c.cleanup(),
+  };
 }
