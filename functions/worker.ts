@@ -9,6 +9,10 @@
  * - A job that throws is a result too (`ok: false`), so the preview stops waiting for it at once.
  * - Only infrastructure failures (a malformed message, S3 unreachable) are reported in
  *   `batchItemFailures`: SQS retries just those, and after maxReceiveCount they go to the DLQ.
+ * - Memory: at most `jobConcurrency` records run at once, and a job starts (and takes the holds
+ *   of its larger steps) only while what the running jobs hold fits in the function's memory
+ *   (lib/jobs/memory.ts); the others wait their turn within their own deadlines. An
+ *   out-of-memory kill would lose the whole batch.
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -19,7 +23,8 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadConfig, type Config } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import type { Fetcher } from '../lib/fetch/safe-fetch.js';
-import { isJobKind, jobHandler } from '../lib/jobs/registry.js';
+import { jobMemoryMb, MemoryGate, workerMemoryBudgetMb } from '../lib/jobs/memory.js';
+import { isJobKind, jobHandler, type JobContext } from '../lib/jobs/registry.js';
 import type { Log } from '../lib/log.js';
 import type { BlobStore } from '../lib/ports.js';
 import { decodeJson, encodeJson, InvalidJobMessage, JOB_MESSAGE_VERSION, parseJobMessage, resultKey, type JobMessage, type JobResultObject } from '../lib/adapters/aws/job-message.js';
@@ -34,6 +39,10 @@ export interface WorkerDeps {
   /** Metrics (Powertools in the Lambda). */
   count?: (name: string, value?: number) => void;
   now?: () => number;
+  /** The memory admission; default: a gate over `config.functionMemoryMb` (lib/jobs/memory.ts). */
+  gate?: MemoryGate;
+  /** Runs one job (default: its handler in lib/jobs/registry.ts); tests put stand-ins here. */
+  runJob?: (kind: string, input: unknown, ctx: JobContext) => Promise<unknown>;
 }
 
 export type RecordOutcome = 'done' | 'failed' | 'duplicate' | 'expired' | 'retry';
@@ -41,6 +50,9 @@ export type RecordOutcome = 'done' | 'failed' | 'duplicate' | 'expired' | 'retry
 export function createWorkerHandler(deps: WorkerDeps) {
   const now = deps.now ?? Date.now;
   const count = deps.count ?? (() => {});
+  // One gate per container: Lambda runs one invocation at a time in it.
+  const gate = deps.gate ?? new MemoryGate(workerMemoryBudgetMb(deps.config));
+  const runJob = deps.runJob ?? ((kind: string, input: unknown, ctx: JobContext) => jobHandler(kind as never)(input as never, ctx));
 
   async function runRecord(record: SQSRecord): Promise<RecordOutcome> {
     let msg: JobMessage;
@@ -65,26 +77,41 @@ export function createWorkerHandler(deps: WorkerDeps) {
       return 'expired';
     }
 
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), left);
+    // Its turn: what the kind holds from its start must fit beside the running jobs.
+    const waitStart = performance.now();
+    let lease: Awaited<ReturnType<MemoryGate['admit']>>;
+    try {
+      lease = await gate.admit(isJobKind(msg.kind) ? jobMemoryMb(msg.kind, deps.config) : 0, controller.signal);
+    } catch {
+      clearTimeout(timer);
+      deps.log.warn('job past its deadline while waiting for memory, dropped', { ...ids, waitMs: Math.round(performance.now() - waitStart) });
+      count('JobExpired');
+      return 'expired';
+    }
+    const waitMs = Math.round(performance.now() - waitStart);
+    if (waitMs > 0) count('JobMemoryWait'); // jobs that waited for memory; the wait is in the log line
+
     const t0 = performance.now();
     let body: JobResultObject;
     const base = { version: JOB_MESSAGE_VERSION, requestId: msg.requestId, jobId: msg.jobId, kind: msg.kind } as const;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), left);
     try {
       if (!isJobKind(msg.kind)) throw new Error(`Unknown job kind: ${msg.kind}`);
       const input = msg.inputKey !== undefined ? await loadInput(msg.inputKey) : msg.input;
-      const result = await jobHandler(msg.kind)(input as never, { fetch: deps.fetch, blobs: deps.blobs, config: deps.config, signal: controller.signal });
+      const result = await runJob(msg.kind, input, { fetch: deps.fetch, blobs: deps.blobs, config: deps.config, signal: controller.signal, memory: lease });
       body = { ...base, ok: true, result, ms: Math.round(performance.now() - t0), finishedAt: new Date().toISOString() };
     } catch (err) {
       if (err instanceof InvalidJobMessage) throw err;
       body = { ...base, ok: false, error: (err as Error).message || 'job failed', ms: Math.round(performance.now() - t0), finishedAt: new Date().toISOString() };
     } finally {
       clearTimeout(timer);
+      lease.release();
     }
     // A failure to write the result is an infrastructure failure: retried by SQS.
     await deps.blobs.put(key, encodeJson(body), { contentType: 'application/json', cacheControl: 'no-store' });
-    if (body.ok) deps.log.info('job done', { ...ids, ms: body.ms });
-    else deps.log.warn('job failed', { ...ids, ms: body.ms, error: body.error });
+    if (body.ok) deps.log.info('job done', { ...ids, ms: body.ms, waitMs });
+    else deps.log.warn('job failed', { ...ids, ms: body.ms, waitMs, error: body.error });
     count(body.ok ? 'JobSucceeded' : 'JobFailed');
     return body.ok ? 'done' : 'failed';
   }

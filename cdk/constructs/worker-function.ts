@@ -5,9 +5,23 @@ import { Construct } from 'constructs';
 import { functionCode, WORKER_BUNDLE } from './bundling.js';
 import type { MediaLayers } from './media-layers.js';
 
+/**
+ * The worker's memory: one full vCPU (Lambda gives 1 vCPU per 1769 MB, and the jobs are CPU-bound,
+ * so a job costs about the same GB-seconds at any size up to here while finishing sooner). Less
+ * the idle process (300 MB) and headroom (64 MB) it leaves 1405 MB for jobs: the largest single
+ * job (1118 MB: audio whose cover is a 50 MP picture with alpha) fits alone; four 50 MP JPEGs
+ * (349 MB each), or a PDF (740 MB) beside an 8K video (471 MB), run together; the rest wait their
+ * turn (lib/jobs/memory.ts, README "Worker memory").
+ */
+export const WORKER_MEMORY_MB = 1769;
+
+/** Records of a batch running at once, at most (the memory admission may run fewer). */
+export const WORKER_JOB_CONCURRENCY = 4;
+
 export interface WorkerFunctionProps {
   layers: MediaLayers;
   timeout?: Duration;
+  /** Default WORKER_MEMORY_MB; the job admission follows whatever is set (AWS_LAMBDA_FUNCTION_MEMORY_SIZE). */
   memorySize?: number;
   /** Caps how many workers run at once (protects the account's concurrency); unset: unreserved. */
   reservedConcurrency?: number;
@@ -32,7 +46,7 @@ export class WorkerFunction extends Construct {
       handler: 'index.handler',
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.X86_64, // the layers are linux-x64 (glibc)
-      memorySize: props.memorySize ?? 1536,
+      memorySize: props.memorySize ?? WORKER_MEMORY_MB,
       timeout: this.timeout,
       reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: lambda.Tracing.ACTIVE,
@@ -44,7 +58,7 @@ export class WorkerFunction extends Construct {
         POWERTOOLS_METRICS_NAMESPACE: 'linklens',
         LINKPREVIEW_FFPROBE_PATH: '/opt/bin/ffprobe',
         LINKPREVIEW_FFMPEG_PATH: '/opt/bin/ffmpeg',
-        LINKPREVIEW_JOB_CONCURRENCY: '4',
+        LINKPREVIEW_JOB_CONCURRENCY: String(WORKER_JOB_CONCURRENCY),
       },
     });
   }

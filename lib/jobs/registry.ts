@@ -8,6 +8,7 @@ import { runVideoJob } from '../media/video.js';
 import { runPageContentJob } from '../page/page-content.js';
 import { runScreenshotJob } from '../browser/screenshot.js';
 import type { JobInput, JobKind, JobResult } from './kinds.js';
+import type { MemoryLease } from './memory.js';
 
 /** What a job handler may use: the guarded fetcher, the blob store and the configuration. */
 export interface JobContext {
@@ -15,6 +16,11 @@ export interface JobContext {
   blobs: BlobStore;
   config: Config;
   signal?: AbortSignal;
+  /**
+   * The job's share of the worker's memory (lib/jobs/memory.ts): a part whose cost depends on a
+   * size learnt on the way (a render, a decode) holds its estimate first. Absent: no admission.
+   */
+  memory?: MemoryLease;
 }
 
 export type JobHandler<K extends JobKind> = (input: JobInput<K>, ctx: JobContext) => Promise<JobResult<K>>;

@@ -20,6 +20,7 @@ import type { MediaImage } from '../contract/link.js';
 import { FetchFailure } from '../fetch/safe-fetch.js';
 import { LinkPreviewError } from '../errors.js';
 import type { JobContext } from '../jobs/registry.js';
+import { imageRenderMb, MemoryWaitAborted, type RenderSize } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 import { BitmapError, decodeBmp } from './bmp.js';
 import { decodeIcoEntry, icoEntries, IcoError, type IcoImage } from './ico.js';
@@ -123,9 +124,11 @@ async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<Imag
     const stored = await readManifest(ctx, manifestKey);
     if (stored) return { image: toHostedImage(stored, ctx, true) };
 
-    const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels }).catch((err: unknown) => {
+    const memory = ctx.memory;
+    const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
+    const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve }).catch((err: unknown) => {
       // sharp's errors are about the input (unsupported, truncated, over the pixel limit ...); our own bugs are not.
-      if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError) throw err;
+      if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof MemoryWaitAborted) throw err;
       throw err instanceof ImageRejected ? err : new ImageRejected(`undecodable image: ${(err as Error).message}`);
     });
     checkAborted(ctx.signal);
@@ -212,6 +215,11 @@ export interface RenderOptions {
   /** WebP encoder effort 0-6 for every size (default: webpEffortFor each size). */
   effort?: number;
   quality?: number;
+  /**
+   * Called with the decoded size before the renders start; what it returns is called when they
+   * end. The job takes its memory hold here (lib/jobs/memory.ts `imageRenderMb`).
+   */
+  reserve?: (size: RenderSize) => Promise<() => void>;
 }
 
 /**
@@ -269,16 +277,21 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
     }
   };
 
-  const renditions = await Promise.all(
-    IMAGE_SIZES.map((s) => (s.name === 'original' && animated ? renderAnimatedOriginal() : renderStill(s.name, s.box))),
-  );
-  const thumb = renditions.find((r) => r.name === 'thumbnail')!;
-  const tiny = await sharp(thumb.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer();
-  return {
-    source: { format: prepared.format, size: bytes.length, width, height: stillHeight, hasAlphaChannel: prepared.hasAlpha ?? meta.hasAlpha, animated },
-    renditions,
-    edgeColor: iconBackgroundColor(tiny, 32, 32),
-  };
+  const release = await options.reserve?.({ width, height: stillHeight, format: prepared.format, hasAlpha: prepared.hasAlpha ?? !!meta.hasAlpha, pages: animated ? meta.pages : 1 });
+  try {
+    const renditions = await Promise.all(
+      IMAGE_SIZES.map((s) => (s.name === 'original' && animated ? renderAnimatedOriginal() : renderStill(s.name, s.box))),
+    );
+    const thumb = renditions.find((r) => r.name === 'thumbnail')!;
+    const tiny = await sharp(thumb.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer();
+    return {
+      source: { format: prepared.format, size: bytes.length, width, height: stillHeight, hasAlphaChannel: prepared.hasAlpha ?? meta.hasAlpha, animated },
+      renditions,
+      edgeColor: iconBackgroundColor(tiny, 32, 32),
+    };
+  } finally {
+    release?.();
+  }
 }
 
 async function prepareInput(bytes: Buffer, maxPixels: number): Promise<PreparedInput> {

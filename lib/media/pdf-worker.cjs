@@ -4,9 +4,12 @@
  * with a huge content stream held the event loop for minutes). Plain CommonJS, so Node, tsx, Jest
  * and the Lambda bundle (which esbuilds this file beside the worker's bundle) all load it as is.
  *
- * workerData: { data: Uint8Array, readPages, renderPages, renderWidth, maxTextChars (numbers) }
+ * workerData: { data: Uint8Array, readPages, renderPages, renderWidth, maxTextChars, maxRenderPixels (numbers) }
+ * A page is rendered `renderWidth` wide, narrower when that would pass `maxRenderPixels` or make it
+ * taller than WebP allows (a 3x14400 pt sliver would be a 1024x4.9M canvas).
  * Posts, as each step finishes: { step: 'info', total, info, dates }, { step: 'text', text },
- * { step: 'shots', pages: [{ pageNumber, data }] }, then { step: 'done' }; { step: 'error', name,
+ * { step: 'shots', pages: [{ pageNumber, data }] } after each page rendered (all the renders so
+ * far), then { step: 'done' }; { step: 'error', name,
  * message } when pdf.js refuses the document (password, invalid) at the first step.
  */
 'use strict';
@@ -57,15 +60,37 @@ async function main() {
     }
     const render = Math.min(info.total || 0, workerData.renderPages);
     if (render > 0) {
+      const shots = [];
       try {
-        const r = await parser.getScreenshot({ first: render, desiredWidth: workerData.renderWidth, imageBuffer: true, imageDataUrl: false });
-        parentPort.postMessage({ step: 'shots', pages: r.pages.map((p) => ({ pageNumber: p.pageNumber, data: p.data })) });
-      } catch { /* no renders */ }
+        const doc = await parser.load();
+        for (let n = 1; n <= render; n++) {
+          const width = await renderWidthOf(doc, n);
+          if (!width) continue;
+          const r = await parser.getScreenshot({ partial: [n], desiredWidth: width, imageBuffer: true, imageDataUrl: false });
+          for (const p of r.pages) shots.push({ pageNumber: p.pageNumber, data: p.data });
+          // The renders so far, each time: if the thread is stopped on a later page, these are kept.
+          if (r.pages.length) parentPort.postMessage({ step: 'shots', pages: shots });
+        }
+      } catch { /* the renders done so far */ }
     }
   } finally {
     await parser.destroy().catch(() => undefined);
     parentPort.postMessage({ step: 'done' });
   }
+}
+
+/** WebP's largest side: a taller render could not be hosted. */
+const MAX_SIDE = 16383;
+
+/** The width page `n` is rendered at: `renderWidth`, less for a page too tall or too large; 0 to skip it. */
+async function renderWidthOf(doc, n) {
+  const page = await doc.getPage(n);
+  const { width, height } = page.getViewport({ scale: 1 });
+  page.cleanup();
+  if (!(width > 0 && height > 0)) return 0;
+  const aspect = height / width;
+  const w = Math.floor(Math.min(workerData.renderWidth, Math.sqrt((workerData.maxRenderPixels || Infinity) / aspect), MAX_SIDE / aspect, MAX_SIDE));
+  return w >= 16 ? w : 0;
 }
 
 /** The Info dictionary's plain values (strings, numbers, booleans), which survive postMessage. */

@@ -8,7 +8,9 @@
  *    LINKPREVIEW_PDF_MAX_PAGES pages, and the first LINKPREVIEW_PDF_RENDER_PAGES pages rendered;
  *  - the text is stored as an asset (`rawTextUrl`), its language detected with cld3;
  *  - pdf.js runs in a worker thread (pdf-worker.cjs) with its own heap cap, terminated at the
- *    decode time cap: the steps done by then are kept.
+ *    decode time cap or when its heap and ArrayBuffers pass PDF_WORKER_MEMORY_MB: the steps done
+ *    by then are kept. Page renders are at most PDF_RENDER_MAX_PIXELS (a tall page is rendered
+ *    narrower). The thread runs under a memory hold of PDF_WORKER_HOLD_MB (lib/jobs/memory.ts).
  * An encrypted, truncated or corrupt PDF still gives a record with what is known (page count by
  * counting page objects, the encryption flag, the file name as title).
  */
@@ -19,6 +21,7 @@ import { Worker } from 'node:worker_threads';
 import type { DocumentInfo, ImageSet } from '../contract/link.js';
 import { detectLanguage } from '../language/detect.js';
 import type { JobContext } from '../jobs/registry.js';
+import { PDF_RENDER_MAX_PIXELS, PDF_WORKER_HEAP_MB, PDF_WORKER_HOLD_MB, PDF_WORKER_MEMORY_MB } from '../jobs/memory.js';
 import { hostImageBytes } from './hosted-bytes.js';
 import { MediaRejected, mediaBytes, type MediaJobInput } from './media-fetch.js';
 import { countText, firstHeadingLine, leadSentences, readingMinutes, scaleCounts, storeRawText } from './text.js';
@@ -55,22 +58,34 @@ interface PdfWorkerReport {
 /** The worker script: beside this module in the source tree, beside the bundle on Lambda (WORKER_BUNDLE in cdk/constructs/bundling.ts). */
 const PDF_WORKER_SCRIPT = path.join(__dirname, 'pdf-worker.cjs');
 
-/** Heap of the pdf.js worker thread: a hostile document runs out of it instead of the process's. */
-export const PDF_WORKER_HEAP_MB = 512;
+/** Heap of the pdf.js worker thread: a hostile document runs out of it instead of the process's (lib/jobs/memory.ts). */
+export { PDF_WORKER_HEAP_MB };
+
+/** How often the thread's heap and ArrayBuffers are read against PDF_WORKER_MEMORY_MB. */
+const MEMORY_CHECK_MS = 50;
+
+export interface PdfWorkerOptions {
+  readPages: number;
+  renderPages: number;
+  renderWidth: number;
+  maxTextChars: number;
+  /** Pixels of one page render at most (default PDF_RENDER_MAX_PIXELS). */
+  maxRenderPixels?: number;
+}
 
 /**
  * Runs pdf.js in a worker thread and terminates it at `timeoutMs` (or when `signal` aborts): the
  * steps that finished by then are kept. pdf.js cannot be interrupted inside a step, so a time cap
  * on the main thread only fired between steps and the CPU stayed busy after it.
  */
-export function runPdfWorker(bytes: Buffer, opts: { readPages: number; renderPages: number; renderWidth: number; maxTextChars: number }, timeoutMs: number, signal?: AbortSignal): Promise<PdfWorkerReport> {
+export function runPdfWorker(bytes: Buffer, opts: PdfWorkerOptions, timeoutMs: number, signal?: AbortSignal): Promise<PdfWorkerReport> {
   const data = new Uint8Array(bytes.byteLength);
   data.set(bytes);
   const report: PdfWorkerReport = {};
   return new Promise<PdfWorkerReport>((resolve) => {
     let settled = false;
     const worker = new Worker(PDF_WORKER_SCRIPT, {
-      workerData: { data, ...opts },
+      workerData: { data, maxRenderPixels: PDF_RENDER_MAX_PIXELS, ...opts },
       transferList: [data.buffer],
       resourceLimits: { maxOldGenerationSizeMb: PDF_WORKER_HEAP_MB },
       // Plain CommonJS: none of the parent's loaders (tsx's cost some 300 ms per start).
@@ -82,12 +97,23 @@ export function runPdfWorker(bytes: Buffer, opts: { readPages: number; renderPag
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearInterval(watchdog);
       signal?.removeEventListener('abort', finish);
       void worker.terminate();
       resolve(report);
     };
     const timer = setTimeout(finish, timeoutMs);
     signal?.addEventListener('abort', finish, { once: true });
+    // The heap cap leaves out ArrayBuffers (decoded images, streams): the thread's heap statistics
+    // count them as external memory. Node 22.16 and later can read them from here.
+    const stats = (worker as Worker & { getHeapStatistics?: () => Promise<{ used_heap_size: number; external_memory?: number }> }).getHeapStatistics;
+    const watchdog = stats
+      ? setInterval(() => {
+          stats.call(worker).then((h) => {
+            if (h.used_heap_size + (h.external_memory ?? 0) > PDF_WORKER_MEMORY_MB * 1024 * 1024) finish();
+          }, () => undefined);
+        }, MEMORY_CHECK_MS)
+      : undefined;
     worker.on('message', (m: { step: string } & Record<string, unknown>) => {
       if (m.step === 'info') report.info = m as unknown as PdfWorkerReport['info'];
       else if (m.step === 'text') report.text = String(m.text ?? '');
@@ -115,9 +141,16 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
   // pdf.js walks the whole page tree first: a document claiming more pages than this is described
   // from its bytes only (a 100k-page PDF otherwise spent the whole time cap there).
   if (known.pageCount > PDF_OPEN_MAX_PAGES) return { document: known };
-  if (!withinInflateBudget(bytes, PDF_INFLATE_FACTOR * cfg.maxMediaBytes)) return { document: known };
 
-  const run = await runPdfWorker(bytes, { readPages: cfg.pdfMaxPages, renderPages: cfg.pdfRenderPages, renderWidth: PDF_RENDER_WIDTH, maxTextChars: MAX_TEXT_CHARS }, cfg.mediaDecodeTimeoutMs, ctx.signal);
+  // The Flate check (it inflates up to PDF_INFLATE_FACTOR x the media cap) and the pdf.js thread.
+  const release = await ctx.memory?.hold(PDF_WORKER_HOLD_MB, ctx.signal);
+  let run: PdfWorkerReport;
+  try {
+    if (!withinInflateBudget(bytes, PDF_INFLATE_FACTOR * cfg.maxMediaBytes)) return { document: known };
+    run = await runPdfWorker(bytes, { readPages: cfg.pdfMaxPages, renderPages: cfg.pdfRenderPages, renderWidth: PDF_RENDER_WIDTH, maxTextChars: MAX_TEXT_CHARS }, cfg.mediaDecodeTimeoutMs, ctx.signal);
+  } finally {
+    release?.();
+  }
   // PasswordException, InvalidPDFException, the time cap before the first step ...: what we know is the record.
   if (!run.info) return { document: known };
   const info = run.info;
@@ -149,7 +182,9 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
 
   const shots = run.shots ?? [];
   if (shots.length) {
-    const images = await Promise.all(shots.map((sh) => (sh.data?.length ? hostImageBytes(Buffer.from(sh.data), ctx) : undefined)));
+    // One render at a time, each under its own memory hold.
+    const images: (ImageSet | undefined)[] = [];
+    for (const sh of shots) images.push(sh.data?.length ? await hostImageBytes(Buffer.from(sh.data), ctx) : undefined);
     doc.pages = shots.map((sh, i) => (images[i] ? { pageNumber: sh.pageNumber, screenshot: images[i] as ImageSet } : { pageNumber: sh.pageNumber }));
     const first = doc.pages.find((p) => p.pageNumber === 1)?.screenshot;
     if (first) doc.image = first;

@@ -5,6 +5,7 @@
  *  - ffprobe: duration, codecs, size in pixels, frame rate, bit rate, tags;
  *  - ffmpeg: the poster (10% in) and `videoSnapshots` frames spread over the part that was
  *    downloaded (and at most LINKPREVIEW_MEDIA_MAX_DURATION_S in), each hosted as an ImageSet;
+ *    a video whose frames exceed LINKPREVIEW_MAX_IMAGE_PIXELS is not decoded (no frames, no clip);
  *  - `video.thumbnail`: a 3-second, 320-pixel, silent H.264 clip starting at the poster, stored
  *    as an asset; the poster frame when the clip cannot be made.
  * A file that cannot be probed is a `{reason}` result; the record keeps `type` VIDEO without it.
@@ -14,6 +15,7 @@ import type { ImageSet, Video } from '../contract/link.js';
 import { LinkPreviewError } from '../errors.js';
 import { FetchFailure } from '../fetch/safe-fetch.js';
 import type { JobContext } from '../jobs/registry.js';
+import { videoDecodeMb } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 import { frameTimestamps, grabFrames, makeClip } from './frames.js';
 import { hostImageBytes } from './hosted-bytes.js';
@@ -60,9 +62,30 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
     const available = media.complete || !size ? duration : duration * Math.min(1, media.bytes.length / size);
     const span = Math.min(available, cfg.mediaMaxDurationSeconds);
     const { poster, snapshots } = frameTimestamps(span, span > 0 ? cfg.videoSnapshots : 0);
-    const frames = await grabFrames(file, [poster, ...snapshots], tool);
+    // A frame larger than the image pixel cap could not be hosted: it is not decoded at all.
+    const pixels = (probe.video.width ?? 0) * (probe.video.height ?? 0);
+    const decodable = pixels <= cfg.maxImagePixels;
+    const decode = { ...tool, maxPixels: cfg.maxImagePixels };
 
-    const images = await Promise.all(frames.map((jpeg) => (jpeg ? hostImageBytes(jpeg, ctx) : undefined)));
+    // The decodes (frames, then the clip) under one memory hold, sized from the probed frame size.
+    let frames: (Buffer | undefined)[] = [];
+    let thumbnail: { width: number; height: number; url: string } | undefined;
+    if (decodable) {
+      const release = await ctx.memory?.hold(videoDecodeMb(pixels || cfg.maxImagePixels), ctx.signal);
+      try {
+        frames = await grabFrames(file, [poster, ...snapshots], decode);
+        thumbnail = await clipAsset(file, poster, probe.video, decode, ctx).catch((err: unknown) => {
+          if (isMediaFailure(err)) return undefined;
+          throw err;
+        });
+      } finally {
+        release?.();
+      }
+    }
+
+    // One frame at a time: each render holds its own memory (a 50 MP frame takes hundreds of MB).
+    const images: (ImageSet | undefined)[] = [];
+    for (const jpeg of frames) images.push(jpeg ? await hostImageBytes(jpeg, ctx) : undefined);
     const posterImage = images[0];
     const snapshotImages = snapshots
       .map((timestamp, i) => ({ timestamp, image: images[i + 1] }))
@@ -90,10 +113,6 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
     if (posterImage) video.image = posterImage;
     if (snapshotImages.length) video.snapshots = snapshotImages;
 
-    const thumbnail = await clipAsset(file, poster, probe.video, tool, ctx).catch((err: unknown) => {
-      if (isMediaFailure(err)) return undefined;
-      throw err;
-    });
     if (thumbnail) video.video = { thumbnail };
     else if (posterImage) video.video = { thumbnail: { ...posterImage.medium } };
     return video;
@@ -104,7 +123,7 @@ async function clipAsset(
   file: string,
   start: number,
   v: { width?: number; height?: number },
-  tool: { timeoutMs: number; signal?: AbortSignal; dir: string },
+  tool: { timeoutMs: number; signal?: AbortSignal; dir: string; maxPixels?: number },
   ctx: JobContext,
 ): Promise<{ width: number; height: number; url: string } | undefined> {
   if (!v.width || !v.height) return undefined;

@@ -11,6 +11,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Alarms, DURATION_ALARM_RATIO } from '../../cdk/constructs/alarms';
 import { PreviewFunction } from '../../cdk/constructs/preview-function';
+import { WORKER_MEMORY_MB } from '../../cdk/constructs/worker-function';
+import { imageRenderMb, jobMemoryMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb, worstCaseMb } from '../../lib/jobs/memory';
 import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
 import { newKey } from '../../cdk/keygen';
 import { loadConfig } from '../../lib/config';
@@ -220,6 +222,27 @@ describe('settings', () => {
     expect(queue.Properties.VisibilityTimeout).toBeGreaterThan(worker.Properties.Timeout);
     expect(queue.Properties.VisibilityTimeout).toBe(worker.Properties.Timeout * 6);
     expect(queue.Properties.MessageRetentionPeriod).toBeGreaterThan(queue.Properties.VisibilityTimeout * 3);
+  });
+
+  test('worker memory: 1769 MB (one vCPU), 4 jobs at once from batches of 4, and every job kind\'s worst case fits the job budget alone', () => {
+    expect(worker.Properties.MemorySize).toBe(WORKER_MEMORY_MB);
+    expect(WORKER_MEMORY_MB).toBe(1769);
+    const wv = worker.Properties.Environment.Variables;
+    expect(wv.LINKPREVIEW_JOB_CONCURRENCY).toBe('4');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: ref(workerId), BatchSize: 4 });
+    // What the worker sees on Lambda: its env, with the memory Lambda sets (AWS_LAMBDA_FUNCTION_MEMORY_SIZE).
+    const env = Object.fromEntries(Object.entries(wv).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+    const config = loadConfig({ ...env, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(worker.Properties.MemorySize) });
+    const budget = workerMemoryBudgetMb(config)!;
+    expect(budget).toBe(WORKER_MEMORY_MB - WORKER_BASE_MB - WORKER_HEADROOM_MB);
+    for (const kind of ['image', 'video', 'audio', 'document', 'page-content']) expect(worstCaseMb(kind, config)).toBeLessThanOrEqual(budget);
+    // Four 50 MP JPEGs render together; two pdf.js threads do not (they take turns).
+    const jpeg50 = jobMemoryMb('image', config) + imageRenderMb({ width: 8660, height: 5773, format: 'jpeg', hasAlpha: false });
+    expect(4 * jpeg50).toBeLessThanOrEqual(budget);
+    expect(2 * worstCaseMb('document', config)).toBeGreaterThan(budget);
+    // The screenshot worker admits its one Chromium job.
+    const [, shot] = fnBy('linklens-screenshot-worker');
+    expect(worstCaseMb('screenshot', config)).toBeLessThanOrEqual(workerMemoryBudgetMb({ functionMemoryMb: shot.Properties.MemorySize })!);
   });
 
   test('the stack refuses plain keys in place of hashes', () => {

@@ -219,6 +219,38 @@ export function proseDocument(count: number, heading = 'Field Report on River Le
   ]);
 }
 
+/**
+ * A PDF from page descriptions: its MediaBox (points), its content stream (Flate), and image
+ * XObjects (JPEG bytes, DCTDecode) named /Im0, /Im1 ... for the content to draw; Helvetica is /F1.
+ */
+export function pdfWithPages(pages: { box: [number, number]; content: string; images?: { jpeg: Buffer; width: number; height: number }[] }[]): Buffer {
+  const objs: Buffer[] = [];
+  const add = (b: Buffer | string) => { objs.push(Buffer.isBuffer(b) ? b : Buffer.from(b, 'latin1')); return objs.length; };
+  const stream = (dict: string, data: Buffer) => Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+  add('<< /Type /Catalog /Pages 2 0 R >>');
+  add('PAGES');
+  const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
+  const kids: number[] = [];
+  for (const p of pages) {
+    const xobjects = (p.images ?? []).map((img, i) => `/Im${i} ${add(stream(`/Type /XObject /Subtype /Image /Width ${img.width} /Height ${img.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode`, img.jpeg))} 0 R`);
+    const content = add(stream('/Filter /FlateDecode', deflateSync(Buffer.from(p.content, 'latin1'))));
+    kids.push(add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${p.box[0]} ${p.box[1]}] /Contents ${content} 0 R /Resources << /Font << /F1 ${font} 0 R >> /XObject << ${xobjects.join(' ')} >> >> >>`));
+  }
+  objs[1] = Buffer.from(`<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`);
+  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
+  const offsets: number[] = [];
+  let length = parts[0].length;
+  objs.forEach((o, i) => {
+    offsets.push(length);
+    const b = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), o, Buffer.from('\nendobj\n')]);
+    parts.push(b);
+    length += b.length;
+  });
+  const xref = `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`));
+  return Buffer.concat(parts);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Serving
 

@@ -1,0 +1,295 @@
+/**
+ * How much memory each job kind may take, and the admission that keeps a worker's jobs inside
+ * its Lambda's memory: an out-of-memory kill loses every record of the batch (they all come back
+ * after the visibility timeout, and land in the DLQ after maxReceiveCount).
+ *
+ * The figures are peak RSS growth measured with the real job code (`npm run bench --
+ * worker-memory`, test/bench/worker-memory.bench.ts), rounded up; the README's "Worker memory"
+ * section has the table and the arithmetic. Every figure is in MB (MiB, as Lambda counts).
+ *
+ * A job holds memory in two ways:
+ *  - from its start, what its kind declares (`jobMemoryMb`): downloads, buffers, ffprobe;
+ *  - while it does the part whose cost depends on sizes it learns on the way, a hold taken with
+ *    `ctx.memory.hold(mb)` and given back after: an image render (`imageRenderMb`, from the
+ *    decoded size), a video decode (`videoDecodeMb`, from the probed size), the pdf.js thread
+ *    (`PDF_WORKER_HOLD_MB`). So in 1769 MB four 50 MP JPEGs render together, while two 50 MP
+ *    images with alpha, or two pdf.js threads, take turns.
+ * The worker (functions/worker.ts) admits a job, and grants a hold, while the sum of what is held
+ * fits in the function's memory less the idle process (`workerMemoryBudgetMb`); the others wait
+ * their turn, within their own deadlines. A request larger than the budget is granted when
+ * nothing else is running (it runs alone); so is the first waiter when every job holding memory
+ * is itself waiting, so holds never deadlock.
+ */
+import type { Config } from '../config.js';
+
+const MB = 1024 * 1024;
+
+/**
+ * The worker process with its code loaded and no job running, after one job of every kind: bench
+ * case `base`, 282 MB on Node 22 under tsx. tsx adds about 60 MB that the Lambda's plain bundle
+ * does not carry; the Lambda runtime client, the AWS SDK and Powertools, which the bench does not
+ * load, take some of it back. Rounded up.
+ */
+export const WORKER_BASE_MB = 300;
+
+/** Kept free of jobs: allocator slack and what the estimates miss. */
+export const WORKER_HEADROOM_MB = 64;
+
+/** Old-generation heap cap of the pdf.js thread (lib/media/pdf.ts): V8 stops it there. */
+export const PDF_WORKER_HEAP_MB = 384;
+
+/**
+ * Heap plus ArrayBuffers (decoded images, inflated streams) of the pdf.js thread: past this
+ * lib/media/pdf.ts terminates it (the steps done are kept). ArrayBuffers are outside the heap cap:
+ * a page of eight 16 MP images took 630 MB with the heap cap alone, 434 MB with this cap (bench
+ * `pdf-images`).
+ * Enforced where Node can read a worker's heap statistics (22.16 and later: the Lambda runtime).
+ */
+export const PDF_WORKER_MEMORY_MB = 384;
+
+/** Page renders are at most this many pixels (a 612x14400 pt page rendered 1024 wide took 100 MB of canvas). */
+export const PDF_RENDER_MAX_PIXELS = 4_000_000;
+
+/**
+ * What the document job holds while it checks the Flate budget and runs the pdf.js thread: the
+ * thread's capped memory plus its young generation, code and canvases. Bench: `pdf-heap` (to the
+ * heap cap) 606 MB for the whole job, `pdf-images` 434, `pdf-scan` 204, `pdf-tall` 80; rounded up.
+ */
+export const PDF_WORKER_HOLD_MB = 600;
+
+/** The memory budget of a worker's jobs, or undefined (no admission) when the function's memory is unknown. */
+export function workerMemoryBudgetMb(config: Pick<Config, 'functionMemoryMb'>): number | undefined {
+  if (!config.functionMemoryMb) return undefined;
+  return Math.max(0, config.functionMemoryMb - WORKER_BASE_MB - WORKER_HEADROOM_MB);
+}
+
+/** What a job of `kind` holds from its start, before it learns the sizes it works on. */
+export function jobMemoryMb(kind: string, config: Config): number {
+  const mb = (bytes: number) => bytes / MB;
+  const probe = mb(Math.min(config.mediaProbeBytes, config.maxMediaBytes));
+  switch (kind) {
+    case 'echo':
+      return 1;
+    // The download, its base64 copy in the input, sharp's metadata read (bench `image-*`).
+    case 'image':
+      return Math.ceil(24 + 3 * mb(config.maxImageBytes));
+    // The prefix, its temporary file, ffprobe (about 100 MB on an 8K file) (bench `video-*`).
+    case 'video':
+      return Math.ceil(110 + 2 * probe);
+    // The prefix, music-metadata's parse, ffprobe, the waveform decode (bench `audio-cover`).
+    case 'audio':
+      return Math.ceil(110 + 3 * probe);
+    // The whole file (the download's chunks and their concatenation), the text; the pdf.js
+    // thread and the Flate check hold PDF_WORKER_HOLD_MB while they run.
+    case 'document':
+      return Math.ceil(40 + 2 * mb(config.maxMediaBytes));
+    // The page bytes and their decoded text; the DOM is capped at 512K characters (bench `page-content`).
+    case 'page-content':
+      return Math.ceil(60 + 10 * mb(config.maxPageBytes));
+    // Headless Chromium (its own worker, one page at a time): not measured here, a generous share.
+    case 'screenshot':
+      return 1024;
+    default:
+      return 64;
+  }
+}
+
+/** What an image render takes (lib/media/images.ts `renderImage`: decode, four WebP encodes). */
+export interface RenderSize {
+  width: number;
+  height: number;
+  format: string;
+  hasAlpha: boolean;
+  /** Frames of an animation (the `original` is rendered from all of them). */
+  pages?: number;
+}
+
+/**
+ * The peak of one render: 50 MP is 257-271 MB as JPEG (sharp shrinks it on load for the small
+ * sizes), 330-370 MB as RGB PNG or TIFF, 710-890 MB with alpha, where libwebp's lossless alpha
+ * plane dominates (bench `image-*`, and renders of 12, 25 and 50 MP JPEG, PNG, 16-bit PNG, WebP
+ * and TIFF sources). Per MP and a constant, fitted over those and rounded up.
+ */
+export function imageRenderMb(size: RenderSize, maxPixels = Infinity): number {
+  const frames = Math.max(1, size.pages ?? 1);
+  const mp = Math.min(size.width * size.height * frames, Math.max(size.width * size.height, maxPixels)) / 1e6;
+  if (size.hasAlpha || frames > 1) return Math.ceil(160 + 16 * mp);
+  if (size.format === 'jpeg') return Math.ceil(30 + 5 * mp);
+  return Math.ceil(60 + 7 * mp);
+}
+
+/**
+ * One ffmpeg decode of a video frame (lib/media/frames.ts: one input, one thread): 89 MB at 4K,
+ * 297 MB at 8K (bench `video-*`), fitted and rounded up. ffmpeg refuses frames over the pixel cap.
+ */
+export function videoDecodeMb(pixels: number): number {
+  return Math.ceil(30 + 9 * (pixels / 1e6));
+}
+
+/** The largest a job of `kind` gets with this configuration: what it declares plus its largest hold. */
+export function worstCaseMb(kind: string, config: Config): number {
+  const held = jobMemoryMb(kind, config);
+  // The costliest render of `pixels`: with alpha (any image, album art), or a JPEG (video frames).
+  const render = (pixels: number, format = 'png') => imageRenderMb({ width: pixels, height: 1, format, hasAlpha: format !== 'jpeg' });
+  switch (kind) {
+    case 'image':
+    case 'audio':
+      return held + render(config.maxImagePixels);
+    case 'video':
+      return held + Math.max(videoDecodeMb(config.maxImagePixels), render(config.maxImagePixels, 'jpeg'));
+    case 'document':
+      return held + Math.max(PDF_WORKER_HOLD_MB, render(PDF_RENDER_MAX_PIXELS));
+    default:
+      return held;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The admission
+
+/** A job's share of the memory, handed to its code as `ctx.memory`. */
+export interface MemoryLease {
+  /**
+   * Waits until `mb` more fits beside what runs (or nothing else can make room), then holds it;
+   * the returned function gives it back. Rejects with MemoryWaitAborted when `signal` aborts first.
+   */
+  hold(mb: number, signal?: AbortSignal): Promise<() => void>;
+}
+
+export class MemoryWaitAborted extends Error {
+  constructor() {
+    super('aborted while waiting for memory');
+    this.name = 'MemoryWaitAborted';
+  }
+}
+
+interface Lease {
+  held: number;
+  /** Holds this job is waiting for: a job that waits cannot give memory back. */
+  waiting: number;
+}
+
+interface Waiter {
+  mb: number;
+  /** The job asking for a hold; undefined for a job asking to start. */
+  lease?: Lease;
+  /** Books the memory (synchronously, so the next decision sees it) and wakes the waiter. */
+  grant: () => void;
+}
+
+/**
+ * A weighted semaphore over MB. `capacityMb` undefined: everything is granted at once. Waiters are
+ * served in order, and any later one that fits goes ahead of one that does not (a batch is finite,
+ * so none waits for ever). When nothing is running (no job admitted, or every admitted job is
+ * waiting for a hold), the first waiter is granted even over the capacity, the hold of a job that
+ * already runs first: so a job larger than the budget runs alone, and holds cannot deadlock.
+ */
+export class MemoryGate {
+  private used = 0;
+  private readonly leases = new Set<Lease>();
+  private readonly waiters: Waiter[] = [];
+
+  constructor(readonly capacityMb: number | undefined) {}
+
+  /** MB held now. */
+  get inUse(): number {
+    return this.used;
+  }
+
+  /** Jobs admitted and not yet released. */
+  get running(): number {
+    return this.leases.size;
+  }
+
+  /**
+   * Admits a job that holds `mb` from its start; resolves when it may run, with its lease and the
+   * function that gives back everything it holds.
+   */
+  async admit(mb: number, signal?: AbortSignal): Promise<MemoryLease & { release(): void }> {
+    const lease: Lease = { held: 0, waiting: 0 };
+    await this.wait(mb, undefined, signal, () => {
+      lease.held += mb;
+      this.leases.add(lease);
+    });
+    let released = false;
+    return {
+      hold: async (extra, holdSignal) => {
+        if (released) throw new Error('hold on a released lease');
+        const amount = Math.max(0, extra);
+        lease.waiting++;
+        await this.wait(amount, lease, holdSignal, () => {
+          lease.waiting--;
+          lease.held += amount;
+        }, () => {
+          lease.waiting--;
+        });
+        let given = false;
+        return () => {
+          if (given || released) return;
+          given = true;
+          lease.held -= amount;
+          this.used -= amount;
+          this.pump();
+        };
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        this.used -= lease.held;
+        lease.held = 0;
+        this.leases.delete(lease);
+        this.pump();
+      },
+    };
+  }
+
+  private wait(mb: number, lease: Lease | undefined, signal: AbortSignal | undefined, book: () => void, unbook?: () => void): Promise<void> {
+    if (signal?.aborted) {
+      unbook?.();
+      return Promise.reject(new MemoryWaitAborted());
+    }
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const i = this.waiters.indexOf(waiter);
+        if (i < 0) return;
+        this.waiters.splice(i, 1);
+        unbook?.();
+        reject(new MemoryWaitAborted());
+        this.pump();
+      };
+      const waiter: Waiter = {
+        mb,
+        lease,
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          this.used += mb;
+          book();
+          resolve();
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+      this.pump();
+    });
+  }
+
+  /** Grants what can be granted, in order. */
+  private pump(): void {
+    for (let i = 0; i < this.waiters.length; ) {
+      const w = this.waiters[i];
+      if (this.capacityMb === undefined || this.used + w.mb <= this.capacityMb) {
+        this.waiters.splice(i, 1);
+        w.grant();
+      } else {
+        i++;
+      }
+    }
+    if (this.waiters.length === 0) return;
+    // Nothing running can give memory back: the first waiter goes, a running job's hold first.
+    const stalled = [...this.leases].every((l) => l.waiting > 0);
+    if (!stalled) return;
+    const i = Math.max(0, this.waiters.findIndex((w) => w.lease !== undefined));
+    const [w] = this.waiters.splice(i, 1);
+    w.grant();
+  }
+}
