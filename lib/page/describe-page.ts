@@ -24,7 +24,8 @@ export interface DescribedPage {
 export async function describePage(res: FetchResult, contentType: string | undefined, ports: { config: Config; jobs: JobRunner }, options: RunOptions): Promise<DescribedPage> {
   const jobs: Job[] = [];
   if (res.body.length > 0) {
-    jobs.push({ id: 'page-content', kind: 'page-content', input: { url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType } });
+    // The deadline lets the job stop hosting the content's images in time to store its versions.
+    jobs.push({ id: 'page-content', kind: 'page-content', input: { url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: options.deadline } });
   }
   if (screenshotsEnabled(ports.config)) jobs.push({ id: 'screenshot', kind: 'screenshot', input: { url: res.finalUrl } });
   if (jobs.length === 0) return {};

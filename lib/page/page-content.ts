@@ -7,17 +7,21 @@
  *   asides, forms, cookie banners and other boilerplate.
  * Either way the result goes through the allowlist sanitizer (lib/page/sanitize.ts), then turndown
  * (with the GFM plugin: tables, strikethrough, task lists; fenced code blocks) for Markdown, and
- * a block-aware walk for plain text. The assets are content-addressed, stored as UTF-8 with
- * their charset in the Content-Type.
+ * a block-aware walk for plain text. In the job, the content's images are hosted and their <img>
+ * rewritten, or removed (lib/page/page-images.ts) before the HTML and Markdown are written: the
+ * hosted HTML allows images from its own origin only. The assets are content-addressed, stored
+ * as UTF-8 with their charset in the Content-Type.
  */
 import { createHash } from 'node:crypto';
 import { isProbablyReaderable, Readability } from '@mozilla/readability';
+import { Parser } from 'htmlparser2';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import { gfm } from 'turndown-plugin-gfm';
 import { decodeText } from '../fetch/charset.js';
 import type { JobContext } from '../jobs/registry.js';
 import { IMMUTABLE_CACHE, type BlobStore } from '../ports.js';
+import { hostPageImages, PAGE_IMAGE_LIMITS, type PageImagesOutcome } from './page-images.js';
 import { countText, readingMinutes } from './reading-time.js';
 import { plainText } from './plain-text.js';
 import { escapeHtml, sanitizeTree, type DomElement } from './sanitize.js';
@@ -28,6 +32,11 @@ export interface PageContentInput {
   /** The page bytes as fetched (decoded here with the same charset rules as extraction). */
   bytesBase64: string;
   contentType?: string;
+  /**
+   * The record's deadline (epoch ms): the page's images are hosted until PAGE_IMAGE_LIMITS.reserveMs
+   * before it, so the versions are stored in time. Absent: PAGE_IMAGE_LIMITS.defaultMs from the start.
+   */
+  deadline?: number;
 }
 
 export interface PageContentResult {
@@ -44,6 +53,8 @@ export interface PageContentResult {
   excerpt?: string;
   /** Why there are no assets (no text at all, unparseable). */
   reason?: string;
+  /** The content's images: distinct addresses found, and of those hosted (the others were removed). */
+  images?: PageImagesOutcome;
 }
 
 export const PAGE_CONTENT_LIMITS = {
@@ -54,6 +65,12 @@ export const PAGE_CONTENT_LIMITS = {
   maxChars: 512 * 1024,
   /** Readability gives up beyond this many elements; the body fallback is used then. */
   maxElements: 60_000,
+  /**
+   * Element nesting beyond which a page gets no text versions. Browsers stop nesting at 512
+   * (Chromium's parser flattens deeper trees); a DOM walk that deep costs seconds of CPU and ends in
+   * a stack overflow (100,000 nested <div>s: 3.7 s, then "Maximum call stack size exceeded").
+   */
+  maxDepth: 512,
 };
 
 /** Elements that are site chrome or boilerplate when a page is not an article. */
@@ -76,10 +93,58 @@ export interface PageContent {
   text: string;
 }
 
-/** Extracts the content of an HTML document (pure: no storage). */
+/** The sanitized content of a page, before it is written out (its images can still be rewritten). */
+export interface ParsedPageContent {
+  title?: string;
+  excerpt?: string;
+  lang?: string;
+  article: boolean;
+  /** The sanitized content (absent: the page has no body). */
+  root?: DomElement;
+  /** The page's final URL (the canonical link of the HTML version). */
+  url: string;
+  /** Why there is no content although the page has a body (nested beyond PAGE_CONTENT_LIMITS.maxDepth). */
+  refused?: string;
+}
+
+/**
+ * How deep the document's elements nest, counted by htmlparser2 (implied end tags and void
+ * elements as the HTML parser handles them), stopping as soon as `limit` is passed.
+ */
+export function nestingDepth(html: string, limit: number): number {
+  let depth = 0;
+  let max = 0;
+  const parser: Parser = new Parser(
+    {
+      onopentag() {
+        depth++;
+        if (depth > max) max = depth;
+        if (max > limit) parser.pause();
+      },
+      onclosetag() {
+        depth--;
+      },
+    },
+    { decodeEntities: false },
+  );
+  parser.write(html);
+  if (max <= limit) parser.end();
+  return max;
+}
+
+/** Extracts the content of an HTML document (pure: no storage; images keep their absolute source URLs). */
 export function extractPageContent(html: string, url: string): PageContent {
+  const parsed = parsePageContent(html, url);
+  return { ...writePageContent(parsed), text: contentText(parsed) };
+}
+
+/** Finds and sanitizes the main content of an HTML document. */
+export function parsePageContent(html: string, url: string): ParsedPageContent {
   const lean = html.length > PAGE_CONTENT_LIMITS.maxChars ? withoutInertBlocks(html) : html;
   const source = lean.length > PAGE_CONTENT_LIMITS.maxChars ? lean.slice(0, PAGE_CONTENT_LIMITS.maxChars) : lean;
+  if (nestingDepth(source, PAGE_CONTENT_LIMITS.maxDepth) > PAGE_CONTENT_LIMITS.maxDepth) {
+    return { article: false, url, refused: `elements nested deeper than ${PAGE_CONTENT_LIMITS.maxDepth}` };
+  }
   const { document } = parseHTML(source);
   const base = pageBase(document as unknown as DomElement, url);
   const lang = (document.documentElement?.getAttribute('lang') ?? '').trim() || undefined;
@@ -118,13 +183,28 @@ export function extractPageContent(html: string, url: string): PageContent {
       root = body;
     }
   }
-  if (!root) return { title, excerpt, lang, article: false, html: '', markdown: '', text: '' };
-
+  if (!root) return { title, excerpt, lang, article: false, url };
   sanitizeTree(root, base);
+  return { title, excerpt, lang, article, root, url };
+}
+
+/** The title is added as a heading when the content does not start with it. */
+function addsHeading(parsed: ParsedPageContent): parsed is ParsedPageContent & { title: string } {
+  return !!parsed.title && !!parsed.root && !startsWithHeading(parsed.root, parsed.title);
+}
+
+/** The plain-text version (image alt texts included, whether or not the image is hosted). */
+export function contentText(parsed: ParsedPageContent): string {
+  if (!parsed.root) return '';
+  return (addsHeading(parsed) ? `${parsed.title}\n\n` : '') + plainText(parsed.root);
+}
+
+/** The HTML document and the Markdown of the content as it is now. */
+export function writePageContent(parsed: ParsedPageContent): Omit<PageContent, 'text'> {
+  const { title, excerpt, lang, article, root, url } = parsed;
+  if (!root) return { title, excerpt, lang, article: false, html: '', markdown: '' };
   const body = root.innerHTML.trim();
-  const heading = title && !startsWithHeading(root, title) ? `<h1>${escapeHtml(title)}</h1>\n` : '';
-  const text = plainText(root);
-  const fullText = (heading && title ? `${title}\n\n` : '') + text;
+  const heading = addsHeading(parsed) ? `<h1>${escapeHtml(parsed.title)}</h1>\n` : '';
   const markdown = toMarkdown(root, heading && title ? title : undefined);
   const doc = [
     '<!doctype html>',
@@ -142,7 +222,7 @@ export function extractPageContent(html: string, url: string): PageContent {
     '</html>',
     '',
   ].filter((l) => l !== '').join('\n');
-  return { title, excerpt, lang, article, html: doc, markdown, text: fullText };
+  return { title, excerpt, lang, article, html: doc, markdown };
 }
 
 /** Scripts, styles, SVG, templates and comments never reach the content: cut before parsing a large page. */
@@ -208,22 +288,34 @@ export const PAGE_ASSET_TYPES = {
   text: 'text/plain; charset=utf-8',
 } as const;
 
-/** The job handler: decode, extract, store the three versions, count the reading time. */
-export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobContext, 'blobs' | 'signal'>): Promise<PageContentResult> {
+/**
+ * The job handler: decode, extract, host the content's images (rewriting or removing each <img>),
+ * store the three versions, count the reading time. The full JobContext (the job runners give
+ * it) is needed for the images; with only the blob store every image is removed.
+ */
+export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobContext, 'blobs' | 'signal'> & Partial<JobContext>): Promise<PageContentResult> {
+  const started = Date.now();
   const bytes = Buffer.from(input.bytesBase64, 'base64');
   const { text: html } = decodeText(bytes, input.contentType);
-  const content = extractPageContent(html, input.url);
+  const parsed = parsePageContent(html, input.url);
+  const text = contentText(parsed);
   ctx.signal?.throwIfAborted();
-  const counts = countText(content.text);
-  const result: PageContentResult = { words: counts.words, cjkChars: counts.cjkChars, article: content.article };
-  if (content.title) result.title = content.title;
-  if (content.excerpt) result.excerpt = content.excerpt;
-  if (!content.text.trim()) return { ...result, reason: 'no text' };
+  const counts = countText(text);
+  const result: PageContentResult = { words: counts.words, cjkChars: counts.cjkChars, article: parsed.article };
+  if (parsed.title) result.title = parsed.title;
+  if (parsed.excerpt) result.excerpt = parsed.excerpt;
+  if (parsed.refused) return { ...result, reason: parsed.refused };
+  if (!text.trim() || !parsed.root) return { ...result, reason: 'no text' };
   result.estimatedReadingTimeInMinutes = readingMinutes(counts);
+  const until = input.deadline !== undefined ? input.deadline - PAGE_IMAGE_LIMITS.reserveMs : started + PAGE_IMAGE_LIMITS.defaultMs;
+  const images = await hostPageImages(parsed.root, ctx, until);
+  if (images.found) result.images = images;
+  ctx.signal?.throwIfAborted();
+  const content = writePageContent(parsed);
   const [htmlUrl, markdownUrl, rawTextUrl] = await Promise.all([
     storeTextAsset(ctx.blobs, 'page.html', PAGE_ASSET_TYPES.html, content.html),
     storeTextAsset(ctx.blobs, 'page.md', PAGE_ASSET_TYPES.markdown, content.markdown),
-    storeTextAsset(ctx.blobs, 'page.txt', PAGE_ASSET_TYPES.text, content.text),
+    storeTextAsset(ctx.blobs, 'page.txt', PAGE_ASSET_TYPES.text, text),
   ]);
   return { ...result, htmlUrl, markdownUrl, rawTextUrl };
 }

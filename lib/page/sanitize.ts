@@ -8,6 +8,9 @@
  *   no style, no id/class (except a `language-xxx` class on <code>, which Markdown keeps).
  * - Every URL is resolved against the page's base and must be http(s) (mailto: for links);
  *   anything else (javascript:, data:, vbscript:) is dropped. Links get rel="noopener noreferrer nofollow".
+ * - An <img> keeps one address: a lazy loader's data-src over a placeholder src, else src, else
+ *   the best srcset candidate (a <picture>'s first <source> when the img has none); srcset and
+ *   <source> themselves never survive. The job then hosts it or removes it (lib/page/page-images.ts).
  */
 
 /** The minimal DOM surface used here, satisfied by linkedom (and by browsers' DOM). */
@@ -69,6 +72,12 @@ export function safeUrl(value: string, base: string, schemes: string[] = ['http:
 /** Sanitizes the children of `root` in place (the root element itself is kept as it is, attributes cleared). */
 export function sanitizeTree(root: DomElement, base: string): void {
   for (const a of Array.from(root.attributes).map((x) => x.name)) root.removeAttribute(a);
+  // <source> is dropped below: an <img> in a <picture> with no address of its own takes the first source's.
+  for (const img of Array.from(root.querySelectorAll('picture img'))) {
+    if (lazyOrSrc(img)) continue;
+    const source = Array.from((img.parentNode as DomElement).querySelectorAll('source')).find((s) => s.getAttribute('srcset'));
+    if (source) img.setAttribute('data-srcset', source.getAttribute('srcset')!);
+  }
   walk(root, base);
 }
 
@@ -112,14 +121,9 @@ function renamed(el: DomElement, tag: string): DomElement | undefined {
 
 function cleanAttributes(el: DomElement, tag: string, base: string): void {
   const allowed = KEEP[tag];
-  // Lazy-loaded images keep their real address in data-src / srcset.
+  // Lazy-loaded images keep their real address in data-src (src is then a placeholder) or srcset.
   let lazySrc: string | undefined;
-  if (tag === 'img') {
-    const src = el.getAttribute('src') ?? '';
-    if (!src || src.startsWith('data:')) {
-      lazySrc = el.getAttribute('data-src') ?? el.getAttribute('data-original') ?? firstSrcset(el.getAttribute('srcset') ?? el.getAttribute('data-srcset'));
-    }
-  }
+  if (tag === 'img') lazySrc = lazyOrSrc(el, base);
   for (const { name } of Array.from(el.attributes).map((a) => ({ name: a.name }))) {
     const n = name.toLowerCase();
     if (!allowed.includes(n) && !EVERYWHERE.includes(n)) el.removeAttribute(name);
@@ -153,9 +157,56 @@ function cleanAttributes(el: DomElement, tag: string, base: string): void {
   }
 }
 
-function firstSrcset(srcset: string | null): string | undefined {
-  const first = srcset?.split(',')[0]?.trim().split(/\s+/)[0];
-  return first || undefined;
+/** Attributes lazy loaders keep an image's real address in (src then holds a placeholder). */
+const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-lazy', 'data-url'];
+
+/**
+ * The address an <img> shows: a lazy loader's data-src first (when it is an http(s) URL), then
+ * src unless it is empty or a data: placeholder, then the best candidate of srcset / data-srcset.
+ */
+function lazyOrSrc(el: DomElement, base = 'http://invalid/'): string | undefined {
+  for (const a of LAZY_SRC) {
+    const v = el.getAttribute(a);
+    if (v && safeUrl(v, base)) return v;
+  }
+  const src = el.getAttribute('src')?.trim() ?? '';
+  if (src && !src.startsWith('data:')) return src;
+  return bestSrcsetCandidate(el.getAttribute('srcset') ?? el.getAttribute('data-srcset'));
+}
+
+/** The width a srcset candidate is picked for: the `large` rendition (lib/media/image-sizes.ts). */
+const SRCSET_TARGET_WIDTH = 1280;
+
+/**
+ * The srcset candidate to host: with width descriptors the smallest at least SRCSET_TARGET_WIDTH
+ * wide (else the widest), with density descriptors the largest up to 2x (else the smallest).
+ * URLs may hold commas (`w_300,h_200`): a candidate's URL runs to whitespace, per the HTML parser.
+ */
+export function bestSrcsetCandidate(srcset: string | null | undefined): string | undefined {
+  if (!srcset) return undefined;
+  const candidates: { url: string; w?: number; x?: number }[] = [];
+  let i = 0;
+  while (i < srcset.length) {
+    while (i < srcset.length && /[\s,]/.test(srcset[i])) i++;
+    let url = '';
+    while (i < srcset.length && !/\s/.test(srcset[i])) url += srcset[i++];
+    let descriptor = '';
+    if (url.endsWith(',')) url = url.replace(/,+$/, '');
+    else {
+      while (i < srcset.length && srcset[i] !== ',') descriptor += srcset[i++];
+      i++;
+    }
+    if (!url) continue;
+    const d = descriptor.trim();
+    const w = /^(\d+)w$/.exec(d);
+    const x = /^(\d+(?:\.\d+)?)x$/.exec(d);
+    candidates.push({ url, w: w ? Number(w[1]) : undefined, x: x ? Number(x[1]) : d ? undefined : 1 });
+  }
+  const widths = candidates.filter((c) => c.w !== undefined).sort((a, b) => a.w! - b.w!);
+  if (widths.length) return (widths.find((c) => c.w! >= SRCSET_TARGET_WIDTH) ?? widths[widths.length - 1]).url;
+  const densities = candidates.filter((c) => c.x !== undefined).sort((a, b) => a.x! - b.x!);
+  if (densities.length) return ([...densities].reverse().find((c) => c.x! <= 2) ?? densities[0]).url;
+  return candidates[0]?.url;
 }
 
 /** Escapes text for HTML content and attribute values. */

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
-import { extractPageContent, PAGE_ASSET_TYPES, PAGE_CONTENT_LIMITS, runPageContentJob } from '../../lib/page/page-content';
+import { extractPageContent, nestingDepth, PAGE_ASSET_TYPES, PAGE_CONTENT_LIMITS, runPageContentJob } from '../../lib/page/page-content';
 import { countText, countWords, CJK_CHARS_PER_MINUTE, readingMinutes, WORDS_PER_MINUTE } from '../../lib/page/reading-time';
 import * as mediaText from '../../lib/media/text';
 import { ARTICLE_PROSE_WORDS, articlePage, CJK_PROSE_CHARS, cjkArticlePage, homePage, hostilePage } from './fixtures';
@@ -184,5 +184,24 @@ describe('the page-content job', () => {
     expect(r.htmlUrl).toBeUndefined();
     expect(r.estimatedReadingTimeInMinutes).toBeUndefined();
     expect(r.reason).toBe('no text');
+  });
+
+  test('a page nested deeper than browsers nest (512) gets no versions, before any DOM is built (it cost seconds, then overflowed the stack)', async () => {
+    const blobs = new FsBlobStore(dir, () => 'http://assets.test');
+    const pages = [
+      `<html><head><title>Nested</title></head><body>${'<div>'.repeat(100_000)}deep${'</div>'.repeat(100_000)}</body></html>`,
+      `<html><head><title>Unclosed</title></head><body>${'<div><span><b>'.repeat(60_000)}</body></html>`,
+    ];
+    for (const html of pages) {
+      const r = await runPageContentJob({ url: URL_, bytesBase64: Buffer.from(html).toString('base64') }, { blobs });
+      expect(r.htmlUrl).toBeUndefined();
+      expect(r.reason).toBe(`elements nested deeper than ${PAGE_CONTENT_LIMITS.maxDepth}`);
+    }
+    expect(nestingDepth(`<div>${'<p>'.repeat(600)}text</div>`, 512)).toBeLessThan(10); // <p> implies the previous </p>
+    expect(nestingDepth(`${'<section>'.repeat(513)}x`, 512)).toBe(513);
+    // As deep as a browser goes still gets its versions.
+    const deep = `<html><body>${'<div>'.repeat(500)}<p>${'A paragraph of real words about rivers. '.repeat(20)}</p>${'</div>'.repeat(500)}</body></html>`;
+    const ok = await runPageContentJob({ url: URL_, bytesBase64: Buffer.from(deep).toString('base64') }, { blobs });
+    expect(ok.rawTextUrl).toBeDefined();
   });
 });

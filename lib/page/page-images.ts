@@ -1,0 +1,184 @@
+/**
+ * The images of a page's hosted versions. The hosted HTML is served with `img-src 'self'` (the
+ * local server's /assets/, and on AWS the CloudFront domain that serves page.html too), so an
+ * <img> left pointing at the page's own host would show broken. Here the images of the sanitized
+ * content are hosted like every other image and their <img> rewritten; the ones that cannot be
+ * hosted are removed, with the wrappers (<picture>, <figure>, a link) they leave empty:
+ *
+ *  - the first PAGE_IMAGE_LIMITS.maxImages distinct addresses in document order (the sanitizer
+ *    has already resolved them against the page's final URL and picked a lazy loader's data-src
+ *    or the best srcset candidate), each through the job's guarded fetcher under a byte cap, all
+ *    under a total byte cap, a few at once;
+ *  - each is the image job's own function (lib/media/images.ts `runImageJob`, no nested job):
+ *    four WebP renditions without metadata, content-addressed, so an image already hosted (by any
+ *    page or record) is neither rendered nor, within URL_MEMO, downloaded again;
+ *  - the <img> gets the `medium` rendition (640 px box) as src and `large` (1280 px) as its 2x in
+ *    srcset; width/height are the page's own, else the medium rendition's;
+ *  - hosting stops in time for the versions to be stored before the record's deadline (or when
+ *    the job is aborted): what has not arrived by then is removed, never left broken.
+ */
+import type { JobContext } from '../jobs/registry.js';
+import { runImageJob, type HostedImage } from '../media/images.js';
+import type { BlobStore } from '../ports.js';
+import type { DomElement } from './sanitize.js';
+
+export const PAGE_IMAGE_LIMITS = {
+  /** Distinct image addresses hosted at most; the images after them are removed. */
+  maxImages: 12,
+  /** Bytes of one image download at most (and never more than the service's LINKPREVIEW_MAX_IMAGE_BYTES). */
+  maxImageBytes: 5 * 1024 * 1024,
+  /** Bytes of all the page's image sources together: each download is capped at what is left of it. */
+  maxTotalBytes: 20 * 1024 * 1024,
+  /** Images fetched and rendered at once (renders also wait for the worker's memory admission). */
+  concurrency: 3,
+  /** Left before the record's deadline for storing the three versions and returning the result. */
+  reserveMs: 1500,
+  /** The time images may take when the input carries no deadline. */
+  defaultMs: 10_000,
+};
+
+/** Declared as at most this many pixels each way: a tracking pixel or spacer, removed without a fetch. */
+const PIXEL_MAX = 2;
+
+export interface PageImagesOutcome {
+  /** Distinct image addresses in the content. */
+  found: number;
+  /** Of those, hosted (their <img> rewritten). */
+  hosted: number;
+}
+
+type ImageContext = Pick<JobContext, 'fetch' | 'blobs' | 'config' | 'signal' | 'memory'>;
+
+/**
+ * Hosts the images of `root` (sanitized content, changed in place) and rewrites or removes every
+ * <img>; `until` is the epoch ms by which hosting must be over. Without a fetcher or a
+ * configuration (a caller that only stores text) every image is removed.
+ */
+export async function hostPageImages(root: DomElement, ctx: Pick<JobContext, 'blobs' | 'signal'> & Partial<ImageContext>, until: number): Promise<PageImagesOutcome> {
+  const imgs = Array.from(root.querySelectorAll('img'));
+  const urls: string[] = [];
+  for (const img of imgs) {
+    const src = img.getAttribute('src');
+    if (!src || isPixel(img) || urls.includes(src)) continue;
+    urls.push(src);
+  }
+  const hosted = ctx.fetch && ctx.config && urls.length ? await hostAll(urls.slice(0, PAGE_IMAGE_LIMITS.maxImages), ctx as ImageContext, until) : new Map<string, HostedImage>();
+  for (const img of imgs) {
+    const h = hosted.get(img.getAttribute('src') ?? '');
+    if (h && !isPixel(img)) rewrite(img, h);
+    else removeImage(img, root);
+  }
+  return { found: urls.length, hosted: hosted.size };
+}
+
+function isPixel(img: DomElement): boolean {
+  const w = Number(img.getAttribute('width') ?? NaN);
+  const h = Number(img.getAttribute('height') ?? NaN);
+  return w <= PIXEL_MAX && h <= PIXEL_MAX;
+}
+
+function rewrite(img: DomElement, h: HostedImage): void {
+  img.setAttribute('src', h.medium.url);
+  if (h.large.width > h.medium.width) img.setAttribute('srcset', `${h.medium.url} 1x, ${h.large.url} 2x`);
+  else img.removeAttribute('srcset');
+  if (img.getAttribute('width') === null && img.getAttribute('height') === null) {
+    img.setAttribute('width', String(h.medium.width));
+    img.setAttribute('height', String(h.medium.height));
+  }
+}
+
+/** Wrappers an image leaves behind: removed when nothing but whitespace (or, for a figure, its caption) is left. */
+const WRAPPERS = new Set(['picture', 'a', 'span', 'p', 'div', 'center', 'figure']);
+
+function removeImage(img: DomElement, root: DomElement): void {
+  let parent = img.parentNode as DomElement | null;
+  img.remove();
+  while (parent && parent !== root && parent.nodeType === 1 && WRAPPERS.has(parent.tagName.toLowerCase())) {
+    const tag = parent.tagName.toLowerCase();
+    const empty = tag === 'figure'
+      ? Array.from(parent.querySelectorAll('img, table, pre, blockquote, ul, ol')).length === 0
+        && !Array.from(parent.childNodes).filter((n) => n.nodeName.toLowerCase() !== 'figcaption').map((n) => n.textContent ?? '').join('').trim()
+      : !(parent.textContent ?? '').trim() && Array.from(parent.querySelectorAll('img, table, pre, hr')).length === 0;
+    if (!empty) break;
+    const next = parent.parentNode as DomElement | null;
+    parent.remove();
+    parent = next;
+  }
+}
+
+/**
+ * Hosts the images, a few at once, under the byte caps, until `until` or the job's abort; the
+ * map has those that were hosted in time (keyed by their address).
+ */
+async function hostAll(urls: string[], ctx: ImageContext, until: number): Promise<Map<string, HostedImage>> {
+  const done = new Map<string, HostedImage>();
+  const perImage = Math.min(PAGE_IMAGE_LIMITS.maxImageBytes, ctx.config.maxImageBytes);
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  ctx.signal?.addEventListener('abort', onAbort, { once: true });
+  if (ctx.signal?.aborted) stop.abort();
+  const timer = setTimeout(onAbort, Math.max(0, until - Date.now()));
+  const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+
+  let used = 0;
+  let reserved = 0;
+  const running = new Set<Promise<void>>();
+  const hostOne = (url: string, cap: number): Promise<void> => {
+    reserved += cap;
+    const blobs = cap < ctx.config.maxImageBytes ? withoutFailureMemo(ctx.blobs) : ctx.blobs;
+    const sub: JobContext = { ...ctx, blobs, signal: stop.signal, config: { ...ctx.config, maxImageBytes: cap } };
+    const p: Promise<void> = runImageJob({ url }, sub)
+      .then((r) => {
+        if (r.image && !stop.signal.aborted) {
+          done.set(url, r.image);
+          used += r.image.size;
+        }
+      }, () => undefined) // aborted, or out of memory turns: the image is left out
+      .finally(() => {
+        reserved -= cap;
+        running.delete(p);
+      });
+    running.add(p);
+    return p;
+  };
+  const schedule = async (): Promise<void> => {
+    for (const url of urls) {
+      // Wait for a free slot with a whole per-image cap left under the total (or nothing running).
+      for (;;) {
+        if (stop.signal.aborted) return;
+        const left = PAGE_IMAGE_LIMITS.maxTotalBytes - used - reserved;
+        if (running.size === 0 || (running.size < PAGE_IMAGE_LIMITS.concurrency && left >= perImage)) break;
+        await Promise.race(running);
+      }
+      const cap = Math.min(perImage, PAGE_IMAGE_LIMITS.maxTotalBytes - used - reserved);
+      if (cap < 1024) break; // the total is spent: the rest is removed
+      void hostOne(url, cap);
+    }
+    await Promise.all(running);
+  };
+  try {
+    await Promise.race([schedule(), stopped]);
+  } finally {
+    clearTimeout(timer);
+    ctx.signal?.removeEventListener('abort', onAbort);
+    stop.abort(); // what is still downloading stops; a render still running is not waited for
+  }
+  return done;
+}
+
+/**
+ * The image job remembers a failed URL for a while (URL_MEMO), and the record's own image jobs
+ * read the same memo: an image refused here only for the page's smaller byte cap must not be
+ * remembered as failed for them. Rendered images are remembered as usual.
+ */
+function withoutFailureMemo(blobs: BlobStore): BlobStore {
+  return {
+    put: (key, body, options) => {
+      if (key.startsWith('jobs/image-url/') && /"reason"/.test(body.toString())) return Promise.resolve();
+      return blobs.put(key, body, options);
+    },
+    has: (key) => blobs.has(key),
+    get: (key) => blobs.get(key),
+    publicUrl: (key) => blobs.publicUrl(key),
+  };
+}
