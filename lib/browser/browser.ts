@@ -4,15 +4,29 @@
  * AWS the binary that @sparticuz/chromium unpacks from its layer). It is closed after a minute
  * without jobs, and relaunched if it dies.
  *
- * The browser itself never reaches the network: every request a page makes is intercepted and
- * answered by the guarded fetcher (lib/browser/screenshot.ts). As a second wall, anything that
- * could escape the interception (WebSocket, WebRTC, preconnect, DNS prefetch) meets a proxy that
- * does not exist and a host resolver that resolves nothing.
+ * The browser itself never reaches the network. The requests of a page's frames and dedicated
+ * workers are intercepted and answered by the guarded fetcher (context.route in
+ * lib/browser/screenshot.ts, which also refuses WebSockets). What that interception cannot see is
+ * refused here, at the DevTools protocol level, by the interception net every launch installs
+ * before it hands the browser out (`installInterceptionNet`): shared and service workers are closed
+ * before their first instruction, and any request the page-level route did not answer is failed.
+ * As the last wall, what is not a request at all (preconnects, DNS prefetch, WebRTC, WebTransport)
+ * meets a proxy that does not exist and a host resolver that resolves nothing (`NETWORK_WALLS`).
  */
 import { accessSync, constants } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import type { Browser, CDPSession } from 'playwright-core';
 import type { Config } from '../config.js';
 import { browserExecutable, launchArgs } from './availability.js';
+
+/** The network walls: nothing leaves the browser except through the interception. */
+export const NETWORK_WALLS = [
+  '--proxy-server=http://127.0.0.1:9',
+  '--proxy-bypass-list=<-loopback>',
+  '--host-resolver-rules=MAP * ~NOTFOUND',
+  '--dns-prefetch-disable',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+];
 
 /** Chromium flags: the ones this machine's headless runs need, and the network walls. */
 export const CHROMIUM_ARGS = [
@@ -28,13 +42,7 @@ export const CHROMIUM_ARGS = [
   '--mute-audio',
   '--hide-scrollbars',
   '--autoplay-policy=user-gesture-required',
-  // The network walls: nothing leaves the browser except through the interception.
-  '--proxy-server=http://127.0.0.1:9',
-  '--proxy-bypass-list=<-loopback>',
-  '--host-resolver-rules=MAP * ~NOTFOUND',
-  '--dns-prefetch-disable',
-  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  ...NETWORK_WALLS,
 ];
 
 export { browserAvailable, browserExecutable, configureBrowser, screenshotsEnabled } from './availability.js';
@@ -83,7 +91,74 @@ async function launch(config: Pick<Config, 'browserPath'>, timeoutMs: number): P
     handleSIGHUP: false,
   });
   browser.on('disconnected', () => { current = undefined; });
+  try {
+    await installInterceptionNet(browser);
+  } catch (err) {
+    // No browser is handed out without its net.
+    await browser.close().catch(() => {});
+    throw err;
+  }
   return browser;
+}
+
+/** What the interception net refused: a worker it closed, or a request no route had answered. */
+export interface NetRefusal {
+  kind: 'worker' | 'request';
+  /** The target type (`shared_worker`, `service_worker`) or the request's resource type. */
+  type: string;
+  url: string;
+}
+
+const netListeners = new Set<(r: NetRefusal) => void>();
+
+/** Calls `fn` with each refusal of the interception net (every browser, every context) until the returned function is called. */
+export function onNetRefusal(fn: (r: NetRefusal) => void): () => void {
+  netListeners.add(fn);
+  return () => { netListeners.delete(fn); };
+}
+
+function reportRefusal(r: NetRefusal): void {
+  for (const fn of netListeners) {
+    try { fn(r); } catch { /* a listener's error is its own */ }
+  }
+}
+
+/**
+ * The interception net: one browser-level DevTools session, set up before any context exists, for
+ * what Playwright's page-level interception (context.route, routeWebSocket) never sees.
+ *
+ * - Shared and service workers. Playwright does not attach to a shared worker, nor routes a
+ *   service worker's requests when service workers are blocked (and it blocks them only by
+ *   replacing `navigator.serviceWorker.register`, which the prototype's method gets around). The
+ *   net auto-attaches to both with `waitForDebuggerOnStart`, so each waits before its first
+ *   instruction, and closes it: its fetch, XHR and WebSocket never happen. The net never resumes a
+ *   worker, so one it failed to close stays paused.
+ * - Requests no route answered. The route answers (fulfils or aborts) every request it sees and
+ *   never lets one continue to the network, so whatever reaches the browser-level Fetch domain
+ *   escaped it: a redirect's next hop and a request Playwright cannot tie to a frame (it continues
+ *   both without calling the route), a worker's nested worker script, a service worker's script, a
+ *   request of a target Playwright does not attach to. Each is failed; none is ever continued.
+ *
+ * WebSockets are not HTTP requests to the Fetch domain; a dedicated worker's are refused by the
+ * policy lib/browser/screenshot.ts puts on every response, a page's by routeWebSocket.
+ */
+async function installInterceptionNet(browser: Browser): Promise<void> {
+  const cdp: CDPSession = await browser.newBrowserCDPSession();
+  cdp.on('Target.attachedToTarget', ({ targetInfo }) => {
+    reportRefusal({ kind: 'worker', type: targetInfo.type, url: targetInfo.url });
+    void cdp.send('Target.closeTarget', { targetId: targetInfo.targetId }).catch(() => {});
+  });
+  cdp.on('Fetch.requestPaused', ({ requestId, request, resourceType }) => {
+    reportRefusal({ kind: 'request', type: String(resourceType).toLowerCase(), url: request.url });
+    void cdp.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+  });
+  await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*' }] });
+  await cdp.send('Target.setAutoAttach', {
+    autoAttach: true,
+    waitForDebuggerOnStart: true,
+    flatten: true,
+    filter: [{ type: 'shared_worker' }, { type: 'service_worker' }, { exclude: true }],
+  });
 }
 
 /** Closes the shared browser (tests' afterAll, the local server's close). */

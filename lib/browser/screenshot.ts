@@ -2,13 +2,33 @@
  * The `screenshot` job: the page rendered in headless Chromium at 1280x800, after the load event
  * and a short settle time, as a PNG that becomes the `page.screenshot` ImageSet.
  *
- * The SSRF guard in the browser: every request the page makes (documents, frames, scripts,
- * images, fetch/XHR) is intercepted and fetched by the job's guarded fetcher, the same code and
- * policy as every other fetch (scheme and port rules, each host resolved and every address
- * checked at connect time, on every redirect hop). A refused request is aborted and never
- * reaches its target. Only GET and HEAD are fetched; media, fonts, WebSocket, EventSource,
- * manifests and the like are blocked. The browser cannot go around the interception (see the
- * network walls in lib/browser/browser.ts), and service workers are blocked.
+ * The SSRF guard in the browser, in three layers.
+ *
+ * 1. The route (`context.route` below) sees the HTTP(S) requests of the page's frames (documents,
+ *    iframes, popups, scripts, styles, images, fetch/XHR, beacons), the script of a dedicated worker
+ *    a frame starts, and the fetch/XHR of every dedicated worker (nested ones too). It fetches each
+ *    with the job's guarded fetcher, the same code and policy as every other fetch (scheme and port
+ *    rules, each host resolved and every address checked at connect time, on every redirect hop).
+ *    A refused request is aborted and never reaches its target. Only GET and HEAD are fetched;
+ *    media, fonts, EventSource, manifests, pings and the like are blocked. A page's WebSocket is
+ *    refused by `context.routeWebSocket`.
+ * 2. What the route does not see is refused, never fetched:
+ *    - shared and service workers (Playwright intercepts none of their requests or WebSockets) are
+ *      held at start and closed before their first instruction by the browser's interception net,
+ *      which also fails every request that reaches the network without the route having answered
+ *      it: a redirect's next hop and a request Playwright cannot tie to a frame (both of which it
+ *      continues instead of routing), a nested worker's script, a service worker's script, anything
+ *      from a target Playwright does not attach to (`installInterceptionNet` in lib/browser/browser.ts);
+ *    - a dedicated worker's WebSocket, which routeWebSocket does not see (it only replaces a
+ *      page's WebSocket), is refused by Chromium itself: every response the route answers carries
+ *      `PAGE_POLICY`, a Content-Security-Policy whose connect-src has no ws:/wss:, which documents
+ *      carry and the workers they start inherit (blob:, data:) or carry (a script fetched through
+ *      the route), nested or not.
+ * 3. The network walls (proxy flags in lib/browser/browser.ts) stop what is not a request: the
+ *    browser's own preconnects (<link rel=preconnect>, and one to the host of each navigation, made
+ *    on its own DNS answer), DNS prefetch, WebRTC, WebTransport. No request or WebSocket depends on
+ *    them: test/page/screenshot.test.ts runs a page with a shared worker, a service worker and
+ *    dedicated workers with the walls down, and the forbidden listener sees no connection.
  */
 import type { ImageSet } from '../contract/link.js';
 import { LinkNotAllowedError } from '../errors.js';
@@ -48,6 +68,13 @@ export const SCREENSHOT_LIMITS = {
 
 /** Resource types never fetched: slow, heavy, or not needed for a first screen. */
 const BLOCKED_TYPES = new Set(['media', 'font', 'websocket', 'eventsource', 'manifest', 'texttrack', 'ping', 'other']);
+
+/**
+ * Added to every response the route answers (a second policy: it narrows the page's own, never widens
+ * it). connect-src without ws:/wss: refuses every WebSocket, in a dedicated worker too, where
+ * routeWebSocket does not reach; fetch/XHR stay allowed as they go through the route.
+ */
+export const PAGE_POLICY = 'connect-src http: https: data: blob:';
 
 /** Request headers the browser's request passes on to the fetcher. */
 const PASSED_HEADERS = ['accept', 'accept-language', 'cookie', 'referer', 'content-type'];
@@ -124,6 +151,8 @@ export async function captureScreenshot(url: string, options: CaptureOptions): P
             });
             totalBytes += res.body.length;
             // A document that redirected is redirected in the browser too, so relative URLs resolve against the final address.
+            // Playwright does not route the next hop (it continues it), so the interception net fails it, as the proxy
+            // walls did before the net: such a document does not render yet.
             if (res.finalUrl !== target && (type === 'document')) {
               options.onRequest?.(target, 'fetched', `redirect to ${res.finalUrl}`);
               await route.fulfill({ status: 302, headers: { location: res.finalUrl } });
@@ -134,6 +163,8 @@ export async function captureScreenshot(url: string, options: CaptureOptions): P
               if (v === undefined || DROPPED_RESPONSE_HEADERS.has(k.toLowerCase())) continue;
               out[k] = Array.isArray(v) ? v.join(k.toLowerCase() === 'set-cookie' ? '\n' : ', ') : String(v);
             }
+            const csp = Object.keys(out).find((k) => k.toLowerCase() === 'content-security-policy') ?? 'content-security-policy';
+            out[csp] = out[csp] ? `${out[csp]}, ${PAGE_POLICY}` : PAGE_POLICY;
             options.onRequest?.(target, 'fetched');
             await route.fulfill({ status: res.status, headers: out, body: res.body });
           } catch (err) {
@@ -144,7 +175,8 @@ export async function captureScreenshot(url: string, options: CaptureOptions): P
             await refuse(guard ? 'refused' : 'failed', (err as Error).message, unresolved ? 'namenotresolved' : guard ? 'addressunreachable' : 'failed');
           }
         });
-        // WebSockets are not routed above; they are refused here (and by the network walls).
+        // A page's WebSockets are refused here (Playwright replaces the page's WebSocket); a worker's,
+        // which this does not see, by PAGE_POLICY.
         await context.routeWebSocket(/.*/, (ws) => { refused++; options.onRequest?.(ws.url(), 'blocked', 'websocket'); void ws.close(); }).catch(() => {});
 
         const page = await context.newPage();

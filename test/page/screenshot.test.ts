@@ -1,6 +1,7 @@
 /**
  * Page screenshots in headless Chromium (one browser for this file, closed in afterAll):
- * the PNG itself, the SSRF guard inside the browser, and a whole record from the local server
+ * the PNG itself, the SSRF guard inside the browser (with the network walls up, then what the
+ * page-level interception cannot see, with them down), and a whole record from the local server
  * with the five `page` fields, each URL served. The browser cases are skipped only when no
  * browser is installed (.ci/run installs Debian's chromium, so CI runs them).
  */
@@ -8,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 import { loadConfig } from '../../lib/config';
-import { browserAvailable, closeBrowser } from '../../lib/browser/browser';
+import { browserAvailable, CHROMIUM_ARGS, closeBrowser, configureBrowser, NETWORK_WALLS, onNetRefusal, withBrowser as useSharedBrowser, type NetRefusal } from '../../lib/browser/browser';
 import { captureScreenshot, runScreenshotJob, VIEWPORT } from '../../lib/browser/screenshot';
 import { createFetcher } from '../../lib/fetch/safe-fetch';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
@@ -160,6 +161,111 @@ describe('the SSRF guard inside the browser', () => {
     } finally {
       config.cleanup();
       await Promise.all([v4.close(), v6.close(), site.close()]);
+    }
+  });
+});
+
+describe('what the route cannot see, with the network walls down', () => {
+  // The proxy flags would stop everything below on their own. Here the browser runs without them, so a
+  // vector is stopped only by the interception net (lib/browser/browser.ts) and the page policy
+  // (lib/browser/screenshot.ts), or reaches the forbidden listener.
+  let saved: string[] = [];
+  beforeAll(async () => {
+    await closeBrowser();
+    saved = [...CHROMIUM_ARGS];
+    CHROMIUM_ARGS.splice(0, CHROMIUM_ARGS.length, ...saved.filter((a) => !NETWORK_WALLS.includes(a)));
+  });
+  afterAll(async () => {
+    await closeBrowser();
+    configureBrowser({});
+    CHROMIUM_ARGS.splice(0, CHROMIUM_ARGS.length, ...saved);
+  });
+
+  withBrowser("shared and service workers, a dedicated worker's WebSocket, a nested worker's script: none reaches a forbidden listener", async () => {
+    // The forbidden listener: 127.0.0.2, which the guard refuses (the control listener proves the browser reaches it).
+    const forbidden = await privateServer('127.0.0.2');
+    const control = await privateServer('127.0.0.2');
+    const site = await startFixtureServer();
+    const pub = `http://public.test:${site.port}`;
+    // The page is made a secure context (test only), so it can try a service worker too.
+    configureBrowser({ args: [`--unsafely-treat-insecure-origin-as-secure=${pub}`] });
+    const http_ = `http://127.0.0.2:${forbidden.port}`;
+    const ws = `ws://127.0.0.2:${forbidden.port}`;
+    const blobWorker = (kind: 'SharedWorker' | 'Worker', code: string) =>
+      `try { new ${kind}(URL.createObjectURL(new Blob([${JSON.stringify(code)}], { type: 'text/javascript' }))); } catch (e) {}`;
+    const sharedCode = `
+      fetch('${http_}/shared-fetch').catch(() => {});
+      const x = new XMLHttpRequest(); x.open('GET', '${http_}/shared-xhr'); x.send();
+      try { new WebSocket('${ws}/shared-ws'); } catch (e) {}`;
+    const dedicatedCode = `
+      try { new WebSocket('${ws}/worker-ws'); } catch (e) {}
+      fetch('${http_}/worker-fetch').catch(() => {});
+      ${blobWorker('Worker', `try { new WebSocket('${ws}/nested-ws'); } catch (e) {}`)}`;
+    const serviceCode = `fetch('${http_}/service-fetch').catch(() => {}); try { new WebSocket('${ws}/service-ws'); } catch (e) {}`;
+    site.route('/', {
+      body: `<!doctype html><html><head><title>Workers</title></head><body><h1>Workers</h1><script>
+        ${blobWorker('SharedWorker', sharedCode)}
+        ${blobWorker('Worker', dedicatedCode)}
+        try { new Worker('/worker.js'); } catch (e) {}
+        // Playwright's service worker block replaces navigator.serviceWorker.register; the prototype's is intact.
+        try { ServiceWorkerContainer.prototype.register.call(navigator.serviceWorker, '/sw.js').catch(() => {}); } catch (e) {}
+      </script></body></html>`,
+    });
+    // A worker fetched through the route, whose own nested worker's script the route never sees.
+    site.route('/worker.js', { headers: { 'content-type': 'text/javascript' }, body: `try { new WebSocket('${ws}/fetched-worker-ws'); } catch (e) {} try { new Worker('/nested.js'); } catch (e) {}` });
+    site.route('/nested.js', { headers: { 'content-type': 'text/javascript' }, body: `try { new WebSocket('${ws}/nested-fetched-ws'); } catch (e) {}` });
+    site.route('/sw.js', { headers: { 'content-type': 'text/javascript' }, body: serviceCode });
+
+    const fetch = createFetcher({
+      allowPrivateNetworks: false,
+      allowedPorts: [site.port, forbidden.port],
+      trustedAddresses: ['127.0.0.1'],
+      userAgent: 'linklens-test',
+      maxRedirects: 5,
+      resolver: async (host) => {
+        if (host === 'public.test') return [{ address: '127.0.0.1', family: 4 }];
+        throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      },
+    });
+    const config = { ...testConfig({ screenshots: 'on', allowPrivateNetworks: false }), screenshotSettleMs: 1500 };
+    const seen: { url: string; outcome: string; detail?: string }[] = [];
+    const net: NetRefusal[] = [];
+    const stop = onNetRefusal((r) => net.push(r));
+    try {
+      // The walls are really down and 127.0.0.2 reachable: from this browser, a WebSocket that nothing
+      // refuses (a bare page: no route, no policy) connects. With the walls up it could not.
+      await useSharedBrowser(config, 20_000, async (browser) => {
+        const context = await browser.newContext();
+        try {
+          const page = await context.newPage();
+          await page.evaluate(`new Promise((resolve) => { const s = new WebSocket('ws://127.0.0.2:${control.port}/control'); s.onopen = s.onerror = s.onclose = resolve; setTimeout(resolve, 3000); })`);
+        } finally {
+          await context.close();
+        }
+      });
+      expect(control.connections).toBeGreaterThan(0);
+
+      const shot = await captureScreenshot(`${pub}/`, { fetch, config, onRequest: (url, outcome, detail) => seen.push({ url, outcome, detail }) });
+      expect((await sharp(shot.png).metadata()).width).toBe(1280);
+
+      // Nothing reached the forbidden listener: not a request, not a WebSocket, not even a TCP connection.
+      expect({ connections: forbidden.connections, requests: forbidden.requests }).toEqual({ connections: 0, requests: [] });
+      // The dedicated workers ran: their fetches went through the route, which refused them.
+      expect(seen.filter((s) => s.url === `${http_}/worker-fetch`).map((s) => s.outcome)).toEqual(['refused']);
+      expect(seen.filter((s) => s.url === `${pub}/worker.js`).map((s) => s.outcome)).toEqual(['fetched']);
+      // The shared worker was closed before it ran; the nested worker's and the service worker's
+      // scripts, which no route saw and which would otherwise have gone out on the browser's own DNS
+      // answer for the page's host, were failed by the net.
+      expect(net).toEqual(expect.arrayContaining([
+        expect.objectContaining({ kind: 'worker', type: 'shared_worker', url: expect.stringMatching(/^blob:http:\/\/public\.test:/) }),
+        expect.objectContaining({ kind: 'request', url: `${pub}/nested.js` }),
+        expect.objectContaining({ kind: 'request', url: `${pub}/sw.js` }),
+      ]));
+      expect(site.requests.map((r) => r.url).sort()).toEqual(['/', '/worker.js']);
+    } finally {
+      stop();
+      config.cleanup();
+      await Promise.all([forbidden.close(), control.close(), site.close()]);
     }
   });
 });
