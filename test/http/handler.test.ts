@@ -259,21 +259,43 @@ describe('authentication', () => {
     expect(JSON.parse(res.body)).toMatchObject({ ok: false, status: 401, errorCode: 'UNAUTHORIZED' });
   });
 
-  test('the scheme is case-insensitive and any configured key works', async () => {
-    const two = createTestHandler({ config: { apiKeys: ['k1', 'k2'] } });
-    const res = (await two.invoke(httpApiEvent({ 'content-type': 'application/json', authorization: 'bearer k2' }, Buffer.from(json({ link: site.url('/article') }))))) as any;
-    two.cleanup();
-    expect(res.statusCode).toBe(200);
+  /** The status of one request to `h` with `authorization`. */
+  const statusWith = async (h: TestHandler, authorization: string): Promise<number> =>
+    ((await h.invoke(httpApiEvent({ 'content-type': 'application/json', authorization }, Buffer.from(json({ link: site.url('/article') }))))) as any).statusCode;
+
+  test('the scheme is case-insensitive and every configured key works, not only the last', async () => {
+    const three = createTestHandler({ config: { apiKeys: ['k1', 'k2', 'k3'] } });
+    try {
+      const seen: Record<string, number> = {};
+      for (const auth of ['bearer k1', 'Bearer k2', 'BEARER k3', 'Bearer k4', 'Bearer k1k2']) seen[auth] = await statusWith(three, auth);
+      expect(seen).toEqual({ 'bearer k1': 200, 'Bearer k2': 200, 'BEARER k3': 200, 'Bearer k4': 401, 'Bearer k1k2': 401 });
+    } finally {
+      three.cleanup();
+    }
   });
 
-  test('keys given as SHA-256 hashes (the AWS stack) work', async () => {
+  test('keys given as SHA-256 hashes (the AWS stack) work, every one of them, and a digest is not a key', async () => {
     const { sha256Hex } = await import('../../lib/auth/key-store');
-    const hashed = createTestHandler({ config: { apiKeys: [], apiKeyHashes: [sha256Hex('secret-key')] } });
-    const ok = (await hashed.invoke(httpApiEvent({ 'content-type': 'application/json', authorization: 'Bearer secret-key' }, Buffer.from(json({ link: site.url('/article') }))))) as any;
-    const bad = (await hashed.invoke(httpApiEvent({ 'content-type': 'application/json', authorization: `Bearer ${sha256Hex('secret-key')}` }, Buffer.from('{}')))) as any;
-    hashed.cleanup();
-    expect(ok.statusCode).toBe(200);
-    expect(bad.statusCode).toBe(401);
+    const hashed = createTestHandler({ config: { apiKeys: [], apiKeyHashes: [sha256Hex('secret-key'), sha256Hex('other-key')] } });
+    try {
+      const seen: Record<string, number> = {};
+      for (const key of ['secret-key', 'other-key', sha256Hex('secret-key'), sha256Hex('other-key')]) seen[key] = await statusWith(hashed, `Bearer ${key}`);
+      expect(seen).toEqual({ 'secret-key': 200, 'other-key': 200, [sha256Hex('secret-key')]: 401, [sha256Hex('other-key')]: 401 });
+    } finally {
+      hashed.cleanup();
+    }
+  });
+
+  test('plain keys and hashed keys together: every one of them works', async () => {
+    const { sha256Hex } = await import('../../lib/auth/key-store');
+    const both = createTestHandler({ config: { apiKeys: ['plain-1', 'plain-2'], apiKeyHashes: [sha256Hex('hashed-1'), sha256Hex('hashed-2')] } });
+    try {
+      const seen: Record<string, number> = {};
+      for (const key of ['plain-1', 'plain-2', 'hashed-1', 'hashed-2', 'plain-3']) seen[key] = await statusWith(both, `Bearer ${key}`);
+      expect(seen).toEqual({ 'plain-1': 200, 'plain-2': 200, 'hashed-1': 200, 'hashed-2': 200, 'plain-3': 401 });
+    } finally {
+      both.cleanup();
+    }
   });
 
   test('with no key configured every request is refused', async () => {

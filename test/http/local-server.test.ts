@@ -48,6 +48,41 @@ test('a key is generated when LINKPREVIEW_API_KEYS is unset, and configured keys
   await configured.close();
 });
 
+/** The status of an authenticated (or not) POST / to `url`; the body is not a valid request, so a key that works gets 400. */
+async function statusWithKey(url: string, key: string): Promise<number> {
+  const res = await fetch(`${url}/`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+test('every key of LINKPREVIEW_API_KEYS works over HTTP, not only the first or the last', async () => {
+  const server = await startLocalServer({ port: 0, env: { LINKPREVIEW_API_KEYS: 'alpha, beta,gamma', LINKPREVIEW_DATA_DIR: '/tmp/linklens-keys' }, log: silentLog });
+  try {
+    const seen: Record<string, number> = {};
+    for (const key of ['alpha', 'beta', 'gamma', 'delta', 'alpha,beta']) seen[key] = await statusWithKey(server.url, key);
+    // 400: past the key check (the empty body is not a request); 401: refused.
+    expect(seen).toEqual({ alpha: 400, beta: 400, gamma: 400, delta: 401, 'alpha,beta': 401 });
+  } finally {
+    await server.close();
+  }
+});
+
+test('every key of LINKPREVIEW_API_KEY_HASHES works over HTTP, alongside the plain keys', async () => {
+  const { sha256Hex } = await import('../../lib/auth/key-store');
+  const server = await startLocalServer({
+    port: 0,
+    env: { LINKPREVIEW_API_KEYS: 'plain-one,plain-two', LINKPREVIEW_API_KEY_HASHES: `${sha256Hex('hashed-one')},${sha256Hex('hashed-two')}`, LINKPREVIEW_DATA_DIR: '/tmp/linklens-keys' },
+    log: silentLog,
+  });
+  try {
+    const seen: Record<string, number> = {};
+    for (const key of ['plain-one', 'plain-two', 'hashed-one', 'hashed-two', sha256Hex('hashed-one')]) seen[key] = await statusWithKey(server.url, key);
+    expect(seen).toEqual({ 'plain-one': 400, 'plain-two': 400, 'hashed-one': 400, 'hashed-two': 400, [sha256Hex('hashed-one')]: 401 });
+  } finally {
+    await server.close();
+  }
+});
+
 test('a body over 1 MB is refused with 413 and the error body', async () => {
   const server = await startTestServer();
   try {

@@ -42,6 +42,7 @@ beforeAll(async () => {
   pdfs.locked = fx.makePdf({ pages: fx.proseDocument(2), title: 'Secret Plans', userPassword: 'letmein' });
   pdfs.ownerOnly = fx.makePdf({ pages: fx.proseDocument(2), title: 'Open But Encrypted', userPassword: '' });
   pdfs.bomb = fx.makePdf({ pages: fx.proseDocument(1), title: 'Bomb', bombBytes: 64 * 1024 * 1024 });
+  pdfs.long = fx.makePdf({ pages: fx.proseDocument(12), title: 'Twelve Page Survey' });
   fixture = await startFixtureServer({
     '/docs/report.pdf': fx.serveBytes(pdfs.report, 'application/pdf'),
     '/plain/report.pdf': fx.serveBytes(pdfs.report, 'application/octet-stream', { range: false }),
@@ -52,6 +53,16 @@ beforeAll(async () => {
     '/docs/bomb.pdf': fx.serveBytes(pdfs.bomb, 'application/pdf'),
     '/docs/cut.pdf': fx.serveBytes(pdfs.report.subarray(0, Math.floor(pdfs.report.length / 2)), 'application/pdf'),
     '/docs/zip.pdf': fx.serveBytes(zipBomb(32 * 1024 * 1024), 'application/pdf'),
+    // Answered once (the main fetch, which reads the first 8 KiB); the document job's download of
+    // the whole file is cut off, so the job cannot finish and the record has what the prefix says.
+    '/docs/once/survey.pdf': (() => {
+      let served = 0;
+      const serve = fx.serveBytes(pdfs.long, 'application/pdf', { range: false });
+      return (req: Parameters<typeof serve>[0], res: Parameters<typeof serve>[1]): void => {
+        if (served++ === 0) serve(req, res);
+        else req.socket.destroy();
+      };
+    })(),
     '/docs/fake.pdf': fx.serveBytes(Buffer.from('%PDF-1.7\nthis is not really a pdf at all\n%%EOF\n'), 'application/pdf'),
     '/text/notes.txt': fx.serveBytes(Buffer.from(FRENCH, 'utf8'), 'text/plain; charset=utf-8'),
     '/text/readme.md': fx.serveBytes(Buffer.from(`# Linklens Readme\n\n${'This service describes links for people who share them in chats and feeds. '.repeat(60)}`), 'text/markdown'),
@@ -156,6 +167,19 @@ describe('DOCUMENT (PDF)', () => {
     expect(r.document.isEncrypted).toBe(false);
     expect(r.document.pageCount).toBeGreaterThanOrEqual(1);
     expect(r.document.title).toEqual(expect.any(String));
+  });
+
+  test('a PDF whose document job cannot finish: the page count is the declared /Count, not the page objects of the bytes read', async () => {
+    const prefix = pdfs.long.subarray(0, 8 * 1024).toString('latin1');
+    // The premise: the 8 KiB read by the main fetch declares 12 pages but holds fewer page objects.
+    expect(prefix).toMatch(/\/Type \/Pages [^>]*\/Count 12\b/);
+    const objectsInPrefix = prefix.match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
+    expect(objectsInPrefix).toBeGreaterThanOrEqual(1);
+    expect(objectsInPrefix).toBeLessThan(12);
+    const r = await preview(server, fixture.url('/docs/once/survey.pdf'));
+    expect(r).toMatchObject({ ok: true, type: 'DOCUMENT', status: 200 });
+    // Nothing pdf.js would have given: the job did not finish.
+    expect(r.document).toEqual({ title: 'survey.pdf', pageCount: 12, isEncrypted: false, type: 'pdf' });
   });
 
   test('hostile: a zip bomb labelled application/pdf is not a document (magic bytes win) and nothing inflates it', async () => {

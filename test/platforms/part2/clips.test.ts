@@ -91,8 +91,11 @@ describe('videos', () => {
   test('blocked page and no oEmbed: the generic preview', async () => {
     w.server.route(`/www.tiktok.com/@illojuan/video/${ID}`, page('<html><head><title>Access Denied</title></head></html>', 403));
     const r = await w.preview(URL_);
-    expect(r.type).not.toBe('CLIPS_VIDEO');
-    expect(r.ok).toBe(false);
+    // The generic preview of the page: a PAGE record with the status seen, not a video.
+    expect(r).toMatchObject({ ok: false, type: 'PAGE', status: 403, url: URL_, domain: 'tiktok.com', redirected: false, redirectionCount: 0, redirectionTrail: [URL_] });
+    // "Access Denied" on a 403 is the wall's placeholder (lib/extract/walls.ts), not the page's title.
+    expect(r.title).toBeUndefined();
+    expect(r.clipsVideo).toBeUndefined();
   });
 });
 

@@ -6,6 +6,7 @@
  * `/<host>/<path>` is a redirect to `https://<host>/<path>`.
  */
 import sharp from 'sharp';
+import type { Config } from '../../../lib/config';
 import { createFetcher, type Fetcher } from '../../../lib/fetch/safe-fetch';
 import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../../helpers/service';
@@ -38,10 +39,18 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(): Promise<World> {
+export interface WorldOptions {
+  /** Configuration overrides for the handler (a short fetchTimeoutMs, ...). */
+  config?: Partial<Config>;
+  /** Wraps the world's fetcher (which maps real hosts onto the fixture server): a test decides which fetches fail. */
+  wrapFetch?: (fetch: Fetcher) => Fetcher;
+}
+
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const server = await startFixtureServer();
   const inner = createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 10 });
-  const handler = createTestHandler({ fetch: virtualHosts(inner, server.origin) });
+  const mapped = virtualHosts(inner, server.origin);
+  const handler = createTestHandler({ fetch: options.wrapFetch ? options.wrapFetch(mapped) : mapped, config: options.config });
   return {
     server,
     handler,

@@ -205,8 +205,13 @@ describe('post fallbacks', () => {
     w.server.route(`/x.com/jane/status/${ID}`, redirect('/x.com/i/flow/login?redirect_after_login=%2Fjane'));
     w.server.route('/x.com/i/flow/login', page('<html><head><title>Log in to X / X</title></head><body></body></html>'));
     const r = await w.preview(`https://x.com/jane/status/${ID}`);
-    expect(r.type).not.toBe('MICROBLOG_POST');
-    expect(r.ok).toBe(false);
+    // The generic preview of where the link led: a PAGE record with the login page's title and status, marked ok:false.
+    const login = 'https://x.com/i/flow/login?redirect_after_login=%2Fjane';
+    expect(r).toMatchObject({
+      ok: false, type: 'PAGE', status: 200, title: 'Log in to X / X', url: `https://x.com/jane/status/${ID}`, domain: 'x.com',
+      redirected: true, redirectionUrl: login, redirectionCount: 1, redirectionTrail: [`https://x.com/jane/status/${ID}`, login],
+    });
+    expect(r.microblogPost).toBeUndefined();
   });
 });
 

@@ -1,6 +1,8 @@
 /** retailer (Amazon): URL forms, short links, every field, locale prices and currencies, the robot check. */
 import { matchRetailer } from '../../../lib/platforms/retailer';
 import { marketplaceTld, parseLocaleNumber, parsePrice } from '../../../lib/platforms/retailer-price';
+import net from 'node:net';
+import { createFetcher, FetchFailure, type Fetcher } from '../../../lib/fetch/safe-fetch';
 import { image, page, redirect, startWorld, type World } from './harness';
 import * as fx from './fixtures/retailer';
 
@@ -93,6 +95,88 @@ describe('product fields', () => {
     w.server.route(`/www.amazon.com/dp/${ASIN}`, page('<html><head><title>Page Not Found</title></head></html>', 404));
     const r = await w.preview(`https://www.amazon.com/dp/${ASIN}`);
     expect(r).toMatchObject({ ok: false, type: 'RETAILER_PRODUCT', status: 404 });
+  });
+});
+
+describe('the product page fails at the network level: the generic preview of the same URL', () => {
+  // The platform's fetch of the product page is the first fetch of the link: it fails as the kind
+  // says (a real refused connection, a real timeout, a resolver that fails the name); the generic
+  // preview's fetch of the same URL that follows gets the page.
+  const LINK = `https://www.amazon.com/dp/${ASIN}`;
+  const GENERIC = '<html lang="en"><head><title>Amazon.com: Windroid 880</title><meta name="description" content="The page as any browser sees it."></head><body><p>Windroid</p></body></html>';
+  const raw = (resolver?: (host: string) => Promise<{ address: string; family: number }[]>) =>
+    createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 10, resolver });
+  let silent: net.Server | undefined;
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve()));
+    silent = undefined;
+  });
+
+  /** A port nothing listens on: a listener is opened and closed again. */
+  async function closedPort(): Promise<number> {
+    const s = net.createServer();
+    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+    const port = (s.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+    return port;
+  }
+
+  /** A listener that accepts connections and never answers. */
+  async function silentPort(): Promise<number> {
+    const sockets = new Set<net.Socket>();
+    silent = net.createServer((sock) => { sockets.add(sock); sock.on('close', () => sockets.delete(sock)); });
+    const close = silent.close.bind(silent);
+    silent.close = ((cb?: (err?: Error) => void) => { for (const sock of sockets) sock.destroy(); return close(cb); }) as typeof silent.close;
+    await new Promise<void>((resolve) => silent!.listen(0, '127.0.0.1', resolve));
+    return (silent.address() as net.AddressInfo).port;
+  }
+
+  const failures: Record<string, () => Promise<Fetcher>> = {
+    CONNECTION_REFUSED: async () => {
+      const port = await closedPort();
+      return (_url, options) => raw()(`http://127.0.0.1:${port}/dp/${ASIN}`, options);
+    },
+    TIMEOUT: async () => {
+      const port = await silentPort();
+      return (_url, options) => raw()(`http://127.0.0.1:${port}/dp/${ASIN}`, options);
+    },
+    DNS_FAILURE: async () => {
+      const resolver = async (host: string) => {
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND', hostname: host });
+      };
+      return (url, options) => raw(resolver)(url, options);
+    },
+  };
+
+  test.each(Object.keys(failures))('%s', async (kind) => {
+    const failing = await failures[kind]();
+    const codes: string[] = [];
+    let first = true;
+    const world = await startWorld({
+      config: { fetchTimeoutMs: 600 },
+      wrapFetch: (mapped) => async (url, options) => {
+        if (!(url === LINK && first)) return mapped(url, options);
+        first = false;
+        try {
+          return await failing(url, options);
+        } catch (err) {
+          codes.push(err instanceof FetchFailure ? err.code : String(err));
+          throw err;
+        }
+      },
+    });
+    try {
+      world.server.route(`/www.amazon.com/dp/${ASIN}`, page(GENERIC));
+      const r = await world.preview(LINK);
+      // The platform's fetch failed as intended ...
+      expect(codes).toEqual([kind]);
+      // ... and the record is the generic preview of the link, not an error record.
+      expect(r).toMatchObject({ ok: true, type: 'PAGE', status: 200, url: LINK, title: 'Amazon.com: Windroid 880', description: 'The page as any browser sees it.' });
+      expect(r.retailerProduct).toBeUndefined();
+      expect(world.seen().filter((s) => s.url === LINK)).toHaveLength(1);
+    } finally {
+      await world.close();
+    }
   });
 });
 
