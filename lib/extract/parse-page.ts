@@ -62,7 +62,7 @@ export interface PageData {
   wordCount: number;
   /** CJK characters in the visible text (counted past the text cap). */
   cjkChars: number;
-  /** True when parsing stopped early (byte or time budget); the data is from the first part. */
+  /** True when parsing stopped early (character, time or nesting budget); the data is from the first part. */
   cutShort?: boolean;
 }
 
@@ -81,8 +81,15 @@ export const PAGE_LIMITS = {
   itemprops: 300,
   /** Decoded characters parsed at most; metadata is at the top, so a huge page is cut there. */
   parseChars: 4_000_000,
-  /** Wall-clock budget for one parse. */
+  /** Wall-clock budget for one parse (checked between chunks). */
   parseMs: 1_500,
+  /**
+   * Element nesting at which the parse stops (the data is what came before). htmlparser2 keeps
+   * its open-element stack with unshift/shift, so each tag costs time in proportion to the depth
+   * and a page of 100,000 nested <div>s took seconds of CPU inside one chunk, past parseMs.
+   * Browsers stop nesting at 512 too (Chromium's parser flattens deeper trees).
+   */
+  maxDepth: 512,
   /** Bytes per decoder/parser chunk. */
   chunkBytes: 64 * 1024,
 };
@@ -166,6 +173,14 @@ export class PageParser {
     return !this.stopped;
   }
 
+  /** Stops the parse inside the current chunk (the rest of it and every later chunk are ignored). */
+  private stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.data.cutShort = true;
+    this.parser.pause();
+  }
+
   end(): PageData {
     this.parser.end();
     if (this.titleBuf && !this.data.title) this.data.title = collapse(this.titleBuf);
@@ -178,6 +193,7 @@ export class PageParser {
     if (!VOID.has(name)) {
       const skip = SKIP_TEXT.has(name) || a.hidden !== undefined || /display\s*:\s*none/i.test(a.style ?? '');
       this.stack.push(name);
+      if (this.stack.length > PAGE_LIMITS.maxDepth) this.stop();
       this.skipFlags.push(skip);
       if (skip) this.skipDepth++;
       if (CHROME.has(name)) this.chromeDepth++;

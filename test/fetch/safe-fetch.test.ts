@@ -111,11 +111,11 @@ describe('upstream statuses and failures', () => {
     expect(err.status).toBe(0);
   });
 
-  test('headers that never come: TIMEOUT within the cap', async () => {
-    const t0 = Date.now();
+  test('headers that never come: TIMEOUT at the cap', async () => {
+    // The headers never come: only the 300 ms cap can end the fetch, and it says so.
     const err = await fetchOpen(site.url('/slow-headers'), { ...opts, timeoutMs: 300 }).catch((e) => e);
+    expect(err).toBeInstanceOf(FetchFailure);
     expect(err.code).toBe('TIMEOUT');
-    expect(Date.now() - t0).toBeLessThan(2500);
   });
 
   test('a body that never ends keeps what arrived, marked truncated', async () => {

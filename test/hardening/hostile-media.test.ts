@@ -1,6 +1,9 @@
 /**
- * Hostile files behind links: each must come back in bounded time as a record (ok with what
- * could be read, or ok:false), never a 5xx, a hang or a crash.
+ * Hostile files behind links: each must come back as a record (ok with what could be read, or
+ * ok:false), never a 5xx, a hang or a crash; and its job must end by its own cap (the pixel
+ * limit, the entity refusal, the page-count cut-off, the decode cap), not by the record deadline:
+ * no job outcome is 'deadline exceeded'. How long each takes is in `npm run bench`
+ * (test/bench/hostile.bench.ts), never asserted here.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -9,6 +12,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { ffmpegBinary } from '../../lib/media/run-tool';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import type { JobOutcome } from '../../lib/ports';
 import { createTestHandler, type TestHandler } from '../helpers/service';
 
 let site: FixtureServer;
@@ -92,33 +96,53 @@ afterAll(async () => {
   svc.cleanup();
 });
 
+/** The record and the outcomes of the jobs run for it. */
 async function preview(route: string) {
-  const t0 = Date.now();
-  const res = await svc.post(JSON.stringify({ link: site.url(route) }));
-  return { res, ms: Date.now() - t0 };
+  const jobs: JobOutcome[] = [];
+  const inner = svc.deps.jobs;
+  const run = inner.run;
+  inner.run = async (list, options) => {
+    const out = await run.call(inner, list, options);
+    jobs.push(...out.values());
+    return out;
+  };
+  try {
+    const res = await svc.post(JSON.stringify({ link: site.url(route) }));
+    return { res, jobs };
+  } finally {
+    inner.run = run;
+  }
 }
 
-test.each(['/pixel-bomb.png', '/decompression-bomb.png'])('%s: an IMAGE record without a hosted image, quickly', async (route) => {
-  const { res, ms } = await preview(route);
+/** The job of this kind, which must have finished (refused or not) before the record deadline. */
+function finished(jobs: JobOutcome[], id: string) {
+  const job = jobs.find((j) => j.id === id);
+  expect(job).toBeDefined();
+  expect(job).not.toMatchObject({ error: 'deadline exceeded' });
+  return job as JobOutcome & { ok: true; result: any };
+}
+
+test.each(['/pixel-bomb.png', '/decompression-bomb.png'])('%s: an IMAGE record without a hosted image, refused at the pixel limit before decoding', async (route) => {
+  const { res, jobs } = await preview(route);
   expect(res.statusCode).toBe(200);
   expect(res.json).toMatchObject({ ok: true, type: 'IMAGE' });
   expect(res.json.image).toBeUndefined();
-  expect(ms).toBeLessThan(10_000);
+  expect(finished(jobs, 'image')).toMatchObject({ ok: true, result: { reason: expect.stringMatching(/pixel limit/) } });
 }, 20_000);
 
-test('a PNG with 40,000 ancillary chunks: bounded time, and the 1x1 pixel is still hosted or refused', async () => {
-  const { res, ms } = await preview('/chunk-bomb.png');
+test('a PNG with 40,000 ancillary chunks: the 1x1 pixel is still hosted', async () => {
+  const { res, jobs } = await preview('/chunk-bomb.png');
   expect(res.statusCode).toBe(200);
   expect(res.json.type).toBe('IMAGE');
-  if (res.json.image) expect(res.json.image.original).toMatchObject({ width: 1, height: 1 });
-  expect(ms).toBeLessThan(10_000);
+  expect(res.json.image.original).toMatchObject({ width: 1, height: 1 });
+  expect(finished(jobs, 'image')).toMatchObject({ ok: true, result: { image: { width: 1, height: 1 } } });
 }, 20_000);
 
-test('an SVG with entity expansion (billion laughs) is refused, quickly', async () => {
-  const { res, ms } = await preview('/laughs.svg');
+test('an SVG with entity expansion (billion laughs) is refused before it is parsed', async () => {
+  const { res, jobs } = await preview('/laughs.svg');
   expect(res.statusCode).toBe(200);
   expect(res.json.image).toBeUndefined();
-  expect(ms).toBeLessThan(10_000);
+  expect(finished(jobs, 'image')).toMatchObject({ ok: true, result: { reason: expect.stringMatching(/entities/) } });
 }, 20_000);
 
 test('an SVG with an external reference is rendered without fetching it', async () => {
@@ -128,22 +152,22 @@ test('an SVG with an external reference is rendered without fetching it', async 
   expect(site.requests.map((r) => r.url)).not.toContain('/leak.png');
 }, 20_000);
 
-test('a PDF with 100,000 pages: the page count, a bounded number of renders, in bounded time', async () => {
-  const { res, ms } = await preview('/many-pages.pdf');
+test('a PDF with 100,000 pages: the page count from its bytes; pdf.js is not run, so no page is rendered', async () => {
+  const { res, jobs } = await preview('/many-pages.pdf');
   expect(res.statusCode).toBe(200);
   expect(res.json.type).toBe('DOCUMENT');
   expect(res.json.document.pageCount).toBe(100_000);
-  expect((res.json.document.pages ?? []).length).toBeLessThanOrEqual(3);
-  expect(ms).toBeLessThan(20_000);
+  expect(res.json.document.pages).toBeUndefined(); // above PDF_OPEN_MAX_PAGES: described from the bytes only
+  expect(finished(jobs, 'document')).toMatchObject({ ok: true, result: { document: { pageCount: 100_000 } } });
 }, 40_000);
 
-test('an MP4 whose header claims 7 years: the record comes back within the deadline', async () => {
-  const { res, ms } = await preview('/lying-duration.mp4');
+test('an MP4 whose header claims 7 years: the video is described from its real 2 s, with a bounded number of snapshots', async () => {
+  const { res, jobs } = await preview('/lying-duration.mp4');
   expect(res.statusCode).toBe(200);
   expect(res.json.type).toBe('VIDEO');
-  expect(ms).toBeLessThan(12_000);
-  if (res.json.video) {
-    expect(res.json.video.videoCodec).toBe('h264');
-    expect(res.json.video.snapshots?.length ?? 0).toBeLessThanOrEqual(4);
-  }
+  expect(res.json.video.videoCodec).toBe('h264');
+  expect(res.json.video.duration).toBeCloseTo(2, 0);
+  expect(res.json.video.snapshots.length).toBeGreaterThan(0);
+  expect(res.json.video.snapshots.length).toBeLessThanOrEqual(4);
+  finished(jobs, 'video');
 }, 30_000);

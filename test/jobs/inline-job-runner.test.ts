@@ -1,22 +1,42 @@
+/**
+ * The inline runner on fake timers: what finished, and when on the fake clock, follows from the
+ * jobs' delays, the concurrency and the deadline alone, whatever the machine's load. The
+ * wall-clock figures are in `npm run bench` (test/bench/hostile.bench.ts).
+ */
 import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner';
+import type { JobOutcome } from '../../lib/ports';
 import { testConfig } from '../helpers/service';
 
 const config = testConfig();
 afterAll(() => config.cleanup());
 const ctx = { fetch: async () => { throw new Error('no fetch'); }, blobs: {} as never, config };
 
+beforeEach(() => { jest.useFakeTimers(); });
+afterEach(() => { jest.useRealTimers(); });
+
+/** A promise and whether (and with what) it has settled so far. */
+function watch<T>(p: Promise<T>) {
+  const w: { done: boolean; value?: T } = { done: false };
+  void p.then((v) => { w.done = true; w.value = v; });
+  return w;
+}
+
 test('runs jobs concurrently and returns every outcome by id', async () => {
   const runner = new InlineJobRunner(ctx as never, 4);
-  const t0 = Date.now();
-  const out = await runner.run(
+  const run = watch(runner.run(
     [
       { id: 'a', kind: 'echo', input: { value: 1, delayMs: 150 } },
       { id: 'b', kind: 'echo', input: { value: 2, delayMs: 150 } },
       { id: 'c', kind: 'echo', input: { value: 3, fail: true } },
     ],
     { requestId: 'r', deadline: Date.now() + 5000 },
-  );
-  expect(Date.now() - t0).toBeLessThan(290); // in parallel, not 300 ms in sequence
+  ));
+  await jest.advanceTimersByTimeAsync(149);
+  expect(run.done).toBe(false);
+  // Both 150 ms jobs are done 150 ms in: they ran side by side, not one after the other.
+  await jest.advanceTimersByTimeAsync(1);
+  expect(run.done).toBe(true);
+  const out = run.value!;
   expect(out.get('a')).toMatchObject({ ok: true, result: { value: 1 } });
   expect(out.get('b')).toMatchObject({ ok: true, result: { value: 2 } });
   expect(out.get('c')).toMatchObject({ ok: false, error: 'echo job asked to fail' });
@@ -24,25 +44,32 @@ test('runs jobs concurrently and returns every outcome by id', async () => {
 
 test('a job past the deadline is reported failed at the deadline, not when it finishes', async () => {
   const runner = new InlineJobRunner(ctx as never, 2);
-  const t0 = Date.now();
-  const out = await runner.run(
+  const run = watch(runner.run(
     [
       { id: 'fast', kind: 'echo', input: { value: 'x' } },
       { id: 'slow', kind: 'echo', input: { value: 'y', delayMs: 10_000 } },
     ],
     { requestId: 'r', deadline: Date.now() + 200 },
-  );
-  expect(Date.now() - t0).toBeLessThan(1000);
-  expect(out.get('fast')).toMatchObject({ ok: true });
-  expect(out.get('slow')).toMatchObject({ ok: false, error: 'deadline exceeded' });
+  ));
+  await jest.advanceTimersByTimeAsync(199);
+  expect(run.done).toBe(false); // the fast job alone does not end the run
+  await jest.advanceTimersByTimeAsync(1);
+  // At the deadline, 9.8 s before the slow job would finish: it is left out, the fast one is in.
+  expect(run.done).toBe(true);
+  expect(run.value!.get('fast')).toMatchObject({ ok: true });
+  expect(run.value!.get('slow')).toMatchObject({ ok: false, error: 'deadline exceeded' });
+  // The slow job was told to stop: its timer is gone, nothing is left pending.
+  expect(jest.getTimerCount()).toBe(0);
 });
 
 test('concurrency is bounded across calls', async () => {
   const runner = new InlineJobRunner(ctx as never, 1);
-  const t0 = Date.now();
-  await Promise.all([
-    runner.run([{ id: 'a', kind: 'echo', input: { value: 1, delayMs: 100 } }], { requestId: 'r1', deadline: Date.now() + 5000 }),
-    runner.run([{ id: 'b', kind: 'echo', input: { value: 2, delayMs: 100 } }], { requestId: 'r2', deadline: Date.now() + 5000 }),
-  ]);
-  expect(Date.now() - t0).toBeGreaterThanOrEqual(195);
+  const first = watch(runner.run([{ id: 'a', kind: 'echo', input: { value: 1, delayMs: 100 } }], { requestId: 'r1', deadline: Date.now() + 5000 }));
+  const second = watch(runner.run([{ id: 'b', kind: 'echo', input: { value: 2, delayMs: 100 } }], { requestId: 'r2', deadline: Date.now() + 5000 }));
+  await jest.advanceTimersByTimeAsync(100);
+  // One slot: the second request's job waited for the first one's, so it is not done yet.
+  expect([first.done, second.done]).toEqual([true, false]);
+  await jest.advanceTimersByTimeAsync(100);
+  expect([first.done, second.done]).toEqual([true, true]);
+  expect((second.value as Map<string, JobOutcome>).get('b')).toMatchObject({ ok: true, result: { value: 2 } });
 });

@@ -1,7 +1,9 @@
 /**
  * The decoder caps, directly: wall time and abort kill the child process, decoding stops at the
  * duration cap, a playlist cannot make ffmpeg open anything, the Flate budget spots a bomb, and
- * file names come from Content-Disposition or the URL.
+ * file names come from Content-Disposition or the URL. The decoders here would run forever (a
+ * live `-re` source): that they return at all, with the cap's own error, is the check; how long
+ * they take is in `npm run bench`, never asserted.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,20 +26,19 @@ beforeAll(async () => { dir = await mkdtemp(path.join(tmpdir(), 'linklens-caps-'
 afterAll(async () => { await rm(dir, { recursive: true, force: true }); });
 
 test('a decoder running past its time cap is killed and reported as timed out', async () => {
-  const t0 = Date.now();
+  // An endless live source: only the 300 ms cap can end it.
   const err = await runTool(await ffmpegBinary(), ['-v', 'error', '-re', '-f', 'lavfi', '-i', 'sine=frequency=440', '-f', 'null', '-'], { timeoutMs: 300 }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ToolError);
   expect((err as ToolError).timedOut).toBe(true);
-  expect(Date.now() - t0).toBeLessThan(3000);
 });
 
 test('an aborted job kills its decoder', async () => {
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 200);
-  const t0 = Date.now();
+  // The abort, not the 10 s cap, ended it: the error is the abort's, not a timeout.
   const err = await runTool(await ffmpegBinary(), ['-v', 'error', '-re', '-f', 'lavfi', '-i', 'sine=frequency=440', '-f', 'null', '-'], { timeoutMs: 10_000, signal: controller.signal }).catch((e: unknown) => e);
   expect((err as Error).message).toBe('aborted');
-  expect(Date.now() - t0).toBeLessThan(3000);
+  expect((err as ToolError).timedOut).not.toBe(true);
 });
 
 test('the waveform decodes at most maxSeconds: a tone then silence looks loud throughout when capped at the tone', async () => {
@@ -80,12 +81,15 @@ test('hostile: a small PDF that keeps pdf.js busy is stopped at the decode cap i
   expect(bytes.length).toBeLessThan(300 * 1024);
   const config = testConfig({ mediaDecodeTimeoutMs: 1500 });
   const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
-  let maxGap = 0;
-  let last = Date.now();
-  const tick = setInterval(() => { const now = Date.now(); maxGap = Math.max(maxGap, now - last); last = now; }, 25);
-  const t0 = Date.now();
+  // Ticks of a timer while pdf.js works: on the main thread it held the event loop for over two
+  // minutes (no tick at all until it was done).
+  let ticks = 0;
+  const tick = setInterval(() => { ticks++; }, 25);
   try {
     const r = await describePdf(bytes, 'heavy.pdf', { fetch: buildFetcher(config), blobs, config }, { complete: true });
+    const ticksDuringDecode = ticks;
+    // The event loop stayed free: the timer kept firing while the worker thread decoded.
+    expect(ticksDuringDecode).toBeGreaterThanOrEqual(5);
     // pdf.js read the document's structure before the cap; its text and renders did not finish.
     expect(r.document).toMatchObject({ title: 'heavy.pdf', pageCount: 1, isEncrypted: false, type: 'pdf' });
     expect(r.document.rawTextUrl).toBeUndefined();
@@ -93,9 +97,6 @@ test('hostile: a small PDF that keeps pdf.js busy is stopped at the decode cap i
     clearInterval(tick);
     config.cleanup();
   }
-  // Bounds for safety, not speed: on the main thread this document held the event loop for over two minutes.
-  expect(Date.now() - t0).toBeLessThan(10_000);
-  expect(maxGap).toBeLessThan(1000);
 }, 30_000);
 
 test('file names: Content-Disposition (RFC 5987 and plain), else the decoded last path segment', () => {

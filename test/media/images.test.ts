@@ -67,9 +67,10 @@ describe('renderImage (real sharp)', () => {
     const tm = await sharp(thumb.data).metadata();
     expect(tm.pages ?? 1).toBe(1);
     const { data } = await sharp(thumb.data).raw().toBuffer({ resolveWithObject: true });
-    expect([data[0], data[1], data[2]]).toEqual([expect.any(Number), expect.any(Number), expect.any(Number)]);
-    expect(data[0]).toBeGreaterThan(200); // the first frame is red
+    // The first frame is red (the later frames are other colours): the still is that frame.
+    expect(data[0]).toBeGreaterThan(200);
     expect(data[1]).toBeLessThan(60);
+    expect(data[2]).toBeLessThan(60);
     const om = await sharp(r.renditions.find((x) => x.name === 'original')!.data, { animated: true }).metadata();
     expect(om.format).toBe('webp');
     expect(om.pages).toBe(3);
@@ -130,7 +131,7 @@ describe('renderImage (real sharp)', () => {
     await expect(renderImage(full.subarray(0, Math.floor(full.length / 2)), { maxPixels: MAX })).rejects.toThrow();
     const p = await fx.pngWithAlpha(300, 300);
     await expect(renderImage(p.subarray(0, Math.floor(p.length * 0.6)), { maxPixels: MAX })).rejects.toThrow();
-    const t0 = Date.now();
+    // Refused at the header's pixel count, before any decoding (the message says which check).
     await expect(renderImage(fx.pngBomb(), { maxPixels: MAX })).rejects.toThrow(/pixel limit/);
     await expect(renderImage(fx.svg('<rect width="10" height="10"/>', 100_000, 100_000), { maxPixels: MAX })).rejects.toThrow(/pixel limit/);
     const gifBomb = Buffer.from(await fx.animatedGif(4, 4));
@@ -138,7 +139,6 @@ describe('renderImage (real sharp)', () => {
     gifBomb.writeUInt16LE(65535, 8);
     // libnsgif sizes a GIF by its frames, not by the claimed screen: it stays a harmless 4x4.
     expect((await renderImage(gifBomb, { maxPixels: MAX })).source).toMatchObject({ width: 4, height: 4 });
-    expect(Date.now() - t0).toBeLessThan(2000);
     await expect(renderImage(Buffer.from('<!doctype html><html></html>'), { maxPixels: MAX })).rejects.toThrow(/not an image/);
   });
 });

@@ -9,36 +9,58 @@ import { loadConfig } from '../../lib/config';
 import { lambdaBrowser } from '../../functions/screenshot-worker';
 import type { BlobStore } from '../../lib/ports';
 
-test('screenshot jobs are sent to their own queue, the rest to the job queue; the results are awaited together', async () => {
+test('screenshot jobs are sent to their own queue, the rest to the job queue; one wait collects the results of both', async () => {
   const sent: { queue: string; kinds: string[] }[] = [];
-  const results = new Map<string, string>();
+  // What each fake worker stores, by result key; the screenshot worker is slower: its result
+  // appears only after the runner has looked for it three times.
+  const stored = new Map<string, { result: string; visibleAfterReads: number }>();
+  const reads: string[] = [];
+  const SCREENSHOTS = 'https://sqs.test/1/screenshots';
   const sqs = {
     send: async (cmd: { input: { QueueUrl: string; Entries: { Id: string; MessageBody: string }[] } }) => {
       const kinds = cmd.input.Entries.map((e) => JSON.parse(e.MessageBody).kind as string);
       sent.push({ queue: cmd.input.QueueUrl, kinds });
       for (const e of cmd.input.Entries) {
         const m = JSON.parse(e.MessageBody);
-        results.set(`jobs/${m.requestId}/${m.jobId}.json`, JSON.stringify({ version: m.version, requestId: m.requestId, jobId: m.jobId, kind: m.kind, ok: true, result: { from: cmd.input.QueueUrl }, ms: 1, finishedAt: new Date().toISOString() }));
+        const result = { version: m.version, requestId: m.requestId, jobId: m.jobId, kind: m.kind, ok: true, result: { worker: cmd.input.QueueUrl, job: m.jobId }, ms: 1, finishedAt: new Date().toISOString() };
+        stored.set(`jobs/${m.requestId}/${m.jobId}.json`, { result: JSON.stringify(result), visibleAfterReads: cmd.input.QueueUrl === SCREENSHOTS ? 3 : 0 });
       }
       return { Successful: cmd.input.Entries.map((e) => ({ Id: e.Id })) };
     },
   } as unknown as SQSClient;
-  const blobs = { get: async (k: string) => (results.has(k) ? Buffer.from(results.get(k)!) : undefined), put: async () => {}, has: async () => false, publicUrl: (k: string) => k } as unknown as BlobStore;
-  const runner = new SqsJobRunner({ sqs, queueUrl: 'https://sqs.test/1/jobs', queueUrlByKind: { screenshot: 'https://sqs.test/1/screenshots' }, blobs, poll: { initialMs: 1 } });
+  const blobs = {
+    get: async (k: string) => {
+      reads.push(k);
+      const s = stored.get(k);
+      return s && reads.filter((r) => r === k).length > s.visibleAfterReads ? Buffer.from(s.result) : undefined;
+    },
+    put: async () => {},
+    has: async () => false,
+    publicUrl: (k: string) => k,
+  } as unknown as BlobStore;
+  const runner = new SqsJobRunner({ sqs, queueUrl: 'https://sqs.test/1/jobs', queueUrlByKind: { screenshot: SCREENSHOTS }, blobs, poll: { initialMs: 1, maxMs: 5 } });
   const out = await runner.run(
     [
       { id: 'page-content', kind: 'page-content', input: { url: 'https://a.example/', bytesBase64: '' } },
       { id: 'screenshot', kind: 'screenshot', input: { url: 'https://a.example/' } },
       { id: 'image', kind: 'image', input: { url: 'https://a.example/i.png' } },
     ],
-    { requestId: 'r1', deadline: Date.now() + 5000 },
+    { requestId: 'r1', deadline: Date.now() + 30_000 },
   );
   expect(sent.sort((a, b) => a.queue.localeCompare(b.queue))).toEqual([
     { queue: 'https://sqs.test/1/jobs', kinds: ['page-content', 'image'] },
-    { queue: 'https://sqs.test/1/screenshots', kinds: ['screenshot'] },
+    { queue: SCREENSHOTS, kinds: ['screenshot'] },
   ]);
-  expect(out.get('screenshot')).toMatchObject({ ok: true, result: { from: 'https://sqs.test/1/screenshots' } });
-  expect(out.get('page-content')).toMatchObject({ ok: true, result: { from: 'https://sqs.test/1/jobs' } });
+  // One wait for both queues: the job queue's results were in at the first look, and the run
+  // kept polling for the screenshot alone until its result appeared (the fourth look), then returned.
+  const count = (id: string) => reads.filter((k) => k === `jobs/r1/${id}.json`).length;
+  expect([count('page-content'), count('image'), count('screenshot')]).toEqual([1, 1, 4]);
+  expect(reads.at(-1)).toBe('jobs/r1/screenshot.json');
+  // Each job's outcome is the result stored under its own key, in the order the jobs were given.
+  expect([...out.keys()]).toEqual(['page-content', 'screenshot', 'image']);
+  expect(out.get('screenshot')).toMatchObject({ ok: true, result: { worker: SCREENSHOTS, job: 'screenshot' } });
+  expect(out.get('page-content')).toMatchObject({ ok: true, result: { worker: 'https://sqs.test/1/jobs', job: 'page-content' } });
+  expect(out.get('image')).toMatchObject({ ok: true, result: { worker: 'https://sqs.test/1/jobs', job: 'image' } });
 });
 
 test('LINKPREVIEW_SCREENSHOT_QUEUE_URL, LINKPREVIEW_SCREENSHOTS and the browser settings are read and checked', () => {
