@@ -13,6 +13,7 @@
  *    (test/jobs/inline-job-runner.test.ts).
  * Loopback only: the fixture server and the handler run in this process.
  */
+import { pngChunk } from '../media/fixtures';
 import zlib from 'node:zlib';
 import type http from 'node:http';
 import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner.js';
@@ -38,22 +39,6 @@ function handlerFor(overrides: Partial<Config>) {
   return { preview, cleanup: () => config.cleanup() };
 }
 
-function crc32(buf: Buffer): number {
-  let c = ~0;
-  for (const b of buf) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
-function pngChunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(td));
-  return Buffer.concat([len, td, crc]);
-}
 function greyPng(width: number, height: number, idat: Buffer): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);

@@ -14,26 +14,12 @@ import { ffmpegBinary } from '../../lib/media/run-tool';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import type { JobOutcome } from '../../lib/ports';
 import { createTestHandler, type TestHandler } from '../helpers/service';
+import { pngChunk } from '../media/fixtures';
 
 let site: FixtureServer;
 let svc: TestHandler;
 
-function crc32(buf: Buffer): number {
-  let c = ~0;
-  for (const b of buf) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
-function chunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(td));
-  return Buffer.concat([len, td, crc]);
-}
+const chunk = pngChunk;
 function png(width: number, height: number, idat: Buffer, extra: Buffer[] = []): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);

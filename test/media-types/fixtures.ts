@@ -237,18 +237,7 @@ export function pdfWithPages(pages: { box: [number, number]; content: string; im
     kids.push(add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${p.box[0]} ${p.box[1]}] /Contents ${content} 0 R /Resources << /Font << /F1 ${font} 0 R >> /XObject << ${xobjects.join(' ')} >> >> >>`));
   }
   objs[1] = Buffer.from(`<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`);
-  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
-  const offsets: number[] = [];
-  let length = parts[0].length;
-  objs.forEach((o, i) => {
-    offsets.push(length);
-    const b = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), o, Buffer.from('\nendobj\n')]);
-    parts.push(b);
-    length += b.length;
-  });
-  const xref = `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`));
-  return Buffer.concat(parts);
+  return serializePdf(objs);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -291,6 +280,11 @@ export function heavyContentPdf(lines: number): Buffer {
     Buffer.concat([Buffer.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`), content, Buffer.from('\nendstream')]),
     Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
   ];
+  return serializePdf(objs);
+}
+
+/** Objects 1..n (object 1 the catalog) as a PDF file with its xref table and trailer. */
+function serializePdf(objs: Buffer[]): Buffer {
   const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
   const offsets: number[] = [];
   let length = parts[0].length;
@@ -304,4 +298,3 @@ export function heavyContentPdf(lines: number): Buffer {
   parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`));
   return Buffer.concat(parts);
 }
-

@@ -90,7 +90,8 @@ export function ico(entries: { width: number; height: number; bytes: Buffer; bit
   return Buffer.concat([dir, ...entries.map((e) => e.bytes)]);
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: length, type, data, CRC. */
+export function pngChunk(type: string, data: Buffer): Buffer {
   const len = Buffer.alloc(4);
   len.writeUInt32BE(data.length);
   const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);

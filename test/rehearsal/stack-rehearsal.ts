@@ -585,16 +585,19 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       },
       async drained(timeoutMs = 30_000) {
         const until = Date.now() + timeoutMs;
+        const depths: Record<string, number> = {};
         while (Date.now() < until) {
           let waiting = 0;
-          for (const url of Object.values(queueUrls)) {
+          for (const [id, url] of Object.entries(queueUrls)) {
             const a = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
-            waiting += Number(a.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(a.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+            depths[id] = Number(a.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(a.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+            waiting += depths[id];
           }
           if (waiting === 0 && inFlight === 0) return;
           await new Promise((r) => setTimeout(r, 200));
         }
-        throw new Error('rehearsal: the queues did not drain');
+        const logs = Object.values(functions).map((f) => `${f.logicalId} (last lines):\n  ${f.logs.slice(-15).join('\n  ')}`).join('\n');
+        throw new Error(`rehearsal: the queues did not drain: ${JSON.stringify(depths)}, ${inFlight} batches in flight\n${logs}`);
       },
       async close() {
         for (const c of closers.reverse()) await c();
