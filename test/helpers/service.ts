@@ -16,7 +16,7 @@ import type { HandlerDeps, HttpResponse } from '../../lib/http/preview-handler';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { Log } from '../../lib/log';
 import type { Resolver } from '../../lib/fetch/address-guard';
-import type { Fetcher } from '../../lib/fetch/safe-fetch';
+import { createFetcher, type Fetcher } from '../../lib/fetch/safe-fetch';
 import { buildLocalDeps } from '../../functions/wiring';
 import { startLocalServer, type LocalServer } from '../../functions/local-server';
 import { describeRequest } from '../../lib/http/event';
@@ -32,6 +32,26 @@ export function recordingLog(): Log & { lines: { level: string; message: string;
   const lines: { level: string; message: string; extra?: Record<string, unknown> }[] = [];
   const at = (level: string) => (message: string, extra?: Record<string, unknown>) => { lines.push({ level, message, extra }); };
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/**
+ * The guard closed as in production, with one address trusted in code: the loopback fixture at
+ * 127.0.0.1 plays a public host. `hosts` maps test names to addresses (anything else: ENOTFOUND);
+ * `ports` are the fixtures' ports, allowed so that a refusal can only come from the address.
+ */
+export function closedGuardFetcher(ports: number[], hosts: Record<string, string> = { 'public.test': '127.0.0.1' }): Fetcher {
+  return createFetcher({
+    allowPrivateNetworks: false,
+    allowedPorts: ports,
+    trustedAddresses: ['127.0.0.1'],
+    userAgent: 'linklens-test',
+    maxRedirects: 5,
+    resolver: async (host) => {
+      const address = hosts[host];
+      if (address) return [{ address, family: address.includes(':') ? 6 : 4 }];
+      throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    },
+  });
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config & { cleanup(): void } {

@@ -17,7 +17,7 @@ import { bestSrcsetCandidate } from '../../lib/page/sanitize';
 import { PAGE_IMAGE_LIMITS } from '../../lib/page/page-images';
 import { runPageContentJob, type PageContentResult } from '../../lib/page/page-content';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
-import { startTestServer, testConfig } from '../helpers/service';
+import { closedGuardFetcher, startTestServer, testConfig } from '../helpers/service';
 import { paragraphs } from './fixtures';
 
 const HAS_BROWSER = browserAvailable(loadConfig(process.env));
@@ -127,18 +127,7 @@ describe('the images of page.html (the page-content job)', () => {
     origin = `http://public.test:${site.port}`;
     await serveGallery(site, origin, [`http://private.test:${v4.port}/secret.png`, `http://127.0.0.2:${v4.port}/x.png`]);
     // A closed guard: only the fixture's address is trusted (it plays a public host), as in test/page/screenshot.test.ts.
-    fetch = createFetcher({
-      allowPrivateNetworks: false,
-      allowedPorts: [site.port, v4.port],
-      trustedAddresses: ['127.0.0.1'],
-      userAgent: 'linklens-test',
-      maxRedirects: 5,
-      resolver: async (host) => {
-        if (host === 'public.test') return [{ address: '127.0.0.1', family: 4 }];
-        if (host === 'private.test') return [{ address: '127.0.0.2', family: 4 }];
-        throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-      },
-    });
+    fetch = closedGuardFetcher([site.port, v4.port], { 'public.test': '127.0.0.1', 'private.test': '127.0.0.2' });
     config = testConfig({ allowPrivateNetworks: false, maxImageBytes: MAX_IMAGE_BYTES });
     blobs = new FsBlobStore(config.dataDir, () => ASSETS);
     const page = await globalThis.fetch(site.url('/2024/gallery/story.html')).then((x) => x.arrayBuffer());

@@ -15,7 +15,7 @@ import { createFetcher } from '../../lib/fetch/safe-fetch';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { assertConforms } from '../helpers/conformance';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
-import { startTestServer, testConfig } from '../helpers/service';
+import { closedGuardFetcher, startTestServer, testConfig } from '../helpers/service';
 import { articlePage } from './fixtures';
 
 const HAS_BROWSER = browserAvailable(loadConfig(process.env));
@@ -128,18 +128,7 @@ describe('the SSRF guard inside the browser', () => {
     site.route('/to-private', { status: 302, headers: { location: `http://127.0.0.2:${v4.port}/redirected.png` } });
 
     // A closed guard: only the fixture's address is trusted (it plays a public host), as in test/fetch/safe-fetch.test.ts.
-    const fetch = createFetcher({
-      allowPrivateNetworks: false,
-      allowedPorts: [site.port, v4.port, v6.port],
-      trustedAddresses: ['127.0.0.1'],
-      userAgent: 'linklens-test',
-      maxRedirects: 5,
-      resolver: async (host) => {
-        if (host === 'public.test') return [{ address: '127.0.0.1', family: 4 }];
-        if (host === 'private.test') return [{ address: '127.0.0.2', family: 4 }];
-        throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-      },
-    });
+    const fetch = closedGuardFetcher([site.port, v4.port, v6.port], { 'public.test': '127.0.0.1', 'private.test': '127.0.0.2' });
     const config = { ...testConfig({ screenshots: 'on', allowPrivateNetworks: false }), screenshotSettleMs: 1000 };
     const seen: { url: string; outcome: string; detail?: string }[] = [];
     try {
@@ -216,17 +205,7 @@ describe('what the route cannot see, with the network walls down', () => {
     site.route('/nested.js', { headers: { 'content-type': 'text/javascript' }, body: `try { new WebSocket('${ws}/nested-fetched-ws'); } catch (e) {}` });
     site.route('/sw.js', { headers: { 'content-type': 'text/javascript' }, body: serviceCode });
 
-    const fetch = createFetcher({
-      allowPrivateNetworks: false,
-      allowedPorts: [site.port, forbidden.port],
-      trustedAddresses: ['127.0.0.1'],
-      userAgent: 'linklens-test',
-      maxRedirects: 5,
-      resolver: async (host) => {
-        if (host === 'public.test') return [{ address: '127.0.0.1', family: 4 }];
-        throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-      },
-    });
+    const fetch = closedGuardFetcher([site.port, forbidden.port]);
     const config = { ...testConfig({ screenshots: 'on', allowPrivateNetworks: false }), screenshotSettleMs: 1500 };
     const seen: { url: string; outcome: string; detail?: string }[] = [];
     const net: NetRefusal[] = [];
