@@ -1,16 +1,11 @@
 /**
- * The request body (LinkPreviewRequestBody) and its validation with valibot. Each field has
- * its own schema so a failure names the field and the problem with its own errorCode.
+ * The request body (LinkPreviewRequestBody of openapi.yaml) and its validation with valibot. Each
+ * field has its own schema so a failure names the field and the problem with its own errorCode.
+ * The types come from the schemas, checked against the document's generated type (see PreviewRequest).
  */
 import * as v from 'valibot';
 import { BadRequestError } from '../errors.js';
-
-export interface PreviewRequest {
-  link: string;
-  source: 'API' | 'WEB';
-  forceNewSnapshot: boolean;
-  forceNewSnapshotRecursive: boolean;
-}
+import type { LinkPreviewRequestBody } from './openapi.gen.js';
 
 export const MAX_LINK_LENGTH = 4096;
 
@@ -59,6 +54,24 @@ const BodySchema = v.object({
   forceNewSnapshot: flag('forceNewSnapshot', 'FORCE_NEW_SNAPSHOT_INVALID'),
   forceNewSnapshotRecursive: flag('forceNewSnapshotRecursive', 'FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID'),
 });
+
+/** The body as the validator reads it (each field's input), and what it returns. */
+type AcceptedBody = Flat<Omit<v.InferInput<typeof BodySchema>, 'link'> & { link: v.InferInput<typeof LinkSchema> }>;
+type ValidatedBody = Flat<Omit<v.InferOutput<typeof BodySchema>, 'link'> & { link: v.InferOutput<typeof LinkSchema> }>;
+type Flat<T> = { [K in keyof T]: T[K] };
+type Same<X, Y> = (<T>() => T extends X ? 1 : 2) extends (<T>() => T extends Y ? 1 : 2) ? true : false;
+/** T, provided each check is true: tsc fails on the alias below when one is false. */
+type Checked<T, _Checks extends true[]> = T;
+
+/**
+ * The validated request: the link normalized, every default applied, the flags as booleans.
+ * tsc fails here when the validator drifts from openapi.yaml: it must read exactly the
+ * document's LinkPreviewRequestBody, and return that body with every field set.
+ */
+export type PreviewRequest = Checked<
+  ValidatedBody,
+  [Same<AcceptedBody, LinkPreviewRequestBody>, ValidatedBody extends Required<LinkPreviewRequestBody> ? true : false]
+>;
 
 function fail(message: string, field: string): never {
   const i = message.indexOf(':');
