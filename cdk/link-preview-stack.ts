@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
+import { ENV } from '../lib/core-settings.js';
 import { ASSETS_PREFIX, AssetStore, JOBS_PREFIX } from './constructs/asset-store.js';
 import { JobQueue } from './constructs/job-queue.js';
 import { MediaLayers } from './constructs/media-layers.js';
@@ -77,12 +78,12 @@ export class LinkPreviewStack extends Stack {
         timeout: Duration.seconds(60),
       });
       this.screenshotJobs = new JobQueue(this, 'ScreenshotJobs', { workerTimeout: this.screenshotWorker.timeout, deadLetterQueue: this.jobs.deadLetterQueue });
-      this.screenshotJobs.grantSendTo(this.preview.fn, 'LINKPREVIEW_SCREENSHOT_QUEUE_URL');
-      this.preview.fn.addEnvironment('LINKPREVIEW_SCREENSHOTS', 'on');
+      this.screenshotJobs.grantSendTo(this.preview.fn, ENV.screenshotQueueUrl);
+      this.preview.fn.addEnvironment(ENV.screenshots, 'on');
       this.store.grantTo(this.screenshotWorker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
       this.screenshotJobs.attachWorker(this.screenshotWorker.fn, { batchSize: 1 });
     } else {
-      this.preview.fn.addEnvironment('LINKPREVIEW_SCREENSHOTS', 'off');
+      this.preview.fn.addEnvironment(ENV.screenshots, 'off');
     }
 
     this.alarms = new Alarms(this, 'Alarms', {

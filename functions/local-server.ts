@@ -23,20 +23,23 @@ import { buildLocalDeps } from './wiring.js';
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 /** Optional binaries /status reports on, as found on this machine. */
-export function localStatusDeps(config?: Pick<Config, 'browserPath'>): { ffprobePath?: string; browserPath?: string } {
+export function localStatusDeps(config: Pick<Config, 'browserPath'>): { ffprobePath?: string; browserPath?: string } {
   let ffprobePath: string | undefined;
   try {
     ffprobePath = (require('@ffprobe-installer/ffprobe') as { path: string }).path;
   } catch {
     ffprobePath = undefined;
   }
-  return { ffprobePath, browserPath: config?.browserPath ?? loadConfig(process.env).browserPath };
+  return { ffprobePath, browserPath: config.browserPath };
 }
 
 
 export interface LocalServerOptions {
+  /** Over HOST from `env`. */
   host?: string;
+  /** Over PORT from `env`. */
   port?: number;
+  /** The environment the configuration is read from (default: process.env). */
   env?: Record<string, string | undefined>;
   /** Overrides applied on top of the configuration read from env (tests). */
   config?: Partial<Config>;
@@ -55,8 +58,7 @@ export interface LocalServer {
 }
 
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
-  const env = options.env ?? process.env;
-  const base = loadConfig(env);
+  const base = loadConfig(options.env ?? process.env);
   let keyGenerated = false;
   let apiKeys = options.config?.apiKeys ?? base.apiKeys;
   if (apiKeys.length === 0 && base.apiKeyHashes.length === 0) {
@@ -65,8 +67,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
   const config: Config = { ...base, ...options.config, apiKeys };
   const log = options.log ?? createConsoleLogger(config.logLevel);
-  const host = options.host ?? env.HOST ?? '127.0.0.1';
-  const port = options.port ?? Number(env.PORT ?? 3000);
+  const host = options.host ?? config.host;
+  const port = options.port ?? config.port;
 
   let url = '';
   const deps = buildLocalDeps({ config, log, baseUrl: () => url, resolver: options.resolver });

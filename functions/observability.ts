@@ -10,6 +10,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { setLanguageDetectorLog } from '../lib/language/detect.js';
+import type { Config } from '../lib/config.js';
 import type { Log } from '../lib/log.js';
 
 export { MetricUnit };
@@ -22,12 +23,14 @@ export interface Observability {
   count(name: string, value?: number): void;
 }
 
-export const METRICS_NAMESPACE = 'linklens';
+/** The log level (POWERTOOLS_LOG_LEVEL over LINKPREVIEW_LOG_LEVEL) and the metrics namespace (POWERTOOLS_METRICS_NAMESPACE). */
+export type ObservabilityConfig = Pick<Config, 'logLevel' | 'powertoolsLogLevel' | 'metricsNamespace'>;
 
-export function createObservability(serviceName: string, logLevel: string = 'info'): Observability {
-  const level = (process.env.POWERTOOLS_LOG_LEVEL ?? (logLevel === 'silent' ? 'SILENT' : logLevel)).toUpperCase();
+export function createObservability(serviceName: string, config: ObservabilityConfig): Observability {
+  const { logLevel } = config;
+  const level = (config.powertoolsLogLevel || (logLevel === 'silent' ? 'SILENT' : logLevel)).toUpperCase();
   const logger = new Logger({ serviceName, logLevel: level as never });
-  const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE, serviceName });
+  const metrics = new Metrics({ namespace: config.metricsNamespace, serviceName });
   const tracer = new Tracer({ serviceName });
   const at = (fn: (message: string, ...extra: never[]) => void) => (message: string, extra?: Record<string, unknown>) =>
     extra ? fn.call(logger, message, extra as never) : fn.call(logger, message);

@@ -13,10 +13,10 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { loadConfig, type Config } from '../lib/config.js';
+import { ENV, loadConfig, type Config } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import type { HandlerDeps, PreviewHandler } from '../lib/http/preview-handler.js';
-import { createApiHandler } from '../lib/http/api-handler.js';
+import { createApiHandler, type ApiDeps } from '../lib/http/api-handler.js';
 import { awsConfigured, buildAwsDeps, InvocationBudget } from './aws-deps.js';
 import { createObservability, MetricUnit, type Observability } from './observability.js';
 
@@ -29,7 +29,12 @@ export interface LambdaPreviewOptions {
   budget: InvocationBudget;
   /** The ports (tests pass AWS adapters pointed at emulators). */
   deps: HandlerDeps;
+  /** The binaries GET /status reports on: the worker's, when their paths are set on this function. */
+  status?: ApiDeps['status'];
 }
+
+/** The local asset store of the preview function when it has no AWS adapters (LINKPREVIEW_DATA_DIR unset). */
+const LAMBDA_DATA_DIR = '/tmp/linklens';
 
 /**
  * Wraps the shared preview handler with the invocation budget and Powertools (logs, metrics,
@@ -37,13 +42,9 @@ export interface LambdaPreviewOptions {
  * (`getRemainingTimeInMillis()` less a margin) and LINKPREVIEW_JOB_DEADLINE_MS: every phase draws
  * from it, and when it ends the record built so far is answered with a 200, before Lambda's own timeout.
  */
-export function createLambdaPreviewHandler({ obs, budget, deps }: LambdaPreviewOptions): PreviewHandler {
-  // POST / plus GET /status and GET /openapi.json (the worker's binaries are reported when their paths are set).
-  const inner = createApiHandler({
-    ...deps,
-    startBudget: (context) => budget.start(context),
-    status: { ffprobePath: process.env.LINKPREVIEW_FFPROBE_PATH, browserPath: process.env.LINKPREVIEW_BROWSER_PATH },
-  });
+export function createLambdaPreviewHandler({ obs, budget, deps, status = {} }: LambdaPreviewOptions): PreviewHandler {
+  // POST / plus GET /status and GET /openapi.json.
+  const inner = createApiHandler({ ...deps, startBudget: (context) => budget.start(context), status });
   return middy(async (event: unknown, context: never) => {
     const requestId = requestIdOf(event);
     if (requestId) obs.logger.appendKeys({ requestId });
@@ -69,8 +70,9 @@ function requestIdOf(event: unknown): string | undefined {
 }
 
 async function init(): Promise<PreviewHandler> {
-  const config = loadConfig(process.env);
-  const obs = createObservability('linklens-preview', config.logLevel);
+  const env = process.env;
+  const config = loadConfig({ [ENV.dataDir]: LAMBDA_DATA_DIR, ...env });
+  const obs = createObservability('linklens-preview', config);
   const opened = openGuardWarning(config);
   if (opened) obs.log.warn(opened);
   const budget = new InvocationBudget(config.jobDeadlineMs);
@@ -96,13 +98,16 @@ async function init(): Promise<PreviewHandler> {
     // deployed preview function stays small and needs no sharp (the stack always sets both variables).
     const { buildLocalDeps } = await import('./wiring.js');
     deps = {
-      ...buildLocalDeps({ config: { ...config, dataDir: process.env.LINKPREVIEW_DATA_DIR ?? '/tmp/linklens' }, log: obs.log, baseUrl: () => config.publicUrl }),
+      ...buildLocalDeps({ config, log: obs.log, baseUrl: () => config.publicUrl }),
       onAuthFailure,
     };
   } else {
     throw new Error('LINKPREVIEW_BUCKET and LINKPREVIEW_JOB_QUEUE_URL must be set: this bundle has only the AWS adapters');
   }
-  return createLambdaPreviewHandler({ config, obs, budget, deps });
+  // This function runs no decoder and no browser of its own: /status reports the worker's binaries
+  // only where their paths are set on it (the browser path's default would name a file it lacks).
+  const status = { ffprobePath: config.ffprobePath || undefined, browserPath: env[ENV.browserPath] === undefined ? undefined : config.browserPath };
+  return createLambdaPreviewHandler({ config, obs, budget, deps, status });
 }
 
 const ready = init();

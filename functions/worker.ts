@@ -152,7 +152,7 @@ let built: ((event: SQSEvent, context: unknown) => Promise<SQSBatchResponse>) | 
 
 /** The worker handler on the AWS adapters with Powertools (logs, metrics, traces); shared by the screenshot worker. */
 export function instrumentedWorker(service: string, config: Config) {
-  const obs = createObservability(service, config.logLevel);
+  const obs = createObservability(service, config);
   const opened = openGuardWarning(config);
   if (opened) obs.log.warn(opened);
   const s3 = obs.tracer.captureAWSv3Client(new S3Client({}));

@@ -5,6 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { ENV } from '../../lib/core-settings.js';
 
 export const ASSETS_PREFIX = 'assets/';
 export const JOBS_PREFIX = 'jobs/';
@@ -107,8 +108,8 @@ export class AssetStore extends Construct {
    * to those prefixes, so a missing key is a 404 rather than a 403.
    */
   grantTo(fn: lambda.Function, access: Partial<Record<BucketAccess, string[]>>): void {
-    fn.addEnvironment('LINKPREVIEW_BUCKET', this.bucket.bucketName);
-    fn.addEnvironment('LINKPREVIEW_PUBLIC_URL', this.publicUrl);
+    fn.addEnvironment(ENV.bucket, this.bucket.bucketName);
+    fn.addEnvironment(ENV.publicUrl, this.publicUrl);
     const objects = (prefixes: string[]) => prefixes.map((p) => this.bucket.arnForObjects(`${p}*`));
     if (access.read?.length) {
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: objects(access.read) }));

@@ -3,6 +3,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ENV } from '../../lib/core-settings.js';
 
 export interface JobQueueProps {
   /** The worker's timeout: the queue's visibility timeout is a multiple of it (AWS advises six). */
@@ -43,7 +44,7 @@ export class JobQueue extends Construct {
   }
 
   /** Lets a function send jobs: sets LINKPREVIEW_JOB_QUEUE_URL (or `envName`) and grants sqs:SendMessage on this queue. */
-  grantSendTo(fn: lambda.Function, envName = 'LINKPREVIEW_JOB_QUEUE_URL'): void {
+  grantSendTo(fn: lambda.Function, envName: string = ENV.jobQueueUrl): void {
     fn.addEnvironment(envName, this.queue.queueUrl);
     this.queue.grantSendMessages(fn);
   }

@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ENV } from '../../lib/core-settings.js';
 import { functionCode, PREVIEW_BUNDLE } from './bundling.js';
 
 /** API Gateway's hard limit on an integration (the record must be out before it). */
@@ -56,11 +57,11 @@ export class PreviewFunction extends Construct {
       description: 'linklens: POST / -> Link record (API Gateway and direct invocation)',
       environment: {
         POWERTOOLS_SERVICE_NAME: this.serviceName,
-        POWERTOOLS_METRICS_NAMESPACE: this.metricsNamespace,
-        LINKPREVIEW_API_KEY_HASHES: props.apiKeyHashes.join(','),
-        LINKPREVIEW_JOB_DEADLINE_MS: String(this.jobDeadline.toMilliseconds()),
-        LINKPREVIEW_DEADLINE_MS: String(recordDeadline.toMilliseconds()),
-        LINKPREVIEW_FETCH_TIMEOUT_MS: String(fetchTimeout.toMilliseconds()),
+        [ENV.metricsNamespace]: this.metricsNamespace,
+        [ENV.apiKeyHashes]: props.apiKeyHashes.join(','),
+        [ENV.jobDeadlineMs]: String(this.jobDeadline.toMilliseconds()),
+        [ENV.recordDeadlineMs]: String(recordDeadline.toMilliseconds()),
+        [ENV.fetchTimeoutMs]: String(fetchTimeout.toMilliseconds()),
       },
     });
   }

@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ENV } from '../../lib/core-settings.js';
 import { functionCode, SCREENSHOT_WORKER_BUNDLE } from './bundling.js';
 
 export interface ScreenshotWorkerFunctionProps {
@@ -43,11 +44,11 @@ export class ScreenshotWorkerFunction extends Construct {
       description: 'linklens: page screenshots in headless Chromium, from SQS',
       environment: {
         POWERTOOLS_SERVICE_NAME: 'linklens-screenshot-worker',
-        POWERTOOLS_METRICS_NAMESPACE: 'linklens',
-        LINKPREVIEW_SCREENSHOTS: 'on',
+        [ENV.metricsNamespace]: 'linklens',
+        [ENV.screenshots]: 'on',
         // One page at a time: a Chromium tab per job would compete for the same memory.
-        LINKPREVIEW_JOB_CONCURRENCY: '1',
-        LINKPREVIEW_SCREENSHOT_TIMEOUT_MS: '15000',
+        [ENV.jobConcurrency]: '1',
+        [ENV.screenshotTimeoutMs]: '15000',
       },
     });
   }

@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ENV } from '../../lib/core-settings.js';
 import { functionCode, WORKER_BUNDLE } from './bundling.js';
 import type { MediaLayers } from './media-layers.js';
 
@@ -55,10 +56,10 @@ export class WorkerFunction extends Construct {
       description: 'linklens: runs preview jobs (images, media) from SQS',
       environment: {
         POWERTOOLS_SERVICE_NAME: 'linklens-worker',
-        POWERTOOLS_METRICS_NAMESPACE: 'linklens',
-        LINKPREVIEW_FFPROBE_PATH: '/opt/bin/ffprobe',
-        LINKPREVIEW_FFMPEG_PATH: '/opt/bin/ffmpeg',
-        LINKPREVIEW_JOB_CONCURRENCY: String(WORKER_JOB_CONCURRENCY),
+        [ENV.metricsNamespace]: 'linklens',
+        [ENV.ffprobePath]: '/opt/bin/ffprobe',
+        [ENV.ffmpegPath]: '/opt/bin/ffmpeg',
+        [ENV.jobConcurrency]: String(WORKER_JOB_CONCURRENCY),
       },
     });
   }

@@ -1,16 +1,18 @@
 /**
  * The OpenAPI document (openapi.yaml at the project root), parsed once. The Lambda bundle ships
- * the file next to the handler (the CDK bundling copies it); LINKPREVIEW_OPENAPI_PATH overrides.
+ * the file next to the handler (the CDK bundling copies it); a configured path (Config's
+ * `openApiPath`, LINKPREVIEW_OPENAPI_PATH) comes first.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 
-let cached: Record<string, unknown> | undefined;
+/** Parsed documents by configured path ('' for the default places). */
+const cached = new Map<string, Record<string, unknown>>();
 
-export function openApiPath(): string {
+export function openApiPath(configured = ''): string {
   const candidates = [
-    process.env.LINKPREVIEW_OPENAPI_PATH,
+    configured,
     path.resolve(process.cwd(), 'openapi.yaml'),
     typeof __dirname === 'string' ? path.resolve(__dirname, '../../openapi.yaml') : undefined,
     typeof __dirname === 'string' ? path.resolve(__dirname, 'openapi.yaml') : undefined,
@@ -20,7 +22,11 @@ export function openApiPath(): string {
   return found;
 }
 
-export function openApiDocument(): Record<string, unknown> {
-  cached ??= YAML.parse(readFileSync(openApiPath(), 'utf8')) as Record<string, unknown>;
-  return cached;
+export function openApiDocument(configured = ''): Record<string, unknown> {
+  let doc = cached.get(configured);
+  if (!doc) {
+    doc = YAML.parse(readFileSync(openApiPath(configured), 'utf8')) as Record<string, unknown>;
+    cached.set(configured, doc);
+  }
+  return doc;
 }

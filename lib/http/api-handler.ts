@@ -57,7 +57,7 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
       if (route === '/status' || route === '/openapi.json') {
         try {
           if (route === '/status') return await status(info, requestId, timer);
-          return json(200, openApiDocument(), requestId, timer, 'public, max-age=300');
+          return json(200, openApiDocument(deps.config.openApiPath), requestId, timer, 'public, max-age=300');
         } catch (err) {
           // Our bug (or a port that throws where it should report): an answer, not a Lambda error.
           deps.log.error('request failed', { requestId, path: route, ...errorFields(err) });

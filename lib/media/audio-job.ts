@@ -39,7 +39,7 @@ async function describeAudio(input: MediaJobInput, ctx: JobContext): Promise<Aud
   const tags: AudioTags = await readAudioTags(media.bytes, { ext: sniffed?.ext, totalSize: size }).catch(() => ({}));
 
   return withTempFile(media.bytes, 'input.bin', async (file) => {
-    const tool = { timeoutMs: cfg.mediaDecodeTimeoutMs, signal: ctx.signal };
+    const tool = { timeoutMs: cfg.mediaDecodeTimeoutMs, signal: ctx.signal, ffmpegPath: cfg.ffmpegPath, ffprobePath: cfg.ffprobePath };
     let probe: ProbeResult | undefined;
     try {
       probe = await probeFile(file, tool);

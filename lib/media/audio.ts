@@ -4,7 +4,7 @@
  * so memory stays flat however long the file). Decoding stops at `maxSeconds` and at the time cap.
  */
 import { parseBuffer } from 'music-metadata';
-import { ffmpegBinary, runTool, SAFE_INPUT } from './run-tool.js';
+import { ffmpegBinary, runTool, SAFE_INPUT, type ToolPaths } from './run-tool.js';
 
 export interface AudioTags {
   title?: string;
@@ -76,7 +76,7 @@ const DECODE_RATE = 4000;
 /** Peaks are kept per block of this many samples (10 ms), then folded into WAVEFORM_POINTS. */
 const BLOCK = 40;
 
-export interface WaveformOptions { maxSeconds: number; timeoutMs: number; signal?: AbortSignal }
+export interface WaveformOptions extends ToolPaths { maxSeconds: number; timeoutMs: number; signal?: AbortSignal }
 
 /**
  * About WAVEFORM_POINTS peak values in 0..1 (1 = full scale) over the decoded part of the file.
@@ -108,7 +108,7 @@ export async function computeWaveform(file: string, options: WaveformOptions): P
     '-map', '0:a:0', '-vn', '-sn', '-ac', '1', '-ar', String(DECODE_RATE), '-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1',
   ];
   // A broken tail (a truncated download) still leaves the part that decoded.
-  await runTool(await ffmpegBinary(), args, { timeoutMs: options.timeoutMs, signal: options.signal, onStdout, allowFailure: true });
+  await runTool(await ffmpegBinary(options.ffmpegPath), args, { timeoutMs: options.timeoutMs, signal: options.signal, onStdout, allowFailure: true });
   if (inBlock > 0) blocks.push(peak);
   if (blocks.length === 0) return undefined;
   return foldPeaks(blocks, WAVEFORM_POINTS);

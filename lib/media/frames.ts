@@ -11,9 +11,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fitWithin } from './image-sizes.js';
-import { ffmpegBinary, runTool, SAFE_INPUT, ToolError } from './run-tool.js';
+import { ffmpegBinary, runTool, SAFE_INPUT, ToolError, type ToolPaths } from './run-tool.js';
 
-export interface FrameOptions {
+export interface FrameOptions extends ToolPaths {
   /** Time cap of all the frames together (grabFrames), or of the clip. */
   timeoutMs: number;
   signal?: AbortSignal;
@@ -52,7 +52,7 @@ export async function grabFrames(file: string, timestamps: number[], options: Fr
       '-v', 'error', '-nostdin', '-y', ...decoderOptions(options), ...SAFE_INPUT, '-ss', String(timestamps[i]), '-i', file,
       '-map', '0:V:0?', '-frames:v', '1', '-an', '-sn', '-threads', '1', '-c:v', 'mjpeg', '-q:v', '2', '-pix_fmt', 'yuvj420p', '-f', 'image2', out,
     ];
-    const run = await runTool(await ffmpegBinary(), args, { timeoutMs: left, signal: options.signal, allowFailure: true, maxStdoutBytes: 1024 * 1024 }).catch((err: unknown) => {
+    const run = await runTool(await ffmpegBinary(options.ffmpegPath), args, { timeoutMs: left, signal: options.signal, allowFailure: true, maxStdoutBytes: 1024 * 1024 }).catch((err: unknown) => {
       if (err instanceof ToolError) return undefined; // timed out or aborted: no more frames
       throw err;
     });
@@ -80,7 +80,7 @@ export async function makeClip(file: string, start: number, source: { width: num
     '-map', '0:V:0', '-an', '-sn', '-vf', `scale=${width}:${height},fps=15`, '-threads', '1', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '30',
     '-pix_fmt', 'yuv420p', '-profile:v', 'baseline', '-movflags', '+faststart', '-f', 'mp4', out,
   ];
-  const res = await runTool(await ffmpegBinary(), args, { timeoutMs: options.timeoutMs, signal: options.signal, allowFailure: true, maxStdoutBytes: 1024 * 1024 });
+  const res = await runTool(await ffmpegBinary(options.ffmpegPath), args, { timeoutMs: options.timeoutMs, signal: options.signal, allowFailure: true, maxStdoutBytes: 1024 * 1024 });
   const mp4 = await readFile(out).catch(() => undefined);
   if (res.code !== 0 || !mp4 || mp4.length < 64) return undefined;
   return { mp4, width, height };

@@ -4,7 +4,7 @@
  * opened with the safe input options of run-tool.ts (no network, no playlists).
  */
 import { fileTypeFromBuffer } from 'file-type';
-import { ffprobeBinary, runTool, SAFE_INPUT } from './run-tool.js';
+import { ffprobeBinary, runTool, SAFE_INPUT, type ToolPaths } from './run-tool.js';
 
 export interface ProbeVideoStream { codec: string; width?: number; height?: number; frameRate?: number; bitRate?: number; duration?: number }
 export interface ProbeAudioStream { codec: string; sampleRate?: number; channels?: number; bitRate?: number; duration?: number }
@@ -28,9 +28,9 @@ interface RawStream {
 }
 interface RawProbe { format?: { format_name?: string; duration?: string; bit_rate?: string; tags?: Record<string, string> }; streams?: RawStream[] }
 
-export async function probeFile(file: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ProbeResult> {
+export async function probeFile(file: string, options: { timeoutMs: number; signal?: AbortSignal } & ToolPaths): Promise<ProbeResult> {
   const { stdout } = await runTool(
-    await ffprobeBinary(),
+    await ffprobeBinary(options.ffprobePath),
     ['-v', 'error', ...SAFE_INPUT, '-print_format', 'json', '-show_format', '-show_streams', '-i', file],
     { timeoutMs: options.timeoutMs, signal: options.signal, maxStdoutBytes: 4 * 1024 * 1024 },
   );

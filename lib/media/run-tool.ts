@@ -7,27 +7,28 @@
  */
 import { spawn } from 'node:child_process';
 
-let ffmpegPath: string | undefined;
-let ffprobePath: string | undefined;
-
 /**
  * The installer packages are CommonJS and are required lazily: only a process that decodes needs
- * them, and a Lambda layer's binary (the env override) needs no installer at all.
+ * them, and a Lambda layer's binary (a configured path) needs no installer at all.
  */
 function installerPath(pkg: '@ffmpeg-installer/ffmpeg' | '@ffprobe-installer/ffprobe'): string {
   return (require(pkg) as { path: string }).path;
 }
 
-/** Path of the ffmpeg binary (LINKPREVIEW_FFMPEG_PATH overrides, e.g. a Lambda layer's /opt/bin/ffmpeg). */
-export async function ffmpegBinary(): Promise<string> {
-  ffmpegPath ??= process.env.LINKPREVIEW_FFMPEG_PATH || installerPath('@ffmpeg-installer/ffmpeg');
-  return ffmpegPath;
+/** Path of the ffmpeg binary: the configured one (LINKPREVIEW_FFMPEG_PATH, e.g. a Lambda layer's /opt/bin/ffmpeg), else the npm package's. */
+export async function ffmpegBinary(configured?: string): Promise<string> {
+  return configured || installerPath('@ffmpeg-installer/ffmpeg');
 }
 
-/** Path of the ffprobe binary (LINKPREVIEW_FFPROBE_PATH overrides). */
-export async function ffprobeBinary(): Promise<string> {
-  ffprobePath ??= process.env.LINKPREVIEW_FFPROBE_PATH || installerPath('@ffprobe-installer/ffprobe');
-  return ffprobePath;
+/** Path of the ffprobe binary: the configured one (LINKPREVIEW_FFPROBE_PATH), else the npm package's. */
+export async function ffprobeBinary(configured?: string): Promise<string> {
+  return configured || installerPath('@ffprobe-installer/ffprobe');
+}
+
+/** The configured decoder binaries (Config's ffmpegPath and ffprobePath; empty: the npm packages'). */
+export interface ToolPaths {
+  ffmpegPath?: string;
+  ffprobePath?: string;
 }
 
 /**

@@ -17,7 +17,7 @@ import { FetchFailure } from '../fetch/safe-fetch.js';
 import type { JobContext } from '../jobs/registry.js';
 import { videoDecodeMb } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
-import { frameTimestamps, grabFrames, makeClip } from './frames.js';
+import { frameTimestamps, grabFrames, makeClip, type FrameOptions } from './frames.js';
 import { hostImageBytes } from './hosted-bytes.js';
 import { MediaRejected, mediaBytes, withTempFile, type MediaJobInput } from './media-fetch.js';
 import { fillIndexTail, indexOffsetBeyond } from './mp4-tail.js';
@@ -45,7 +45,7 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
   const cfg = ctx.config;
   const media = await mediaBytes(input, ctx, Math.min(cfg.mediaProbeBytes, cfg.maxMediaBytes));
   return withTempFile(media.bytes, 'input.bin', async (file, dir) => {
-    const tool = { timeoutMs: cfg.mediaDecodeTimeoutMs, signal: ctx.signal, dir };
+    const tool = { timeoutMs: cfg.mediaDecodeTimeoutMs, signal: ctx.signal, dir, ffmpegPath: cfg.ffmpegPath, ffprobePath: cfg.ffprobePath };
     // An MP4 whose index is after the media data (no faststart): its index from the end of the file.
     const indexAt = !media.complete && media.ranged && media.totalSize ? indexOffsetBeyond(media.bytes, media.totalSize) : undefined;
     if (indexAt !== undefined) {
@@ -123,7 +123,7 @@ async function clipAsset(
   file: string,
   start: number,
   v: { width?: number; height?: number },
-  tool: { timeoutMs: number; signal?: AbortSignal; dir: string; maxPixels?: number },
+  tool: FrameOptions,
   ctx: JobContext,
 ): Promise<{ width: number; height: number; url: string } | undefined> {
   if (!v.width || !v.height) return undefined;

@@ -4,8 +4,7 @@
  * the repository, its languages, and three `per_page=1` lists whose Link header `rel="last"`
  * page number is the count (contributors, commits, open pull requests). When the API is
  * rate-limited (403/429) or unreachable, the repository's HTML page is read instead.
- * Base URLs: LINKPREVIEW_GITHUB_API_URL (GitHub Enterprise: https://HOST/api/v3) and
- * LINKPREVIEW_GITHUB_BASE_URL (the HTML fallback).
+ * Base URLs and the token are its settings (below), read as `config.platforms.codehost`.
  */
 import type { CodehostRepository } from '../contract/link.js';
 import { extractPage } from '../extract/extract-page.js';
@@ -13,10 +12,26 @@ import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
 import { stableId } from '../ids.js';
 import { toImageSet } from '../media/host-images.js';
 import linguist from './data/linguist-colors.json';
+import { defineSettings, httpUrl, text } from '../settings.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 import { parseCount } from './videohost-parse.js';
 
 const JSON_LIMITS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 5000 };
+
+const settings = defineSettings('codehost', 'codehost (GitHub)', {
+  apiUrl: {
+    env: 'LINKPREVIEW_GITHUB_API_URL', type: httpUrl(), default: 'https://api.github.com',
+    doc: 'The GitHub REST API (GitHub Enterprise: `https://HOST/api/v3`).',
+  },
+  baseUrl: {
+    env: 'LINKPREVIEW_GITHUB_BASE_URL', type: httpUrl(), default: 'https://github.com',
+    doc: "GitHub's web origin: the repository page read when the API is rate-limited or unreachable.",
+  },
+  token: {
+    env: 'GITHUB_TOKEN', type: text(), default: '',
+    doc: 'Raises the REST API rate limit from 60 to 5,000 requests an hour.',
+  },
+});
 
 /** First path segments of github.com that are not users or organisations. */
 const RESERVED = new Set([
@@ -44,8 +59,9 @@ export function matchCodehost(url: URL): PlatformMatch | undefined {
   return { kind: 'repository', ids: { owner, repo } };
 }
 
-export const codehost: Platform = {
+export const codehost: Platform<typeof settings> = {
   name: 'codehost',
+  settings,
   match: matchCodehost,
   extract: (url, match, ctx) => extractRepository(match.ids.owner, match.ids.repo, ctx),
 };
@@ -98,10 +114,11 @@ async function api(path: string, ctx: PlatformContext): Promise<ApiAnswer> {
     'x-github-api-version': '2022-11-28',
     'user-agent': ctx.config.userAgent,
   };
-  if (ctx.config.githubToken) headers.authorization = `Bearer ${ctx.config.githubToken}`;
+  const { token, apiUrl } = ctx.config.platforms.codehost;
+  if (token) headers.authorization = `Bearer ${token}`;
   let res: FetchResult;
   try {
-    res = await ctx.fetch(`${ctx.config.githubApiUrl}${path}`, {
+    res = await ctx.fetch(`${apiUrl}${path}`, {
       maxBytes: JSON_LIMITS.maxBytes, onTooLarge: 'fail', timeoutMs: Math.min(JSON_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs), maxRedirects: 3, headers,
     });
   } catch (err) {
@@ -236,7 +253,7 @@ export function parseRepositoryHtml(html: string): Omit<CodehostRepository, 'id'
 async function fromHtml(owner: string, repo: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
   let res: FetchResult;
   try {
-    res = await ctx.fetch(`${ctx.config.githubBaseUrl}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`, {
+    res = await ctx.fetch(`${ctx.config.platforms.codehost.baseUrl}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`, {
       maxBytes: ctx.config.maxPageBytes, onTooLarge: 'truncate', timeoutMs: ctx.config.fetchTimeoutMs,
       headers: { 'user-agent': ctx.config.userAgent, ...(ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : {}) },
     });

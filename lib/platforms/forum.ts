@@ -9,7 +9,7 @@
  * used. What Reddit itself says is gone (a removed or deleted post, a private, banned or
  * quarantined subreddit, a suspended or deleted user) is reported as ok:false with the reason,
  * never as a page titled "Reddit - Dive into anything".
- * Base URL: LINKPREVIEW_REDDIT_BASE_URL.
+ * Base URLs and the OAuth client are its settings (below), read as `config.platforms.forum`.
  */
 import { decodeHTML } from 'entities';
 import type { ForumCommunity, ForumPost, ForumUser, ImageSet, MediaImage } from '../contract/link.js';
@@ -18,11 +18,35 @@ import { cleanText } from '../extract/text.js';
 import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
 import { stableId } from '../ids.js';
 import { toImageSet } from '../media/host-images.js';
+import { defineSettings, httpUrl, optionalText } from '../settings.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 
 const JSON_LIMITS = { maxBytes: 3 * 1024 * 1024, timeoutMs: 5000 };
 const MAX_GALLERY_IMAGES = 10;
 const CANONICAL = 'https://www.reddit.com';
+
+const settings = defineSettings('forum', 'forum (Reddit)', {
+  baseUrl: {
+    env: 'LINKPREVIEW_REDDIT_BASE_URL', type: httpUrl(), default: 'https://www.reddit.com',
+    doc: "Reddit's web origin: the key-less `.json` endpoints and share links.",
+  },
+  oauthUrl: {
+    env: 'LINKPREVIEW_REDDIT_OAUTH_URL', type: httpUrl(), default: 'https://oauth.reddit.com',
+    doc: 'Where the API answers with an app-only OAuth token.',
+  },
+  tokenUrl: {
+    env: 'LINKPREVIEW_REDDIT_TOKEN_URL', type: httpUrl(), default: 'https://www.reddit.com/api/v1/access_token',
+    doc: 'Where the app-only OAuth token comes from.',
+  },
+  clientId: {
+    env: 'REDDIT_CLIENT_ID', type: optionalText(), default: undefined,
+    doc: 'With `REDDIT_CLIENT_SECRET`: app-only OAuth (higher rate limits). Unset: the key-less `.json` endpoints.',
+  },
+  clientSecret: {
+    env: 'REDDIT_CLIENT_SECRET', type: optionalText(), default: undefined,
+    doc: "The OAuth app's secret (with `REDDIT_CLIENT_ID`).",
+  },
+});
 
 type Json = Record<string, unknown>;
 
@@ -56,8 +80,9 @@ export function matchForum(url: URL): PlatformMatch | undefined {
   return undefined;
 }
 
-export const forum: Platform = {
+export const forum: Platform<typeof settings> = {
   name: 'forum',
+  settings,
   match: matchForum,
   async extract(url, match, ctx) {
     switch (match.kind) {
@@ -103,12 +128,12 @@ const tokens = new Map<string, { token: string; expires: number }>();
  * the guarded fetcher); undefined when not configured or the token call fails (key-less .json then).
  */
 export async function redditToken(ctx: PlatformContext): Promise<string | undefined> {
-  const { redditClientId: id, redditClientSecret: secret } = ctx.config;
+  const { clientId: id, clientSecret: secret, tokenUrl } = ctx.config.platforms.forum;
   if (!id || !secret) return undefined;
   const cached = tokens.get(id);
   if (cached && cached.expires > Date.now()) return cached.token;
   try {
-    const res = await ctx.fetch(ctx.config.redditTokenUrl, {
+    const res = await ctx.fetch(tokenUrl, {
       method: 'POST',
       body: 'grant_type=client_credentials',
       maxBytes: 64 * 1024,
@@ -133,7 +158,8 @@ export async function redditToken(ctx: PlatformContext): Promise<string | undefi
 
 async function fetchJson(path: string, ctx: PlatformContext): Promise<Answer> {
   const token = await redditToken(ctx);
-  const res = await ctx.fetch(`${token ? ctx.config.redditOauthUrl : ctx.config.redditBaseUrl}${path}`, {
+  const { oauthUrl, baseUrl } = ctx.config.platforms.forum;
+  const res = await ctx.fetch(`${token ? oauthUrl : baseUrl}${path}`, {
     maxBytes: JSON_LIMITS.maxBytes,
     onTooLarge: 'fail',
     timeoutMs: Math.min(JSON_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs),
@@ -172,14 +198,14 @@ const imageUrl = (v: unknown) => {
 async function extractShare(url: URL, subreddit: string, share: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
   let res: FetchResult;
   try {
-    res = await ctx.fetch(`${ctx.config.redditBaseUrl}/r/${subreddit}/s/${share}`, {
+    res = await ctx.fetch(`${ctx.config.platforms.forum.baseUrl}/r/${subreddit}/s/${share}`, {
       method: 'HEAD', maxBytes: 0, timeoutMs: ctx.config.fetchTimeoutMs, headers: { 'user-agent': ctx.config.userAgent },
     });
   } catch (err) {
     if (err instanceof FetchFailure) return undefined;
     throw err;
   }
-  const toCanonical = (u: string) => onCanonicalHost(u, ctx.config.redditBaseUrl);
+  const toCanonical = (u: string) => onCanonicalHost(u, ctx.config.platforms.forum.baseUrl);
   const target = matchForum(new URL(toCanonical(res.finalUrl)));
   if (!target || target.kind !== 'post') return undefined;
   const out = await extractPost(target.ids.postId, ctx);

@@ -1,6 +1,8 @@
 /**
  * The platform registry: one line per platform, in match order. (An explicit list, because
- * bundling breaks directory scanning.) A new platform is one file plus one line here.
+ * bundling breaks directory scanning.) A new platform is one file plus one line here; its
+ * settings (a Platform's `settings`) are read by lib/config.ts from this list, so the list keeps
+ * each platform's own type (`as const`).
  */
 import type { Platform, PlatformMatch } from './types.js';
 import { videohost } from './videohost.js';
@@ -12,7 +14,7 @@ import { clips } from './clips.js';
 import { retailer } from './retailer.js';
 import { marketplace } from './marketplace.js';
 
-export const PLATFORMS: Platform[] = [
+export const PLATFORMS = [
   videohost,
   codehost,
   forum,
@@ -21,7 +23,7 @@ export const PLATFORMS: Platform[] = [
   clips,
   retailer,
   marketplace,
-];
+] as const satisfies readonly Platform[];
 
 export function matchPlatform(url: URL): { platform: Platform; match: PlatformMatch } | undefined {
   for (const platform of PLATFORMS) {

@@ -10,6 +10,7 @@ import type { IconCandidate } from '../extract/extract-page.js';
 import type { FieldRules } from '../extract/rules.js';
 import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
 import type { JobRunner } from '../ports.js';
+import type { SettingsGroup } from '../settings.js';
 
 export interface PlatformMatch {
   /** What the URL names, e.g. 'video', 'channel', 'repository', 'post', 'user', 'community'. */
@@ -52,8 +53,13 @@ export interface PlatformPreview {
   fields: Partial<LinkRecord>;
 }
 
-export interface Platform {
+export interface Platform<G extends SettingsGroup = SettingsGroup> {
   name: string;
+  /**
+   * The platform's own settings (upstream base URLs, keys), declared with `defineSettings(name, ...)`
+   * from lib/settings.ts under the platform's name; read as `ctx.config.platforms.<name>`.
+   */
+  settings?: G;
   match(url: URL): PlatformMatch | undefined;
   extract(url: URL, match: PlatformMatch, ctx: PlatformContext): Promise<PlatformPreview | undefined>;
   /**

@@ -8,7 +8,7 @@
  *  - the channel page's `ytInitialData` (channelMetadataRenderer and the header);
  *  - oEmbed when the page gives no player data (consent wall, bot check);
  *  - the Data API v3 when YOUTUBE_API_KEY is set: exact counts, channel joinedAt and viewsCount.
- * Upstream base URLs come from the config (LINKPREVIEW_YOUTUBE_BASE_URL, LINKPREVIEW_YOUTUBE_API_URL).
+ * Upstream base URLs and the key are its settings (below), read as `config.platforms.videohost`.
  */
 import type { ImageSet, LinkRecord, VideohostUser, VideohostVideo } from '../contract/link.js';
 import type { IconCandidate } from '../extract/extract-page.js';
@@ -18,6 +18,7 @@ import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
 import { stableId } from '../ids.js';
 import { toImageSet } from '../media/host-images.js';
 import { parsePlatformPage } from './social-sources.js';
+import { defineSettings, httpUrl, text } from '../settings.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 import {
   at, embeddedJson, exactCount, findAll, findFirst, isoDate, isoDurationSeconds, largestThumbnail, parseCount, ytText, type Json,
@@ -26,6 +27,21 @@ import {
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const CANONICAL = 'https://www.youtube.com';
 const JSON_LIMITS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 5000 };
+
+const settings = defineSettings('videohost', 'videohost (YouTube)', {
+  baseUrl: {
+    env: 'LINKPREVIEW_YOUTUBE_BASE_URL', type: httpUrl(), default: 'https://www.youtube.com',
+    doc: 'YouTube\'s web origin: watch and channel pages, oEmbed.',
+  },
+  apiUrl: {
+    env: 'LINKPREVIEW_YOUTUBE_API_URL', type: httpUrl(), default: 'https://www.googleapis.com/youtube/v3',
+    doc: 'The YouTube Data API v3.',
+  },
+  apiKey: {
+    env: 'YOUTUBE_API_KEY', type: text(), default: '',
+    doc: 'Enables the Data API v3: exact counts, channel joinedAt and viewsCount. Unset: key-less sources only.',
+  },
+});
 
 export function videoObjectId(videoId: string): number {
   return stableId(`videohost:video:${videoId}`);
@@ -70,8 +86,9 @@ function decodeSafe(s: string): string {
   }
 }
 
-export const videohost: Platform = {
+export const videohost: Platform<typeof settings> = {
   name: 'videohost',
+  settings,
   match: matchVideohost,
   async extract(url, match, ctx) {
     return match.kind === 'video' ? extractVideo(match.ids.videoId, ctx) : extractChannel(match.ids, ctx);
@@ -151,10 +168,10 @@ function isConsentWall(res: FetchResult): boolean {
 // Videos
 
 async function extractVideo(videoId: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const { config } = ctx;
-  const watchUrl = `${config.youtubeBaseUrl}/watch?v=${videoId}`;
-  const apiUrl = config.youtubeApiKey
-    ? `${config.youtubeApiUrl}/videos?part=snippet,statistics,contentDetails&id=${videoId}&key=${encodeURIComponent(config.youtubeApiKey)}`
+  const yt = ctx.config.platforms.videohost;
+  const watchUrl = `${yt.baseUrl}/watch?v=${videoId}`;
+  const apiUrl = yt.apiKey
+    ? `${yt.apiUrl}/videos?part=snippet,statistics,contentDetails&id=${videoId}&key=${encodeURIComponent(yt.apiKey)}`
     : undefined;
   const reuse = ctx.page && matchVideohost(new URL(ctx.page.finalUrl))?.ids.videoId === videoId && ctx.page.status === 200 ? ctx.page : undefined;
   const [res, api] = await Promise.all([reuse ?? fetchPage(watchUrl, ctx), apiUrl ? fetchJson(apiUrl, ctx) : undefined]);
@@ -349,7 +366,7 @@ function finishUser(u: UserDraft, avatar: ImageSet | undefined): VideohostUser {
 
 async function fromOEmbed(videoId: string, ctx: PlatformContext, pageStatus: number): Promise<PlatformPreview | undefined> {
   const target = `${CANONICAL}/watch?v=${videoId}`;
-  const o = await fetchJson(`${ctx.config.youtubeBaseUrl}/oembed?url=${encodeURIComponent(target)}&format=json`, ctx);
+  const o = await fetchJson(`${ctx.config.platforms.videohost.baseUrl}/oembed?url=${encodeURIComponent(target)}&format=json`, ctx);
   const j = o.json;
   if (!j || typeof j.title !== 'string') return undefined; // nothing usable: the generic preview of the link
   const thumb = await ctx.hostImage(typeof j.thumbnail_url === 'string' ? j.thumbnail_url : undefined);
@@ -376,22 +393,22 @@ async function fromOEmbed(videoId: string, ctx: PlatformContext, pageStatus: num
 // Channels
 
 async function extractChannel(ids: Record<string, string>, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const { config } = ctx;
+  const yt = ctx.config.platforms.videohost;
   const path = ids.handle ? `/${encodeURIComponent(ids.handle).replace(/^%40/, '@')}`
     : ids.channelId ? `/channel/${ids.channelId}`
       : ids.custom ? `/c/${encodeURIComponent(ids.custom)}`
         : `/user/${encodeURIComponent(ids.user)}`;
-  const res = await fetchPage(`${config.youtubeBaseUrl}${path}`, ctx);
+  const res = await fetchPage(`${yt.baseUrl}${path}`, ctx);
   const html = res && res.status === 200 && !isConsentWall(res) ? res.body.toString('utf8') : '';
   ctx.noteLanguage?.(htmlLang(html));
   const data = html ? embeddedJson(html, 'ytInitialData') : undefined;
   const meta = at(data, 'metadata', 'channelMetadataRenderer') as Json | undefined;
 
   const draft: ChannelDraft = meta ? fromChannelData(data!, meta) : { handle: ids.handle, externalId: ids.channelId };
-  if (config.youtubeApiKey) {
+  if (yt.apiKey) {
     const q = draft.externalId ? `id=${draft.externalId}` : ids.handle ? `forHandle=${encodeURIComponent(ids.handle)}` : ids.user ? `forUsername=${encodeURIComponent(ids.user)}` : '';
     if (q) {
-      const api = await fetchJson(`${config.youtubeApiUrl}/channels?part=snippet,statistics,brandingSettings&${q}&key=${encodeURIComponent(config.youtubeApiKey)}`, ctx);
+      const api = await fetchJson(`${yt.apiUrl}/channels?part=snippet,statistics,brandingSettings&${q}&key=${encodeURIComponent(yt.apiKey)}`, ctx);
       const item = at(api.json, 'items', 0) as Json | undefined;
       if (item) mergeChannelApi(draft, item);
     }

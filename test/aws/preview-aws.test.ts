@@ -117,7 +117,7 @@ test('a killed worker: the record comes back at the deadline without the image, 
 });
 
 test('the Lambda wrapper: the invocation budget cuts the wait short, and a bad key is counted as a metric', async () => {
-  const obs = createObservability('linklens-preview-test', 'silent');
+  const obs = createObservability('linklens-preview-test', { ...config, logLevel: 'silent' });
   const counted: string[] = [];
   const budget = new InvocationBudget(config.jobDeadlineMs, 1500);
   const deps = buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs, hardDeadline: budget.deadline, onAuthFailure: () => counted.push('AuthFailures') });
@@ -143,7 +143,7 @@ test('the Lambda wrapper: the invocation budget cuts the wait short, and a bad k
 });
 
 test('the Lambda wrapper counts a 500 it answers (our bug) as ServerErrors, for the preview-errors alarm; a 200 or a 401 is not counted', async () => {
-  const obs = createObservability('linklens-preview-test', 'silent');
+  const obs = createObservability('linklens-preview-test', { ...config, logLevel: 'silent' });
   const counted: string[] = [];
   const budget = new InvocationBudget(config.jobDeadlineMs, 1500);
   const deps = buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs, hardDeadline: budget.deadline });

@@ -319,4 +319,8 @@ test('an invalid configuration stops start-up with a message naming the variable
   expect(() => loadConfig({ LINKPREVIEW_API_KEY_HASHES: 'nothex' })).toThrow(/LINKPREVIEW_API_KEY_HASHES/);
   expect(loadConfig({ LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true', LINKPREVIEW_API_KEYS: 'a,b', LINKPREVIEW_ALLOWED_PORTS: '8080' })).toMatchObject({ allowPrivateNetworks: true, apiKeys: ['a', 'b'], allowedPorts: [8080] });
   expect(loadConfig({}).allowPrivateNetworks).toBe(false);
+  // HOST and PORT are settings too: a port that is not one stops the local server before it listens.
+  expect(loadConfig({ HOST: '0.0.0.0', PORT: '8080' })).toMatchObject({ host: '0.0.0.0', port: 8080 });
+  await expect(startLocalServer({ env: { PORT: 'eighty' }, log: silentLog })).rejects.toThrow(/PORT must be a whole number/);
+  await expect(startLocalServer({ env: { PORT: '70000' }, log: silentLog })).rejects.toThrow(ConfigError);
 });

@@ -210,7 +210,7 @@ describe('the Lambda: the budget is cut to the invocation remaining time', () =>
   test('createLambdaPreviewHandler with 3 s left answers a 200 before they run out, whatever the configured budget', async () => {
     const config = { ...w.handler.config, jobDeadlineMs: 25_000 };
     const deps = buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' });
-    const handler = createLambdaPreviewHandler({ config, obs: createObservability('linklens-budget-test', 'silent'), budget: new InvocationBudget(config.jobDeadlineMs), deps });
+    const handler = createLambdaPreviewHandler({ config, obs: createObservability('linklens-budget-test', { ...config, logLevel: 'silent' }), budget: new InvocationBudget(config.jobDeadlineMs), deps });
     const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link: w.server.url('/page-stalls') })));
     const before = stalls.length;
     const invocationEnds = Date.now() + 3000;

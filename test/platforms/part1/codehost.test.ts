@@ -58,7 +58,7 @@ describe('codehost repository from the REST API', () => {
   let w: World;
   let r: any;
   beforeAll(async () => {
-    w = await startWorld({ githubToken: 'ghp_test' });
+    w = await startWorld({}, { GITHUB_TOKEN: 'ghp_test' });
     repoRoutes(w);
     w.server.route('/img/org.png', await image(50, 50));
     r = await w.preview('https://github.com/skyfolk/paper-kite/blob/main/README.md');

@@ -286,7 +286,7 @@ describe('app-only OAuth when REDDIT_CLIENT_ID/SECRET are set', () => {
   afterEach(() => w.close());
 
   it('gets a client_credentials token by POST and calls the OAuth host with it', async () => {
-    w = await startWorld({ redditClientId: 'cid', redditClientSecret: 'csecret' });
+    w = await startWorld({}, { REDDIT_CLIENT_ID: 'cid', REDDIT_CLIENT_SECRET: 'csecret' });
     const seen: { method?: string; auth?: string; body: string }[] = [];
     w.server.route('/web/www.reddit.com/api/v1/access_token', (req, res) => {
       let body = '';
@@ -307,7 +307,7 @@ describe('app-only OAuth when REDDIT_CLIENT_ID/SECRET are set', () => {
   });
 
   it('falls back to the key-less .json when the token call fails', async () => {
-    w = await startWorld({ redditClientId: 'denied-client', redditClientSecret: 'x' });
+    w = await startWorld({}, { REDDIT_CLIENT_ID: 'denied-client', REDDIT_CLIENT_SECRET: 'x' });
     w.server.route('/web/www.reddit.com/api/v1/access_token', json({ error: 401 }, 401));
     w.server.route('/rd/comments/k1t3x9.json', json(listing(basePost(w.origin))));
     const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/my_first_kite/');

@@ -5,7 +5,7 @@
  * generic fallback of a real platform URL (https://www.youtube.com/...) is answered there too.
  */
 import sharp from 'sharp';
-import type { Config } from '../../../lib/config';
+import { loadConfig, type Config } from '../../../lib/config';
 import { createFetcher, type Fetcher } from '../../../lib/fetch/safe-fetch';
 import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../../helpers/service';
@@ -37,14 +37,18 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(config: Partial<Config> = {}): Promise<World> {
+/** `env`: platform settings by their variables (e.g. `{ GITHUB_TOKEN: '...' }`), over the fixture's base URLs. */
+export async function startWorld(config: Partial<Config> = {}, env: Record<string, string> = {}): Promise<World> {
   const server = await startFixtureServer();
   const o = server.origin;
   const inner = createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 10 });
   const handler = createTestHandler({
     fetch: webOnLoopback(inner, o),
     config: {
-      youtubeBaseUrl: `${o}/yt`, youtubeApiUrl: `${o}/yt-api`, githubApiUrl: `${o}/gh-api`, githubBaseUrl: `${o}/gh`, redditBaseUrl: `${o}/rd`,
+      platforms: loadConfig({
+        LINKPREVIEW_YOUTUBE_BASE_URL: `${o}/yt`, LINKPREVIEW_YOUTUBE_API_URL: `${o}/yt-api`, LINKPREVIEW_GITHUB_API_URL: `${o}/gh-api`,
+        LINKPREVIEW_GITHUB_BASE_URL: `${o}/gh`, LINKPREVIEW_REDDIT_BASE_URL: `${o}/rd`, ...env,
+      }).platforms,
       ...config,
     },
   });

@@ -95,7 +95,7 @@ describe('videohost with YOUTUBE_API_KEY: exact counts from the Data API', () =>
   let w: World;
   afterEach(() => w.close());
   it('API counts win over the page, the key is sent, the rest comes from the page', async () => {
-    w = await startWorld({ youtubeApiKey: 'yt-key' });
+    w = await startWorld({}, { YOUTUBE_API_KEY: 'yt-key' });
     w.server.route('/yt/watch', page(watchPage(w.origin)));
     w.server.route('/yt-api/videos', json({
       items: [{ id: VIDEO_ID, snippet: { publishedAt: '2021-05-04T16:15:00Z', channelId: CHANNEL_ID, title: 'API title', channelTitle: 'Paper Skies' },
@@ -113,7 +113,7 @@ describe('videohost with YOUTUBE_API_KEY: exact counts from the Data API', () =>
     expect(r.videohostVideo.description).toBe('How to fold and fly a paper kite.\nMaterials in the first minute.');
   });
   it('the API alone gives the video when the page is blocked', async () => {
-    w = await startWorld({ youtubeApiKey: 'yt-key' });
+    w = await startWorld({}, { YOUTUBE_API_KEY: 'yt-key' });
     w.server.route('/yt/watch', page('<html><title>Sorry</title></html>', 429));
     w.server.route('/yt-api/videos', json({ items: [{ id: VIDEO_ID, snippet: { title: 'API title', description: 'API text', channelId: CHANNEL_ID, channelTitle: 'Paper Skies' }, statistics: { viewCount: '10' }, contentDetails: { duration: 'PT1H2S' } }] }));
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
@@ -231,7 +231,7 @@ describe('videohost channels', () => {
   });
 
   it('joinedAt and viewsCount from the Data API when YOUTUBE_API_KEY is set', async () => {
-    const w2 = await startWorld({ youtubeApiKey: 'k' });
+    const w2 = await startWorld({}, { YOUTUBE_API_KEY: 'k' });
     try {
       w2.server.route('/yt/user/paperskies', page(channelPage(w2.origin)));
       w2.server.route('/yt-api/channels', json({ items: [{ id: CHANNEL_ID, snippet: { title: 'Paper Skies', publishedAt: '2012-03-01T10:00:00Z', customUrl: '@paperskies' }, statistics: { viewCount: '98765432', subscriberCount: '1210000', videoCount: '346', hiddenSubscriberCount: false } }] }));
