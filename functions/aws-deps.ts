@@ -1,7 +1,7 @@
 /**
  * The AWS adapters for the two Lambdas: S3 for blobs (assets through CloudFront, job results),
  * SQS for the job fan-out. Kept apart from wiring.ts's local adapters so the preview bundle does
- * not carry the job code (sharp, ffprobe); wiring.ts re-exports these.
+ * not carry the job code (sharp, ffprobe), and the local server and the CLI do not load the AWS SDK.
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';

@@ -8,13 +8,15 @@
  * - A job past its deadline is dropped (nobody waits for it any more).
  * - A job that throws is a result too (`ok: false`), so the preview stops waiting for it at once.
  * - Only infrastructure failures (a malformed message, S3 unreachable) are reported in
- *   `batchItemFailures`: SQS retries just those, and after maxReceiveCount they go to the DLQ.
+ *   `batchItemFailures` (Powertools' partial batch processor collects them): SQS retries just
+ *   those, and after maxReceiveCount they go to the DLQ.
  * - Memory: at most `jobConcurrency` records run at once, and a job starts (and takes the holds
  *   of its larger steps) only while what the running jobs hold fits in the function's memory
  *   (lib/jobs/memory.ts); the others wait their turn within their own deadlines. An
  *   out-of-memory kill would lose the whole batch.
  */
 import middy from '@middy/core';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
@@ -23,6 +25,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadConfig, type Config } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import type { Fetcher } from '../lib/fetch/safe-fetch.js';
+import { ConcurrencyGate } from '../lib/http/overload.js';
 import { jobMemoryMb, MemoryGate, workerMemoryBudgetMb } from '../lib/jobs/memory.js';
 import { isJobKind, jobHandler, type JobContext } from '../lib/jobs/registry.js';
 import type { Log } from '../lib/log.js';
@@ -47,6 +50,9 @@ export interface WorkerDeps {
 
 export type RecordOutcome = 'done' | 'failed' | 'duplicate' | 'expired' | 'retry';
 
+/** A record SQS must deliver again, its cause already logged and counted (a malformed message). */
+class RetryRecord extends Error {}
+
 export function createWorkerHandler(deps: WorkerDeps) {
   const now = deps.now ?? Date.now;
   const count = deps.count ?? (() => {});
@@ -61,7 +67,7 @@ export function createWorkerHandler(deps: WorkerDeps) {
     } catch (err) {
       deps.log.error('invalid job message', { messageId: record.messageId, error: (err as Error).message });
       count('JobMessageInvalid');
-      return 'retry'; // poison: retried, then parked in the DLQ for a human to look at
+      throw new RetryRecord((err as Error).message); // poison: retried, then parked in the DLQ for a human to look at
     }
     const ids = { requestId: msg.requestId, jobId: msg.jobId, kind: msg.kind, messageId: record.messageId, receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1) };
     const key = resultKey(msg.requestId, msg.jobId);
@@ -123,28 +129,25 @@ export function createWorkerHandler(deps: WorkerDeps) {
   }
 
   return async function handler(event: SQSEvent): Promise<SQSBatchResponse & { outcomes: Record<string, RecordOutcome> }> {
-    const records = event.Records ?? [];
     const outcomes: Record<string, RecordOutcome> = {};
-    let next = 0;
-    const lanes = Math.max(1, Math.min(deps.config.jobConcurrency, records.length));
-    await Promise.all(
-      Array.from({ length: lanes }, async () => {
-        while (next < records.length) {
-          const record = records[next++];
-          try {
-            outcomes[record.messageId] = await runRecord(record);
-          } catch (err) {
-            deps.log.error('job record failed, will be retried', { messageId: record.messageId, error: (err as Error).message });
-            count('JobRetry');
-            outcomes[record.messageId] = 'retry';
-          }
+    // Powertools starts every record at once; at most jobConcurrency of them run, in their order.
+    const lanes = new ConcurrencyGate(Math.max(1, deps.config.jobConcurrency), Number.POSITIVE_INFINITY);
+    const processRecord = async (record: SQSRecord): Promise<RecordOutcome> => {
+      try {
+        outcomes[record.messageId] = await lanes.run(() => runRecord(record));
+        return outcomes[record.messageId];
+      } catch (err) {
+        outcomes[record.messageId] = 'retry';
+        if (!(err instanceof RetryRecord)) {
+          deps.log.error('job record failed, will be retried', { messageId: record.messageId, error: (err as Error).message });
+          count('JobRetry');
         }
-      }),
-    );
-    return {
-      batchItemFailures: records.filter((r) => outcomes[r.messageId] === 'retry').map((r) => ({ itemIdentifier: r.messageId })),
-      outcomes,
+        throw err; // a batch item failure
+      }
     };
+    // A batch where every record failed is answered like any other (all of them in batchItemFailures), not thrown.
+    const { batchItemFailures } = await processPartialResponse({ Records: event.Records ?? [] }, processRecord, new BatchProcessor(EventType.SQS), { throwOnFullBatchFailure: false });
+    return { batchItemFailures: [...batchItemFailures], outcomes };
   };
 }
 

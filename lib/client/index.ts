@@ -5,7 +5,9 @@
 import type { LinkRecord } from '../contract/link.js';
 import type { ErrorBody } from '../errors.js';
 
-export type { LinkRecord } from '../contract/link.js';
+// The Link record and every object in it, and the error body: the types a caller works with.
+export type * from '../contract/link.js';
+export type { ErrorBody } from '../errors.js';
 
 export interface PreviewOptions {
   source?: 'API' | 'WEB';

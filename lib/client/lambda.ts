@@ -21,13 +21,13 @@ export function createLambdaClient(options: LambdaClientOptions): LinkPreviewCli
       let out;
       try {
         out = await lambda.send(
-          new InvokeCommand({ FunctionName: options.functionName, Payload: Buffer.from(JSON.stringify({ link, source: opts.source ?? 'API' })) }),
+          new InvokeCommand({ FunctionName: options.functionName, Payload: new TextEncoder().encode(JSON.stringify({ link, source: opts.source ?? 'API' })) }),
           { abortSignal: opts.signal },
         );
       } catch (err) {
         throw new LinkPreviewClientError({ status: 0, message: `Could not invoke ${options.functionName}: ${(err as Error).message}` }, { cause: err });
       }
-      const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
+      const text = out.Payload ? new TextDecoder().decode(out.Payload) : '';
       let body: unknown;
       try {
         body = JSON.parse(text);

@@ -11,7 +11,7 @@ import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
 import type { Job } from '../../lib/ports';
 import { createWorkerHandler } from '../../functions/worker';
 import { buildFetcher } from '../../functions/wiring';
-import { silentLog, testConfig } from '../helpers/service';
+import { recordingLog, silentLog, testConfig } from '../helpers/service';
 import { startEmulators, startPoller, type Emulators, type Poller } from './emulators';
 
 const CDN = 'https://d111111abcdef8.cloudfront.net';
@@ -184,6 +184,28 @@ describe('worker handler', () => {
     const w = createWorkerHandler({ config, fetch: buildFetcher(config), blobs: broken, log: silentLog });
     const out = await w({ Records: [record('m', msg('req-s3down', 'j'))] });
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'm' }]);
+  });
+
+  test('counts each outcome as before: a malformed message is JobMessageInvalid, an S3 failure JobRetry (logged), and a batch where every record failed is answered, not thrown', async () => {
+    const counted: string[] = [];
+    const log = recordingLog();
+    const count = (name: string) => { counted.push(name); };
+    const w = createWorkerHandler({ config, fetch: buildFetcher(config), blobs, log, count });
+    // JobMemoryWait (a job that waited for memory at all) depends on timing: left out.
+    const counts = () => counted.filter((n) => n !== 'JobMemoryWait').sort();
+    const out = await w({ Records: [record('good', msg('req-metrics', 'good')), record('junk', 'not json'), record('late', msg('req-metrics', 'late', { deadline: Date.now() - 1 }))] });
+    expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'junk' }]);
+    expect(counts()).toEqual(['JobExpired', 'JobMessageInvalid', 'JobSucceeded']);
+    expect(log.lines.filter((l) => l.level === 'error').map((l) => l.message)).toEqual(['invalid job message']);
+
+    counted.length = 0;
+    const broken = Object.create(blobs, { put: { value: async () => { throw new Error('S3 down'); } } });
+    const failing = createWorkerHandler({ config, fetch: buildFetcher(config), blobs: broken, log, count });
+    const all = await failing({ Records: [record('a', msg('req-metrics-down', 'a')), record('b', 'not json')] });
+    expect(all.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['a', 'b']);
+    expect(all.outcomes).toEqual({ a: 'retry', b: 'retry' });
+    expect(counts()).toEqual(['JobMessageInvalid', 'JobRetry']);
+    expect(log.lines.find((l) => l.message === 'job record failed, will be retried')?.extra).toMatchObject({ messageId: 'a', error: 'S3 down' });
   });
 
   test('ids cannot walk out of their prefix', () => {
