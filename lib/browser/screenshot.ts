@@ -30,26 +30,14 @@
  *    them: test/page/screenshot.test.ts runs a page with a shared worker, a service worker and
  *    dedicated workers with the walls down, and the forbidden listener sees no connection.
  */
-import type { ImageSet } from '../contract/link.js';
 import { LinkNotAllowedError } from '../errors.js';
 import { AddressNotAllowedError } from '../fetch/address-guard.js';
 import type { Fetcher } from '../fetch/safe-fetch.js';
-import type { JobContext } from '../jobs/registry.js';
+import type { JobContext } from '../jobs/context.js';
+import type { ScreenshotJobInput, ScreenshotJobResult } from '../jobs/kinds.js';
 import { hostImageBytes } from '../media/hosted-bytes.js';
 import { browserAvailable } from './availability.js';
 import { withBrowser } from './browser.js';
-
-export interface ScreenshotJobInput {
-  url: string;
-}
-
-export interface ScreenshotJobResult {
-  screenshot?: ImageSet;
-  /** Why there is no screenshot. */
-  reason?: string;
-  /** Sub-requests refused by the guard or the blocks (for logs). */
-  refused?: number;
-}
 
 export const VIEWPORT = { width: 1280, height: 800 } as const;
 

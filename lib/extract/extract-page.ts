@@ -7,21 +7,13 @@
 import type { Config } from '../config.js';
 import { detectEncoding } from '../fetch/charset.js';
 import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
-import { backgroundColor, iconCandidates, manifestHref, parseManifest, type ManifestData } from './icons.js';
+import { backgroundColor, iconCandidates, manifestHref, parseManifest, type IconCandidate, type ManifestData } from './icons.js';
 import { contentNodes, flattenJsonLd } from './json-ld.js';
 import { resolveLanguage } from './language.js';
 import { fetchOEmbed, oembedUrl } from './oembed.js';
 import { parsePageBytes, type PageData } from './parse-page.js';
 import { DEFAULT_RULES, firstImage, firstText, type FieldRules, type OEmbedData, type RuleContext } from './rules.js';
 import { detectWall, isWallTitle } from './walls.js';
-
-export interface IconCandidate {
-  url: string;
-  /** Declared size (largest side) when the page said, for ranking. */
-  size?: number;
-  rel?: string;
-  type?: string;
-}
 
 export interface PageExtraction {
   title?: string;

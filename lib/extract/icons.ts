@@ -3,9 +3,17 @@
  * app manifest's icons, ranked by declared size and kind, then `/favicon.ico` when the page
  * declares nothing. The manifest also gives `background_color` (or the page's theme-color).
  */
-import type { IconCandidate } from './extract-page.js';
 import type { LinkTag, PageData } from './parse-page.js';
 import { resolveUrl } from './text.js';
+
+/** An icon source to host; the first that decodes is used. */
+export interface IconCandidate {
+  url: string;
+  /** Declared size (largest side) when the page said, for ranking. */
+  size?: number;
+  rel?: string;
+  type?: string;
+}
 
 export interface ManifestData {
   icons: { src: string; sizes?: string; type?: string; purpose?: string }[];

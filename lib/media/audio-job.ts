@@ -10,14 +10,13 @@
  *  - `albumArtwork`: the embedded picture, hosted as an ImageSet.
  */
 import type { Audio } from '../contract/link.js';
-import type { JobContext } from '../jobs/registry.js';
+import type { JobContext } from '../jobs/context.js';
+import type { AudioJobResult, MediaJobInput } from '../jobs/kinds.js';
 import { computeWaveform, readAudioTags, tagDate, type AudioTags } from './audio.js';
+import { isMediaFailure, MediaRejected } from './failures.js';
 import { hostImageBytes } from './hosted-bytes.js';
-import { MediaRejected, mediaBytes, withTempFile, type MediaJobInput } from './media-fetch.js';
-import { probeFile, sniffMedia, type ProbeResult } from './probe.js';
-import { isMediaFailure, tag } from './video.js';
-
-export type AudioJobResult = { audio: Audio; reason?: undefined } | { audio?: undefined; reason: string };
+import { mediaBytes, withTempFile } from './media-fetch.js';
+import { probeFile, sniffMedia, tag, type ProbeResult } from './probe.js';
 
 export async function runAudioJob(input: MediaJobInput, ctx: JobContext): Promise<AudioJobResult> {
   try {

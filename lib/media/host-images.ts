@@ -8,10 +8,10 @@
  * their objects.
  */
 import type { Icon, ImageSet, MediaImage } from '../contract/link.js';
-import type { IconCandidate } from '../extract/extract-page.js';
+import type { IconCandidate } from '../extract/icons.js';
+import type { HostedImage, ImageJobInput } from '../jobs/kinds.js';
 import type { Job, JobOutcome, JobRunner, RunOptions } from '../ports.js';
 import { cssColorToHex } from './css-color.js';
-import type { HostedImage, ImageJobInput, ImageJobResult } from './images.js';
 
 export interface ImageSources {
   /** A remote image to host as the record's `image`. */
@@ -40,9 +40,8 @@ function imageJob(id: string, source: ImageSource): Job<'image'> {
   return { id, kind: 'image', input };
 }
 
-function hostedFrom(outcome: JobOutcome | undefined): HostedImage | undefined {
-  if (!outcome?.ok) return undefined;
-  return (outcome.result as ImageJobResult).image;
+function hostedFrom(outcome: JobOutcome<'image'> | undefined): HostedImage | undefined {
+  return outcome?.ok ? outcome.result.image : undefined;
 }
 
 /** The MediaImage part of a hosted image (what the spec's objects carry). */
@@ -75,7 +74,7 @@ export async function hostImage(source: ImageSource, jobs: JobRunner, options: H
 
 /** The record's `image` and `icon`, fanned out together. */
 export async function hostImages(sources: ImageSources, jobs: JobRunner, options: HostOptions): Promise<HostedImages> {
-  const list: Job[] = [];
+  const list: Job<'image'>[] = [];
   if (sources.imageBytes?.length) list.push(imageJob('image', { bytes: sources.imageBytes }));
   else if (sources.image?.url) list.push(imageJob('image', { url: sources.image.url }));
   const seen = new Set<string>();

@@ -16,10 +16,10 @@
  */
 import { createHash } from 'node:crypto';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
-import type { MediaImage } from '../contract/link.js';
 import { FetchFailure } from '../fetch/safe-fetch.js';
 import { LinkPreviewError } from '../errors.js';
-import type { JobContext } from '../jobs/registry.js';
+import type { JobContext } from '../jobs/context.js';
+import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
 import { imageRenderMb, MemoryWaitAborted, type RenderSize } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 import { BitmapError, decodeBmp } from './bmp.js';
@@ -28,13 +28,6 @@ import { iconBackgroundColor } from './icon-background.js';
 import { IMAGE_SIZES, RENDITION_CONTENT_TYPE, renditionKey, type ImageSizeName } from './image-sizes.js';
 import { sniffImageFormat, type ImageFormat } from './sniff-image.js';
 import { sanitizeSvg, UnsafeSvgError } from './svg-safety.js';
-
-export interface ImageJobInput {
-  /** A remote image, downloaded through the guarded fetcher. */
-  url?: string;
-  /** Bytes already fetched (an IMAGE link), base64 so the input stays JSON. */
-  bytesBase64?: string;
-}
 
 export interface RenditionInfo { width: number; height: number; bytes: number }
 
@@ -52,17 +45,6 @@ export interface ImageManifest {
   edgeColor: string;
   renditions: Record<ImageSizeName, RenditionInfo>;
 }
-
-/** A hosted image: a MediaImage (URLs from the BlobStore) plus what the job learned. JSON-safe. */
-export interface HostedImage extends MediaImage {
-  sha256: string;
-  animated: boolean;
-  edgeColor: string;
-  /** True when the renditions existed already (nothing was rendered). */
-  reused: boolean;
-}
-
-export type ImageJobResult = { image: HostedImage; reason?: undefined } | { image?: undefined; reason: string };
 
 /** Raised for an image that cannot be hosted (the job turns it into a `{reason}` result). */
 export class ImageRejected extends Error {}

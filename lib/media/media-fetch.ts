@@ -10,23 +10,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { JobContext } from '../jobs/registry.js';
-
-/** What a media job is given: the link (final URL) and, when the pipeline holds it whole, the bytes. */
-export interface MediaJobInput {
-  url: string;
-  /** The complete body, base64, when the main fetch got all of it (no second download). */
-  bytesBase64?: string;
-  /** The total size the main fetch learned (Content-Length / Content-Range). */
-  declaredSize?: number;
-  contentType?: string;
-  /** The Last-Modified header of the link. */
-  lastModified?: string;
-  /** When the link was fetched (ISO date-time). */
-  fetchedAt: string;
-  /** A file name for the link (Content-Disposition, else the last path segment). */
-  name?: string;
-}
+import type { JobContext } from '../jobs/context.js';
+import type { MediaJobInput } from '../jobs/kinds.js';
+import { MediaRejected } from './failures.js';
 
 export interface MediaBytes {
   bytes: Buffer;
@@ -39,9 +25,6 @@ export interface MediaBytes {
   /** True when the server answered the Range request with 206. */
   ranged: boolean;
 }
-
-/** A media link that cannot be described (the job turns it into a `{reason}` result). */
-export class MediaRejected extends Error {}
 
 export async function mediaBytes(input: MediaJobInput, ctx: JobContext, maxBytes: number): Promise<MediaBytes> {
   if (input.bytesBase64 !== undefined) {

@@ -6,7 +6,7 @@
  * prefix. All reads go through the guarded fetcher, under the same byte cap as the prefix.
  */
 import { open } from 'node:fs/promises';
-import type { JobContext } from '../jobs/registry.js';
+import type { JobContext } from '../jobs/context.js';
 
 /** Files claiming more than this are not laid out on disk (a sparse file, but a bound all the same). */
 export const MAX_SPARSE_FILE_BYTES = 64 * 1024 ** 3;

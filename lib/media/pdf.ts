@@ -20,16 +20,13 @@ import { inflateSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
 import type { DocumentInfo, ImageSet } from '../contract/link.js';
 import { detectLanguage } from '../language/detect.js';
-import type { JobContext } from '../jobs/registry.js';
+import type { JobContext } from '../jobs/context.js';
+import type { DocumentJobResult, MediaJobInput } from '../jobs/kinds.js';
 import { PDF_RENDER_MAX_PIXELS, PDF_WORKER_HEAP_MB, PDF_WORKER_HOLD_MB, PDF_WORKER_MEMORY_MB } from '../jobs/memory.js';
 import { hostImageBytes } from './hosted-bytes.js';
-import { MediaRejected, mediaBytes, type MediaJobInput } from './media-fetch.js';
+import { isMediaFailure, MediaRejected } from './failures.js';
+import { mediaBytes } from './media-fetch.js';
 import { countText, firstHeadingLine, leadSentences, readingMinutes, scaleCounts, storeRawText } from './text.js';
-import { isMediaFailure } from './video.js';
-
-export type DocumentJobResult =
-  | { document: DocumentInfo; reason?: undefined }
-  | { document?: undefined; reason: string };
 
 /** Pages are rendered this wide (pixels); the hosted sizes are made from that. */
 export const PDF_RENDER_WIDTH = 1024;

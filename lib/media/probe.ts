@@ -28,6 +28,12 @@ interface RawStream {
 }
 interface RawProbe { format?: { format_name?: string; duration?: string; bit_rate?: string; tags?: Record<string, string> }; streams?: RawStream[] }
 
+/** A tag's value, cleaned (no NULs, trimmed, at most 500 characters); undefined when empty. */
+export function tag(tags: Record<string, string>, name: string): string | undefined {
+  const t = tags[name]?.replace(/\u0000/g, '').trim();
+  return t ? t.slice(0, 500) : undefined;
+}
+
 export async function probeFile(file: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ProbeResult> {
   const { stdout } = await runTool(
     await ffprobeBinary(),

@@ -19,43 +19,13 @@ import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import { gfm } from 'turndown-plugin-gfm';
 import { decodeText } from '../fetch/charset.js';
-import type { JobContext } from '../jobs/registry.js';
+import type { JobContext } from '../jobs/context.js';
+import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import { IMMUTABLE_CACHE, type BlobStore } from '../ports.js';
-import { hostPageImages, PAGE_IMAGE_LIMITS, type PageImagesOutcome } from './page-images.js';
+import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
 import { countText, readingMinutes } from './reading-time.js';
 import { plainText } from './plain-text.js';
 import { escapeHtml, sanitizeTree, type DomElement } from './sanitize.js';
-
-export interface PageContentInput {
-  /** The page's final URL (base for relative URLs). */
-  url: string;
-  /** The page bytes as fetched (decoded here with the same charset rules as extraction). */
-  bytesBase64: string;
-  contentType?: string;
-  /**
-   * The record's deadline (epoch ms): the page's images are hosted until PAGE_IMAGE_LIMITS.reserveMs
-   * before it, so the versions are stored in time. Absent: PAGE_IMAGE_LIMITS.defaultMs from the start.
-   */
-  deadline?: number;
-}
-
-export interface PageContentResult {
-  htmlUrl?: string;
-  markdownUrl?: string;
-  rawTextUrl?: string;
-  estimatedReadingTimeInMinutes?: number;
-  words: number;
-  cjkChars: number;
-  /** True when Readability found an article; false when the body minus boilerplate was used. */
-  article: boolean;
-  title?: string;
-  /** Readability's excerpt (first paragraph or its own description), for a missing description. */
-  excerpt?: string;
-  /** Why there are no assets (no text at all, unparseable). */
-  reason?: string;
-  /** The content's images: distinct addresses found, and of those hosted (the others were removed). */
-  images?: PageImagesOutcome;
-}
 
 export const PAGE_CONTENT_LIMITS = {
   /**

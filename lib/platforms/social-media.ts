@@ -6,8 +6,6 @@
  */
 import type { ImageSet, MediaImage, Video } from '../contract/link.js';
 import { toImageSet } from '../media/host-images.js';
-import type { VideoJobResult } from '../media/video.js';
-import type { Job } from '../ports.js';
 import type { PlatformContext } from './types.js';
 
 /** At most this many media items per post are hosted (a carousel can have 20). */
@@ -51,11 +49,10 @@ export async function hostImages(urls: (string | undefined)[], ctx: PlatformCont
 
 /** The video job on a URL: the spec's Video, or undefined when it cannot be probed before the deadline. */
 export async function probeVideo(url: string, ctx: PlatformContext, id = 'video'): Promise<Video | undefined> {
-  const job = { id, kind: 'video', input: { url, fetchedAt: new Date().toISOString(), contentType: 'video/mp4', name: fileName(url) } } as Job;
+  const input = { url, fetchedAt: new Date().toISOString(), contentType: 'video/mp4', name: fileName(url) };
   try {
-    const outcome = (await ctx.jobs.run([job], { requestId: ctx.requestId, deadline: ctx.deadline })).get(id);
-    if (!outcome?.ok) return undefined;
-    return (outcome.result as VideoJobResult).video;
+    const outcome = (await ctx.jobs.run([{ id, kind: 'video', input }], { requestId: ctx.requestId, deadline: ctx.deadline })).get(id);
+    return outcome?.ok ? outcome.result.video : undefined;
   } catch {
     return undefined;
   }

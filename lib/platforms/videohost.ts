@@ -11,7 +11,7 @@
  * Upstream base URLs come from the config (LINKPREVIEW_YOUTUBE_BASE_URL, LINKPREVIEW_YOUTUBE_API_URL).
  */
 import type { ImageSet, LinkRecord, VideohostUser, VideohostVideo } from '../contract/link.js';
-import type { IconCandidate } from '../extract/extract-page.js';
+import type { IconCandidate } from '../extract/icons.js';
 import { cleanText } from '../extract/text.js';
 import { hostProfileHeaders } from '../fetch/host-profiles.js';
 import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';

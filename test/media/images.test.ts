@@ -1,8 +1,9 @@
 import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import type { Config } from '../../lib/config';
-import type { JobContext } from '../../lib/jobs/registry';
-import { renderImage, runImageJob, URL_MEMO, type HostedImage, type ImageJobResult } from '../../lib/media/images';
+import type { JobContext } from '../../lib/jobs/context';
+import type { HostedImage, ImageJobResult } from '../../lib/jobs/kinds';
+import { renderImage, runImageJob, URL_MEMO } from '../../lib/media/images';
 import { IMAGE_SIZE_NAMES } from '../../lib/media/image-sizes';
 import type { BlobStore } from '../../lib/ports';
 import { buildFetcher } from '../../functions/wiring';
