@@ -30,8 +30,7 @@
  *    them: test/page/screenshot.test.ts runs a page with a shared worker, a service worker and
  *    dedicated workers with the walls down, and the forbidden listener sees no connection.
  */
-import { LinkNotAllowedError } from '../errors.js';
-import { AddressNotAllowedError } from '../fetch/address-guard.js';
+import { refusedByGuard } from '../errors.js';
 import type { Fetcher } from '../fetch/safe-fetch.js';
 import type { JobContext } from '../jobs/context.js';
 import type { ScreenshotJobInput, ScreenshotJobResult } from '../jobs/kinds.js';
@@ -156,7 +155,7 @@ export async function captureScreenshot(url: string, options: CaptureOptions): P
             options.onRequest?.(target, 'fetched');
             await route.fulfill({ status: res.status, headers: out, body: res.body });
           } catch (err) {
-            const guard = err instanceof LinkNotAllowedError || err instanceof AddressNotAllowedError || (err as { cause?: unknown }).cause instanceof AddressNotAllowedError || /not allowed/i.test((err as Error).message);
+            const guard = refusedByGuard(err);
             // A name resolving to a forbidden address fails as DNS_FAILURE, like an unknown name, and the
             // page sees the same error for both (an iframe's error page would show the code).
             const unresolved = (err as { code?: unknown }).code === 'DNS_FAILURE';

@@ -7,6 +7,7 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { LinkNotAllowedError } from '../errors.js';
 
 export interface GuardPolicy {
   /**
@@ -205,13 +206,6 @@ export function openGuardWarning(policy: Pick<GuardPolicy, 'allowPrivateNetworks
   return undefined;
 }
 
-export class AddressNotAllowedError extends Error {
-  readonly code = 'ELINKNOTALLOWED';
-  constructor(readonly hostname: string, readonly address: string, readonly reason: string) {
-    super(`${hostname} resolves to ${address} (${reason}), which is not allowed`);
-  }
-}
-
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
 export const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
@@ -235,7 +229,7 @@ export function guardedLookup(policy: GuardPolicy, resolve: Resolver = systemRes
         for (const a of all) {
           const verdict = classifyAddress(a.address, policy);
           if (!verdict.allowed) {
-            callback(new AddressNotAllowedError(hostname, a.address, verdict.reason));
+            callback(new LinkNotAllowedError(`${hostname} resolves to ${a.address} (${verdict.reason}), which is not allowed`, undefined, { hostname, address: a.address, reason: verdict.reason }));
             return;
           }
         }

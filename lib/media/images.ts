@@ -16,18 +16,17 @@
  */
 import { createHash } from 'node:crypto';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
-import { FetchFailure } from '../fetch/safe-fetch.js';
-import { LinkPreviewError } from '../errors.js';
+import { ExpectedFailure, isTransientStatus } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
 import { imageRenderMb, MemoryWaitAborted, type RenderSize } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
-import { BitmapError, decodeBmp } from './bmp.js';
-import { decodeIcoEntry, icoEntries, IcoError, type IcoImage } from './ico.js';
+import { decodeBmp } from './bmp.js';
+import { decodeIcoEntry, icoEntries, type IcoImage } from './ico.js';
 import { iconBackgroundColor } from './icon-background.js';
 import { IMAGE_SIZES, RENDITION_CONTENT_TYPE, renditionKey, type ImageSizeName } from './image-sizes.js';
 import { sniffImageFormat, type ImageFormat } from './sniff-image.js';
-import { sanitizeSvg, UnsafeSvgError } from './svg-safety.js';
+import { sanitizeSvg } from './svg-safety.js';
 
 export interface RenditionInfo { width: number; height: number; bytes: number }
 
@@ -47,7 +46,7 @@ export interface ImageManifest {
 }
 
 /** Raised for an image that cannot be hosted (the job turns it into a `{reason}` result). */
-export class ImageRejected extends Error {}
+export class ImageRejected extends ExpectedFailure {}
 
 /**
  * What the job last saw at an image URL, kept under `jobs/` (private; on AWS expired after a day
@@ -87,49 +86,49 @@ export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promis
     const stored = memo?.sha256 ? await readManifest(ctx, `assets/${memo.sha256}/manifest.json`) : undefined;
     if (stored) return { image: toHostedImage(stored, ctx, true) };
   }
-  const { transient, ...result } = await renderSource(input, ctx);
+  let result: ImageJobResult;
+  let transient = false;
+  try {
+    result = { image: await renderSource(input, ctx) };
+  } catch (err) {
+    // Anything wrong with the image (or its download) is a reason; anything else is a bug.
+    if (!(err instanceof ExpectedFailure)) throw err;
+    result = { reason: err.message };
+    transient = err.transient;
+  }
   // A failure is remembered only when it is the image's own (a 404, undecodable bytes, too large),
   // not a timeout, a 5xx or the record's deadline, which may pass.
   if (url && !transient && !ctx.signal?.aborted) await writeUrlMemo(ctx, url, result.image ? { sha256: result.image.sha256 } : { reason: result.reason });
-  return result as ImageJobResult;
+  return result;
 }
 
-const TRANSIENT_FETCH = new Set(['TIMEOUT', 'CONNECTION_RESET', 'CONNECTION_REFUSED', 'DNS_FAILURE', 'NETWORK_ERROR', 'ABORTED']);
+/** Downloads (or takes) the source and renders it (at most once: a stored manifest is reused). */
+async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<HostedImage> {
+  const bytes = await sourceBytes(input, ctx);
+  checkAborted(ctx.signal);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const manifestKey = `assets/${sha256}/manifest.json`;
+  const stored = await readManifest(ctx, manifestKey);
+  if (stored) return toHostedImage(stored, ctx, true);
 
-/** Downloads (or takes) the source and renders it; `transient` marks a failure that may pass. */
-async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult & { transient?: boolean }> {
-  try {
-    const bytes = await sourceBytes(input, ctx);
-    checkAborted(ctx.signal);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    const manifestKey = `assets/${sha256}/manifest.json`;
-    const stored = await readManifest(ctx, manifestKey);
-    if (stored) return { image: toHostedImage(stored, ctx, true) };
-
-    const memory = ctx.memory;
-    const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
-    const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve }).catch((err: unknown) => {
-      // sharp's errors are about the input (unsupported, truncated, over the pixel limit ...); our own bugs are not.
-      if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof MemoryWaitAborted) throw err;
-      throw err instanceof ImageRejected ? err : new ImageRejected(`undecodable image: ${(err as Error).message}`);
-    });
-    checkAborted(ctx.signal);
-    const renditions = {} as Record<ImageSizeName, RenditionInfo>;
-    await Promise.all(rendered.renditions.map(async (r) => {
-      const key = renditionKey(sha256, r.name);
-      if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE });
-      renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
-    }));
-    // The manifest goes last: its presence means every rendition is stored.
-    const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor: rendered.edgeColor, renditions };
-    await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
-    return { image: toHostedImage(manifest, ctx, false) };
-  } catch (err) {
-    const transient = (err instanceof FetchFailure && TRANSIENT_FETCH.has(err.code)) || (err instanceof ImageRejected && /HTTP (5\d\d|429)/.test(err.message));
-    if (transient) return { reason: (err as Error).message, transient };
-    if (err instanceof ImageRejected || err instanceof FetchFailure || err instanceof LinkPreviewError) return { reason: err.message };
-    throw err;
-  }
+  const memory = ctx.memory;
+  const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
+  const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve }).catch((err: unknown) => {
+    // sharp's errors are about the input (unsupported, truncated, over the pixel limit ...); our own bugs are not.
+    if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof MemoryWaitAborted) throw err;
+    throw err instanceof ExpectedFailure ? err : new ImageRejected(`undecodable image: ${(err as Error).message}`);
+  });
+  checkAborted(ctx.signal);
+  const renditions = {} as Record<ImageSizeName, RenditionInfo>;
+  await Promise.all(rendered.renditions.map(async (r) => {
+    const key = renditionKey(sha256, r.name);
+    if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE });
+    renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
+  }));
+  // The manifest goes last: its presence means every rendition is stored.
+  const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor: rendered.edgeColor, renditions };
+  await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
+  return toHostedImage(manifest, ctx, false);
 }
 
 function checkAborted(signal: AbortSignal | undefined): void {
@@ -146,7 +145,7 @@ async function sourceBytes(input: ImageJobInput, ctx: JobContext): Promise<Buffe
   }
   if (!input.url) throw new ImageRejected('no image source');
   const res = await ctx.fetch(input.url, { maxBytes: max, onTooLarge: 'fail', timeoutMs: ctx.config.fetchTimeoutMs, signal: ctx.signal, headers: { accept: 'image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5' } });
-  if (res.status < 200 || res.status >= 300) throw new ImageRejected(`image answered HTTP ${res.status}`);
+  if (res.status < 200 || res.status >= 300) throw new ImageRejected(`image answered HTTP ${res.status}`, { transient: isTransientStatus(res.status) });
   if (res.truncated) throw new ImageRejected('image download broke off');
   if (res.body.length === 0) throw new ImageRejected('empty image');
   return res.body;
@@ -291,7 +290,8 @@ async function prepareInput(bytes: Buffer, maxPixels: number): Promise<PreparedI
       default: return { input: bytes, options: base, format };
     }
   } catch (err) {
-    if (err instanceof BitmapError || err instanceof IcoError || err instanceof UnsafeSvgError) throw new ImageRejected(`${format}: ${err.message}`);
+    // A decoder's refusal (bitmap, ICO, unsafe SVG) is the image's: rejected, with its format said.
+    if (err instanceof ExpectedFailure && !(err instanceof ImageRejected)) throw new ImageRejected(`${format}: ${err.message}`);
     throw err;
   }
 }

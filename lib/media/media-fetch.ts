@@ -10,6 +10,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isTransientStatus } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { MediaJobInput } from '../jobs/kinds.js';
 import { MediaRejected } from './failures.js';
@@ -47,7 +48,7 @@ export async function mediaBytes(input: MediaJobInput, ctx: JobContext, maxBytes
     signal: ctx.signal,
     headers: { accept: '*/*', 'accept-encoding': 'identity' },
   });
-  if (res.status !== 200 && res.status !== 206) throw new MediaRejected(`media answered HTTP ${res.status}`);
+  if (res.status !== 200 && res.status !== 206) throw new MediaRejected(`media answered HTTP ${res.status}`, { transient: isTransientStatus(res.status) });
   if (res.body.length === 0) throw new MediaRejected('empty media');
   const ranged = res.status === 206;
   const total = res.declaredSize ?? input.declaredSize;

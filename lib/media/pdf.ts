@@ -20,11 +20,12 @@ import { inflateSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
 import type { DocumentInfo, ImageSet } from '../contract/link.js';
 import { detectLanguage } from '../language/detect.js';
+import { ExpectedFailure } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { DocumentJobResult, MediaJobInput } from '../jobs/kinds.js';
 import { PDF_RENDER_MAX_PIXELS, PDF_WORKER_HEAP_MB, PDF_WORKER_HOLD_MB, PDF_WORKER_MEMORY_MB } from '../jobs/memory.js';
 import { hostImageBytes } from './hosted-bytes.js';
-import { isMediaFailure, MediaRejected } from './failures.js';
+import { MediaRejected } from './failures.js';
 import { mediaBytes } from './media-fetch.js';
 import { countText, firstHeadingLine, leadSentences, readingMinutes, scaleCounts, storeRawText } from './text.js';
 
@@ -40,7 +41,7 @@ export async function runDocumentJob(input: MediaJobInput, ctx: JobContext): Pro
     const media = await mediaBytes(input, ctx, ctx.config.maxMediaBytes);
     return await describePdf(media.bytes, input.name, ctx, { complete: media.complete });
   } catch (err) {
-    if (isMediaFailure(err)) return { reason: (err as Error).message };
+    if (err instanceof ExpectedFailure) return { reason: err.message };
     throw err;
   }
 }

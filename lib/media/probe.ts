@@ -4,7 +4,7 @@
  * opened with the safe input options of run-tool.ts (no network, no playlists).
  */
 import { fileTypeFromBuffer } from 'file-type';
-import { ffprobeBinary, runTool, SAFE_INPUT } from './run-tool.js';
+import { ffprobeBinary, runTool, SAFE_INPUT, ToolError } from './run-tool.js';
 
 export interface ProbeVideoStream { codec: string; width?: number; height?: number; frameRate?: number; bitRate?: number; duration?: number }
 export interface ProbeAudioStream { codec: string; sampleRate?: number; channels?: number; bitRate?: number; duration?: number }
@@ -40,7 +40,13 @@ export async function probeFile(file: string, options: { timeoutMs: number; sign
     ['-v', 'error', ...SAFE_INPUT, '-print_format', 'json', '-show_format', '-show_streams', '-i', file],
     { timeoutMs: options.timeoutMs, signal: options.signal, maxStdoutBytes: 4 * 1024 * 1024 },
   );
-  return parseProbe(JSON.parse(stdout.toString('utf8')) as RawProbe);
+  let raw: RawProbe;
+  try {
+    raw = JSON.parse(stdout.toString('utf8')) as RawProbe;
+  } catch {
+    throw new ToolError('ffprobe printed no readable JSON');
+  }
+  return parseProbe(raw);
 }
 
 export function parseProbe(raw: RawProbe): ProbeResult {

@@ -6,6 +6,7 @@
  * decoder open the network, and DEMUXERS stops it from opening other files through playlists.
  */
 import { spawn } from 'node:child_process';
+import { ExpectedFailure } from '../errors.js';
 
 let ffmpegPath: string | undefined;
 let ffprobePath: string | undefined;
@@ -43,10 +44,10 @@ export const DEMUXERS = [
 /** Input options put before every `-i`: no network, no playlists. */
 export const SAFE_INPUT = ['-protocol_whitelist', 'file,pipe', '-format_whitelist', DEMUXERS];
 
-export class ToolError extends Error {
-  constructor(message: string, readonly stderr = '', readonly timedOut = false) {
-    super(message);
-    this.name = 'ToolError';
+/** A decoder that failed, timed out or was stopped; the last two are transient. */
+export class ToolError extends ExpectedFailure {
+  constructor(message: string, readonly stderr = '', readonly timedOut = false, aborted = false) {
+    super(message, { transient: timedOut || aborted });
   }
 }
 
@@ -66,7 +67,7 @@ export interface ToolResult { stdout: Buffer; stderr: string; code: number | nul
 
 export function runTool(binary: string, args: string[], options: RunToolOptions): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
-    if (options.signal?.aborted) { reject(new ToolError('aborted')); return; }
+    if (options.signal?.aborted) { reject(new ToolError('aborted', '', false, true)); return; }
     const child = spawn(binary, args, { stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true });
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -103,7 +104,7 @@ export function runTool(binary: string, args: string[], options: RunToolOptions)
     child.on('error', (err) => done(() => reject(new ToolError(`could not run ${binary}: ${err.message}`))));
     child.on('close', (code) => done(() => {
       if (killedFor === 'timeout') return reject(new ToolError(`decoder timed out after ${options.timeoutMs} ms`, stderr, true));
-      if (killedFor === 'abort') return reject(new ToolError('aborted', stderr));
+      if (killedFor === 'abort') return reject(new ToolError('aborted', stderr, false, true));
       if (killedFor === 'stdout') return reject(new ToolError(`decoder output larger than ${maxStdout} bytes`, stderr));
       if (code !== 0 && !options.allowFailure) return reject(new ToolError(`decoder failed (exit ${code}): ${lastLine(stderr)}`, stderr));
       resolve({ stdout: Buffer.concat(chunks), stderr, code });

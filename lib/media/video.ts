@@ -12,13 +12,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { ImageSet, Video } from '../contract/link.js';
+import { ExpectedFailure } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { MediaJobInput, VideoJobResult } from '../jobs/kinds.js';
 import { videoDecodeMb } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 import { frameTimestamps, grabFrames, makeClip } from './frames.js';
 import { hostImageBytes } from './hosted-bytes.js';
-import { isMediaFailure, MediaRejected } from './failures.js';
+import { MediaRejected } from './failures.js';
 import { mediaBytes, withTempFile } from './media-fetch.js';
 import { fillIndexTail, indexOffsetBeyond } from './mp4-tail.js';
 import { containerName, probeFile, tag } from './probe.js';
@@ -27,7 +28,7 @@ export async function runVideoJob(input: MediaJobInput, ctx: JobContext): Promis
   try {
     return { video: await describeVideo(input, ctx) };
   } catch (err) {
-    if (isMediaFailure(err)) return { reason: (err as Error).message };
+    if (err instanceof ExpectedFailure) return { reason: err.message };
     throw err;
   }
 }
@@ -43,7 +44,7 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
     const indexAt = !media.complete && media.ranged && media.totalSize ? indexOffsetBeyond(media.bytes, media.totalSize) : undefined;
     if (indexAt !== undefined) {
       await fillIndexTail(file, input.url, indexAt, media.totalSize!, Math.min(cfg.mediaProbeBytes, cfg.maxMediaBytes), ctx).catch((err: unknown) => {
-        if (isMediaFailure(err)) return false;
+        if (err instanceof ExpectedFailure) return false;
         throw err;
       });
     }
@@ -68,7 +69,7 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
       try {
         frames = await grabFrames(file, [poster, ...snapshots], decode);
         thumbnail = await clipAsset(file, poster, probe.video, decode, ctx).catch((err: unknown) => {
-          if (isMediaFailure(err)) return undefined;
+          if (err instanceof ExpectedFailure) return undefined;
           throw err;
         });
       } finally {
