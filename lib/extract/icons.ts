@@ -66,7 +66,7 @@ function score(c: IconCandidate): number {
   return s;
 }
 
-export function iconCandidates(page: PageData, base: string, finalUrl: string, manifest?: ManifestData, manifestUrl?: string): IconCandidate[] {
+export function iconCandidates(page: Pick<PageData, 'links'>, base: string, finalUrl: string, manifest?: ManifestData, manifestUrl?: string): IconCandidate[] {
   const out: IconCandidate[] = [];
   const seen = new Set<string>();
   const add = (c: IconCandidate) => {
