@@ -17,6 +17,7 @@ import { createConsoleLogger, errorFields, type Log } from '../lib/log.js';
 import { PhaseTimer } from '../lib/timing.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { browserAvailable } from '../lib/browser/availability.js';
+import { flatHeaders } from '../lib/fetch/headers.js';
 import { closeBrowser } from '../lib/browser/browser.js';
 import { buildLocalDeps } from './wiring.js';
 
@@ -130,8 +131,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       }
       body = read;
     }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    const headers = flatHeaders(req.headers);
     const rawQuery = (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '';
     const event = {
       version: '2.0',

@@ -31,6 +31,7 @@
  *    dedicated workers with the walls down, and the forbidden listener sees no connection.
  */
 import { refusedByGuard } from '../errors.js';
+import { flatHeaders } from '../fetch/headers.js';
 import type { Fetcher } from '../fetch/safe-fetch.js';
 import type { JobContext } from '../jobs/context.js';
 import type { ScreenshotJobInput, ScreenshotJobResult } from '../jobs/kinds.js';
@@ -145,12 +146,9 @@ export async function captureScreenshot(url: string, options: CaptureOptions): P
               await route.fulfill({ status: 302, headers: { location: res.finalUrl } });
               return;
             }
-            const out: Record<string, string> = {};
-            for (const [k, v] of Object.entries(res.headers)) {
-              if (v === undefined || DROPPED_RESPONSE_HEADERS.has(k.toLowerCase())) continue;
-              out[k] = Array.isArray(v) ? v.join(k.toLowerCase() === 'set-cookie' ? '\n' : ', ') : String(v);
-            }
-            const csp = Object.keys(out).find((k) => k.toLowerCase() === 'content-security-policy') ?? 'content-security-policy';
+            const out = flatHeaders(res.headers);
+            for (const h of DROPPED_RESPONSE_HEADERS) delete out[h];
+            const csp = 'content-security-policy';
             out[csp] = out[csp] ? `${out[csp]}, ${PAGE_POLICY}` : PAGE_POLICY;
             options.onRequest?.(target, 'fetched');
             await route.fulfill({ status: res.status, headers: out, body: res.body });

@@ -58,6 +58,17 @@ export async function detectLanguage(text: string): Promise<Detection | undefine
   return { language, probability: r.probability, reliable: r.is_reliable };
 }
 
+/**
+ * The language of a detection when it is sure enough to go on a record: cld3 calls it reliable,
+ * or gives it a probability of at least 0.7. `strict`, for a few words (a post's title and
+ * description, where cld3 is often sure and wrong): reliable and at least 0.9.
+ */
+export function acceptedLanguage(detection: Detection | undefined, options: { strict?: boolean } = {}): string | undefined {
+  if (!detection) return undefined;
+  const sure = options.strict ? detection.reliable && detection.probability >= 0.9 : detection.reliable || detection.probability >= 0.7;
+  return sure ? detection.language : undefined;
+}
+
 /** Load the model ahead of the first request (optional: detection loads it on first use). */
 export function warmLanguageDetector(): Promise<unknown> {
   return getIdentifier();

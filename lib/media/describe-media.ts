@@ -10,9 +10,10 @@
 import type { Config } from '../config.js';
 import type { Audio, DocumentInfo, LinkRecord, LinkType, Video } from '../contract/link.js';
 import { decodeText } from '../fetch/charset.js';
+import { header } from '../fetch/headers.js';
 import type { FetchResult } from '../fetch/safe-fetch.js';
 import type { JobKind, JobResult, MediaJobInput } from '../jobs/kinds.js';
-import { detectLanguage } from '../language/detect.js';
+import { acceptedLanguage, detectLanguage } from '../language/detect.js';
 import type { BlobStore, Job, JobRunner, RunOptions } from '../ports.js';
 import { fileNameOf } from './media-fetch.js';
 import { isPdf, pdfFacts } from './pdf-facts.js';
@@ -29,14 +30,14 @@ export interface MediaPorts {
 /** Record fields for a VIDEO, AUDIO, DOCUMENT or TEXT link; `{}` for other types. */
 export async function describeMedia(type: LinkType, res: FetchResult, ports: MediaPorts, options: RunOptions): Promise<Partial<LinkRecord>> {
   if (!MEDIA_LINK_TYPES.has(type) || res.status < 200 || res.status >= 300) return {};
-  const name = fileNameOf(res.finalUrl, header(res, 'content-disposition'));
+  const name = fileNameOf(res.finalUrl, header(res.headers, 'content-disposition'));
   if (type === 'TEXT') return describeText(res, name, ports.blobs);
 
   const input: MediaJobInput = {
     url: res.finalUrl,
     declaredSize: res.declaredSize,
-    contentType: header(res, 'content-type'),
-    lastModified: header(res, 'last-modified'),
+    contentType: header(res.headers, 'content-type'),
+    lastModified: header(res.headers, 'last-modified'),
     fetchedAt: new Date().toISOString(),
     name,
   };
@@ -90,7 +91,7 @@ function documentFields(document: DocumentInfo): Partial<LinkRecord> {
 
 /** TEXT: size, reading time, the raw text as an asset, the language, and a title from the first line or the file name. */
 async function describeText(res: FetchResult, name: string | undefined, blobs: BlobStore): Promise<Partial<LinkRecord>> {
-  const contentType = header(res, 'content-type');
+  const contentType = header(res.headers, 'content-type');
   const { text } = decodeText(res.body, contentType);
   const clean = text.replace(/\u0000/g, '');
   const out: Partial<LinkRecord> = {
@@ -111,13 +112,8 @@ async function describeText(res: FetchResult, name: string | undefined, blobs: B
   if (!structured) {
     const description = leadSentences(clean, heading);
     if (description) out.description = description;
-    const language = (await detectLanguage(clean.slice(0, 5000)))?.language;
+    const language = acceptedLanguage(await detectLanguage(clean.slice(0, 5000)));
     if (language) out.language = language;
   }
   return out;
-}
-
-function header(res: FetchResult, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }

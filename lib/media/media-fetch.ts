@@ -11,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isTransientStatus } from '../errors.js';
+import { baseFileName, fileNameFromDisposition, header } from '../fetch/headers.js';
 import type { JobContext } from '../jobs/context.js';
 import type { MediaJobInput } from '../jobs/kinds.js';
 import { MediaRejected } from './failures.js';
@@ -53,16 +54,12 @@ export async function mediaBytes(input: MediaJobInput, ctx: JobContext, maxBytes
   const ranged = res.status === 206;
   const total = res.declaredSize ?? input.declaredSize;
   const complete = ranged ? total !== undefined && res.body.length >= total : !res.truncated;
-  const header = (name: string) => {
-    const v = res.headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
   return {
     bytes: res.body,
     complete,
     totalSize: total ?? (complete ? res.body.length : undefined),
-    contentType: header('content-type') ?? input.contentType,
-    lastModified: header('last-modified') ?? input.lastModified,
+    contentType: header(res.headers, 'content-type') ?? input.contentType,
+    lastModified: header(res.headers, 'last-modified') ?? input.lastModified,
     ranged,
   };
 }
@@ -81,14 +78,8 @@ export async function withTempFile<T>(bytes: Buffer, name: string, fn: (file: st
 
 /** The file name of a link: Content-Disposition's filename, else the last path segment (decoded). */
 export function fileNameOf(url: string, contentDisposition?: string): string | undefined {
-  if (contentDisposition) {
-    const star = /filename\*\s*=\s*(?:UTF-8|utf-8)?''([^;]+)/.exec(contentDisposition);
-    if (star) {
-      try { return clean(decodeURIComponent(star[1].trim().replace(/^"|"$/g, ''))); } catch { /* fall through */ }
-    }
-    const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/.exec(contentDisposition);
-    if (plain) return clean((plain[2] ?? plain[1]).trim());
-  }
+  const declared = fileNameFromDisposition(contentDisposition);
+  if (declared) return declared;
   let last: string | undefined;
   try {
     last = new URL(url).pathname.split('/').filter(Boolean).pop();
@@ -97,15 +88,10 @@ export function fileNameOf(url: string, contentDisposition?: string): string | u
   }
   if (!last) return undefined;
   try {
-    return clean(decodeURIComponent(last));
+    return baseFileName(decodeURIComponent(last));
   } catch {
-    return clean(last);
+    return baseFileName(last);
   }
-}
-
-function clean(name: string): string | undefined {
-  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f]/g, '').trim().slice(0, 255);
-  return base || undefined;
 }
 
 /** A file name without its extension, with separators as spaces: a fallback title. */

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
 import type { DocumentInfo, ImageSet } from '../contract/link.js';
-import { detectLanguage } from '../language/detect.js';
+import { acceptedLanguage, detectLanguage } from '../language/detect.js';
 import { ExpectedFailure } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { DocumentJobResult, MediaJobInput } from '../jobs/kinds.js';
@@ -173,7 +173,7 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
     doc.estimatedReadingTime = readingMinutes(pagesRead < pageCount ? scaleCounts(counts, pageCount / pagesRead) : counts);
     const description = leadSentences(text, heading);
     if (description) doc.description = description;
-    const language = (await detectLanguage(text.slice(0, 5000)))?.language;
+    const language = acceptedLanguage(await detectLanguage(text.slice(0, 5000)));
     if (language) doc.language = language;
     doc.rawTextUrl = await storeRawText(text, ctx.blobs);
   }

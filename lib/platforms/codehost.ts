@@ -9,6 +9,7 @@
  */
 import type { CodehostRepository } from '../contract/link.js';
 import { extractPage } from '../extract/extract-page.js';
+import { header } from '../fetch/headers.js';
 import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
 import { stableId } from '../ids.js';
 import { toImageSet } from '../media/host-images.js';
@@ -108,7 +109,7 @@ async function api(path: string, ctx: PlatformContext): Promise<ApiAnswer> {
     if (err instanceof FetchFailure) return { status: err.status, limited: true };
     throw err;
   }
-  const remaining = res.headers['x-ratelimit-remaining'];
+  const remaining = header(res.headers, 'x-ratelimit-remaining');
   const limited = res.status === 429 || (res.status === 403 && (remaining === '0' || /rate limit/i.test(res.body.toString('utf8', 0, 2000))));
   if (res.status < 200 || res.status >= 300) return { status: res.status, res, limited };
   try {
@@ -125,7 +126,7 @@ async function extractRepository(owner: string, repo: string, ctx: PlatformConte
   const base = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
   const main = await api(base, ctx);
   // Rate-limited, unreachable, failing, or an answer that is not the API's JSON (a proxy or block page): the HTML page.
-  const apiJson = /json/i.test(String(main.res?.headers['content-type'] ?? ''));
+  const apiJson = /json/i.test((main.res && header(main.res.headers, 'content-type')) ?? '');
   if (main.limited || main.status >= 500 || !apiJson) return fromHtml(owner, repo, ctx);
   const r = main.json as Json | undefined;
   if (!r || typeof r !== 'object' || main.status !== 200) return undefined; // 404 (missing or private) and the like: the generic preview says so
@@ -249,8 +250,7 @@ async function fromHtml(owner: string, repo: string, ctx: PlatformContext): Prom
   const parsed = parseRepositoryHtml(html);
   // Not a repository page (a login wall, a rate-limit page): the generic preview.
   if (!parsed.nwo && !parsed.repositoryId && parsed.starsCount === undefined) return undefined;
-  const contentType = res.headers['content-type'];
-  const page = await extractPage(res, Array.isArray(contentType) ? contentType[0] : contentType, { fetch: ctx.fetch, config: ctx.config });
+  const page = await extractPage(res, header(res.headers, 'content-type'), { fetch: ctx.fetch, config: ctx.config });
   const fullName = parsed.nwo ?? `${owner}/${repo}`;
   const { repositoryId, ownerId, ownerLogin, nwo: _nwo, ...fields } = parsed;
   const login = ownerLogin ?? fullName.split('/')[0];

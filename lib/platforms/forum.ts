@@ -15,6 +15,7 @@ import { decodeHTML } from 'entities';
 import type { ForumCommunity, ForumPost, ForumUser, ImageSet, MediaImage } from '../contract/link.js';
 import { metaValues } from '../extract/rules.js';
 import { cleanText } from '../extract/text.js';
+import { header } from '../fetch/headers.js';
 import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
 import { stableId } from '../ids.js';
 import { toImageSet } from '../media/host-images.js';
@@ -140,7 +141,7 @@ async function fetchJson(path: string, ctx: PlatformContext): Promise<Answer> {
     maxRedirects: 3,
     headers: { accept: 'application/json', 'user-agent': ctx.config.userAgent, ...(token ? { authorization: `Bearer ${token}` } : {}) },
   });
-  const type = String(res.headers['content-type'] ?? '');
+  const type = header(res.headers, 'content-type') ?? '';
   let json: unknown;
   try {
     json = /json/i.test(type) || /^\s*[[{]/.test(res.body.toString('utf8', 0, 64)) ? JSON.parse(res.body.toString('utf8')) : undefined;

@@ -6,6 +6,7 @@
  */
 import type { ImageSet, MediaImage, Video } from '../contract/link.js';
 import { toImageSet } from '../media/host-images.js';
+import { fileNameOf } from '../media/media-fetch.js';
 import type { PlatformContext } from './types.js';
 
 /** At most this many media items per post are hosted (a carousel can have 20). */
@@ -49,19 +50,10 @@ export async function hostImages(urls: (string | undefined)[], ctx: PlatformCont
 
 /** The video job on a URL: the spec's Video, or undefined when it cannot be probed before the deadline. */
 export async function probeVideo(url: string, ctx: PlatformContext, id = 'video'): Promise<Video | undefined> {
-  const input = { url, fetchedAt: new Date().toISOString(), contentType: 'video/mp4', name: fileName(url) };
+  const input = { url, fetchedAt: new Date().toISOString(), contentType: 'video/mp4', name: fileNameOf(url) };
   try {
     const outcome = (await ctx.jobs.run([{ id, kind: 'video', input }], { requestId: ctx.requestId, deadline: ctx.deadline })).get(id);
     return outcome?.ok ? outcome.result.video : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function fileName(url: string): string | undefined {
-  try {
-    const last = new URL(url).pathname.split('/').filter(Boolean).pop();
-    return last ? decodeURIComponent(last) : undefined;
   } catch {
     return undefined;
   }
