@@ -21,10 +21,10 @@ import { flatHeaders } from '../lib/fetch/headers.js';
 import { closeBrowser } from '../lib/browser/browser.js';
 import { buildLocalDeps } from './wiring.js';
 
-export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 /** Optional binaries /status reports on, as found on this machine. */
-export function localStatusDeps(config?: Pick<Config, 'browserPath'>): { ffprobePath?: string; browserPath?: string } {
+function localStatusDeps(config?: Pick<Config, 'browserPath'>): { ffprobePath?: string; browserPath?: string } {
   let ffprobePath: string | undefined;
   try {
     ffprobePath = (require('@ffprobe-installer/ffprobe') as { path: string }).path;
@@ -203,7 +203,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
  * decoded, or ends in `.` or a space (names Windows would trim), names nothing. Only then are
  * the store's own files refused: `<key>.meta.json` (any case) and the `.tmp` files of a put.
  */
-export function assetKey(path: string): string | undefined {
+function assetKey(path: string): string | undefined {
   const segments = path.replace(/^\//, '').split('/');
   if (segments[0] !== 'assets' || segments.length < 2) return undefined;
   const decoded: string[] = [];

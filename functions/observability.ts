@@ -22,7 +22,7 @@ export interface Observability {
   count(name: string, value?: number): void;
 }
 
-export const METRICS_NAMESPACE = 'linklens';
+const METRICS_NAMESPACE = 'linklens';
 
 export function createObservability(serviceName: string, logLevel: string = 'info'): Observability {
   const level = (process.env.POWERTOOLS_LOG_LEVEL ?? (logLevel === 'silent' ? 'SILENT' : logLevel)).toUpperCase();

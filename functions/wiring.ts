@@ -35,6 +35,3 @@ export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs
   const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency);
   return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };
 }
-
-/** The AWS adapters (S3, SQS) live in aws-deps.ts so the preview bundle does not carry the job code. */
-export { awsConfigured, buildAwsDeps, buildAwsWorkerDeps, InvocationBudget } from './aws-deps.js';

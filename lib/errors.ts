@@ -50,7 +50,7 @@ export class LinkPreviewError extends ExpectedFailure {
   }
 }
 
-export const STATUS_NAMES: Record<number, string> = {
+const STATUS_NAMES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   404: 'Not Found',

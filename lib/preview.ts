@@ -52,13 +52,13 @@ export interface PreviewOutcome {
 }
 
 /** A platform's sources get at most this share of the time left, so the generic preview after them has the rest. */
-export const PLATFORM_SHARE = 0.5;
+const PLATFORM_SHARE = 0.5;
 
 /**
  * After the budget's end, the pipeline has this long to wind down (everything in flight is
  * aborted then); past it, the record built so far goes out without waiting for it.
  */
-export const BUDGET_GRACE_MS = 250;
+const BUDGET_GRACE_MS = 250;
 
 type Base = Pick<LinkRecord, 'id' | 'requestId' | 'updatedAt' | 'url' | 'domain'>;
 

@@ -41,7 +41,7 @@ import { withBrowser } from './browser.js';
 
 export const VIEWPORT = { width: 1280, height: 800 } as const;
 
-export const SCREENSHOT_LIMITS = {
+const SCREENSHOT_LIMITS = {
   /** Requests one page may make (the rest are refused). */
   maxRequests: 300,
   /** Bytes of all responses together. */
@@ -62,7 +62,7 @@ const BLOCKED_TYPES = new Set(['media', 'font', 'websocket', 'eventsource', 'man
  * it). connect-src without ws:/wss: refuses every WebSocket, in a dedicated worker too, where
  * routeWebSocket does not reach; fetch/XHR stay allowed as they go through the route.
  */
-export const PAGE_POLICY = 'connect-src http: https: data: blob:';
+const PAGE_POLICY = 'connect-src http: https: data: blob:';
 
 /** Request headers the browser's request passes on to the fetcher. */
 const PASSED_HEADERS = ['accept', 'accept-language', 'cookie', 'referer', 'content-type'];
@@ -139,8 +139,8 @@ export async function captureScreenshot(url: string, options: CaptureOptions): P
             });
             totalBytes += res.body.length;
             // A document that redirected is redirected in the browser too, so relative URLs resolve against the final address.
-            // Playwright does not route the next hop (it continues it), so the interception net fails it, as the proxy
-            // walls did before the net: such a document does not render yet.
+            // Playwright does not route the next hop (it continues it), so the interception net fails it: such a
+            // document does not render.
             if (res.finalUrl !== target && (type === 'document')) {
               options.onRequest?.(target, 'fetched', `redirect to ${res.finalUrl}`);
               await route.fulfill({ status: 302, headers: { location: res.finalUrl } });

@@ -22,7 +22,7 @@ export interface ManifestData {
 }
 
 /** Largest side of a `sizes` value: `16x16 32x32` -> 32; `any` (SVG) -> 512. */
-export function declaredSize(sizes: string | undefined): number | undefined {
+function declaredSize(sizes: string | undefined): number | undefined {
   if (!sizes) return undefined;
   if (/\bany\b/i.test(sizes)) return 512;
   let best: number | undefined;

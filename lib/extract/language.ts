@@ -31,7 +31,7 @@ const scriptOf = (lang: string) => SCRIPT_OF.find(([re]) => re.test(lang))?.[1] 
 const primary = (tag: string) => tag.split('-')[0];
 
 /** Does detection overrule the declared language? */
-export function overrules(declared: string, detected: Detection, textChars: number): boolean {
+function overrules(declared: string, detected: Detection, textChars: number): boolean {
   const d = primary(declared);
   if (d === detected.language) return false;
   if (!detected.reliable) return false;

@@ -148,19 +148,19 @@ export function classifyAddress(ip: string, policy?: AddressPolicy): Verdict {
 }
 
 /** True for this machine's loopback: 127.0.0.0/8, ::1 and their IPv4-mapped form. */
-export function isLoopbackAddress(ip: string): boolean {
+function isLoopbackAddress(ip: string): boolean {
   const verdict = classifyAddress(ip);
   return !verdict.allowed && (verdict.reason === 'loopback' || verdict.reason === 'loopback (ipv4-mapped)');
 }
 
 /** True when a URL hostname is an IP literal (WHATWG URL has already normalised 0x7f.1, 2130706433, ...). */
-export function isIpLiteral(hostname: string): boolean {
+function isIpLiteral(hostname: string): boolean {
   return ipaddr.isValid(hostname.replace(/^\[|\]$/g, ''));
 }
 
 const LOCAL_NAMES = /(^|\.)localhost\.?$|(^|\.)localdomain\.?$|^ip6-(localhost|loopback)$/i;
 
-export function defaultPort(protocol: string): number {
+function defaultPort(protocol: string): number {
   return protocol === 'https:' ? 443 : 80;
 }
 

@@ -28,8 +28,8 @@ function getIdentifier(): Promise<Identifier | undefined> {
   identifier ??= loadModule()
     .then((factory) => factory.create(0, 1000) as unknown as Identifier)
     .catch((err: unknown) => {
-      // Loud, once per process: every record would silently miss its language otherwise (a bundle
-      // that inlined cld3-asm's loader did exactly that on Lambda).
+      // Loud, once per process: every record would silently miss its language otherwise (as it does
+      // on Lambda when a bundle inlines cld3-asm's loader).
       log.error('language detection is unavailable: cld3-asm failed to load; records get no detected language', { ...errorFields(err), component: 'language' });
       return undefined;
     });
@@ -67,9 +67,4 @@ export function acceptedLanguage(detection: Detection | undefined, options: { st
   if (!detection) return undefined;
   const sure = options.strict ? detection.reliable && detection.probability >= 0.9 : detection.reliable || detection.probability >= 0.7;
   return sure ? detection.language : undefined;
-}
-
-/** Load the model ahead of the first request (optional: detection loads it on first use). */
-export function warmLanguageDetector(): Promise<unknown> {
-  return getIdentifier();
 }

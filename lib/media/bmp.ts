@@ -14,7 +14,7 @@ export interface RgbaImage {
   hasAlpha: boolean;
 }
 
-export class BitmapError extends ExpectedFailure {}
+class BitmapError extends ExpectedFailure {}
 
 const BI_RGB = 0;
 const BI_BITFIELDS = 3;

@@ -33,7 +33,7 @@ export type ImageSource = { url: string } | { bytes: Buffer };
 export type HostOptions = RunOptions;
 
 /** At most this many icon candidates are tried (concurrently; the first in order that decodes wins). */
-export const MAX_ICON_CANDIDATES = 3;
+const MAX_ICON_CANDIDATES = 3;
 
 function imageJob(id: string, source: ImageSource): Job<'image'> {
   const input: ImageJobInput = 'bytes' in source ? { bytesBase64: source.bytes.toString('base64') } : { url: source.url };
@@ -45,7 +45,7 @@ function hostedFrom(outcome: JobOutcome<'image'> | undefined): HostedImage | und
 }
 
 /** The MediaImage part of a hosted image (what the spec's objects carry). */
-export function toMediaImage(h: HostedImage): MediaImage {
+function toMediaImage(h: HostedImage): MediaImage {
   return {
     width: h.width, height: h.height, size: h.size, format: h.format, hasAlphaChannel: h.hasAlphaChannel,
     thumbnail: h.thumbnail, medium: h.medium, large: h.large, original: h.original,

@@ -16,7 +16,7 @@ export interface IcoEntry {
 
 export type IcoImage = { kind: 'png'; bytes: Buffer; width: number; height: number } | ({ kind: 'rgba' } & RgbaImage);
 
-export class IcoError extends ExpectedFailure {}
+class IcoError extends ExpectedFailure {}
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

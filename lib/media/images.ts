@@ -28,10 +28,10 @@ import { IMAGE_SIZES, RENDITION_CONTENT_TYPE, renditionKey, type ImageSizeName }
 import { sniffImageFormat, type ImageFormat } from './sniff-image.js';
 import { sanitizeSvg } from './svg-safety.js';
 
-export interface RenditionInfo { width: number; height: number; bytes: number }
+interface RenditionInfo { width: number; height: number; bytes: number }
 
 /** What is known of a rendered source; stored as `assets/<sha256>/manifest.json` (the dedupe marker). */
-export interface ImageManifest {
+interface ImageManifest {
   sha256: string;
   /** The source: its format (sniffed), size in bytes, oriented pixel size and alpha. */
   format: ImageFormat;
@@ -46,7 +46,7 @@ export interface ImageManifest {
 }
 
 /** Raised for an image that cannot be hosted (the job turns it into a `{reason}` result). */
-export class ImageRejected extends ExpectedFailure {}
+class ImageRejected extends ExpectedFailure {}
 
 /**
  * What the job last saw at an image URL, kept under `jobs/` (private; on AWS expired after a day
@@ -209,14 +209,14 @@ export interface RenderOptions {
  * percent more bytes); the small, most-viewed sizes use a higher effort, which costs nothing in
  * wall time because they finish while the big ones encode (see `npm run bench -- images`).
  */
-export const WEBP_QUALITY = 80;
-export function webpEffortFor(box: number | undefined): number {
+const WEBP_QUALITY = 80;
+function webpEffortFor(box: number | undefined): number {
   if (box !== undefined && box <= 320) return 4;
   if (box !== undefined && box <= 640) return 2;
   return 0;
 }
 /** A vector image has no pixel size of its own: it is rasterized so its longer side is at least this. */
-export const SVG_MIN_RASTER = 512;
+const SVG_MIN_RASTER = 512;
 /** sharp stops a pipeline that runs longer than this. */
 const SHARP_TIMEOUT_SECONDS = 20;
 

@@ -93,10 +93,3 @@ export function fileNameOf(url: string, contentDisposition?: string): string | u
     return baseFileName(last);
   }
 }
-
-/** A file name without its extension, with separators as spaces: a fallback title. */
-export function titleFromFileName(name: string | undefined): string | undefined {
-  if (!name) return undefined;
-  const t = name.replace(/\.[a-z0-9]{1,5}$/i, '').replace(/[-_+]+/g, ' ').trim();
-  return t || undefined;
-}

@@ -10,7 +10,7 @@ import { header } from '../fetch/headers.js';
 import type { JobContext } from '../jobs/context.js';
 
 /** Files claiming more than this are not laid out on disk (a sparse file, but a bound all the same). */
-export const MAX_SPARSE_FILE_BYTES = 64 * 1024 ** 3;
+const MAX_SPARSE_FILE_BYTES = 64 * 1024 ** 3;
 
 /**
  * Where the index lies beyond `prefix`, for an ISO-BMFF file (`ftyp` first) of `total` bytes: the

@@ -32,7 +32,7 @@ import { countText, firstHeadingLine, leadSentences, readingMinutes, scaleCounts
 /** Pages are rendered this wide (pixels); the hosted sizes are made from that. */
 export const PDF_RENDER_WIDTH = 1024;
 /** All Flate streams of a PDF may inflate to this many times LINKPREVIEW_MAX_MEDIA_BYTES before it is treated as a bomb. */
-export const PDF_INFLATE_FACTOR = 4;
+const PDF_INFLATE_FACTOR = 4;
 /** Text kept for the raw-text asset and for analysis. */
 const MAX_TEXT_CHARS = 2_000_000;
 
@@ -56,9 +56,6 @@ interface PdfWorkerReport {
 /** The worker script: beside this module in the source tree, beside the bundle on Lambda (WORKER_BUNDLE in cdk/constructs/bundling.ts). */
 const PDF_WORKER_SCRIPT = path.join(__dirname, 'pdf-worker.cjs');
 
-/** Heap of the pdf.js worker thread: a hostile document runs out of it instead of the process's (lib/jobs/memory.ts). */
-export { PDF_WORKER_HEAP_MB };
-
 /** How often the thread's heap and ArrayBuffers are read against PDF_WORKER_MEMORY_MB. */
 const MEMORY_CHECK_MS = 50;
 
@@ -73,8 +70,8 @@ export interface PdfWorkerOptions {
 
 /**
  * Runs pdf.js in a worker thread and terminates it at `timeoutMs` (or when `signal` aborts): the
- * steps that finished by then are kept. pdf.js cannot be interrupted inside a step, so a time cap
- * on the main thread only fired between steps and the CPU stayed busy after it.
+ * steps that finished by then are kept. pdf.js cannot be interrupted inside a step: a time cap on
+ * the main thread would fire only between steps, and the CPU would stay busy after it.
  */
 export function runPdfWorker(bytes: Buffer, opts: PdfWorkerOptions, timeoutMs: number, signal?: AbortSignal): Promise<PdfWorkerReport> {
   const data = new Uint8Array(bytes.byteLength);
@@ -126,7 +123,7 @@ export function runPdfWorker(bytes: Buffer, opts: PdfWorkerOptions, timeoutMs: n
 }
 
 /** Above this many pages (declared or counted) pdf.js is not run at all. */
-export const PDF_OPEN_MAX_PAGES = 5000;
+const PDF_OPEN_MAX_PAGES = 5000;
 
 export async function describePdf(bytes: Buffer, name: string | undefined, ctx: JobContext, options: { complete: boolean }): Promise<DocumentJobResult & { document: DocumentInfo }> {
   const head = bytes.subarray(0, 1024).toString('latin1');

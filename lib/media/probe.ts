@@ -49,7 +49,7 @@ export async function probeFile(file: string, options: { timeoutMs: number; sign
   return parseProbe(raw);
 }
 
-export function parseProbe(raw: RawProbe): ProbeResult {
+function parseProbe(raw: RawProbe): ProbeResult {
   const streams = raw.streams ?? [];
   const tags: Record<string, string> = {};
   for (const s of streams) for (const [k, v] of Object.entries(s.tags ?? {})) tags[k.toLowerCase()] ??= v;

@@ -35,7 +35,7 @@ export async function ffprobeBinary(): Promise<string> {
  * The demuxers a downloaded file may be opened with. Playlist and list formats (hls, dash, concat,
  * ffconcat, image2 patterns, tee ...) are left out: they would open other files.
  */
-export const DEMUXERS = [
+const DEMUXERS = [
   'mov', 'mp4', 'm4a', '3gp', 'matroska', 'webm', 'avi', 'flv', 'mpegts', 'mpeg', 'mpegvideo', 'm4v', 'ogg', 'mp3', 'wav', 'w64',
   'flac', 'aac', 'asf', 'aiff', 'amr', 'ac3', 'eac3', 'dts', 'caf', 'au', 'wv', 'ape', 'mpc', 'mpc8', 'tta', 'h264', 'hevc', 'ivf',
   'rm', 'nut', 'mxf', 'mjpeg', 'gif', 'opus', 'dsf', 'vqf', 'voc', 'xwma', 'truehd', 'mlp', 'obu',

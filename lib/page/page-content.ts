@@ -64,7 +64,7 @@ export interface PageContent {
 }
 
 /** The sanitized content of a page, before it is written out (its images can still be rewritten). */
-export interface ParsedPageContent {
+interface ParsedPageContent {
   title?: string;
   excerpt?: string;
   lang?: string;
@@ -109,7 +109,7 @@ export function extractPageContent(html: string, url: string): PageContent {
 }
 
 /** Finds and sanitizes the main content of an HTML document. */
-export function parsePageContent(html: string, url: string): ParsedPageContent {
+function parsePageContent(html: string, url: string): ParsedPageContent {
   const lean = html.length > PAGE_CONTENT_LIMITS.maxChars ? withoutInertBlocks(html) : html;
   const source = lean.length > PAGE_CONTENT_LIMITS.maxChars ? lean.slice(0, PAGE_CONTENT_LIMITS.maxChars) : lean;
   if (nestingDepth(source, PAGE_CONTENT_LIMITS.maxDepth) > PAGE_CONTENT_LIMITS.maxDepth) {
@@ -164,13 +164,13 @@ function addsHeading(parsed: ParsedPageContent): parsed is ParsedPageContent & {
 }
 
 /** The plain-text version (image alt texts included, whether or not the image is hosted). */
-export function contentText(parsed: ParsedPageContent): string {
+function contentText(parsed: ParsedPageContent): string {
   if (!parsed.root) return '';
   return (addsHeading(parsed) ? `${parsed.title}\n\n` : '') + plainText(parsed.root);
 }
 
 /** The HTML document and the Markdown of the content as it is now. */
-export function writePageContent(parsed: ParsedPageContent): Omit<PageContent, 'text'> {
+function writePageContent(parsed: ParsedPageContent): Omit<PageContent, 'text'> {
   const { title, excerpt, lang, article, root, url } = parsed;
   if (!root) return { title, excerpt, lang, article: false, html: '', markdown: '' };
   const body = root.innerHTML.trim();
@@ -245,7 +245,7 @@ function toMarkdown(root: DomElement, title: string | undefined): string {
 }
 
 /** Stores a text asset under `assets/<sha256>/<name>` with its charset; returns its public URL. */
-export async function storeTextAsset(blobs: BlobStore, name: string, contentType: string, text: string): Promise<string> {
+async function storeTextAsset(blobs: BlobStore, name: string, contentType: string, text: string): Promise<string> {
   const bytes = Buffer.from(text, 'utf8');
   const key = `assets/${createHash('sha256').update(bytes).digest('hex')}/${name}`;
   if (!(await blobs.has(key))) await blobs.put(key, bytes, { contentType, cacheControl: IMMUTABLE_CACHE });

@@ -27,10 +27,10 @@ const RESERVED = new Set([
   'team', 'topics', 'trending', 'users', 'resources', 'solutions', 'premium-support', 'stars', 'watching', 'copilot',
 ]);
 
-export function repositoryObjectId(ownId: string | number): number {
+function repositoryObjectId(ownId: string | number): number {
   return stableId(`codehost:repository:${ownId}`);
 }
-export function ownerObjectId(ownId: string | number): number {
+function ownerObjectId(ownId: string | number): number {
   return stableId(`codehost:user:${ownId}`);
 }
 
@@ -51,7 +51,7 @@ export const codehost: Platform = {
   extract: (url, match, ctx) => extractRepository(match.ids.owner, match.ids.repo, ctx),
 };
 
-export function languageColor(name: string): string {
+function languageColor(name: string): string {
   return (linguist.colors as Record<string, string>)[name] ?? linguist.fallback;
 }
 
@@ -198,7 +198,7 @@ function count(html: string, ...res: RegExp[]): number | undefined {
 }
 
 /** What a repository page shows, read with patterns of the current and the older page layouts. */
-export function parseRepositoryHtml(html: string): Omit<CodehostRepository, 'id' | 'owner'> & { repositoryId?: string; ownerId?: string; ownerLogin?: string; nwo?: string } {
+function parseRepositoryHtml(html: string): Omit<CodehostRepository, 'id' | 'owner'> & { repositoryId?: string; ownerId?: string; ownerLogin?: string; nwo?: string } {
   const meta = (name: string) => attr(html, new RegExp(`<meta[^>]+name="${name}"[^>]+(?:content|value)="([^"]*)"`, 'i'));
   const nwo = meta('octolytics-dimension-repository_nwo');
   const out: ReturnType<typeof parseRepositoryHtml> = {

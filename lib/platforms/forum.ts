@@ -27,7 +27,7 @@ const CANONICAL = 'https://www.reddit.com';
 
 type Json = Record<string, unknown>;
 
-export function forumObjectId(kind: 'post' | 'community' | 'user', ownId: string): number {
+function forumObjectId(kind: 'post' | 'community' | 'user', ownId: string): number {
   return stableId(`forum:${kind}:${ownId}`);
 }
 
@@ -103,7 +103,7 @@ const tokens = new Map<string, { token: string; expires: number }>();
  * The app-only OAuth token when REDDIT_CLIENT_ID/SECRET are set (client_credentials grant through
  * the guarded fetcher); undefined when not configured or the token call fails (key-less .json then).
  */
-export async function redditToken(ctx: PlatformContext): Promise<string | undefined> {
+async function redditToken(ctx: PlatformContext): Promise<string | undefined> {
   const { redditClientId: id, redditClientSecret: secret } = ctx.config;
   if (!id || !secret) return undefined;
   const cached = tokens.get(id);

@@ -1,7 +1,7 @@
 /**
- * Small shared pieces of the part-2 platforms (microblog, photoshare, clips, retailer,
- * marketplace): fetching a platform page or JSON source through the guarded fetcher, reading a
- * page's meta tags, counts such as "1.2M" or "5.182", ids, and time stamps encoded in ids.
+ * Small pieces the platform modules share: fetching a platform page or JSON source through the
+ * guarded fetcher, reading a page's meta tags, counts such as "1.2M" or "5.182", ids, and time
+ * stamps encoded in ids.
  */
 import { detectEncoding } from '../fetch/charset.js';
 import { flatHeaders, header } from '../fetch/headers.js';

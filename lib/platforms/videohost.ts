@@ -28,10 +28,10 @@ const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const CANONICAL = 'https://www.youtube.com';
 const JSON_LIMITS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 5000 };
 
-export function videoObjectId(videoId: string): number {
+function videoObjectId(videoId: string): number {
   return stableId(`videohost:video:${videoId}`);
 }
-export function channelObjectId(channelId: string): number {
+function channelObjectId(channelId: string): number {
   return stableId(`videohost:user:${channelId}`);
 }
 
