@@ -37,7 +37,7 @@ export interface AwsDepsOptions {
 
 const fetcher = (config: Config, resolver?: Resolver, log?: Log): Fetcher => fetcherFromConfig(config, resolver, log);
 
-export function buildAwsBlobStore(config: Config, s3: S3Client = new S3Client({})): S3BlobStore {
+function buildAwsBlobStore(config: Config, s3: S3Client = new S3Client({})): S3BlobStore {
   if (!config.bucket) throw new Error('LINKPREVIEW_BUCKET is not set');
   if (!config.publicUrl) throw new Error('LINKPREVIEW_PUBLIC_URL (the CloudFront URL) is not set');
   return new S3BlobStore({ client: s3, bucket: config.bucket, publicBaseUrl: config.publicUrl });

@@ -17,13 +17,14 @@ import { createConsoleLogger, errorFields, type Log } from '../lib/log.js';
 import { PhaseTimer } from '../lib/timing.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { browserAvailable } from '../lib/browser/availability.js';
+import { flatHeaders } from '../lib/fetch/headers.js';
 import { closeBrowser } from '../lib/browser/browser.js';
 import { buildLocalDeps } from './wiring.js';
 
-export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 /** Optional binaries /status reports on, as found on this machine. */
-export function localStatusDeps(config: Pick<Config, 'browserPath'>): { ffprobePath?: string; browserPath?: string } {
+function localStatusDeps(config: Pick<Config, 'browserPath'>): { ffprobePath?: string; browserPath?: string } {
   let ffprobePath: string | undefined;
   try {
     ffprobePath = (require('@ffprobe-installer/ffprobe') as { path: string }).path;
@@ -132,8 +133,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       }
       body = read;
     }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    const headers = flatHeaders(req.headers);
     const rawQuery = (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '';
     const event = {
       version: '2.0',
@@ -205,7 +205,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
  * decoded, or ends in `.` or a space (names Windows would trim), names nothing. Only then are
  * the store's own files refused: `<key>.meta.json` (any case) and the `.tmp` files of a put.
  */
-export function assetKey(path: string): string | undefined {
+function assetKey(path: string): string | undefined {
   const segments = path.replace(/^\//, '').split('/');
   if (segments[0] !== 'assets' || segments.length < 2) return undefined;
   const decoded: string[] = [];

@@ -21,7 +21,7 @@ import { awsConfigured, buildAwsDeps, InvocationBudget } from './aws-deps.js';
 import { createObservability, MetricUnit, type Observability } from './observability.js';
 
 /** The metric a 5xx answer of the preview adds to (namespace linklens, dimension service). */
-export const SERVER_ERRORS_METRIC = 'ServerErrors';
+const SERVER_ERRORS_METRIC = 'ServerErrors';
 
 export interface LambdaPreviewOptions {
   config: Config;

@@ -1,20 +1,47 @@
 /**
+ * Expected failures and the errors the service reports.
+ *
+ * Every failure the code expects (an upstream that does not answer, an input that cannot be read,
+ * a link the guard refuses) is an ExpectedFailure; anything else that is thrown is a bug. Whether
+ * a failure may pass on a later try is its `transient` flag, set where it is raised: callers test
+ * the class and the flag, never the message.
+ *
  * Every error the service reports to a caller is a LinkPreviewError: an HTTP status, a
  * machine-readable errorCode and a human message. Anything else that escapes is a bug and
  * becomes a 500 INTERNAL_ERROR with the stack logged, never returned.
  */
 export type ErrorDetails = string | Record<string, unknown>;
 
-export class LinkPreviewError extends Error {
+export interface FailureOptions {
+  /** The failure may pass on a later try: a timeout, a 5xx or 429 answer, an abort. */
+  transient?: boolean;
+  cause?: unknown;
+}
+
+export class ExpectedFailure extends Error {
+  readonly transient: boolean;
+
+  constructor(message: string, options: FailureOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.transient = options.transient ?? false;
+  }
+}
+
+/** An upstream HTTP status that may change on a later try: any 5xx, and 429 Too Many Requests. */
+export function isTransientStatus(status: number): boolean {
+  return status >= 500 || status === 429;
+}
+
+export class LinkPreviewError extends ExpectedFailure {
   constructor(
     readonly status: number,
     readonly errorCode: string,
     message: string,
     readonly details?: ErrorDetails,
-    options?: { cause?: unknown },
+    options?: FailureOptions,
   ) {
     super(message, options);
-    this.name = new.target.name;
   }
 
   /** The short category shown in the error body's `error` field. */
@@ -23,7 +50,7 @@ export class LinkPreviewError extends Error {
   }
 }
 
-export const STATUS_NAMES: Record<number, string> = {
+const STATUS_NAMES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   404: 'Not Found',
@@ -46,16 +73,41 @@ export class UnauthorizedError extends LinkPreviewError {
   }
 }
 
+/** What the SSRF guard refused: why, and at connect time the host name and the address it resolved to. */
+export interface GuardRefusal {
+  reason: string;
+  hostname?: string;
+  address?: string;
+}
+
 /**
- * The link, or a redirect it leads to, is a URL the SSRF guard forbids on its face: its scheme,
- * port, IP literal or local name. A host name whose DNS answer is forbidden is not reported
- * here but as an upstream DNS_FAILURE, like a name that does not resolve (lib/fetch/safe-fetch.ts):
- * what the service's DNS says is never disclosed. Details name the URL, never a resolved address.
+ * The SSRF guard's refusal (lib/fetch/address-guard.ts), the one error type for it.
+ *
+ * A URL forbidden on its face (scheme, port, IP literal, local name) is reported to the caller as
+ * it is: the link, or a redirect it leads to, is not allowed; details name the URL, never a
+ * resolved address. A host name whose DNS answer is forbidden is refused at connect time (the
+ * refusal then carries `hostname` and `address`, for the log) and reported as an upstream
+ * DNS_FAILURE whose cause it is, like a name that does not resolve (lib/fetch/safe-fetch.ts):
+ * what the service's DNS says is never disclosed.
  */
 export class LinkNotAllowedError extends LinkPreviewError {
-  constructor(message: string, details?: ErrorDetails) {
+  /** The errno-style code a socket's lookup reports it with. */
+  readonly code = 'ELINKNOTALLOWED';
+  readonly reason?: string;
+  readonly hostname?: string;
+  readonly address?: string;
+
+  constructor(message: string, details?: ErrorDetails, refusal?: GuardRefusal) {
     super(400, 'LINK_NOT_ALLOWED', message, details);
+    this.reason = refusal?.reason;
+    this.hostname = refusal?.hostname;
+    this.address = refusal?.address;
   }
+}
+
+/** True when the SSRF guard refused `err`'s fetch: on its face, or at connect time (the DNS_FAILURE it caused). */
+export function refusedByGuard(err: unknown): boolean {
+  return err instanceof LinkNotAllowedError || (err instanceof Error && err.cause instanceof LinkNotAllowedError);
 }
 
 export class NotAcceptableError extends LinkPreviewError {

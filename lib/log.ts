@@ -24,7 +24,7 @@ export function createConsoleLogger(level: LogLevel = 'info', stream: NodeJS.Wri
 
 const SECRET_HEADERS = /^(authorization|cookie|set-cookie|x-api-key|proxy-authorization)$/i;
 
-export function redactHeaders(headers: Record<string, string | undefined>): Record<string, string | undefined> {
+function redactHeaders(headers: Record<string, string | undefined>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(headers)) out[k] = SECRET_HEADERS.test(k) ? '[redacted]' : v;
   return out;

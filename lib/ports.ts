@@ -29,8 +29,9 @@ export interface Job<K extends JobKind = JobKind> {
   input: JobInput<K>;
 }
 
+/** How a job ended: its kind's result, or why there is none (failed, or past the deadline). */
 export type JobOutcome<K extends JobKind = JobKind> =
-  | { id: string; ok: true; result: JobResult<K>; ms: number }
+  | { [P in K]: { id: string; kind: P; ok: true; result: JobResult<P>; ms: number } }[K]
   | { id: string; ok: false; error: string; ms: number };
 
 export interface RunOptions {
@@ -41,7 +42,8 @@ export interface RunOptions {
 
 /** Runs heavy jobs (image renditions, media probes, ...) and waits for them, up to a deadline. */
 export interface JobRunner {
-  run(jobs: Job[], options: RunOptions): Promise<Map<string, JobOutcome>>;
+  /** The outcome of every job, by job id, typed by the kinds asked for. */
+  run<K extends JobKind>(jobs: Job<K>[], options: RunOptions): Promise<Map<string, JobOutcome<K>>>;
 }
 
 /** Checks bearer keys. */

@@ -12,7 +12,8 @@ import { FetchFailure, type Fetcher, type FetchResult } from './fetch/safe-fetch
 import { classify } from './extract/classify.js';
 import { extractPage, type PageExtraction } from './extract/extract-page.js';
 import { withRules } from './extract/rules.js';
-import { fileNameFromDisposition, finalize, type DefaultHints } from './extract/defaults.js';
+import { finalize, type DefaultHints } from './extract/defaults.js';
+import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
 import { hostImages, type ImageSources } from './media/host-images.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
@@ -20,7 +21,7 @@ import { describePage, type DescribedPage } from './page/describe-page.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { hostImage } from './media/host-images.js';
 import { matchPlatform } from './platforms/index.js';
-import { detectLanguage } from './language/detect.js';
+import { acceptedLanguage, detectLanguage } from './language/detect.js';
 import { normalizeLanguage } from './extract/language.js';
 import type { PlatformContext, PlatformPreview } from './platforms/types.js';
 import type { BlobStore, JobRunner } from './ports.js';
@@ -51,13 +52,13 @@ export interface PreviewOutcome {
 }
 
 /** A platform's sources get at most this share of the time left, so the generic preview after them has the rest. */
-export const PLATFORM_SHARE = 0.5;
+const PLATFORM_SHARE = 0.5;
 
 /**
  * After the budget's end, the pipeline has this long to wind down (everything in flight is
  * aborted then); past it, the record built so far goes out without waiting for it.
  */
-export const BUDGET_GRACE_MS = 250;
+const BUDGET_GRACE_MS = 250;
 
 type Base = Pick<LinkRecord, 'id' | 'requestId' | 'updatedAt' | 'url' | 'domain'>;
 
@@ -147,7 +148,7 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
 
   // 2. Classify and extract.
   const record: LinkRecord = await ctx.timer.time('extract', async () => {
-    const contentType = header(res, 'content-type');
+    const contentType = header(res.headers, 'content-type');
     const { type } = await classify(contentType, res.body);
     const r: LinkRecord = { ...fetched, type: type as LinkType };
     // Cut off from here on: this record as it stands (jobs add to it in place).
@@ -166,7 +167,7 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
       else if (r.ok) pageJobs = describePage(res, contentType, ports, { requestId: ctx.requestId, deadline }).catch((): DescribedPage => ({}));
       sources = { image: page.image, icons: page.icons, backgroundColor: page.backgroundColor };
     } else {
-      hints.fileName = fileNameFromDisposition(header(res, 'content-disposition'));
+      hints.fileName = fileNameFromDisposition(header(res.headers, 'content-disposition'));
     }
     if (type === 'IMAGE') {
       // An IMAGE link is hosted as the top-level `image`: from the bytes already read, or, when they
@@ -222,8 +223,7 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
     // Platform sources rarely give a language: the page's own declaration, else a reliable
     // detection on the post's words (short captions are not detected reliably: none then).
     const words = [out.title, out.description].filter(Boolean).join('. ');
-    const detected = declared ? undefined : await detectLanguage(words);
-    out.language = declared ?? (detected?.reliable && detected.probability >= 0.9 ? detected.language : undefined);
+    out.language = declared ?? acceptedLanguage(await detectLanguage(words), { strict: true });
   }
   const trail = page?.trail ?? out.trail ?? [base.url];
   const record: LinkRecord = {
@@ -246,11 +246,6 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
   else if (hosted.image) record.image = hosted.image;
   if (hosted.icon) record.icon = hosted.icon;
   return finalize(record, {});
-}
-
-function header(res: FetchResult, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirectionUrl' | 'redirectionCount' | 'redirectionTrail'> {

@@ -36,7 +36,7 @@ export interface StatusDeps {
 const started = Date.now();
 
 /** The probe blob's key: one per deep check, under jobs/ (which expires after a day in S3). */
-export function statusProbeKey(): string {
+function statusProbeKey(): string {
   return `jobs/status-probe/${randomUUID()}.json`;
 }
 

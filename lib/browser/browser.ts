@@ -45,7 +45,7 @@ export const CHROMIUM_ARGS = [
   ...NETWORK_WALLS,
 ];
 
-export { browserAvailable, browserExecutable, configureBrowser, screenshotsEnabled } from './availability.js';
+export { browserAvailable, configureBrowser } from './availability.js';
 
 const IDLE_CLOSE_MS = 60_000;
 let current: Promise<Browser> | undefined;

@@ -30,30 +30,18 @@
  *    them: test/page/screenshot.test.ts runs a page with a shared worker, a service worker and
  *    dedicated workers with the walls down, and the forbidden listener sees no connection.
  */
-import type { ImageSet } from '../contract/link.js';
-import { LinkNotAllowedError } from '../errors.js';
-import { AddressNotAllowedError } from '../fetch/address-guard.js';
+import { refusedByGuard } from '../errors.js';
+import { flatHeaders } from '../fetch/headers.js';
 import type { Fetcher } from '../fetch/safe-fetch.js';
-import type { JobContext } from '../jobs/registry.js';
+import type { JobContext } from '../jobs/context.js';
+import type { ScreenshotJobInput, ScreenshotJobResult } from '../jobs/kinds.js';
 import { hostImageBytes } from '../media/hosted-bytes.js';
 import { browserAvailable } from './availability.js';
 import { withBrowser } from './browser.js';
 
-export interface ScreenshotJobInput {
-  url: string;
-}
-
-export interface ScreenshotJobResult {
-  screenshot?: ImageSet;
-  /** Why there is no screenshot. */
-  reason?: string;
-  /** Sub-requests refused by the guard or the blocks (for logs). */
-  refused?: number;
-}
-
 export const VIEWPORT = { width: 1280, height: 800 } as const;
 
-export const SCREENSHOT_LIMITS = {
+const SCREENSHOT_LIMITS = {
   /** Requests one page may make (the rest are refused). */
   maxRequests: 300,
   /** Bytes of all responses together. */
@@ -74,7 +62,7 @@ const BLOCKED_TYPES = new Set(['media', 'font', 'websocket', 'eventsource', 'man
  * it). connect-src without ws:/wss: refuses every WebSocket, in a dedicated worker too, where
  * routeWebSocket does not reach; fetch/XHR stay allowed as they go through the route.
  */
-export const PAGE_POLICY = 'connect-src http: https: data: blob:';
+const PAGE_POLICY = 'connect-src http: https: data: blob:';
 
 /** Request headers the browser's request passes on to the fetcher. */
 const PASSED_HEADERS = ['accept', 'accept-language', 'cookie', 'referer', 'content-type'];
@@ -151,24 +139,21 @@ export async function captureScreenshot(url: string, options: CaptureOptions): P
             });
             totalBytes += res.body.length;
             // A document that redirected is redirected in the browser too, so relative URLs resolve against the final address.
-            // Playwright does not route the next hop (it continues it), so the interception net fails it, as the proxy
-            // walls did before the net: such a document does not render yet.
+            // Playwright does not route the next hop (it continues it), so the interception net fails it: such a
+            // document does not render.
             if (res.finalUrl !== target && (type === 'document')) {
               options.onRequest?.(target, 'fetched', `redirect to ${res.finalUrl}`);
               await route.fulfill({ status: 302, headers: { location: res.finalUrl } });
               return;
             }
-            const out: Record<string, string> = {};
-            for (const [k, v] of Object.entries(res.headers)) {
-              if (v === undefined || DROPPED_RESPONSE_HEADERS.has(k.toLowerCase())) continue;
-              out[k] = Array.isArray(v) ? v.join(k.toLowerCase() === 'set-cookie' ? '\n' : ', ') : String(v);
-            }
-            const csp = Object.keys(out).find((k) => k.toLowerCase() === 'content-security-policy') ?? 'content-security-policy';
+            const out = flatHeaders(res.headers);
+            for (const h of DROPPED_RESPONSE_HEADERS) delete out[h];
+            const csp = 'content-security-policy';
             out[csp] = out[csp] ? `${out[csp]}, ${PAGE_POLICY}` : PAGE_POLICY;
             options.onRequest?.(target, 'fetched');
             await route.fulfill({ status: res.status, headers: out, body: res.body });
           } catch (err) {
-            const guard = err instanceof LinkNotAllowedError || err instanceof AddressNotAllowedError || (err as { cause?: unknown }).cause instanceof AddressNotAllowedError || /not allowed/i.test((err as Error).message);
+            const guard = refusedByGuard(err);
             // A name resolving to a forbidden address fails as DNS_FAILURE, like an unknown name, and the
             // page sees the same error for both (an iframe's error page would show the code).
             const unresolved = (err as { code?: unknown }).code === 'DNS_FAILURE';

@@ -12,7 +12,7 @@ export interface Classification {
   mime: string;
 }
 
-export function mimeOf(contentType: string | undefined): string {
+function mimeOf(contentType: string | undefined): string {
   return (contentType ?? '').split(';', 1)[0].trim().toLowerCase();
 }
 
@@ -23,7 +23,7 @@ const TEXT_MIMES = new Set([
 const DOCUMENT_MIMES = new Set(['application/pdf', 'application/x-pdf']);
 const HTML_MIMES = new Set(['text/html', 'application/xhtml+xml']);
 
-export function typeFromMime(mime: string): LinkType {
+function typeFromMime(mime: string): LinkType {
   if (HTML_MIMES.has(mime)) return 'PAGE';
   if (DOCUMENT_MIMES.has(mime)) return 'DOCUMENT';
   if (mime.startsWith('image/')) return 'IMAGE';

@@ -53,15 +53,3 @@ export function titleFromUrl(link: string, keepExtension = false): string | unde
   if (!human || /^[\d\s]+$/.test(human) || /^[0-9a-f]{16,}$/i.test(human)) return undefined;
   return human;
 }
-
-/** `attachment; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf` / `filename="a b.pdf"` -> the file name. */
-export function fileNameFromDisposition(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const star = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
-  if (star) {
-    try { return decodeURIComponent(star[2].trim()); } catch { /* fall through */ }
-  }
-  const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/i.exec(header);
-  const name = plain ? (plain[2] ?? plain[1]).trim() : undefined;
-  return name ? name.split(/[\\/]/).pop() : undefined;
-}

@@ -6,22 +6,15 @@
  */
 import type { Config } from '../config.js';
 import { detectEncoding } from '../fetch/charset.js';
+import { flatHeaders } from '../fetch/headers.js';
 import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
-import { backgroundColor, iconCandidates, manifestHref, parseManifest, type ManifestData } from './icons.js';
+import { backgroundColor, iconCandidates, manifestHref, parseManifest, type IconCandidate, type ManifestData } from './icons.js';
 import { contentNodes, flattenJsonLd } from './json-ld.js';
 import { resolveLanguage } from './language.js';
 import { fetchOEmbed, oembedUrl } from './oembed.js';
 import { parsePageBytes, type PageData } from './parse-page.js';
 import { DEFAULT_RULES, firstImage, firstText, type FieldRules, type OEmbedData, type RuleContext } from './rules.js';
 import { detectWall, isWallTitle } from './walls.js';
-
-export interface IconCandidate {
-  url: string;
-  /** Declared size (largest side) when the page said, for ranking. */
-  size?: number;
-  rel?: string;
-  type?: string;
-}
 
 export interface PageExtraction {
   title?: string;
@@ -53,12 +46,6 @@ export interface ExtractDeps {
 
 export const SUBFETCH_LIMITS = { manifestBytes: 64 * 1024, timeoutMs: 2500 };
 
-function lowerHeaders(res: FetchResult): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(res.headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v === undefined ? undefined : String(v);
-  return out;
-}
-
 async function fetchManifest(fetch: Fetcher, url: string, signal?: AbortSignal): Promise<ManifestData | undefined> {
   try {
     const res = await fetch(url, { maxBytes: SUBFETCH_LIMITS.manifestBytes, onTooLarge: 'fail', timeoutMs: SUBFETCH_LIMITS.timeoutMs, signal, headers: { accept: 'application/manifest+json,application/json' }, maxRedirects: 3 });
@@ -85,7 +72,7 @@ export async function extractPage(res: FetchResult, contentType: string | undefi
   const page = parsePageBytes(res.body, encoding);
   const finalUrl = res.finalUrl;
   const base = resolveBase(page, finalUrl);
-  const headers = lowerHeaders(res);
+  const headers = flatHeaders(res.headers);
 
   const wall = detectWall({
     status: res.status,

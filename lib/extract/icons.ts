@@ -3,9 +3,17 @@
  * app manifest's icons, ranked by declared size and kind, then `/favicon.ico` when the page
  * declares nothing. The manifest also gives `background_color` (or the page's theme-color).
  */
-import type { IconCandidate } from './extract-page.js';
 import type { LinkTag, PageData } from './parse-page.js';
 import { resolveUrl } from './text.js';
+
+/** An icon source to host; the first that decodes is used. */
+export interface IconCandidate {
+  url: string;
+  /** Declared size (largest side) when the page said, for ranking. */
+  size?: number;
+  rel?: string;
+  type?: string;
+}
 
 export interface ManifestData {
   icons: { src: string; sizes?: string; type?: string; purpose?: string }[];
@@ -14,7 +22,7 @@ export interface ManifestData {
 }
 
 /** Largest side of a `sizes` value: `16x16 32x32` -> 32; `any` (SVG) -> 512. */
-export function declaredSize(sizes: string | undefined): number | undefined {
+function declaredSize(sizes: string | undefined): number | undefined {
   if (!sizes) return undefined;
   if (/\bany\b/i.test(sizes)) return 512;
   let best: number | undefined;
@@ -58,7 +66,7 @@ function score(c: IconCandidate): number {
   return s;
 }
 
-export function iconCandidates(page: PageData, base: string, finalUrl: string, manifest?: ManifestData, manifestUrl?: string): IconCandidate[] {
+export function iconCandidates(page: Pick<PageData, 'links'>, base: string, finalUrl: string, manifest?: ManifestData, manifestUrl?: string): IconCandidate[] {
   const out: IconCandidate[] = [];
   const seen = new Set<string>();
   const add = (c: IconCandidate) => {

@@ -16,7 +16,7 @@ function tryParse(text: string): unknown {
 }
 
 /** Parse one block, repairing the common breakages. */
-export function parseJsonLdBlock(raw: string): unknown {
+function parseJsonLdBlock(raw: string): unknown {
   let text = raw.trim()
     .replace(/^<!--/, '').replace(/-->$/, '')
     .replace(/^\/\*\s*<!\[CDATA\[\s*\*\//, '').replace(/\/\*\s*\]\]>\s*\*\/$/, '')

@@ -4,7 +4,7 @@
  * Detection also overrules a declaration that is clearly wrong: a different writing system
  * (a CMS default `en` on a Japanese article), or a confident detection on plenty of text.
  */
-import { detectLanguage, type Detection } from '../language/detect.js';
+import { acceptedLanguage, detectLanguage, type Detection } from '../language/detect.js';
 
 /** `en-US` / `en_us` -> `en-US`; `x-default`, `und` and garbage -> undefined. Region kept only when declared. */
 export function normalizeLanguage(tag: string | undefined): string | undefined {
@@ -31,7 +31,7 @@ const scriptOf = (lang: string) => SCRIPT_OF.find(([re]) => re.test(lang))?.[1] 
 const primary = (tag: string) => tag.split('-')[0];
 
 /** Does detection overrule the declared language? */
-export function overrules(declared: string, detected: Detection, textChars: number): boolean {
+function overrules(declared: string, detected: Detection, textChars: number): boolean {
   const d = primary(declared);
   if (d === detected.language) return false;
   if (!detected.reliable) return false;
@@ -59,6 +59,6 @@ export async function resolveLanguage(input: LanguageInput): Promise<{ language?
     if (detected && overrules(declared, detected, input.text.length)) return { language: detected.language, source: 'detected (overrules declared)' };
     return { language: declared, source: 'declared' };
   }
-  if (detected && (detected.reliable || detected.probability >= 0.7)) return { language: detected.language, source: 'detected' };
-  return { language: undefined, source: 'none' };
+  const language = acceptedLanguage(detected);
+  return language ? { language, source: 'detected' } : { language: undefined, source: 'none' };
 }

@@ -125,7 +125,7 @@ function cutByStrayQuote(a: Record<string, string>, key: string): boolean {
 }
 
 /** A streaming page parser: write() chunks of decoded text, then end() for the PageData. */
-export class PageParser {
+class PageParser {
   private readonly data: PageData = { metas: [], links: [], jsonLd: [], itemprops: [], paragraphs: [], images: [], text: '', wordCount: 0, cjkChars: 0 };
   private readonly parser: Parser;
   private stack: string[] = [];

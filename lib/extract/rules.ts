@@ -5,7 +5,7 @@
  *
  * Platform extractors put their own rules in front with `withRules({ title: [myRule] })`.
  */
-import { contentNodes, ldImage, ldString, ldTypes, type LdNode } from './json-ld.js';
+import { ldImage, ldString, ldTypes, type LdNode } from './json-ld.js';
 import type { MetaTag, PageData } from './parse-page.js';
 import { cleanText, isJunkImage, isJunkText, resolveUrl, toInt } from './text.js';
 
@@ -68,7 +68,7 @@ export function metaValues(page: PageData, ...keys: string[]): string[] {
   return out;
 }
 
-export function metaValue(page: PageData, ...keys: string[]): string | undefined {
+function metaValue(page: PageData, ...keys: string[]): string | undefined {
   return metaValues(page, ...keys)[0];
 }
 
@@ -194,7 +194,7 @@ const OPENING_QUOTE = /^\s+["'“”‘’«»„‚]/;
  * text ("Headline " + ` "quoted" rest`). A meta title that is a prefix of `<title>` because
  * `<title>` adds a site suffix ("Headline" / "Headline | Site") is not cut and stays.
  */
-export function uncut(m: MetaTag, longer: () => (string | undefined)[]): string {
+function uncut(m: MetaTag, longer: () => (string | undefined)[]): string {
   const raw = m.content;
   if (!m.cut && !/\s$/.test(raw)) return raw;
   const v = cleanText(raw, 4000);
@@ -332,11 +332,3 @@ export function firstImage(rules: Rule<ImageCandidate>[], ctx: RuleContext): (Im
   }
   return undefined;
 }
-
-export function allTexts(rules: Rule<string>[], ctx: RuleContext): { value: string; rule: string }[] {
-  const out: { value: string; rule: string }[] = [];
-  for (const rule of rules) for (const raw of candidates(rule, ctx)) if (typeof raw === 'string' && raw.trim()) out.push({ value: raw.trim(), rule: rule.name });
-  return out;
-}
-
-export { contentNodes };

@@ -25,7 +25,7 @@ const pathOf = (u: string) => {
 };
 
 /** Titles that are only ever the wall itself; such a title is never kept as the preview's title. */
-export const WALL_TITLES = [
+const WALL_TITLES = [
   /^just a moment\.*$/i, /^attention required!? \| cloudflare$/i, /^one more step$/i, /^please wait\.*$/i,
   /^robot check$/i, /^amazon\.[a-z.]+ ?(:|-)? ?robot check$/i, /^access denied$/i, /^access to this page has been denied\.?$/i,
   /^are you a robot\??$/i, /^security check$/i, /^ddos-guard$/i, /^checking your browser\.*$/i, /^verifying you are human\.*$/i,

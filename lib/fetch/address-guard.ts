@@ -7,6 +7,7 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { LinkNotAllowedError } from '../errors.js';
 
 export interface GuardPolicy {
   /**
@@ -147,19 +148,19 @@ export function classifyAddress(ip: string, policy?: AddressPolicy): Verdict {
 }
 
 /** True for this machine's loopback: 127.0.0.0/8, ::1 and their IPv4-mapped form. */
-export function isLoopbackAddress(ip: string): boolean {
+function isLoopbackAddress(ip: string): boolean {
   const verdict = classifyAddress(ip);
   return !verdict.allowed && (verdict.reason === 'loopback' || verdict.reason === 'loopback (ipv4-mapped)');
 }
 
 /** True when a URL hostname is an IP literal (WHATWG URL has already normalised 0x7f.1, 2130706433, ...). */
-export function isIpLiteral(hostname: string): boolean {
+function isIpLiteral(hostname: string): boolean {
   return ipaddr.isValid(hostname.replace(/^\[|\]$/g, ''));
 }
 
 const LOCAL_NAMES = /(^|\.)localhost\.?$|(^|\.)localdomain\.?$|^ip6-(localhost|loopback)$/i;
 
-export function defaultPort(protocol: string): number {
+function defaultPort(protocol: string): number {
   return protocol === 'https:' ? 443 : 80;
 }
 
@@ -205,13 +206,6 @@ export function openGuardWarning(policy: Pick<GuardPolicy, 'allowPrivateNetworks
   return undefined;
 }
 
-export class AddressNotAllowedError extends Error {
-  readonly code = 'ELINKNOTALLOWED';
-  constructor(readonly hostname: string, readonly address: string, readonly reason: string) {
-    super(`${hostname} resolves to ${address} (${reason}), which is not allowed`);
-  }
-}
-
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
 export const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
@@ -235,7 +229,7 @@ export function guardedLookup(policy: GuardPolicy, resolve: Resolver = systemRes
         for (const a of all) {
           const verdict = classifyAddress(a.address, policy);
           if (!verdict.allowed) {
-            callback(new AddressNotAllowedError(hostname, a.address, verdict.reason));
+            callback(new LinkNotAllowedError(`${hostname} resolves to ${a.address} (${verdict.reason}), which is not allowed`, undefined, { hostname, address: a.address, reason: verdict.reason }));
             return;
           }
         }

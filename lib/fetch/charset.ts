@@ -9,9 +9,9 @@ import { ResultType, Sniffer } from 'encoding-sniffer/sniffer';
 import iconv from 'iconv-lite';
 
 /** How far into the body a `<meta charset>` is looked for (the WHATWG prescan reads 1024; real pages put it later). */
-export const META_PRESCAN_BYTES = 4096;
+const META_PRESCAN_BYTES = 4096;
 
-export function charsetFromContentType(contentType: string | undefined): string | undefined {
+function charsetFromContentType(contentType: string | undefined): string | undefined {
   const m = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '');
   return m?.[1];
 }

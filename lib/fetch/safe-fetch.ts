@@ -15,16 +15,19 @@
 import http from 'node:http';
 import https from 'node:https';
 import got, { type Headers } from 'got';
-import { LinkNotAllowedError } from '../errors.js';
+import { ExpectedFailure, LinkNotAllowedError } from '../errors.js';
 import type { Log } from '../log.js';
-import { AddressNotAllowedError, checkUrl, guardedLookup, systemResolver, type GuardPolicy, type Resolver } from './address-guard.js';
+import { checkUrl, guardedLookup, systemResolver, type GuardPolicy, type Resolver } from './address-guard.js';
 
 export type FetchFailureCode =
   | 'DNS_FAILURE' | 'CONNECTION_REFUSED' | 'CONNECTION_RESET' | 'TIMEOUT' | 'TLS_ERROR'
   | 'TOO_MANY_REDIRECTS' | 'REDIRECT_LOOP' | 'REDIRECT_INVALID' | 'TOO_LARGE' | 'ABORTED' | 'NETWORK_ERROR';
 
+/** Failures that may pass on a later try (the others are the resource's own: too large, a redirect loop ...). */
+const TRANSIENT_CODES: ReadonlySet<FetchFailureCode> = new Set(['TIMEOUT', 'CONNECTION_RESET', 'CONNECTION_REFUSED', 'DNS_FAILURE', 'NETWORK_ERROR', 'ABORTED']);
+
 /** An upstream failure: no usable response. Becomes an `ok: false` record, never a 5xx. */
-export class FetchFailure extends Error {
+export class FetchFailure extends ExpectedFailure {
   constructor(
     readonly code: FetchFailureCode,
     message: string,
@@ -34,8 +37,7 @@ export class FetchFailure extends Error {
     readonly status = 0,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = 'FetchFailure';
+    super(message, { cause: options?.cause, transient: TRANSIENT_CODES.has(code) });
   }
 }
 
@@ -110,10 +112,11 @@ function classifyError(err: unknown): { code: FetchFailureCode; message: string 
   return { code: 'NETWORK_ERROR', message: `The link could not be fetched (${code || e.message}).` };
 }
 
-function notAllowedFrom(err: unknown): AddressNotAllowedError | undefined {
+/** The guard's connect-time refusal somewhere in the cause chain of a request error. */
+function notAllowedFrom(err: unknown): LinkNotAllowedError | undefined {
   let e = err as { cause?: unknown } | undefined;
   for (let i = 0; i < 4 && e; i++) {
-    if (e instanceof AddressNotAllowedError) return e;
+    if (e instanceof LinkNotAllowedError) return e;
     e = e.cause as typeof e;
   }
   return undefined;
@@ -234,7 +237,7 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
       try {
         res = await requestOnce(current, options, headers, remaining, lookup, trail, lastStatus);
       } catch (err) {
-        if (err instanceof FetchFailure && err.cause instanceof AddressNotAllowedError) {
+        if (err instanceof FetchFailure && err.cause instanceof LinkNotAllowedError) {
           const denied = err.cause;
           deps.log?.warn('fetch refused: the host resolves to a forbidden address', { url: current.href, hop, host: denied.hostname, address: denied.address, reason: denied.reason });
         }

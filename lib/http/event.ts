@@ -3,6 +3,8 @@
  * API Gateway HTTP API (v2, which the local server also produces), and a direct Lambda
  * invocation whose payload is the request body itself.
  */
+import { flatHeaders } from '../fetch/headers.js';
+
 export type InvocationKind = 'rest' | 'http' | 'direct';
 
 export interface HttpRequestInfo {
@@ -16,7 +18,7 @@ export interface HttpRequestInfo {
 
 type AnyEvent = Record<string, unknown>;
 
-export function invocationKind(event: unknown): InvocationKind {
+function invocationKind(event: unknown): InvocationKind {
   if (event && typeof event === 'object' && !Array.isArray(event)) {
     const e = event as AnyEvent;
     const rc = e.requestContext as AnyEvent | undefined;
@@ -26,19 +28,16 @@ export function invocationKind(event: unknown): InvocationKind {
   return 'direct';
 }
 
-export function lowerCaseHeaders(headers: unknown, multi?: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (multi && typeof multi === 'object') {
-    for (const [k, v] of Object.entries(multi as Record<string, unknown>)) {
-      if (Array.isArray(v)) out[k.toLowerCase()] = v.map(String).join(', ');
-    }
-  }
+/** An event's headers, flattened (lib/fetch/headers.ts); a REST event's multi-value lists win over its single values. */
+function eventHeaders(headers: unknown, multi?: unknown): Record<string, string> {
+  const bag: Record<string, string | string[]> = {};
   if (headers && typeof headers === 'object') {
-    for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
-      if (v !== undefined && v !== null && out[k.toLowerCase()] === undefined) out[k.toLowerCase()] = String(v);
-    }
+    for (const [k, v] of Object.entries(headers as Record<string, unknown>)) if (v !== undefined && v !== null) bag[k] = String(v);
   }
-  return out;
+  if (multi && typeof multi === 'object') {
+    for (const [k, v] of Object.entries(multi as Record<string, unknown>)) if (Array.isArray(v)) bag[k] = v.map(String);
+  }
+  return flatHeaders(bag);
 }
 
 export function describeRequest(event: unknown): HttpRequestInfo {
@@ -51,7 +50,7 @@ export function describeRequest(event: unknown): HttpRequestInfo {
       kind,
       method: String(http.method ?? 'GET').toUpperCase(),
       path: String(e.rawPath ?? http.path ?? '/'),
-      headers: lowerCaseHeaders(e.headers),
+      headers: eventHeaders(e.headers),
       requestId: typeof rc.requestId === 'string' ? rc.requestId : undefined,
     };
   }
@@ -60,7 +59,7 @@ export function describeRequest(event: unknown): HttpRequestInfo {
       kind,
       method: String(e.httpMethod).toUpperCase(),
       path: String(e.path ?? rc.path ?? '/'),
-      headers: lowerCaseHeaders(e.headers, e.multiValueHeaders),
+      headers: eventHeaders(e.headers, e.multiValueHeaders),
       requestId: typeof rc.requestId === 'string' ? rc.requestId : undefined,
     };
   }

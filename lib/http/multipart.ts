@@ -6,7 +6,7 @@
 import Busboy from '@fastify/busboy';
 import { BadRequestError } from '../errors.js';
 
-export const MULTIPART_LIMITS = { fields: 20, fieldSize: 16 * 1024, files: 0, parts: 25, fieldNameSize: 100 };
+const MULTIPART_LIMITS = { fields: 20, fieldSize: 16 * 1024, files: 0, parts: 25, fieldNameSize: 100 };
 
 export function parseMultipart(body: Buffer, contentType: string): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {

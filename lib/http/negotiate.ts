@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { NotAcceptableError } from '../errors.js';
 
-export const RESPONSE_TYPES = ['application/json', 'text/plain', 'multipart/form-data'] as const;
+const RESPONSE_TYPES = ['application/json', 'text/plain', 'multipart/form-data'] as const;
 export type ResponseType = (typeof RESPONSE_TYPES)[number];
 
 interface Range { type: string; subtype: string; q: number }

@@ -7,7 +7,7 @@ import { LinkPreviewError } from '../errors.js';
 
 export class OverloadedError extends LinkPreviewError {
   constructor(readonly retryAfterSeconds: number) {
-    super(503, 'OVERLOADED', 'The service is at capacity. Retry after a short wait.');
+    super(503, 'OVERLOADED', 'The service is at capacity. Retry after a short wait.', undefined, { transient: true });
   }
 }
 

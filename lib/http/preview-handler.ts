@@ -37,7 +37,7 @@ export interface HandlerDeps extends PreviewPorts {
 }
 
 /** The default budget of a request: the configured one, within what is left of the invocation. */
-export function requestBudget(config: { jobDeadlineMs: number }, context: Partial<LambdaContext> | undefined): TimeBudget {
+function requestBudget(config: { jobDeadlineMs: number }, context: Partial<LambdaContext> | undefined): TimeBudget {
   const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
   return TimeBudget.start({ budgetMs: config.jobDeadlineMs, remainingMs: remaining, marginMs: BUDGET_MARGIN_MS });
 }

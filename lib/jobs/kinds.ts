@@ -1,15 +1,11 @@
 /**
- * The job kinds the JobRunner can run, with their input and result types. A handler is a pure
- * function of its input and a JobContext (lib/jobs/registry.ts); the same code runs in-process
- * locally and in the worker Lambda on AWS.
+ * The job kinds the JobRunner can run, with their input and result types: the contract between
+ * the pipeline that asks for a job and the handler that runs it (lib/jobs/registry.ts). A handler
+ * is a pure function of its input and a JobContext (lib/jobs/context.ts); the same code runs
+ * in-process locally and in the worker Lambda on AWS. Inputs and results are JSON-safe (on AWS
+ * they travel through SQS and S3).
  */
-import type { ImageJobInput, ImageJobResult } from '../media/images.js';
-import type { AudioJobResult } from '../media/audio-job.js';
-import type { MediaJobInput } from '../media/media-fetch.js';
-import type { DocumentJobResult } from '../media/pdf.js';
-import type { VideoJobResult } from '../media/video.js';
-import type { PageContentInput, PageContentResult } from '../page/page-content.js';
-import type { ScreenshotJobInput, ScreenshotJobResult } from '../browser/screenshot.js';
+import type { Audio, DocumentInfo, ImageSet, MediaImage, Video } from '../contract/link.js';
 
 export interface JobKinds {
   /** Smoke-test job: echoes its input after an optional delay (used by runner tests). */
@@ -31,3 +27,107 @@ export interface JobKinds {
 export type JobKind = keyof JobKinds;
 export type JobInput<K extends JobKind> = JobKinds[K]['input'];
 export type JobResult<K extends JobKind> = JobKinds[K]['result'];
+
+// ---------------------------------------------------------------------------------------------
+// image
+
+export interface ImageJobInput {
+  /** A remote image, downloaded through the guarded fetcher. */
+  url?: string;
+  /** Bytes already fetched (an IMAGE link), base64 so the input stays JSON. */
+  bytesBase64?: string;
+}
+
+/** A hosted image: a MediaImage (URLs from the BlobStore) plus what the job learned. JSON-safe. */
+export interface HostedImage extends MediaImage {
+  sha256: string;
+  animated: boolean;
+  edgeColor: string;
+  /** True when the renditions existed already (nothing was rendered). */
+  reused: boolean;
+}
+
+export type ImageJobResult = { image: HostedImage; reason?: undefined } | { image?: undefined; reason: string };
+
+// ---------------------------------------------------------------------------------------------
+// video, audio, document
+
+/** What a media job is given: the link (final URL) and, when the pipeline holds it whole, the bytes. */
+export interface MediaJobInput {
+  url: string;
+  /** The complete body, base64, when the main fetch got all of it (no second download). */
+  bytesBase64?: string;
+  /** The total size the main fetch learned (Content-Length / Content-Range). */
+  declaredSize?: number;
+  contentType?: string;
+  /** The Last-Modified header of the link. */
+  lastModified?: string;
+  /** When the link was fetched (ISO date-time). */
+  fetchedAt: string;
+  /** A file name for the link (Content-Disposition, else the last path segment). */
+  name?: string;
+}
+
+export type VideoJobResult = { video: Video; reason?: undefined } | { video?: undefined; reason: string };
+
+export type AudioJobResult = { audio: Audio; reason?: undefined } | { audio?: undefined; reason: string };
+
+export type DocumentJobResult =
+  | { document: DocumentInfo; reason?: undefined }
+  | { document?: undefined; reason: string };
+
+// ---------------------------------------------------------------------------------------------
+// page-content
+
+export interface PageContentInput {
+  /** The page's final URL (base for relative URLs). */
+  url: string;
+  /** The page bytes as fetched (decoded here with the same charset rules as extraction). */
+  bytesBase64: string;
+  contentType?: string;
+  /**
+   * The record's deadline (epoch ms): the page's images are hosted until PAGE_IMAGE_LIMITS.reserveMs
+   * before it, so the versions are stored in time. Absent: PAGE_IMAGE_LIMITS.defaultMs from the start.
+   */
+  deadline?: number;
+}
+
+export interface PageContentResult {
+  htmlUrl?: string;
+  markdownUrl?: string;
+  rawTextUrl?: string;
+  estimatedReadingTimeInMinutes?: number;
+  words: number;
+  cjkChars: number;
+  /** True when Readability found an article; false when the body minus boilerplate was used. */
+  article: boolean;
+  title?: string;
+  /** Readability's excerpt (first paragraph or its own description), for a missing description. */
+  excerpt?: string;
+  /** Why there are no assets (no text at all, unparseable). */
+  reason?: string;
+  /** The content's images: distinct addresses found, and of those hosted (the others were removed). */
+  images?: PageImagesOutcome;
+}
+
+export interface PageImagesOutcome {
+  /** Distinct image addresses in the content. */
+  found: number;
+  /** Of those, hosted (their <img> rewritten). */
+  hosted: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// screenshot
+
+export interface ScreenshotJobInput {
+  url: string;
+}
+
+export interface ScreenshotJobResult {
+  screenshot?: ImageSet;
+  /** Why there is no screenshot. */
+  reason?: string;
+  /** Sub-requests refused by the guard or the blocks (for logs). */
+  refused?: number;
+}

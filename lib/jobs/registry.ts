@@ -1,27 +1,11 @@
-import type { Config } from '../config.js';
-import type { Fetcher } from '../fetch/safe-fetch.js';
-import type { BlobStore } from '../ports.js';
 import { runImageJob } from '../media/images.js';
 import { runAudioJob } from '../media/audio-job.js';
 import { runDocumentJob } from '../media/pdf.js';
 import { runVideoJob } from '../media/video.js';
 import { runPageContentJob } from '../page/page-content.js';
 import { runScreenshotJob } from '../browser/screenshot.js';
+import type { JobContext } from './context.js';
 import type { JobInput, JobKind, JobResult } from './kinds.js';
-import type { MemoryLease } from './memory.js';
-
-/** What a job handler may use: the guarded fetcher, the blob store and the configuration. */
-export interface JobContext {
-  fetch: Fetcher;
-  blobs: BlobStore;
-  config: Config;
-  signal?: AbortSignal;
-  /**
-   * The job's share of the worker's memory (lib/jobs/memory.ts): a part whose cost depends on a
-   * size learnt on the way (a render, a decode) holds its estimate first. Absent: no admission.
-   */
-  memory?: MemoryLease;
-}
 
 export type JobHandler<K extends JobKind> = (input: JobInput<K>, ctx: JobContext) => Promise<JobResult<K>>;
 

@@ -28,8 +28,8 @@ function getIdentifier(): Promise<Identifier | undefined> {
   identifier ??= loadModule()
     .then((factory) => factory.create(0, 1000) as unknown as Identifier)
     .catch((err: unknown) => {
-      // Loud, once per process: every record would silently miss its language otherwise (a bundle
-      // that inlined cld3-asm's loader did exactly that on Lambda).
+      // Loud, once per process: every record would silently miss its language otherwise (as it does
+      // on Lambda when a bundle inlines cld3-asm's loader).
       log.error('language detection is unavailable: cld3-asm failed to load; records get no detected language', { ...errorFields(err), component: 'language' });
       return undefined;
     });
@@ -58,7 +58,13 @@ export async function detectLanguage(text: string): Promise<Detection | undefine
   return { language, probability: r.probability, reliable: r.is_reliable };
 }
 
-/** Load the model ahead of the first request (optional: detection loads it on first use). */
-export function warmLanguageDetector(): Promise<unknown> {
-  return getIdentifier();
+/**
+ * The language of a detection when it is sure enough to go on a record: cld3 calls it reliable,
+ * or gives it a probability of at least 0.7. `strict`, for a few words (a post's title and
+ * description, where cld3 is often sure and wrong): reliable and at least 0.9.
+ */
+export function acceptedLanguage(detection: Detection | undefined, options: { strict?: boolean } = {}): string | undefined {
+  if (!detection) return undefined;
+  const sure = options.strict ? detection.reliable && detection.probability >= 0.9 : detection.reliable || detection.probability >= 0.7;
+  return sure ? detection.language : undefined;
 }

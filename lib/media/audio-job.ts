@@ -10,20 +10,20 @@
  *  - `albumArtwork`: the embedded picture, hosted as an ImageSet.
  */
 import type { Audio } from '../contract/link.js';
-import type { JobContext } from '../jobs/registry.js';
+import { ExpectedFailure } from '../errors.js';
+import type { JobContext } from '../jobs/context.js';
+import type { AudioJobResult, MediaJobInput } from '../jobs/kinds.js';
 import { computeWaveform, readAudioTags, tagDate, type AudioTags } from './audio.js';
+import { MediaRejected } from './failures.js';
 import { hostImageBytes } from './hosted-bytes.js';
-import { MediaRejected, mediaBytes, withTempFile, type MediaJobInput } from './media-fetch.js';
-import { probeFile, sniffMedia, type ProbeResult } from './probe.js';
-import { isMediaFailure, tag } from './video.js';
-
-export type AudioJobResult = { audio: Audio; reason?: undefined } | { audio?: undefined; reason: string };
+import { mediaBytes, withTempFile } from './media-fetch.js';
+import { probeFile, sniffMedia, tag, type ProbeResult } from './probe.js';
 
 export async function runAudioJob(input: MediaJobInput, ctx: JobContext): Promise<AudioJobResult> {
   try {
     return { audio: await describeAudio(input, ctx) };
   } catch (err) {
-    if (isMediaFailure(err)) return { reason: (err as Error).message };
+    if (err instanceof ExpectedFailure) return { reason: err.message };
     throw err;
   }
 }
@@ -44,7 +44,7 @@ async function describeAudio(input: MediaJobInput, ctx: JobContext): Promise<Aud
     try {
       probe = await probeFile(file, tool);
     } catch (err) {
-      if (!isMediaFailure(err)) throw err;
+      if (!(err instanceof ExpectedFailure)) throw err;
     }
     if (!probe?.audio && !tags.codec) throw new MediaRejected('no audio stream found');
 
@@ -73,7 +73,7 @@ async function describeAudio(input: MediaJobInput, ctx: JobContext): Promise<Aud
     const [waveform, artwork] = await Promise.all([
       probe?.audio
         ? computeWaveform(file, { ...tool, maxSeconds: cfg.mediaMaxDurationSeconds }).catch((err: unknown) => {
-            if (isMediaFailure(err)) return undefined;
+            if (err instanceof ExpectedFailure) return undefined;
             throw err;
           })
         : undefined,

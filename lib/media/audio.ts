@@ -71,7 +71,7 @@ export function tagDate(s: string | undefined): string | undefined {
 }
 
 /** The waveform's resolution. */
-export const WAVEFORM_POINTS = 100;
+const WAVEFORM_POINTS = 100;
 const DECODE_RATE = 4000;
 /** Peaks are kept per block of this many samples (10 ms), then folded into WAVEFORM_POINTS. */
 const BLOCK = 40;
@@ -115,7 +115,7 @@ export async function computeWaveform(file: string, options: WaveformOptions): P
 }
 
 /** Folds block peaks (0..32768) into `points` values in 0..1 (3 decimals); fewer when there are fewer blocks. */
-export function foldPeaks(blocks: number[], points: number): number[] {
+function foldPeaks(blocks: number[], points: number): number[] {
   const n = Math.min(points, blocks.length);
   const out: number[] = [];
   for (let i = 0; i < n; i++) {

@@ -3,6 +3,8 @@
  * which sharp (libvips) cannot read. Uncompressed 1/4/8/24/32-bit and BI_BITFIELDS 16/32-bit
  * are supported; RLE and JPEG/PNG-in-BMP are refused. Output is RGBA pixels for sharp's raw input.
  */
+import { ExpectedFailure } from '../errors.js';
+
 export interface RgbaImage {
   width: number;
   height: number;
@@ -12,7 +14,7 @@ export interface RgbaImage {
   hasAlpha: boolean;
 }
 
-export class BitmapError extends Error {}
+class BitmapError extends ExpectedFailure {}
 
 const BI_RGB = 0;
 const BI_BITFIELDS = 3;

@@ -8,17 +8,16 @@
  * and `ok` as the fetch said.
  */
 import type { Config } from '../config.js';
-import type { LinkRecord, LinkType } from '../contract/link.js';
+import type { Audio, DocumentInfo, LinkRecord, LinkType, Video } from '../contract/link.js';
 import { decodeText } from '../fetch/charset.js';
+import { header } from '../fetch/headers.js';
 import type { FetchResult } from '../fetch/safe-fetch.js';
-import { detectLanguage } from '../language/detect.js';
+import type { JobKind, JobResult, MediaJobInput } from '../jobs/kinds.js';
+import { acceptedLanguage, detectLanguage } from '../language/detect.js';
 import type { BlobStore, Job, JobRunner, RunOptions } from '../ports.js';
-import type { AudioJobResult } from './audio-job.js';
-import { fileNameOf, type MediaJobInput } from './media-fetch.js';
-import type { DocumentJobResult } from './pdf.js';
+import { fileNameOf } from './media-fetch.js';
 import { isPdf, pdfFacts } from './pdf-facts.js';
 import { countText, firstHeadingLine, leadSentences, readingMinutes, scaleCounts, storeRawText } from './text.js';
-import type { VideoJobResult } from './video.js';
 
 export const MEDIA_LINK_TYPES: ReadonlySet<LinkType> = new Set(['VIDEO', 'AUDIO', 'DOCUMENT', 'TEXT']);
 
@@ -31,14 +30,14 @@ export interface MediaPorts {
 /** Record fields for a VIDEO, AUDIO, DOCUMENT or TEXT link; `{}` for other types. */
 export async function describeMedia(type: LinkType, res: FetchResult, ports: MediaPorts, options: RunOptions): Promise<Partial<LinkRecord>> {
   if (!MEDIA_LINK_TYPES.has(type) || res.status < 200 || res.status >= 300) return {};
-  const name = fileNameOf(res.finalUrl, header(res, 'content-disposition'));
+  const name = fileNameOf(res.finalUrl, header(res.headers, 'content-disposition'));
   if (type === 'TEXT') return describeText(res, name, ports.blobs);
 
   const input: MediaJobInput = {
     url: res.finalUrl,
     declaredSize: res.declaredSize,
-    contentType: header(res, 'content-type'),
-    lastModified: header(res, 'last-modified'),
+    contentType: header(res.headers, 'content-type'),
+    lastModified: header(res.headers, 'last-modified'),
     fetchedAt: new Date().toISOString(),
     name,
   };
@@ -46,50 +45,53 @@ export async function describeMedia(type: LinkType, res: FetchResult, ports: Med
   const limit = type === 'DOCUMENT' ? ports.config.maxMediaBytes : Math.min(ports.config.mediaProbeBytes, ports.config.maxMediaBytes);
   if (!res.truncated && res.body.length > 0 && res.body.length <= limit) input.bytesBase64 = res.body.toString('base64');
 
-  const kind = type === 'VIDEO' ? 'video' : type === 'AUDIO' ? 'audio' : 'document';
-  const job = { id: kind, kind, input } as Job;
-  const outcome = (await ports.jobs.run([job], options)).get(kind);
   // Without a result the record keeps its type; the title falls back to the file name (finalize).
-  const out: Partial<LinkRecord> = {};
-  if (!outcome?.ok || (kind === 'document' && !(outcome.result as DocumentJobResult).document)) {
-    // A PDF whose job failed or missed the deadline (a 100k-page document, pdf.js stuck) still
-    // gets what the bytes say cheaply: its page objects, encryption and a title from the file name.
-    if (kind === 'document' && isPdf(res.body)) {
-      out.document = { title: name ?? 'Untitled document', ...pdfFacts(res.body), type: 'pdf' };
-      out.title = out.document.title;
-    }
-    return out;
-  }
+  if (type === 'VIDEO') return videoFields((await jobResult({ id: 'video', kind: 'video', input }, ports.jobs, options))?.video);
+  if (type === 'AUDIO') return audioFields((await jobResult({ id: 'audio', kind: 'audio', input }, ports.jobs, options))?.audio);
+  const document = (await jobResult({ id: 'document', kind: 'document', input }, ports.jobs, options))?.document;
+  if (document) return documentFields(document);
+  // A PDF whose job failed or missed the deadline (a 100k-page document, pdf.js stuck) still
+  // gets what the bytes say cheaply: its page objects, encryption and a title from the file name.
+  if (!isPdf(res.body)) return {};
+  const known: DocumentInfo = { title: name ?? 'Untitled document', ...pdfFacts(res.body), type: 'pdf' };
+  return { document: known, title: known.title };
+}
 
-  if (kind === 'video') {
-    const r = outcome.result as VideoJobResult;
-    if (!r.video) return out;
-    out.video = r.video;
-    if (r.video.title) out.title = r.video.title;
-    if (r.video.image) out.image = r.video.image;
-  } else if (kind === 'audio') {
-    const r = outcome.result as AudioJobResult;
-    if (!r.audio) return out;
-    out.audio = r.audio;
-    if (r.audio.title) out.title = r.audio.title;
-    const by = [r.audio.artist, r.audio.album].filter(Boolean).join(' · ');
-    if (by) out.description = by;
-    if (r.audio.albumArtwork) out.image = r.audio.albumArtwork;
-  } else {
-    const r = outcome.result as DocumentJobResult;
-    if (!r.document) return out;
-    out.document = r.document;
-    out.title = r.document.title;
-    if (r.document.description) out.description = r.document.description;
-    if (r.document.language) out.language = r.document.language;
-    if (r.document.image) out.image = r.document.image;
-  }
+/** The job's result, or undefined when it failed or came after the deadline. */
+async function jobResult<K extends JobKind>(job: Job<K>, jobs: JobRunner, options: RunOptions): Promise<JobResult<K> | undefined> {
+  const outcome = (await jobs.run([job], options)).get(job.id);
+  return outcome?.ok ? outcome.result : undefined;
+}
+
+function videoFields(video: Video | undefined): Partial<LinkRecord> {
+  if (!video) return {};
+  const out: Partial<LinkRecord> = { video };
+  if (video.title) out.title = video.title;
+  if (video.image) out.image = video.image;
+  return out;
+}
+
+function audioFields(audio: Audio | undefined): Partial<LinkRecord> {
+  if (!audio) return {};
+  const out: Partial<LinkRecord> = { audio };
+  if (audio.title) out.title = audio.title;
+  const by = [audio.artist, audio.album].filter(Boolean).join(' · ');
+  if (by) out.description = by;
+  if (audio.albumArtwork) out.image = audio.albumArtwork;
+  return out;
+}
+
+function documentFields(document: DocumentInfo): Partial<LinkRecord> {
+  const out: Partial<LinkRecord> = { document, title: document.title };
+  if (document.description) out.description = document.description;
+  if (document.language) out.language = document.language;
+  if (document.image) out.image = document.image;
   return out;
 }
 
 /** TEXT: size, reading time, the raw text as an asset, the language, and a title from the first line or the file name. */
 async function describeText(res: FetchResult, name: string | undefined, blobs: BlobStore): Promise<Partial<LinkRecord>> {
-  const contentType = header(res, 'content-type');
+  const contentType = header(res.headers, 'content-type');
   const { text } = decodeText(res.body, contentType);
   const clean = text.replace(/\u0000/g, '');
   const out: Partial<LinkRecord> = {
@@ -110,13 +112,8 @@ async function describeText(res: FetchResult, name: string | undefined, blobs: B
   if (!structured) {
     const description = leadSentences(clean, heading);
     if (description) out.description = description;
-    const language = (await detectLanguage(clean.slice(0, 5000)))?.language;
+    const language = acceptedLanguage(await detectLanguage(clean.slice(0, 5000)));
     if (language) out.language = language;
   }
   return out;
-}
-
-function header(res: FetchResult, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }

@@ -64,8 +64,8 @@ export async function grabFrames(file: string, timestamps: number[], options: Fr
 }
 
 /** The preview clip: at most this many seconds, fitting in a CLIP_BOX square, H.264 without sound. */
-export const CLIP_SECONDS = 3;
-export const CLIP_BOX = 320;
+const CLIP_SECONDS = 3;
+const CLIP_BOX = 320;
 
 export interface Clip { mp4: Buffer; width: number; height: number }
 

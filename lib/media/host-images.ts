@@ -8,10 +8,10 @@
  * their objects.
  */
 import type { Icon, ImageSet, MediaImage } from '../contract/link.js';
-import type { IconCandidate } from '../extract/extract-page.js';
+import type { IconCandidate } from '../extract/icons.js';
+import type { HostedImage, ImageJobInput } from '../jobs/kinds.js';
 import type { Job, JobOutcome, JobRunner, RunOptions } from '../ports.js';
 import { cssColorToHex } from './css-color.js';
-import type { HostedImage, ImageJobInput, ImageJobResult } from './images.js';
 
 export interface ImageSources {
   /** A remote image to host as the record's `image`. */
@@ -33,20 +33,19 @@ export type ImageSource = { url: string } | { bytes: Buffer };
 export type HostOptions = RunOptions;
 
 /** At most this many icon candidates are tried (concurrently; the first in order that decodes wins). */
-export const MAX_ICON_CANDIDATES = 3;
+const MAX_ICON_CANDIDATES = 3;
 
 function imageJob(id: string, source: ImageSource): Job<'image'> {
   const input: ImageJobInput = 'bytes' in source ? { bytesBase64: source.bytes.toString('base64') } : { url: source.url };
   return { id, kind: 'image', input };
 }
 
-function hostedFrom(outcome: JobOutcome | undefined): HostedImage | undefined {
-  if (!outcome?.ok) return undefined;
-  return (outcome.result as ImageJobResult).image;
+function hostedFrom(outcome: JobOutcome<'image'> | undefined): HostedImage | undefined {
+  return outcome?.ok ? outcome.result.image : undefined;
 }
 
 /** The MediaImage part of a hosted image (what the spec's objects carry). */
-export function toMediaImage(h: HostedImage): MediaImage {
+function toMediaImage(h: HostedImage): MediaImage {
   return {
     width: h.width, height: h.height, size: h.size, format: h.format, hasAlphaChannel: h.hasAlphaChannel,
     thumbnail: h.thumbnail, medium: h.medium, large: h.large, original: h.original,
@@ -75,7 +74,7 @@ export async function hostImage(source: ImageSource, jobs: JobRunner, options: H
 
 /** The record's `image` and `icon`, fanned out together. */
 export async function hostImages(sources: ImageSources, jobs: JobRunner, options: HostOptions): Promise<HostedImages> {
-  const list: Job[] = [];
+  const list: Job<'image'>[] = [];
   if (sources.imageBytes?.length) list.push(imageJob('image', { bytes: sources.imageBytes }));
   else if (sources.image?.url) list.push(imageJob('image', { url: sources.image.url }));
   const seen = new Set<string>();

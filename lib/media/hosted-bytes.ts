@@ -4,7 +4,7 @@
  * renditions, keys and dedupe are exactly those of every other hosted image.
  */
 import type { ImageSet } from '../contract/link.js';
-import type { JobContext } from '../jobs/registry.js';
+import type { JobContext } from '../jobs/context.js';
 import { toImageSet } from './host-images.js';
 import { runImageJob } from './images.js';
 

@@ -2,6 +2,7 @@
  * ICO (and CUR) files, which sharp cannot read: parse the directory, order the entries largest
  * first, and decode an entry (a PNG, handed to sharp as is, or a DIB bitmap, decoded to RGBA).
  */
+import { ExpectedFailure } from '../errors.js';
 import { decodeDib, type RgbaImage } from './bmp.js';
 
 export interface IcoEntry {
@@ -15,7 +16,7 @@ export interface IcoEntry {
 
 export type IcoImage = { kind: 'png'; bytes: Buffer; width: number; height: number } | ({ kind: 'rgba' } & RgbaImage);
 
-export class IcoError extends Error {}
+class IcoError extends ExpectedFailure {}
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

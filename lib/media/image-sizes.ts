@@ -15,7 +15,7 @@ export type ImageSizeName = (typeof IMAGE_SIZES)[number]['name'];
 export const IMAGE_SIZE_NAMES: readonly ImageSizeName[] = IMAGE_SIZES.map((s) => s.name);
 
 /** The output format of every rendition (alpha is kept; animated sources stay animated in `original`). */
-export const RENDITION_FORMAT = 'webp' as const;
+const RENDITION_FORMAT = 'webp' as const;
 export const RENDITION_CONTENT_TYPE = 'image/webp';
 
 /** The content-addressed key of one rendition: `assets/<sha256 of source bytes>/<size>.webp`. */

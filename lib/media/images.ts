@@ -16,30 +16,22 @@
  */
 import { createHash } from 'node:crypto';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
-import type { MediaImage } from '../contract/link.js';
-import { FetchFailure } from '../fetch/safe-fetch.js';
-import { LinkPreviewError } from '../errors.js';
-import type { JobContext } from '../jobs/registry.js';
+import { ExpectedFailure, isTransientStatus } from '../errors.js';
+import type { JobContext } from '../jobs/context.js';
+import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
 import { imageRenderMb, MemoryWaitAborted, type RenderSize } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
-import { BitmapError, decodeBmp } from './bmp.js';
-import { decodeIcoEntry, icoEntries, IcoError, type IcoImage } from './ico.js';
+import { decodeBmp } from './bmp.js';
+import { decodeIcoEntry, icoEntries, type IcoImage } from './ico.js';
 import { iconBackgroundColor } from './icon-background.js';
 import { IMAGE_SIZES, RENDITION_CONTENT_TYPE, renditionKey, type ImageSizeName } from './image-sizes.js';
 import { sniffImageFormat, type ImageFormat } from './sniff-image.js';
-import { sanitizeSvg, UnsafeSvgError } from './svg-safety.js';
+import { sanitizeSvg } from './svg-safety.js';
 
-export interface ImageJobInput {
-  /** A remote image, downloaded through the guarded fetcher. */
-  url?: string;
-  /** Bytes already fetched (an IMAGE link), base64 so the input stays JSON. */
-  bytesBase64?: string;
-}
-
-export interface RenditionInfo { width: number; height: number; bytes: number }
+interface RenditionInfo { width: number; height: number; bytes: number }
 
 /** What is known of a rendered source; stored as `assets/<sha256>/manifest.json` (the dedupe marker). */
-export interface ImageManifest {
+interface ImageManifest {
   sha256: string;
   /** The source: its format (sniffed), size in bytes, oriented pixel size and alpha. */
   format: ImageFormat;
@@ -53,19 +45,8 @@ export interface ImageManifest {
   renditions: Record<ImageSizeName, RenditionInfo>;
 }
 
-/** A hosted image: a MediaImage (URLs from the BlobStore) plus what the job learned. JSON-safe. */
-export interface HostedImage extends MediaImage {
-  sha256: string;
-  animated: boolean;
-  edgeColor: string;
-  /** True when the renditions existed already (nothing was rendered). */
-  reused: boolean;
-}
-
-export type ImageJobResult = { image: HostedImage; reason?: undefined } | { image?: undefined; reason: string };
-
 /** Raised for an image that cannot be hosted (the job turns it into a `{reason}` result). */
-export class ImageRejected extends Error {}
+class ImageRejected extends ExpectedFailure {}
 
 /**
  * What the job last saw at an image URL, kept under `jobs/` (private; on AWS expired after a day
@@ -105,49 +86,49 @@ export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promis
     const stored = memo?.sha256 ? await readManifest(ctx, `assets/${memo.sha256}/manifest.json`) : undefined;
     if (stored) return { image: toHostedImage(stored, ctx, true) };
   }
-  const { transient, ...result } = await renderSource(input, ctx);
+  let result: ImageJobResult;
+  let transient = false;
+  try {
+    result = { image: await renderSource(input, ctx) };
+  } catch (err) {
+    // Anything wrong with the image (or its download) is a reason; anything else is a bug.
+    if (!(err instanceof ExpectedFailure)) throw err;
+    result = { reason: err.message };
+    transient = err.transient;
+  }
   // A failure is remembered only when it is the image's own (a 404, undecodable bytes, too large),
   // not a timeout, a 5xx or the record's deadline, which may pass.
   if (url && !transient && !ctx.signal?.aborted) await writeUrlMemo(ctx, url, result.image ? { sha256: result.image.sha256 } : { reason: result.reason });
-  return result as ImageJobResult;
+  return result;
 }
 
-const TRANSIENT_FETCH = new Set(['TIMEOUT', 'CONNECTION_RESET', 'CONNECTION_REFUSED', 'DNS_FAILURE', 'NETWORK_ERROR', 'ABORTED']);
+/** Downloads (or takes) the source and renders it (at most once: a stored manifest is reused). */
+async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<HostedImage> {
+  const bytes = await sourceBytes(input, ctx);
+  checkAborted(ctx.signal);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const manifestKey = `assets/${sha256}/manifest.json`;
+  const stored = await readManifest(ctx, manifestKey);
+  if (stored) return toHostedImage(stored, ctx, true);
 
-/** Downloads (or takes) the source and renders it; `transient` marks a failure that may pass. */
-async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult & { transient?: boolean }> {
-  try {
-    const bytes = await sourceBytes(input, ctx);
-    checkAborted(ctx.signal);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    const manifestKey = `assets/${sha256}/manifest.json`;
-    const stored = await readManifest(ctx, manifestKey);
-    if (stored) return { image: toHostedImage(stored, ctx, true) };
-
-    const memory = ctx.memory;
-    const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
-    const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve }).catch((err: unknown) => {
-      // sharp's errors are about the input (unsupported, truncated, over the pixel limit ...); our own bugs are not.
-      if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof MemoryWaitAborted) throw err;
-      throw err instanceof ImageRejected ? err : new ImageRejected(`undecodable image: ${(err as Error).message}`);
-    });
-    checkAborted(ctx.signal);
-    const renditions = {} as Record<ImageSizeName, RenditionInfo>;
-    await Promise.all(rendered.renditions.map(async (r) => {
-      const key = renditionKey(sha256, r.name);
-      if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE });
-      renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
-    }));
-    // The manifest goes last: its presence means every rendition is stored.
-    const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor: rendered.edgeColor, renditions };
-    await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
-    return { image: toHostedImage(manifest, ctx, false) };
-  } catch (err) {
-    const transient = (err instanceof FetchFailure && TRANSIENT_FETCH.has(err.code)) || (err instanceof ImageRejected && /HTTP (5\d\d|429)/.test(err.message));
-    if (transient) return { reason: (err as Error).message, transient };
-    if (err instanceof ImageRejected || err instanceof FetchFailure || err instanceof LinkPreviewError) return { reason: err.message };
-    throw err;
-  }
+  const memory = ctx.memory;
+  const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
+  const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve }).catch((err: unknown) => {
+    // sharp's errors are about the input (unsupported, truncated, over the pixel limit ...); our own bugs are not.
+    if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof MemoryWaitAborted) throw err;
+    throw err instanceof ExpectedFailure ? err : new ImageRejected(`undecodable image: ${(err as Error).message}`);
+  });
+  checkAborted(ctx.signal);
+  const renditions = {} as Record<ImageSizeName, RenditionInfo>;
+  await Promise.all(rendered.renditions.map(async (r) => {
+    const key = renditionKey(sha256, r.name);
+    if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE });
+    renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
+  }));
+  // The manifest goes last: its presence means every rendition is stored.
+  const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor: rendered.edgeColor, renditions };
+  await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
+  return toHostedImage(manifest, ctx, false);
 }
 
 function checkAborted(signal: AbortSignal | undefined): void {
@@ -164,7 +145,7 @@ async function sourceBytes(input: ImageJobInput, ctx: JobContext): Promise<Buffe
   }
   if (!input.url) throw new ImageRejected('no image source');
   const res = await ctx.fetch(input.url, { maxBytes: max, onTooLarge: 'fail', timeoutMs: ctx.config.fetchTimeoutMs, signal: ctx.signal, headers: { accept: 'image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5' } });
-  if (res.status < 200 || res.status >= 300) throw new ImageRejected(`image answered HTTP ${res.status}`);
+  if (res.status < 200 || res.status >= 300) throw new ImageRejected(`image answered HTTP ${res.status}`, { transient: isTransientStatus(res.status) });
   if (res.truncated) throw new ImageRejected('image download broke off');
   if (res.body.length === 0) throw new ImageRejected('empty image');
   return res.body;
@@ -228,14 +209,14 @@ export interface RenderOptions {
  * percent more bytes); the small, most-viewed sizes use a higher effort, which costs nothing in
  * wall time because they finish while the big ones encode (see `npm run bench -- images`).
  */
-export const WEBP_QUALITY = 80;
-export function webpEffortFor(box: number | undefined): number {
+const WEBP_QUALITY = 80;
+function webpEffortFor(box: number | undefined): number {
   if (box !== undefined && box <= 320) return 4;
   if (box !== undefined && box <= 640) return 2;
   return 0;
 }
 /** A vector image has no pixel size of its own: it is rasterized so its longer side is at least this. */
-export const SVG_MIN_RASTER = 512;
+const SVG_MIN_RASTER = 512;
 /** sharp stops a pipeline that runs longer than this. */
 const SHARP_TIMEOUT_SECONDS = 20;
 
@@ -309,7 +290,8 @@ async function prepareInput(bytes: Buffer, maxPixels: number): Promise<PreparedI
       default: return { input: bytes, options: base, format };
     }
   } catch (err) {
-    if (err instanceof BitmapError || err instanceof IcoError || err instanceof UnsafeSvgError) throw new ImageRejected(`${format}: ${err.message}`);
+    // A decoder's refusal (bitmap, ICO, unsafe SVG) is the image's: rejected, with its format said.
+    if (err instanceof ExpectedFailure && !(err instanceof ImageRejected)) throw new ImageRejected(`${format}: ${err.message}`);
     throw err;
   }
 }

@@ -10,23 +10,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { JobContext } from '../jobs/registry.js';
-
-/** What a media job is given: the link (final URL) and, when the pipeline holds it whole, the bytes. */
-export interface MediaJobInput {
-  url: string;
-  /** The complete body, base64, when the main fetch got all of it (no second download). */
-  bytesBase64?: string;
-  /** The total size the main fetch learned (Content-Length / Content-Range). */
-  declaredSize?: number;
-  contentType?: string;
-  /** The Last-Modified header of the link. */
-  lastModified?: string;
-  /** When the link was fetched (ISO date-time). */
-  fetchedAt: string;
-  /** A file name for the link (Content-Disposition, else the last path segment). */
-  name?: string;
-}
+import { isTransientStatus } from '../errors.js';
+import { baseFileName, fileNameFromDisposition, header } from '../fetch/headers.js';
+import type { JobContext } from '../jobs/context.js';
+import type { MediaJobInput } from '../jobs/kinds.js';
+import { MediaRejected } from './failures.js';
 
 export interface MediaBytes {
   bytes: Buffer;
@@ -39,9 +27,6 @@ export interface MediaBytes {
   /** True when the server answered the Range request with 206. */
   ranged: boolean;
 }
-
-/** A media link that cannot be described (the job turns it into a `{reason}` result). */
-export class MediaRejected extends Error {}
 
 export async function mediaBytes(input: MediaJobInput, ctx: JobContext, maxBytes: number): Promise<MediaBytes> {
   if (input.bytesBase64 !== undefined) {
@@ -64,21 +49,17 @@ export async function mediaBytes(input: MediaJobInput, ctx: JobContext, maxBytes
     signal: ctx.signal,
     headers: { accept: '*/*', 'accept-encoding': 'identity' },
   });
-  if (res.status !== 200 && res.status !== 206) throw new MediaRejected(`media answered HTTP ${res.status}`);
+  if (res.status !== 200 && res.status !== 206) throw new MediaRejected(`media answered HTTP ${res.status}`, { transient: isTransientStatus(res.status) });
   if (res.body.length === 0) throw new MediaRejected('empty media');
   const ranged = res.status === 206;
   const total = res.declaredSize ?? input.declaredSize;
   const complete = ranged ? total !== undefined && res.body.length >= total : !res.truncated;
-  const header = (name: string) => {
-    const v = res.headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
   return {
     bytes: res.body,
     complete,
     totalSize: total ?? (complete ? res.body.length : undefined),
-    contentType: header('content-type') ?? input.contentType,
-    lastModified: header('last-modified') ?? input.lastModified,
+    contentType: header(res.headers, 'content-type') ?? input.contentType,
+    lastModified: header(res.headers, 'last-modified') ?? input.lastModified,
     ranged,
   };
 }
@@ -97,14 +78,8 @@ export async function withTempFile<T>(bytes: Buffer, name: string, fn: (file: st
 
 /** The file name of a link: Content-Disposition's filename, else the last path segment (decoded). */
 export function fileNameOf(url: string, contentDisposition?: string): string | undefined {
-  if (contentDisposition) {
-    const star = /filename\*\s*=\s*(?:UTF-8|utf-8)?''([^;]+)/.exec(contentDisposition);
-    if (star) {
-      try { return clean(decodeURIComponent(star[1].trim().replace(/^"|"$/g, ''))); } catch { /* fall through */ }
-    }
-    const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/.exec(contentDisposition);
-    if (plain) return clean((plain[2] ?? plain[1]).trim());
-  }
+  const declared = fileNameFromDisposition(contentDisposition);
+  if (declared) return declared;
   let last: string | undefined;
   try {
     last = new URL(url).pathname.split('/').filter(Boolean).pop();
@@ -113,20 +88,8 @@ export function fileNameOf(url: string, contentDisposition?: string): string | u
   }
   if (!last) return undefined;
   try {
-    return clean(decodeURIComponent(last));
+    return baseFileName(decodeURIComponent(last));
   } catch {
-    return clean(last);
+    return baseFileName(last);
   }
-}
-
-function clean(name: string): string | undefined {
-  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f]/g, '').trim().slice(0, 255);
-  return base || undefined;
-}
-
-/** A file name without its extension, with separators as spaces: a fallback title. */
-export function titleFromFileName(name: string | undefined): string | undefined {
-  if (!name) return undefined;
-  const t = name.replace(/\.[a-z0-9]{1,5}$/i, '').replace(/[-_+]+/g, ' ').trim();
-  return t || undefined;
 }

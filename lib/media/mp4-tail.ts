@@ -6,10 +6,11 @@
  * prefix. All reads go through the guarded fetcher, under the same byte cap as the prefix.
  */
 import { open } from 'node:fs/promises';
-import type { JobContext } from '../jobs/registry.js';
+import { header } from '../fetch/headers.js';
+import type { JobContext } from '../jobs/context.js';
 
 /** Files claiming more than this are not laid out on disk (a sparse file, but a bound all the same). */
-export const MAX_SPARSE_FILE_BYTES = 64 * 1024 ** 3;
+const MAX_SPARSE_FILE_BYTES = 64 * 1024 ** 3;
 
 /**
  * Where the index lies beyond `prefix`, for an ISO-BMFF file (`ftyp` first) of `total` bytes: the
@@ -56,8 +57,7 @@ export async function fillIndexTail(file: string, url: string, offset: number, t
     signal: ctx.signal,
     headers: { accept: '*/*', 'accept-encoding': 'identity' },
   });
-  const range = res.headers['content-range'];
-  const m = typeof range === 'string' ? /^bytes (\d+)-(\d+)\/(\d+)$/.exec(range.trim()) : null;
+  const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(header(res.headers, 'content-range')?.trim() ?? '');
   if (res.status !== 206 || !m || Number(m[1]) !== offset || Number(m[3]) !== total || res.body.length !== length) return false;
   const fh = await open(file, 'r+');
   try {

@@ -8,13 +8,13 @@ export function isPdf(bytes: Buffer): boolean {
 }
 
 /** Page objects counted in the raw bytes (`/Type /Page`, not `/Pages`). */
-export function countPageObjects(bytes: Buffer): number {
+function countPageObjects(bytes: Buffer): number {
   const s = bytes.toString('latin1');
   return s.match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
 }
 
 /** The largest `/Count` of a page tree node: the page count even when only a prefix was read. */
-export function declaredPageCount(bytes: Buffer): number {
+function declaredPageCount(bytes: Buffer): number {
   const s = bytes.toString('latin1');
   let max = 0;
   for (const m of s.matchAll(/\/Type\s*\/Pages\b[^>]{0,200}?\/Count\s+(\d{1,9})|\/Count\s+(\d{1,9})[^>]{0,200}?\/Type\s*\/Pages\b/g)) {

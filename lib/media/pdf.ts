@@ -19,22 +19,20 @@ import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
 import type { DocumentInfo, ImageSet } from '../contract/link.js';
-import { detectLanguage } from '../language/detect.js';
-import type { JobContext } from '../jobs/registry.js';
+import { acceptedLanguage, detectLanguage } from '../language/detect.js';
+import { ExpectedFailure } from '../errors.js';
+import type { JobContext } from '../jobs/context.js';
+import type { DocumentJobResult, MediaJobInput } from '../jobs/kinds.js';
 import { PDF_RENDER_MAX_PIXELS, PDF_WORKER_HEAP_MB, PDF_WORKER_HOLD_MB, PDF_WORKER_MEMORY_MB } from '../jobs/memory.js';
 import { hostImageBytes } from './hosted-bytes.js';
-import { MediaRejected, mediaBytes, type MediaJobInput } from './media-fetch.js';
+import { MediaRejected } from './failures.js';
+import { mediaBytes } from './media-fetch.js';
 import { countText, firstHeadingLine, leadSentences, readingMinutes, scaleCounts, storeRawText } from './text.js';
-import { isMediaFailure } from './video.js';
-
-export type DocumentJobResult =
-  | { document: DocumentInfo; reason?: undefined }
-  | { document?: undefined; reason: string };
 
 /** Pages are rendered this wide (pixels); the hosted sizes are made from that. */
 export const PDF_RENDER_WIDTH = 1024;
 /** All Flate streams of a PDF may inflate to this many times LINKPREVIEW_MAX_MEDIA_BYTES before it is treated as a bomb. */
-export const PDF_INFLATE_FACTOR = 4;
+const PDF_INFLATE_FACTOR = 4;
 /** Text kept for the raw-text asset and for analysis. */
 const MAX_TEXT_CHARS = 2_000_000;
 
@@ -43,7 +41,7 @@ export async function runDocumentJob(input: MediaJobInput, ctx: JobContext): Pro
     const media = await mediaBytes(input, ctx, ctx.config.maxMediaBytes);
     return await describePdf(media.bytes, input.name, ctx, { complete: media.complete });
   } catch (err) {
-    if (isMediaFailure(err)) return { reason: (err as Error).message };
+    if (err instanceof ExpectedFailure) return { reason: err.message };
     throw err;
   }
 }
@@ -57,9 +55,6 @@ interface PdfWorkerReport {
 
 /** The worker script: beside this module in the source tree, beside the bundle on Lambda (WORKER_BUNDLE in cdk/constructs/bundling.ts). */
 const PDF_WORKER_SCRIPT = path.join(__dirname, 'pdf-worker.cjs');
-
-/** Heap of the pdf.js worker thread: a hostile document runs out of it instead of the process's (lib/jobs/memory.ts). */
-export { PDF_WORKER_HEAP_MB };
 
 /** How often the thread's heap and ArrayBuffers are read against PDF_WORKER_MEMORY_MB. */
 const MEMORY_CHECK_MS = 50;
@@ -75,8 +70,8 @@ export interface PdfWorkerOptions {
 
 /**
  * Runs pdf.js in a worker thread and terminates it at `timeoutMs` (or when `signal` aborts): the
- * steps that finished by then are kept. pdf.js cannot be interrupted inside a step, so a time cap
- * on the main thread only fired between steps and the CPU stayed busy after it.
+ * steps that finished by then are kept. pdf.js cannot be interrupted inside a step: a time cap on
+ * the main thread would fire only between steps, and the CPU would stay busy after it.
  */
 export function runPdfWorker(bytes: Buffer, opts: PdfWorkerOptions, timeoutMs: number, signal?: AbortSignal): Promise<PdfWorkerReport> {
   const data = new Uint8Array(bytes.byteLength);
@@ -128,7 +123,7 @@ export function runPdfWorker(bytes: Buffer, opts: PdfWorkerOptions, timeoutMs: n
 }
 
 /** Above this many pages (declared or counted) pdf.js is not run at all. */
-export const PDF_OPEN_MAX_PAGES = 5000;
+const PDF_OPEN_MAX_PAGES = 5000;
 
 export async function describePdf(bytes: Buffer, name: string | undefined, ctx: JobContext, options: { complete: boolean }): Promise<DocumentJobResult & { document: DocumentInfo }> {
   const head = bytes.subarray(0, 1024).toString('latin1');
@@ -175,7 +170,7 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
     doc.estimatedReadingTime = readingMinutes(pagesRead < pageCount ? scaleCounts(counts, pageCount / pagesRead) : counts);
     const description = leadSentences(text, heading);
     if (description) doc.description = description;
-    const language = (await detectLanguage(text.slice(0, 5000)))?.language;
+    const language = acceptedLanguage(await detectLanguage(text.slice(0, 5000)));
     if (language) doc.language = language;
     doc.rawTextUrl = await storeRawText(text, ctx.blobs);
   }

@@ -4,7 +4,7 @@
  * opened with the safe input options of run-tool.ts (no network, no playlists).
  */
 import { fileTypeFromBuffer } from 'file-type';
-import { ffprobeBinary, runTool, SAFE_INPUT, type ToolPaths } from './run-tool.js';
+import { ffprobeBinary, runTool, SAFE_INPUT, ToolError, type ToolPaths } from './run-tool.js';
 
 export interface ProbeVideoStream { codec: string; width?: number; height?: number; frameRate?: number; bitRate?: number; duration?: number }
 export interface ProbeAudioStream { codec: string; sampleRate?: number; channels?: number; bitRate?: number; duration?: number }
@@ -28,16 +28,28 @@ interface RawStream {
 }
 interface RawProbe { format?: { format_name?: string; duration?: string; bit_rate?: string; tags?: Record<string, string> }; streams?: RawStream[] }
 
+/** A tag's value, cleaned (no NULs, trimmed, at most 500 characters); undefined when empty. */
+export function tag(tags: Record<string, string>, name: string): string | undefined {
+  const t = tags[name]?.replace(/\u0000/g, '').trim();
+  return t ? t.slice(0, 500) : undefined;
+}
+
 export async function probeFile(file: string, options: { timeoutMs: number; signal?: AbortSignal } & ToolPaths): Promise<ProbeResult> {
   const { stdout } = await runTool(
     await ffprobeBinary(options.ffprobePath),
     ['-v', 'error', ...SAFE_INPUT, '-print_format', 'json', '-show_format', '-show_streams', '-i', file],
     { timeoutMs: options.timeoutMs, signal: options.signal, maxStdoutBytes: 4 * 1024 * 1024 },
   );
-  return parseProbe(JSON.parse(stdout.toString('utf8')) as RawProbe);
+  let raw: RawProbe;
+  try {
+    raw = JSON.parse(stdout.toString('utf8')) as RawProbe;
+  } catch {
+    throw new ToolError('ffprobe printed no readable JSON');
+  }
+  return parseProbe(raw);
 }
 
-export function parseProbe(raw: RawProbe): ProbeResult {
+function parseProbe(raw: RawProbe): ProbeResult {
   const streams = raw.streams ?? [];
   const tags: Record<string, string> = {};
   for (const s of streams) for (const [k, v] of Object.entries(s.tags ?? {})) tags[k.toLowerCase()] ??= v;

@@ -6,6 +6,7 @@
  * decoder open the network, and DEMUXERS stops it from opening other files through playlists.
  */
 import { spawn } from 'node:child_process';
+import { ExpectedFailure } from '../errors.js';
 
 /**
  * The installer packages are CommonJS and are required lazily: only a process that decodes needs
@@ -35,7 +36,7 @@ export interface ToolPaths {
  * The demuxers a downloaded file may be opened with. Playlist and list formats (hls, dash, concat,
  * ffconcat, image2 patterns, tee ...) are left out: they would open other files.
  */
-export const DEMUXERS = [
+const DEMUXERS = [
   'mov', 'mp4', 'm4a', '3gp', 'matroska', 'webm', 'avi', 'flv', 'mpegts', 'mpeg', 'mpegvideo', 'm4v', 'ogg', 'mp3', 'wav', 'w64',
   'flac', 'aac', 'asf', 'aiff', 'amr', 'ac3', 'eac3', 'dts', 'caf', 'au', 'wv', 'ape', 'mpc', 'mpc8', 'tta', 'h264', 'hevc', 'ivf',
   'rm', 'nut', 'mxf', 'mjpeg', 'gif', 'opus', 'dsf', 'vqf', 'voc', 'xwma', 'truehd', 'mlp', 'obu',
@@ -44,10 +45,10 @@ export const DEMUXERS = [
 /** Input options put before every `-i`: no network, no playlists. */
 export const SAFE_INPUT = ['-protocol_whitelist', 'file,pipe', '-format_whitelist', DEMUXERS];
 
-export class ToolError extends Error {
-  constructor(message: string, readonly stderr = '', readonly timedOut = false) {
-    super(message);
-    this.name = 'ToolError';
+/** A decoder that failed, timed out or was stopped; the last two are transient. */
+export class ToolError extends ExpectedFailure {
+  constructor(message: string, readonly stderr = '', readonly timedOut = false, aborted = false) {
+    super(message, { transient: timedOut || aborted });
   }
 }
 
@@ -67,7 +68,7 @@ export interface ToolResult { stdout: Buffer; stderr: string; code: number | nul
 
 export function runTool(binary: string, args: string[], options: RunToolOptions): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
-    if (options.signal?.aborted) { reject(new ToolError('aborted')); return; }
+    if (options.signal?.aborted) { reject(new ToolError('aborted', '', false, true)); return; }
     const child = spawn(binary, args, { stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true });
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -104,7 +105,7 @@ export function runTool(binary: string, args: string[], options: RunToolOptions)
     child.on('error', (err) => done(() => reject(new ToolError(`could not run ${binary}: ${err.message}`))));
     child.on('close', (code) => done(() => {
       if (killedFor === 'timeout') return reject(new ToolError(`decoder timed out after ${options.timeoutMs} ms`, stderr, true));
-      if (killedFor === 'abort') return reject(new ToolError('aborted', stderr));
+      if (killedFor === 'abort') return reject(new ToolError('aborted', stderr, false, true));
       if (killedFor === 'stdout') return reject(new ToolError(`decoder output larger than ${maxStdout} bytes`, stderr));
       if (code !== 0 && !options.allowFailure) return reject(new ToolError(`decoder failed (exit ${code}): ${lastLine(stderr)}`, stderr));
       resolve({ stdout: Buffer.concat(chunks), stderr, code });

@@ -34,12 +34,3 @@ function looksLikeSvg(b: Uint8Array): boolean {
   head = head.replace(/^\s*(<\?[\s\S]*?\?>\s*|<!--[\s\S]*?-->\s*|<!DOCTYPE[^>[]*(\[[\s\S]*?\])?\s*>\s*)*/i, '');
   return /^<svg[\s>]/i.test(head) || /^<[A-Za-z_][\w.-]*:svg[\s>]/.test(head);
 }
-
-/** The MIME type of a sniffed format. */
-export function mimeOfFormat(format: ImageFormat): string {
-  switch (format) {
-    case 'svg': return 'image/svg+xml';
-    case 'ico': return 'image/x-icon';
-    default: return `image/${format}`;
-  }
-}

@@ -11,7 +11,9 @@
  *  - character references are decoded first, and CSS escapes are refused, so neither can hide a URL;
  *  - every CSS `url(...)` that is not `url(#id)` becomes `none`, and `@import` rules are dropped.
  */
-export class UnsafeSvgError extends Error {}
+import { ExpectedFailure } from '../errors.js';
+
+export class UnsafeSvgError extends ExpectedFailure {}
 
 const SAFE_REF = /^\s*(#|data:image\/(png|jpeg|gif|webp);)/i;
 

@@ -12,31 +12,25 @@
  */
 import { createHash } from 'node:crypto';
 import type { ImageSet, Video } from '../contract/link.js';
-import { LinkPreviewError } from '../errors.js';
-import { FetchFailure } from '../fetch/safe-fetch.js';
-import type { JobContext } from '../jobs/registry.js';
+import { ExpectedFailure } from '../errors.js';
+import type { JobContext } from '../jobs/context.js';
+import type { MediaJobInput, VideoJobResult } from '../jobs/kinds.js';
 import { videoDecodeMb } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 import { frameTimestamps, grabFrames, makeClip, type FrameOptions } from './frames.js';
 import { hostImageBytes } from './hosted-bytes.js';
-import { MediaRejected, mediaBytes, withTempFile, type MediaJobInput } from './media-fetch.js';
+import { MediaRejected } from './failures.js';
+import { mediaBytes, withTempFile } from './media-fetch.js';
 import { fillIndexTail, indexOffsetBeyond } from './mp4-tail.js';
-import { containerName, probeFile } from './probe.js';
-import { ToolError } from './run-tool.js';
-
-export type VideoJobResult = { video: Video; reason?: undefined } | { video?: undefined; reason: string };
+import { containerName, probeFile, tag } from './probe.js';
 
 export async function runVideoJob(input: MediaJobInput, ctx: JobContext): Promise<VideoJobResult> {
   try {
     return { video: await describeVideo(input, ctx) };
   } catch (err) {
-    if (isMediaFailure(err)) return { reason: (err as Error).message };
+    if (err instanceof ExpectedFailure) return { reason: err.message };
     throw err;
   }
-}
-
-export function isMediaFailure(err: unknown): boolean {
-  return err instanceof MediaRejected || err instanceof ToolError || err instanceof FetchFailure || err instanceof LinkPreviewError || err instanceof SyntaxError;
 }
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
@@ -50,7 +44,7 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
     const indexAt = !media.complete && media.ranged && media.totalSize ? indexOffsetBeyond(media.bytes, media.totalSize) : undefined;
     if (indexAt !== undefined) {
       await fillIndexTail(file, input.url, indexAt, media.totalSize!, Math.min(cfg.mediaProbeBytes, cfg.maxMediaBytes), ctx).catch((err: unknown) => {
-        if (isMediaFailure(err)) return false;
+        if (err instanceof ExpectedFailure) return false;
         throw err;
       });
     }
@@ -75,7 +69,7 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
       try {
         frames = await grabFrames(file, [poster, ...snapshots], decode);
         thumbnail = await clipAsset(file, poster, probe.video, decode, ctx).catch((err: unknown) => {
-          if (isMediaFailure(err)) return undefined;
+          if (err instanceof ExpectedFailure) return undefined;
           throw err;
         });
       } finally {
@@ -132,9 +126,4 @@ async function clipAsset(
   const key = `assets/${createHash('sha256').update(clip.mp4).digest('hex')}/preview.mp4`;
   if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, clip.mp4, { contentType: 'video/mp4', cacheControl: IMMUTABLE_CACHE });
   return { width: clip.width, height: clip.height, url: ctx.blobs.publicUrl(key) };
-}
-
-export function tag(tags: Record<string, string>, name: string): string | undefined {
-  const t = tags[name]?.replace(/\u0000/g, '').trim();
-  return t ? t.slice(0, 500) : undefined;
 }

@@ -11,9 +11,7 @@ import type { Config } from '../config.js';
 import type { PageInfo } from '../contract/link.js';
 import type { FetchResult } from '../fetch/safe-fetch.js';
 import { screenshotsEnabled } from '../browser/availability.js';
-import type { ScreenshotJobResult } from '../browser/screenshot.js';
 import type { Job, JobRunner, RunOptions } from '../ports.js';
-import type { PageContentResult } from './page-content.js';
 
 export interface DescribedPage {
   page?: PageInfo;
@@ -22,7 +20,7 @@ export interface DescribedPage {
 }
 
 export async function describePage(res: FetchResult, contentType: string | undefined, ports: { config: Config; jobs: JobRunner }, options: RunOptions): Promise<DescribedPage> {
-  const jobs: Job[] = [];
+  const jobs: Job<'page-content' | 'screenshot'>[] = [];
   if (res.body.length > 0) {
     // The deadline lets the job stop hosting the content's images in time to store its versions.
     jobs.push({ id: 'page-content', kind: 'page-content', input: { url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: options.deadline } });
@@ -34,8 +32,8 @@ export async function describePage(res: FetchResult, contentType: string | undef
   const page: PageInfo = {};
   let excerpt: string | undefined;
   const content = outcomes.get('page-content');
-  if (content?.ok) {
-    const r = content.result as PageContentResult;
+  if (content?.ok && content.kind === 'page-content') {
+    const r = content.result;
     if (r.estimatedReadingTimeInMinutes !== undefined) page.estimatedReadingTimeInMinutes = r.estimatedReadingTimeInMinutes;
     if (r.htmlUrl) page.htmlUrl = r.htmlUrl;
     if (r.markdownUrl) page.markdownUrl = r.markdownUrl;
@@ -43,6 +41,6 @@ export async function describePage(res: FetchResult, contentType: string | undef
     excerpt = r.excerpt;
   }
   const shot = outcomes.get('screenshot');
-  if (shot?.ok && (shot.result as ScreenshotJobResult).screenshot) page.screenshot = (shot.result as ScreenshotJobResult).screenshot;
+  if (shot?.ok && shot.kind === 'screenshot' && shot.result.screenshot) page.screenshot = shot.result.screenshot;
   return Object.keys(page).length ? { page, excerpt } : { excerpt };
 }

@@ -19,43 +19,13 @@ import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import { gfm } from 'turndown-plugin-gfm';
 import { decodeText } from '../fetch/charset.js';
-import type { JobContext } from '../jobs/registry.js';
+import type { JobContext } from '../jobs/context.js';
+import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import { IMMUTABLE_CACHE, type BlobStore } from '../ports.js';
-import { hostPageImages, PAGE_IMAGE_LIMITS, type PageImagesOutcome } from './page-images.js';
+import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
 import { countText, readingMinutes } from './reading-time.js';
 import { plainText } from './plain-text.js';
 import { escapeHtml, sanitizeTree, type DomElement } from './sanitize.js';
-
-export interface PageContentInput {
-  /** The page's final URL (base for relative URLs). */
-  url: string;
-  /** The page bytes as fetched (decoded here with the same charset rules as extraction). */
-  bytesBase64: string;
-  contentType?: string;
-  /**
-   * The record's deadline (epoch ms): the page's images are hosted until PAGE_IMAGE_LIMITS.reserveMs
-   * before it, so the versions are stored in time. Absent: PAGE_IMAGE_LIMITS.defaultMs from the start.
-   */
-  deadline?: number;
-}
-
-export interface PageContentResult {
-  htmlUrl?: string;
-  markdownUrl?: string;
-  rawTextUrl?: string;
-  estimatedReadingTimeInMinutes?: number;
-  words: number;
-  cjkChars: number;
-  /** True when Readability found an article; false when the body minus boilerplate was used. */
-  article: boolean;
-  title?: string;
-  /** Readability's excerpt (first paragraph or its own description), for a missing description. */
-  excerpt?: string;
-  /** Why there are no assets (no text at all, unparseable). */
-  reason?: string;
-  /** The content's images: distinct addresses found, and of those hosted (the others were removed). */
-  images?: PageImagesOutcome;
-}
 
 export const PAGE_CONTENT_LIMITS = {
   /**
@@ -94,7 +64,7 @@ export interface PageContent {
 }
 
 /** The sanitized content of a page, before it is written out (its images can still be rewritten). */
-export interface ParsedPageContent {
+interface ParsedPageContent {
   title?: string;
   excerpt?: string;
   lang?: string;
@@ -139,7 +109,7 @@ export function extractPageContent(html: string, url: string): PageContent {
 }
 
 /** Finds and sanitizes the main content of an HTML document. */
-export function parsePageContent(html: string, url: string): ParsedPageContent {
+function parsePageContent(html: string, url: string): ParsedPageContent {
   const lean = html.length > PAGE_CONTENT_LIMITS.maxChars ? withoutInertBlocks(html) : html;
   const source = lean.length > PAGE_CONTENT_LIMITS.maxChars ? lean.slice(0, PAGE_CONTENT_LIMITS.maxChars) : lean;
   if (nestingDepth(source, PAGE_CONTENT_LIMITS.maxDepth) > PAGE_CONTENT_LIMITS.maxDepth) {
@@ -194,13 +164,13 @@ function addsHeading(parsed: ParsedPageContent): parsed is ParsedPageContent & {
 }
 
 /** The plain-text version (image alt texts included, whether or not the image is hosted). */
-export function contentText(parsed: ParsedPageContent): string {
+function contentText(parsed: ParsedPageContent): string {
   if (!parsed.root) return '';
   return (addsHeading(parsed) ? `${parsed.title}\n\n` : '') + plainText(parsed.root);
 }
 
 /** The HTML document and the Markdown of the content as it is now. */
-export function writePageContent(parsed: ParsedPageContent): Omit<PageContent, 'text'> {
+function writePageContent(parsed: ParsedPageContent): Omit<PageContent, 'text'> {
   const { title, excerpt, lang, article, root, url } = parsed;
   if (!root) return { title, excerpt, lang, article: false, html: '', markdown: '' };
   const body = root.innerHTML.trim();
@@ -275,7 +245,7 @@ function toMarkdown(root: DomElement, title: string | undefined): string {
 }
 
 /** Stores a text asset under `assets/<sha256>/<name>` with its charset; returns its public URL. */
-export async function storeTextAsset(blobs: BlobStore, name: string, contentType: string, text: string): Promise<string> {
+async function storeTextAsset(blobs: BlobStore, name: string, contentType: string, text: string): Promise<string> {
   const bytes = Buffer.from(text, 'utf8');
   const key = `assets/${createHash('sha256').update(bytes).digest('hex')}/${name}`;
   if (!(await blobs.has(key))) await blobs.put(key, bytes, { contentType, cacheControl: IMMUTABLE_CACHE });

@@ -17,8 +17,9 @@
  *  - hosting stops in time for the versions to be stored before the record's deadline (or when
  *    the job is aborted): what has not arrived by then is removed, never left broken.
  */
-import type { JobContext } from '../jobs/registry.js';
-import { runImageJob, type HostedImage } from '../media/images.js';
+import type { JobContext } from '../jobs/context.js';
+import type { HostedImage, PageImagesOutcome } from '../jobs/kinds.js';
+import { runImageJob } from '../media/images.js';
 import type { BlobStore } from '../ports.js';
 import type { DomElement } from './sanitize.js';
 
@@ -39,13 +40,6 @@ export const PAGE_IMAGE_LIMITS = {
 
 /** Declared as at most this many pixels each way: a tracking pixel or spacer, removed without a fetch. */
 const PIXEL_MAX = 2;
-
-export interface PageImagesOutcome {
-  /** Distinct image addresses in the content. */
-  found: number;
-  /** Of those, hosted (their <img> rewritten). */
-  hosted: number;
-}
 
 type ImageContext = Pick<JobContext, 'fetch' | 'blobs' | 'config' | 'signal' | 'memory'>;
 

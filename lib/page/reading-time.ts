@@ -49,8 +49,3 @@ export function readingMinutes(counts: TextCounts | number): number {
 export function scaleCounts(c: TextCounts, factor: number): TextCounts {
   return { words: Math.round(c.words * factor), cjkChars: Math.round(c.cjkChars * factor) };
 }
-
-/** Minutes to read a text. */
-export function estimateReadingMinutes(text: string): number {
-  return readingMinutes(countText(text));
-}

@@ -58,7 +58,7 @@ const KEEP: Record<string, string[]> = {
 const EVERYWHERE = ['lang', 'dir', 'title'];
 
 /** Resolves a URL against the base; undefined when it is not an allowed scheme. */
-export function safeUrl(value: string, base: string, schemes: string[] = ['http:', 'https:']): string | undefined {
+function safeUrl(value: string, base: string, schemes: string[] = ['http:', 'https:']): string | undefined {
   const v = value.trim();
   if (!v) return undefined;
   try {

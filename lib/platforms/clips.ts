@@ -48,7 +48,7 @@ export const clips: Platform = {
 
 
 /** The embedded state: the rehydration scope, else SIGI_STATE. */
-export function pageState(html: string): { scope?: Record<string, unknown>; sigi?: Record<string, unknown> } {
+function pageState(html: string): { scope?: Record<string, unknown>; sigi?: Record<string, unknown> } {
   const universal = obj(parseJson(scriptById(html, '__UNIVERSAL_DATA_FOR_REHYDRATION__')));
   const scope = obj(universal?.__DEFAULT_SCOPE__);
   const sigiRaw = scriptById(html, 'SIGI_STATE') ?? /window\['SIGI_STATE'\]\s*=\s*(\{[\s\S]*?\});\s*window\[/.exec(html)?.[1];
@@ -95,7 +95,7 @@ async function extractVideo(url: URL, videoId: string, username: string | undefi
 type Item = Record<string, unknown>;
 
 /** The video's item: `webapp.video-detail.itemInfo.itemStruct`, else SIGI ItemModule[id]; `{gone}` for a removed/private one. */
-export function videoItem(html: string, videoId: string): { item: Item } | { gone: number } | undefined {
+function videoItem(html: string, videoId: string): { item: Item } | { gone: number } | undefined {
   const { scope, sigi } = pageState(html);
   const detail = obj(scope?.['webapp.video-detail']);
   if (detail) {
@@ -193,7 +193,7 @@ function userDraft(u: Record<string, unknown>, stats: Record<string, unknown> | 
   };
 }
 
-export function userFromState(html: string, username: string): UserDraft | { gone: number } | undefined {
+function userFromState(html: string, username: string): UserDraft | { gone: number } | undefined {
   const { scope, sigi } = pageState(html);
   const detail = obj(scope?.['webapp.user-detail']);
   if (detail) {

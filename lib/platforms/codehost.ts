@@ -8,6 +8,7 @@
  */
 import type { CodehostRepository } from '../contract/link.js';
 import { extractPage } from '../extract/extract-page.js';
+import { header } from '../fetch/headers.js';
 import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
 import { stableId } from '../ids.js';
 import { toImageSet } from '../media/host-images.js';
@@ -41,10 +42,10 @@ const RESERVED = new Set([
   'team', 'topics', 'trending', 'users', 'resources', 'solutions', 'premium-support', 'stars', 'watching', 'copilot',
 ]);
 
-export function repositoryObjectId(ownId: string | number): number {
+function repositoryObjectId(ownId: string | number): number {
   return stableId(`codehost:repository:${ownId}`);
 }
-export function ownerObjectId(ownId: string | number): number {
+function ownerObjectId(ownId: string | number): number {
   return stableId(`codehost:user:${ownId}`);
 }
 
@@ -66,7 +67,7 @@ export const codehost: Platform<typeof settings> = {
   extract: (url, match, ctx) => extractRepository(match.ids.owner, match.ids.repo, ctx),
 };
 
-export function languageColor(name: string): string {
+function languageColor(name: string): string {
   return (linguist.colors as Record<string, string>)[name] ?? linguist.fallback;
 }
 
@@ -125,7 +126,7 @@ async function api(path: string, ctx: PlatformContext): Promise<ApiAnswer> {
     if (err instanceof FetchFailure) return { status: err.status, limited: true };
     throw err;
   }
-  const remaining = res.headers['x-ratelimit-remaining'];
+  const remaining = header(res.headers, 'x-ratelimit-remaining');
   const limited = res.status === 429 || (res.status === 403 && (remaining === '0' || /rate limit/i.test(res.body.toString('utf8', 0, 2000))));
   if (res.status < 200 || res.status >= 300) return { status: res.status, res, limited };
   try {
@@ -142,7 +143,7 @@ async function extractRepository(owner: string, repo: string, ctx: PlatformConte
   const base = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
   const main = await api(base, ctx);
   // Rate-limited, unreachable, failing, or an answer that is not the API's JSON (a proxy or block page): the HTML page.
-  const apiJson = /json/i.test(String(main.res?.headers['content-type'] ?? ''));
+  const apiJson = /json/i.test((main.res && header(main.res.headers, 'content-type')) ?? '');
   if (main.limited || main.status >= 500 || !apiJson) return fromHtml(owner, repo, ctx);
   const r = main.json as Json | undefined;
   if (!r || typeof r !== 'object' || main.status !== 200) return undefined; // 404 (missing or private) and the like: the generic preview says so
@@ -214,7 +215,7 @@ function count(html: string, ...res: RegExp[]): number | undefined {
 }
 
 /** What a repository page shows, read with patterns of the current and the older page layouts. */
-export function parseRepositoryHtml(html: string): Omit<CodehostRepository, 'id' | 'owner'> & { repositoryId?: string; ownerId?: string; ownerLogin?: string; nwo?: string } {
+function parseRepositoryHtml(html: string): Omit<CodehostRepository, 'id' | 'owner'> & { repositoryId?: string; ownerId?: string; ownerLogin?: string; nwo?: string } {
   const meta = (name: string) => attr(html, new RegExp(`<meta[^>]+name="${name}"[^>]+(?:content|value)="([^"]*)"`, 'i'));
   const nwo = meta('octolytics-dimension-repository_nwo');
   const out: ReturnType<typeof parseRepositoryHtml> = {
@@ -266,8 +267,7 @@ async function fromHtml(owner: string, repo: string, ctx: PlatformContext): Prom
   const parsed = parseRepositoryHtml(html);
   // Not a repository page (a login wall, a rate-limit page): the generic preview.
   if (!parsed.nwo && !parsed.repositoryId && parsed.starsCount === undefined) return undefined;
-  const contentType = res.headers['content-type'];
-  const page = await extractPage(res, Array.isArray(contentType) ? contentType[0] : contentType, { fetch: ctx.fetch, config: ctx.config });
+  const page = await extractPage(res, header(res.headers, 'content-type'), { fetch: ctx.fetch, config: ctx.config });
   const fullName = parsed.nwo ?? `${owner}/${repo}`;
   const { repositoryId, ownerId, ownerLogin, nwo: _nwo, ...fields } = parsed;
   const login = ownerLogin ?? fullName.split('/')[0];

@@ -15,6 +15,7 @@ import { decodeHTML } from 'entities';
 import type { ForumCommunity, ForumPost, ForumUser, ImageSet, MediaImage } from '../contract/link.js';
 import { metaValues } from '../extract/rules.js';
 import { cleanText } from '../extract/text.js';
+import { header } from '../fetch/headers.js';
 import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
 import { stableId } from '../ids.js';
 import { toImageSet } from '../media/host-images.js';
@@ -50,7 +51,7 @@ const settings = defineSettings('forum', 'forum (Reddit)', {
 
 type Json = Record<string, unknown>;
 
-export function forumObjectId(kind: 'post' | 'community' | 'user', ownId: string): number {
+function forumObjectId(kind: 'post' | 'community' | 'user', ownId: string): number {
   return stableId(`forum:${kind}:${ownId}`);
 }
 
@@ -127,7 +128,7 @@ const tokens = new Map<string, { token: string; expires: number }>();
  * The app-only OAuth token when REDDIT_CLIENT_ID/SECRET are set (client_credentials grant through
  * the guarded fetcher); undefined when not configured or the token call fails (key-less .json then).
  */
-export async function redditToken(ctx: PlatformContext): Promise<string | undefined> {
+async function redditToken(ctx: PlatformContext): Promise<string | undefined> {
   const { clientId: id, clientSecret: secret, tokenUrl } = ctx.config.platforms.forum;
   if (!id || !secret) return undefined;
   const cached = tokens.get(id);
@@ -166,7 +167,7 @@ async function fetchJson(path: string, ctx: PlatformContext): Promise<Answer> {
     maxRedirects: 3,
     headers: { accept: 'application/json', 'user-agent': ctx.config.userAgent, ...(token ? { authorization: `Bearer ${token}` } : {}) },
   });
-  const type = String(res.headers['content-type'] ?? '');
+  const type = header(res.headers, 'content-type') ?? '';
   let json: unknown;
   try {
     json = /json/i.test(type) || /^\s*[[{]/.test(res.body.toString('utf8', 0, 64)) ? JSON.parse(res.body.toString('utf8')) : undefined;

@@ -326,7 +326,7 @@ async function extractUser(url: URL, username: string, ctx: PlatformContext): Pr
 interface UserDraft { user: Omit<MicroblogUser, 'avatar' | 'cover'>; avatar?: string; cover?: string }
 
 /** The user object of the profile timeline's `__NEXT_DATA__` (the account's own posts carry it). */
-export function timelineUser(html: string, username: string): UserDraft | undefined {
+function timelineUser(html: string, username: string): UserDraft | undefined {
   const data = obj(parseJson(scriptById(html, '__NEXT_DATA__')));
   const props = obj(obj(data?.props)?.pageProps);
   if (!props) return undefined;
@@ -344,7 +344,7 @@ export function timelineUser(html: string, username: string): UserDraft | undefi
 }
 
 /** A v1.1-style user object (timeline data) as a draft MicroblogUser. */
-export function legacyUser(u: Record<string, unknown>): UserDraft {
+function legacyUser(u: Record<string, unknown>): UserDraft {
   const screen = str(u.screen_name);
   const url = expandedProfileUrl(u);
   const banner = str(u.profile_banner_url);
@@ -415,7 +415,7 @@ function crawlerUser(page: ParsedPage, username: string): UserDraft | undefined 
  * The schema.org ProfilePage X renders into a profile (`UserProfileSchema`): the bio, location,
  * join date and the follower/following/post counters, for the account named by the URL only.
  */
-export function profileSchema(page: ParsedPage, username: string): (Partial<Omit<MicroblogUser, 'avatar'>> & { avatar?: string }) | undefined {
+function profileSchema(page: ParsedPage, username: string): (Partial<Omit<MicroblogUser, 'avatar'>> & { avatar?: string }) | undefined {
   for (const node of flattenJsonLd(page.data.jsonLd)) {
     if (!ldTypes(node).includes('profilepage')) continue;
     const person = obj(node.mainEntity) ?? obj(node.author);

@@ -149,7 +149,7 @@ function isLoginUrl(u: string): boolean {
 const MONTHS: Record<string, number> = { jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, oct: 9, nov: 10, dec: 11 };
 
 /** "April 19, 2021" / "Apr 19, 2021 at 6:18 AM" / "Jun 19, 2016 at 4:04am UTC" -> ISO (UTC). */
-export function parseEnglishDate(s: string): string | undefined {
+function parseEnglishDate(s: string): string | undefined {
   const m = /\b([A-Z][a-z]{2})[a-z]*\.? (\d{1,2}), (\d{4})(?: at (\d{1,2}):(\d{2}) ?([AaPp][Mm]))?/.exec(s);
   if (!m) return undefined;
   const month = MONTHS[m[1].toLowerCase()];

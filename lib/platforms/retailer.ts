@@ -74,7 +74,7 @@ async function extractProduct(url: URL, asin: string, ctx: PlatformContext): Pro
   };
 }
 
-export interface ProductPage {
+interface ProductPage {
   title?: string;
   description?: string;
   features: string[];
@@ -90,7 +90,7 @@ const hasClass = (e: Element, c: string) => (e.attribs.class ?? '').split(/\s+/)
 const findAll = (root: Element | ReturnType<typeof parseDocument>, test: (e: Element) => boolean) => DomUtils.findAll(test, root.children);
 
 /** Reads a product page's fields (pure, for tests). */
-export function readProductPage(page: ParsedPage, tld: string): ProductPage {
+function readProductPage(page: ParsedPage, tld: string): ProductPage {
   const doc = parseDocument(page.html, { decodeEntities: true });
   const out: ProductPage = { features: [], images: [] };
 
@@ -155,7 +155,7 @@ export function readProductPage(page: ParsedPage, tld: string): ProductPage {
 }
 
 /** The URLs of a `data-a-dynamic-image` JSON (`{"url":[w,h],...}`), largest first. */
-export function dynamicImages(raw: string | undefined): string[] {
+function dynamicImages(raw: string | undefined): string[] {
   const j = parseJson(raw);
   if (!j || typeof j !== 'object' || Array.isArray(j)) return [];
   return Object.entries(j as Record<string, unknown>)
@@ -166,7 +166,7 @@ export function dynamicImages(raw: string | undefined): string[] {
 
 const area = (wh: unknown) => (Array.isArray(wh) ? (Number(wh[0]) || 0) * (Number(wh[1]) || 0) : 0);
 
-export function ratingValue(s: string | undefined): number | undefined {
+function ratingValue(s: string | undefined): number | undefined {
   if (!s) return undefined;
   const jp = /うち\s*(\d+(?:[.,]\d+)?)/.exec(s);
   const m = jp ?? /(\d+(?:[.,]\d+)?)/.exec(s);

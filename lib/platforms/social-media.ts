@@ -1,17 +1,16 @@
 /**
- * Media of the part-2 platforms: images hosted as MediaImage (four sizes, through the image job)
+ * Media of the platforms' posts and products: images hosted as MediaImage (four sizes, through the image job)
  * and videos probed as the spec's Video (the video job of lib/media/video.ts: ffprobe on a prefix
  * of the MP4, poster and snapshots). A video that cannot be probed in time is represented by its
  * hosted poster image, never by invented Video fields.
  */
 import type { ImageSet, MediaImage, Video } from '../contract/link.js';
 import { toImageSet } from '../media/host-images.js';
-import type { VideoJobResult } from '../media/video.js';
-import type { Job } from '../ports.js';
+import { fileNameOf } from '../media/media-fetch.js';
 import type { PlatformContext } from './types.js';
 
 /** At most this many media items per post are hosted (a carousel can have 20). */
-export const MAX_MEDIA_ITEMS = 8;
+const MAX_MEDIA_ITEMS = 8;
 
 export interface MediaSource {
   kind: 'image' | 'video';
@@ -50,21 +49,11 @@ export async function hostImages(urls: (string | undefined)[], ctx: PlatformCont
 }
 
 /** The video job on a URL: the spec's Video, or undefined when it cannot be probed before the deadline. */
-export async function probeVideo(url: string, ctx: PlatformContext, id = 'video'): Promise<Video | undefined> {
-  const job = { id, kind: 'video', input: { url, fetchedAt: new Date().toISOString(), contentType: 'video/mp4', name: fileName(url) } } as Job;
+async function probeVideo(url: string, ctx: PlatformContext, id = 'video'): Promise<Video | undefined> {
+  const input = { url, fetchedAt: new Date().toISOString(), contentType: 'video/mp4', name: fileNameOf(url) };
   try {
-    const outcome = (await ctx.jobs.run([job], { requestId: ctx.requestId, deadline: ctx.deadline })).get(id);
-    if (!outcome?.ok) return undefined;
-    return (outcome.result as VideoJobResult).video;
-  } catch {
-    return undefined;
-  }
-}
-
-function fileName(url: string): string | undefined {
-  try {
-    const last = new URL(url).pathname.split('/').filter(Boolean).pop();
-    return last ? decodeURIComponent(last) : undefined;
+    const outcome = (await ctx.jobs.run([{ id, kind: 'video', input }], { requestId: ctx.requestId, deadline: ctx.deadline })).get(id);
+    return outcome?.ok ? outcome.result.video : undefined;
   } catch {
     return undefined;
   }

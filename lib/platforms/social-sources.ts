@@ -1,9 +1,10 @@
 /**
- * Small shared pieces of the part-2 platforms (microblog, photoshare, clips, retailer,
- * marketplace): fetching a platform page or JSON source through the guarded fetcher, reading a
- * page's meta tags, counts such as "1.2M" or "5.182", ids, and time stamps encoded in ids.
+ * Small pieces the platform modules share: fetching a platform page or JSON source through the
+ * guarded fetcher, reading a page's meta tags, counts such as "1.2M" or "5.182", ids, and time
+ * stamps encoded in ids.
  */
 import { detectEncoding } from '../fetch/charset.js';
+import { flatHeaders, header } from '../fetch/headers.js';
 import { hostProfileHeaders } from '../fetch/host-profiles.js';
 import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
 import { parsePageBytes, type PageData } from '../extract/parse-page.js';
@@ -88,7 +89,7 @@ export interface ParsedPage {
 
 /** Decodes and parses a fetched page; `meta('og:title', 'twitter:title')` gives the first non-empty one. */
 export function parsePlatformPage(res: FetchResult, ctx?: Pick<PlatformContext, 'noteLanguage'>): ParsedPage {
-  const contentType = headerOf(res, 'content-type');
+  const contentType = header(res.headers, 'content-type');
   const encoding = detectEncoding(res.body, contentType);
   const data = parsePageBytes(res.body, encoding);
   ctx?.noteLanguage?.(data.lang);
@@ -98,9 +99,7 @@ export function parsePlatformPage(res: FetchResult, ctx?: Pick<PlatformContext, 
   } catch {
     html = res.body.toString('utf8');
   }
-  const headers: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v === undefined ? undefined : String(v);
-  const wall = detectWall({ status: res.status, url: res.url, finalUrl: res.finalUrl, headers, page: data, head: res.body.subarray(0, 32 * 1024).toString('latin1') });
+  const wall = detectWall({ status: res.status, url: res.url, finalUrl: res.finalUrl, headers: flatHeaders(res.headers), page: data, head: res.body.subarray(0, 32 * 1024).toString('latin1') });
   const meta = (...names: string[]) => {
     for (const n of names) {
       const m = data.metas.find((x) => (x.property === n || x.name === n || x.itemprop === n) && x.content.trim());
@@ -109,11 +108,6 @@ export function parsePlatformPage(res: FetchResult, ctx?: Pick<PlatformContext, 
     return undefined;
   };
   return { res, data, html, ...(wall ? { wall } : {}), meta };
-}
-
-export function headerOf(res: FetchResult, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v === undefined ? undefined : String(v);
 }
 
 export const isOk = (status: number) => status >= 200 && status < 300;

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.js';
 import type { ImageSet, LinkRecord, LinkType, MediaImage } from '../contract/link.js';
-import type { IconCandidate } from '../extract/extract-page.js';
+import type { IconCandidate } from '../extract/icons.js';
 import type { FieldRules } from '../extract/rules.js';
 import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
 import type { JobRunner } from '../ports.js';

@@ -11,7 +11,8 @@
  * Upstream base URLs and the key are its settings (below), read as `config.platforms.videohost`.
  */
 import type { ImageSet, LinkRecord, VideohostUser, VideohostVideo } from '../contract/link.js';
-import type { IconCandidate } from '../extract/extract-page.js';
+import { iconCandidates, type IconCandidate } from '../extract/icons.js';
+import type { PageData } from '../extract/parse-page.js';
 import { cleanText } from '../extract/text.js';
 import { hostProfileHeaders } from '../fetch/host-profiles.js';
 import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
@@ -43,10 +44,10 @@ const settings = defineSettings('videohost', 'videohost (YouTube)', {
   },
 });
 
-export function videoObjectId(videoId: string): number {
+function videoObjectId(videoId: string): number {
   return stableId(`videohost:video:${videoId}`);
 }
-export function channelObjectId(channelId: string): number {
+function channelObjectId(channelId: string): number {
   return stableId(`videohost:user:${channelId}`);
 }
 
@@ -71,11 +72,6 @@ export function matchVideohost(url: URL): PlatformMatch | undefined {
   if (first === 'c' && segs[1]) return { kind: 'channel', ids: { custom: segs[1] } };
   if (first === 'user' && segs[1]) return { kind: 'channel', ids: { user: segs[1] } };
   return undefined;
-}
-
-/** The page's `<html lang>` (YouTube localises the page to the viewer; the video itself declares nothing). */
-function htmlLang(html: string): string | undefined {
-  return /<html\b[^>]*\blang="([^"]{2,20})"/i.exec(html.slice(0, 4096))?.[1];
 }
 
 function decodeSafe(s: string): string {
@@ -133,26 +129,9 @@ async function fetchJson(url: string, ctx: PlatformContext): Promise<{ status: n
   }
 }
 
-/** The site icons the page declares (`<link rel="icon">`), largest first; YouTube's favicon when it declares none. */
-function iconsOf(html: string): IconCandidate[] {
-  const head = html.slice(0, 200_000);
-  const out: IconCandidate[] = [];
-  for (const m of head.matchAll(/<link\b[^>]*>/gi)) {
-    const tag = m[0];
-    const rel = /\brel="([^"]*)"/i.exec(tag)?.[1]?.toLowerCase() ?? '';
-    const href = /\bhref="([^"]+)"/i.exec(tag)?.[1];
-    if (!href || !/(^|\s)(icon|apple-touch-icon)(\s|$)/.test(rel)) continue;
-    let url: string;
-    try {
-      url = new URL(href.replace(/&amp;/g, '&'), `${CANONICAL}/`).href;
-    } catch {
-      continue;
-    }
-    const size = Number(/\bsizes="(\d+)x\d+"/i.exec(tag)?.[1] ?? /_(\d+)x\d+\.png/.exec(href)?.[1] ?? 0) || undefined;
-    out.push({ url, rel, ...(size ? { size } : {}) });
-  }
-  out.sort((a, b) => (b.size ?? 0) - (a.size ?? 0));
-  return out.length ? out : [{ url: `${CANONICAL}/favicon.ico`, rel: 'icon' }];
+/** The site icons the page declares, best first (the page extraction's ranking), then YouTube's favicon. */
+function iconsOf(page: PageData | undefined): IconCandidate[] {
+  return iconCandidates(page ?? { links: [] }, `${CANONICAL}/`, `${CANONICAL}/`);
 }
 
 function isConsentWall(res: FetchResult): boolean {
@@ -221,7 +200,7 @@ async function extractVideo(videoId: string, ctx: PlatformContext): Promise<Plat
     type: 'VIDEOHOST_VIDEO',
     ok: true,
     status: res?.status && !isConsentWall(res) ? res.status : 200,
-    icons: iconsOf(html),
+    icons: iconsOf(page?.data),
     title: draft.title,
     // The watch page's own summary (the first ~160 characters on one line, as every preview shows
     // it); the full text is videohostVideo.description.
@@ -399,8 +378,8 @@ async function extractChannel(ids: Record<string, string>, ctx: PlatformContext)
       : ids.custom ? `/c/${encodeURIComponent(ids.custom)}`
         : `/user/${encodeURIComponent(ids.user)}`;
   const res = await fetchPage(`${yt.baseUrl}${path}`, ctx);
-  const html = res && res.status === 200 && !isConsentWall(res) ? res.body.toString('utf8') : '';
-  ctx.noteLanguage?.(htmlLang(html));
+  const page = res && res.status === 200 && !isConsentWall(res) ? parsePlatformPage(res, ctx) : undefined;
+  const html = page?.html ?? '';
   const data = html ? embeddedJson(html, 'ytInitialData') : undefined;
   const meta = at(data, 'metadata', 'channelMetadataRenderer') as Json | undefined;
 
@@ -436,7 +415,7 @@ async function extractChannel(ids: Record<string, string>, ctx: PlatformContext)
     type: 'VIDEOHOST_USER',
     ok: true,
     status: res?.status ?? 200,
-    icons: iconsOf(html),
+    icons: iconsOf(page?.data),
     title: draft.name,
     description: draft.description ?? '',
     ...(user.avatar ? { image: user.avatar } : {}),

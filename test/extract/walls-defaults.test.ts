@@ -1,5 +1,6 @@
 import { detectWall } from '../../lib/extract/walls';
-import { fileNameFromDisposition, finalize, titleFromUrl } from '../../lib/extract/defaults';
+import { finalize, titleFromUrl } from '../../lib/extract/defaults';
+import { fileNameFromDisposition } from '../../lib/fetch/headers';
 import { hostProfileHeaders } from '../../lib/fetch/host-profiles';
 import { DEFAULT_USER_AGENT } from '../../lib/config';
 import type { LinkRecord } from '../../lib/contract/link';

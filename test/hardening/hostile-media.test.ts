@@ -84,11 +84,12 @@ afterAll(async () => {
 
 /** The record and the outcomes of the jobs run for it. */
 async function preview(route: string) {
-  const jobs: JobOutcome[] = [];
+  const jobs: JobOutcome<any>[] = [];
   const inner = svc.deps.jobs;
   const run = inner.run;
+  const runInner = run.bind(inner);
   inner.run = async (list, options) => {
-    const out = await run.call(inner, list, options);
+    const out = await runInner(list, options);
     jobs.push(...out.values());
     return out;
   };

@@ -11,7 +11,7 @@
  * guard did not refuse, the socket would connect and the listener would record it.
  *
  * For each kind: the closed service refuses (the fetcher was asked, and the refusal came from
- * the guard: LinkNotAllowedError from checkUrl, or AddressNotAllowedError at lookup), no listener
+ * the guard: LinkNotAllowedError, from checkUrl or at lookup), no listener
  * sees a connection, and the record comes back without that image or icon; then the same page
  * through the same fetcher with loopback opened (allowLoopback) reaches that very listener, which
  * shows the listener, the resolver mapping and the sub-fetch are real.
@@ -20,7 +20,6 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 import { LinkNotAllowedError } from '../../lib/errors';
-import { AddressNotAllowedError } from '../../lib/fetch/address-guard';
 import { createFetcher, FetchFailure, type Fetcher, type FetcherDeps } from '../../lib/fetch/safe-fetch';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../helpers/service';
@@ -85,7 +84,7 @@ async function startListener(address: string): Promise<Listener> {
 type Outcome = 'fetched' | 'refused by checkUrl' | 'refused at lookup' | `failed: ${string}`;
 function outcomeOf(err: unknown): Outcome {
   if (err instanceof LinkNotAllowedError) return 'refused by checkUrl';
-  if (err instanceof FetchFailure && err.cause instanceof AddressNotAllowedError) return 'refused at lookup';
+  if (err instanceof FetchFailure && err.cause instanceof LinkNotAllowedError) return 'refused at lookup';
   return `failed: ${(err as { code?: string }).code ?? String(err)}`;
 }
 

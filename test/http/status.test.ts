@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
-import type { BlobStore, Job, JobOutcome, JobRunner, PutOptions, RunOptions } from '../../lib/ports';
+import type { BlobStore, JobRunner, PutOptions, RunOptions } from '../../lib/ports';
 import { buildLocalDeps } from '../../functions/wiring';
 import { httpApiEvent, silentLog, startTestServer, TEST_KEY, testConfig } from '../helpers/service';
 
@@ -21,7 +21,7 @@ function counting(blobs: BlobStore, jobs: JobRunner) {
     publicUrl: (key: string) => blobs.publicUrl(key),
   };
   const countedJobs: JobRunner = {
-    run: (j: Job[], options: RunOptions) => { calls.run.push(options); return jobs.run(j, options); },
+    run: (j, options) => { calls.run.push(options); return jobs.run(j, options); },
   };
   return { calls, blobs: countedBlobs, jobs: countedJobs };
 }
@@ -173,7 +173,7 @@ describe('GET /status with the key: the deep check', () => {
   });
 
   test('a failing dependency is 503 with a short reason, never the error text', async () => {
-    const s = setup({ jobs: { run: async (jobs: Job[]) => new Map<string, JobOutcome>(jobs.map((j) => [j.id, { id: j.id, ok: false, error: 'SQS /secret', ms: 1 }])) } });
+    const s = setup({ jobs: { run: async (jobs) => new Map(jobs.map((j) => [j.id, { id: j.id, ok: false, error: 'SQS /secret', ms: 1 }] as const)) } });
     try {
       const res = await s.get('/status', { authorization: `Bearer ${TEST_KEY}` });
       expect(res.statusCode).toBe(503);

@@ -13,7 +13,7 @@ import {
   imageRenderMb, jobMemoryMb, MemoryGate, MemoryWaitAborted, PDF_RENDER_MAX_PIXELS, PDF_WORKER_HOLD_MB, videoDecodeMb,
   workerMemoryBudgetMb, worstCaseMb, type MemoryLease,
 } from '../../lib/jobs/memory';
-import type { JobContext } from '../../lib/jobs/registry';
+import type { JobContext } from '../../lib/jobs/context';
 import { runImageJob } from '../../lib/media/images';
 import { describePdf, PDF_RENDER_WIDTH, runPdfWorker } from '../../lib/media/pdf';
 import { runVideoJob } from '../../lib/media/video';

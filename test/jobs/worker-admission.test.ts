@@ -10,7 +10,7 @@ import { createWorkerHandler } from '../../functions/worker';
 import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
 import type { Config } from '../../lib/config';
 import { jobMemoryMb, workerMemoryBudgetMb, worstCaseMb } from '../../lib/jobs/memory';
-import type { JobContext } from '../../lib/jobs/registry';
+import type { JobContext } from '../../lib/jobs/context';
 import type { BlobStore } from '../../lib/ports';
 import { silentLog, testConfig } from '../helpers/service';
 

@@ -30,6 +30,7 @@ test('a decoder running past its time cap is killed and reported as timed out', 
   const err = await runTool(await ffmpegBinary(), ['-v', 'error', '-re', '-f', 'lavfi', '-i', 'sine=frequency=440', '-f', 'null', '-'], { timeoutMs: 300 }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ToolError);
   expect((err as ToolError).timedOut).toBe(true);
+  expect((err as ToolError).transient).toBe(true);
 });
 
 test('an aborted job kills its decoder', async () => {
@@ -39,6 +40,7 @@ test('an aborted job kills its decoder', async () => {
   const err = await runTool(await ffmpegBinary(), ['-v', 'error', '-re', '-f', 'lavfi', '-i', 'sine=frequency=440', '-f', 'null', '-'], { timeoutMs: 10_000, signal: controller.signal }).catch((e: unknown) => e);
   expect((err as Error).message).toBe('aborted');
   expect((err as ToolError).timedOut).not.toBe(true);
+  expect((err as ToolError).transient).toBe(true);
 });
 
 test('the waveform decodes at most maxSeconds: a tone then silence looks loud throughout when capped at the tone', async () => {

@@ -1,8 +1,9 @@
 import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import type { Config } from '../../lib/config';
-import type { JobContext } from '../../lib/jobs/registry';
-import { renderImage, runImageJob, URL_MEMO, type HostedImage, type ImageJobResult } from '../../lib/media/images';
+import type { JobContext } from '../../lib/jobs/context';
+import type { HostedImage, ImageJobResult } from '../../lib/jobs/kinds';
+import { renderImage, runImageJob, URL_MEMO } from '../../lib/media/images';
 import { IMAGE_SIZE_NAMES } from '../../lib/media/image-sizes';
 import type { BlobStore } from '../../lib/ports';
 import { buildFetcher } from '../../functions/wiring';
@@ -199,7 +200,7 @@ describe('the image job', () => {
     expect(downloads()).toBe(2);
   });
 
-  test('a broken image is remembered for URL_MEMO.failedMs; a timeout or a 5xx is not remembered', async () => {
+  test('a broken image is remembered for URL_MEMO.failedMs; a timeout, a 5xx or a 429 is not remembered', async () => {
     const { ctx } = jobContext({ fetchTimeoutMs: 300 });
     fixture.route('/gone.png', { status: 404, body: 'no' });
     const count = (p: string) => fixture.requests.filter((q) => q.url === p).length;
@@ -219,6 +220,10 @@ describe('the image job', () => {
     await runImageJob({ url: fixture.url('/busy.png') }, ctx);
     await runImageJob({ url: fixture.url('/busy.png') }, ctx);
     expect(count('/busy.png')).toBe(2);
+    fixture.route('/limited.png', { status: 429, body: 'slow down' });
+    await runImageJob({ url: fixture.url('/limited.png') }, ctx);
+    expect((await runImageJob({ url: fixture.url('/limited.png') }, ctx)).reason).toMatch(/HTTP 429$/);
+    expect(count('/limited.png')).toBe(2);
     fixture.route('/slow.png', (_req, res) => { setTimeout(() => { res.writeHead(200, { 'content-type': 'image/png' }); res.end(); }, 1500); });
     expect((await runImageJob({ url: fixture.url('/slow.png') }, ctx)).reason).toBeDefined();
     await runImageJob({ url: fixture.url('/slow.png') }, ctx);

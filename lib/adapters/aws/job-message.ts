@@ -35,12 +35,12 @@ export type JobResultObject = {
 } & ({ ok: true; result: unknown } | { ok: false; error: string });
 
 /** A key segment from an id: only [A-Za-z0-9_=-], everything else escaped, so ids cannot walk out of their prefix. */
-export function keySegment(id: string): string {
+function keySegment(id: string): string {
   if (!id) throw new Error('empty id');
   return id.replace(/[^A-Za-z0-9_=-]/g, (c) => `~${c.codePointAt(0)!.toString(16)}`);
 }
 
-export function jobPrefix(requestId: string): string {
+function jobPrefix(requestId: string): string {
   return `jobs/${keySegment(requestId)}/`;
 }
 

@@ -71,7 +71,7 @@ function checkKey(key: string): string {
   return key;
 }
 
-export function isMissing(err: unknown): boolean {
+function isMissing(err: unknown): boolean {
   const e = err as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
   const status = e?.$metadata?.httpStatusCode;
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.Code === 'NoSuchKey' || status === 404 || status === 403;

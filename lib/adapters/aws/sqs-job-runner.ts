@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Log } from '../../log.js';
+import type { JobKind } from '../../jobs/kinds.js';
 import type { BlobStore, Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
 import { encodeJson, inputKey, JOB_MESSAGE_VERSION, parseJobResult, resultKey, type JobMessage } from './job-message.js';
 
@@ -57,8 +58,8 @@ export class SqsJobRunner implements JobRunner {
     this.maxInlineBytes = options.maxInlineBytes ?? 200 * 1024;
   }
 
-  async run(jobs: Job[], runOptions: RunOptions): Promise<Map<string, JobOutcome>> {
-    const outcomes = new Map<string, JobOutcome>();
+  async run<K extends JobKind>(jobs: Job<K>[], runOptions: RunOptions): Promise<Map<string, JobOutcome<K>>> {
+    const outcomes = new Map<string, JobOutcome<K>>();
     if (jobs.length === 0) return outcomes;
     const t0 = performance.now();
     const hard = this.options.hardDeadline?.();
@@ -91,6 +92,7 @@ export class SqsJobRunner implements JobRunner {
 
     // 2. Wait: poll S3 for the results with a short backoff, up to the deadline.
     const pending = new Map(jobs.filter((j) => queued.has(j.id)).map((j) => [j.id, resultKey(requestId, j.id)]));
+    const kinds = new Map(jobs.map((j) => [j.id, j.kind]));
     let delay = this.initialMs;
     while (pending.size > 0) {
       await Promise.all(
@@ -106,7 +108,8 @@ export class SqsJobRunner implements JobRunner {
           if (!r) return;
           pending.delete(id);
           const ms = performance.now() - t0;
-          outcomes.set(id, r.ok ? ({ id, ok: true, result: r.result, ms } as JobOutcome) : { id, ok: false, error: r.error, ms });
+          // The worker stored the result of the job's own kind (its handler's, lib/jobs/registry.ts).
+          outcomes.set(id, r.ok ? ({ id, kind: kinds.get(id), ok: true, result: r.result, ms } as JobOutcome<K>) : { id, ok: false, error: r.error, ms });
         }),
       );
       if (pending.size === 0) break;

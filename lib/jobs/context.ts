@@ -1,0 +1,18 @@
+/** What a job handler (lib/jobs/registry.ts) is given besides its input. */
+import type { Config } from '../config.js';
+import type { Fetcher } from '../fetch/safe-fetch.js';
+import type { BlobStore } from '../ports.js';
+import type { MemoryLease } from './memory.js';
+
+/** The guarded fetcher, the blob store and the configuration; the signal and memory lease of this run. */
+export interface JobContext {
+  fetch: Fetcher;
+  blobs: BlobStore;
+  config: Config;
+  signal?: AbortSignal;
+  /**
+   * The job's share of the worker's memory (lib/jobs/memory.ts): a part whose cost depends on a
+   * size learnt on the way (a render, a decode) holds its estimate first. Absent: no admission.
+   */
+  memory?: MemoryLease;
+}
