@@ -3,6 +3,10 @@
  * cdk.json / cdk.context.json):
  *
  *   apiKeyHashes               comma-separated SHA-256 hex digests of the bearer keys (npm run keygen)
+ *   apiKeyParameter            or: an SSM parameter (name or ARN) holding them, read at run time
+ *   apiKeyParameterKeyArn      its customer managed KMS key, if a SecureString has one (not for aws/ssm)
+ *   apiKeySecret               or: a Secrets Manager secret (name or ARN) holding them
+ *   apiKeyCacheSeconds         how long the function caches the parameter's or secret's digests (default 300)
  *   corsOrigins                comma-separated origins allowed by CORS (default: CORS off)
  *   throttleRateLimit          stage requests per second (default 20)
  *   throttleBurstLimit         stage burst (default 40)
@@ -16,7 +20,8 @@
  *
  * No account or region is needed to synthesize; deploy uses your AWS profile's.
  */
-import { App, RemovalPolicy } from 'aws-cdk-lib';
+import { App, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ApiKeys } from './constructs/api-keys.js';
 import { LinkPreviewStack } from './link-preview-stack.js';
 
 const app = new App();
@@ -34,17 +39,30 @@ const num = (key: string) => {
   return n;
 };
 
+/** One source of key digests: the hashes themselves, an SSM parameter or a secret (none: every call is refused). */
+function apiKeys(): ApiKeys {
+  const parameter = ctx('apiKeyParameter');
+  const secret = ctx('apiKeySecret');
+  const hashes = list('apiKeyHashes');
+  const given = [hashes.length > 0 && 'apiKeyHashes', parameter && 'apiKeyParameter', secret && 'apiKeySecret'].filter(Boolean);
+  if (given.length > 1) throw new Error(`${given.join(' and ')}: give one source of keys`);
+  const cacheSeconds = num('apiKeyCacheSeconds');
+  const cacheTtl = cacheSeconds === undefined ? undefined : Duration.seconds(cacheSeconds);
+  if (parameter) return ApiKeys.fromParameter(parameter, { cacheTtl, encryptionKey: ctx('apiKeyParameterKeyArn') });
+  if (secret) return ApiKeys.fromSecret(secret, { cacheTtl });
+  return ApiKeys.fromHashes(hashes);
+}
+
 const rate = num('throttleRateLimit');
 const burst = num('throttleBurstLimit');
 new LinkPreviewStack(app, ctx('stackName') ?? 'LinkLens', {
   description: 'linklens: self-hosted link previews (API Gateway, Lambda, SQS, S3, CloudFront)',
   env: process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } : undefined,
-  apiKeyHashes: list('apiKeyHashes').map((h) => h.toLowerCase()),
+  apiKeys: apiKeys(),
   corsOrigins: list('corsOrigins'),
   throttle: rate !== undefined || burst !== undefined ? { rateLimit: rate ?? 20, burstLimit: burst ?? 40 } : undefined,
   workerReservedConcurrency: num('workerReservedConcurrency'),
   workerBatchSize: num('workerBatchSize'),
-  alarmTopicArn: ctx('alarmTopicArn'),
-  alarmEmail: ctx('alarmEmail'),
+  alarms: { topicArn: ctx('alarmTopicArn'), email: ctx('alarmEmail') },
   bucketRemovalPolicy: ctx('destroyBucket') === 'true' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
 });

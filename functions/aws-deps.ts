@@ -1,19 +1,24 @@
 /**
  * The AWS adapters for the two Lambdas: S3 for blobs (assets through CloudFront, job results),
- * SQS for the job fan-out. Kept apart from wiring.ts's local adapters so the preview bundle does
+ * SQS for the job fan-out, SSM or Secrets Manager for key digests that change without a redeploy. Kept apart from wiring.ts's local adapters so the preview bundle does
  * not carry the job code (sharp, ffprobe), and the local server and the CLI do not load the AWS SDK.
  */
 import { S3Client } from '@aws-sdk/client-s3';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SSMClient } from '@aws-sdk/client-ssm';
 import { createKeyStore } from '../lib/auth/key-store.js';
 import type { Config } from '../lib/config.js';
+import { ENV } from '../lib/core-settings.js';
+import { ConfigError } from '../lib/settings.js';
+import { secretKeyHashSource, ssmKeyHashSource } from '../lib/adapters/aws/key-hash-source.js';
 import { fetcherFromConfig, type Fetcher } from '../lib/fetch/safe-fetch.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { S3BlobStore } from '../lib/adapters/aws/s3-blob-store.js';
 import { SqsJobRunner, type RunSummary } from '../lib/adapters/aws/sqs-job-runner.js';
 import type { HandlerDeps } from '../lib/http/preview-handler.js';
 import type { Log } from '../lib/log.js';
-import type { BlobStore } from '../lib/ports.js';
+import type { BlobStore, KeyStore } from '../lib/ports.js';
 import { BUDGET_MARGIN_MS, TimeBudget } from '../lib/budget.js';
 
 /** True when the environment names a bucket and a queue: the preview Lambda then uses S3 + SQS. */
@@ -27,6 +32,9 @@ export interface AwsDepsOptions {
   /** Clients (tests point them at s3rver and fauxqs on loopback); default: from the Lambda environment. */
   s3?: S3Client;
   sqs?: SQSClient;
+  /** The key digests' parameter or secret (LINKPREVIEW_API_KEY_PARAMETER / _SECRET): their clients. */
+  ssm?: SSMClient;
+  secrets?: SecretsManagerClient;
   resolver?: Resolver;
   /** The latest moment the current invocation may wait for jobs: its InvocationBudget's deadline (functions/preview.ts). */
   hardDeadline?: () => number | undefined;
@@ -59,7 +67,25 @@ export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: Bl
     onRun: options.onJobsSettled,
     poll: options.poll,
   });
-  return { config, log, fetch: fetcher(config, options.resolver, log), blobs, jobs, keys: createKeyStore(config), onAuthFailure: options.onAuthFailure };
+  const keys = buildAwsKeyStore(options);
+  return { config, log, fetch: fetcher(config, options.resolver, log), blobs, jobs, keys, onAuthFailure: options.onAuthFailure };
+}
+
+/**
+ * The preview's keys: the configured digests (LINKPREVIEW_API_KEY_HASHES), plus those of the SSM
+ * parameter or the secret when one is named, read through Powertools and cached for
+ * LINKPREVIEW_API_KEY_CACHE_S (a failed read keeps the last digests as long, a minute at most).
+ */
+export function buildAwsKeyStore(options: { config: Config; log: Log; ssm?: SSMClient; secrets?: SecretsManagerClient }): KeyStore {
+  const { config, log } = options;
+  if (config.apiKeyParameter && config.apiKeySecret) throw new ConfigError(`Invalid configuration: ${ENV.apiKeyParameter} and ${ENV.apiKeySecret} are both set (set one)`);
+  const read = { maxAgeSeconds: config.apiKeyCacheSeconds, log, retryAfterMs: Math.min(config.apiKeyCacheSeconds * 1000, 60_000) };
+  const source = config.apiKeyParameter
+    ? ssmKeyHashSource({ ...read, name: config.apiKeyParameter, client: options.ssm })
+    : config.apiKeySecret
+      ? secretKeyHashSource({ ...read, name: config.apiKeySecret, client: options.secrets })
+      : undefined;
+  return createKeyStore(config, source);
 }
 
 /** The worker's ports: the job context (fetcher, S3 blobs, config). */

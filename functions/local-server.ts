@@ -98,19 +98,18 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   // `Expect: 100-continue` (curl sends it for large bodies): the client is asked for the body only
   // when it will be read, so a refused upload is answered before it is sent.
   server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    let proceed = false;
-    try {
-      proceed = readsBody(req) && !(Number(req.headers['content-length']) > MAX_REQUEST_BODY_BYTES);
-    } catch {
-      proceed = false; // a key store that throws: handle() answers the 500
-    }
-    if (proceed) res.writeContinue();
-    server.emit('request', req, res);
+    readsBody(req)
+      .then((reads) => reads && !(Number(req.headers['content-length']) > MAX_REQUEST_BODY_BYTES))
+      .catch(() => false) // a key store that throws: handle() answers the 500
+      .then((proceed) => {
+        if (proceed) res.writeContinue();
+        server.emit('request', req, res);
+      });
   });
 
   /** Only a POST with a valid key has its body read (up to the cap). */
-  function readsBody(req: http.IncomingMessage): boolean {
-    return req.method === 'POST' && !bearerRejection(deps.keys, req.headers.authorization);
+  async function readsBody(req: http.IncomingMessage): Promise<boolean> {
+    return req.method === 'POST' && !(await bearerRejection(deps.keys, req.headers.authorization));
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string, timer: PhaseTimer): Promise<void> {
@@ -123,7 +122,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     // Anything else reaches the handler with no body, which answers it (401, 404, 405, /status)
     // without it; an unread body is never drained, the connection is closed after the answer.
     let body: Buffer = Buffer.alloc(0);
-    if (readsBody(req)) {
+    if (await readsBody(req)) {
       const read = await readBody(req, MAX_REQUEST_BODY_BYTES);
       if (read === null) {
         const err = new LinkPreviewError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes.`);

@@ -12,7 +12,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { ENV, loadConfig, type Config } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import type { HandlerDeps, PreviewHandler } from '../lib/http/preview-handler.js';
@@ -84,6 +86,8 @@ async function init(): Promise<PreviewHandler> {
       log: obs.log,
       s3: obs.tracer.captureAWSv3Client(new S3Client({})),
       sqs: obs.tracer.captureAWSv3Client(new SQSClient({})),
+      ssm: config.apiKeyParameter ? obs.tracer.captureAWSv3Client(new SSMClient({})) : undefined,
+      secrets: config.apiKeySecret ? obs.tracer.captureAWSv3Client(new SecretsManagerClient({})) : undefined,
       hardDeadline: budget.deadline,
       onAuthFailure,
       onJobsSettled: (s) => {

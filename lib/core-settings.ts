@@ -35,6 +35,18 @@ const SECURITY = defineSettings('security', 'Keys and the SSRF guard', {
     default: [],
     doc: 'SHA-256 hex digests of bearer keys: what the AWS stack passes (plain keys never reach AWS).',
   },
+  apiKeyParameter: {
+    env: 'LINKPREVIEW_API_KEY_PARAMETER', type: text({ allowed: 'SSM parameter name or ARN' }), default: '',
+    doc: 'AWS: an SSM parameter holding more key digests (a SecureString or String of comma-separated digests, or a StringList), read by the preview Lambda and cached for `LINKPREVIEW_API_KEY_CACHE_S`: keys are added and revoked without a redeploy.',
+  },
+  apiKeySecret: {
+    env: 'LINKPREVIEW_API_KEY_SECRET', type: text({ allowed: 'Secrets Manager secret name or ARN' }), default: '',
+    doc: 'AWS: or a Secrets Manager secret holding them (comma-separated digests or a JSON array of them), read and cached the same way. Not both.',
+  },
+  apiKeyCacheSeconds: {
+    env: 'LINKPREVIEW_API_KEY_CACHE_S', type: int(0, 86_400), default: 300,
+    doc: 'Seconds the digests of the parameter or secret are cached: an added or revoked key takes effect within this time (0: read at every request). A failed read keeps the last digests this long (a minute at most).',
+  },
   allowLoopback: {
     env: 'LINKPREVIEW_ALLOW_LOOPBACK', type: bool(), default: false,
     doc: 'Local development: opens the SSRF guard to loopback alone (127.0.0.0/8, `::1`, `localhost`) on any port; nothing private, link-local or metadata. Warns at start.',

@@ -48,6 +48,14 @@ export interface JobRunner {
 
 /** Checks bearer keys. */
 export interface KeyStore {
-  verify(presentedKey: string): boolean;
-  readonly size: number;
+  /** True when the key is one of the current keys (a store fed by a KeyHashSource may fetch them first). */
+  verify(presentedKey: string): Promise<boolean>;
+}
+
+/**
+ * Key digests that can change without a redeploy (an SSM parameter, a Secrets Manager secret):
+ * the current SHA-256 hex digests, which the source may cache for its own max age.
+ */
+export interface KeyHashSource {
+  hashes(): Promise<readonly string[]>;
 }

@@ -16,6 +16,8 @@ const SNS_ARN = /^arn:aws[a-z-]*:sns:([a-z0-9-]+):(\d{12}):[A-Za-z0-9_-]{1,256}$
 const EMAIL = /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/;
 
 export interface AlarmsProps {
+  /** The alarms are named `<namePrefix>-<alarm>`. Default: the stack's name. */
+  namePrefix?: string;
   /** The jobs' dead-letter queue (the screenshot queue parks its failures there too). */
   deadLetterQueue: sqs.IQueue;
   /** The preview function and its timeout (PreviewFunction.fn / .timeout): the duration alarm is a share of it. */
@@ -75,7 +77,8 @@ export class Alarms extends Construct {
       this.topic = topic;
     }
 
-    const name = (suffix: string) => `${stack.stackName}-${suffix}`;
+    const prefix = props.namePrefix ?? stack.stackName;
+    const name = (suffix: string) => `${prefix}-${suffix}`;
     const atLeastOne = {
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -9,8 +9,6 @@ import { functionCode, PREVIEW_BUNDLE } from './bundling.js';
 export const API_LIMIT = Duration.seconds(29);
 
 export interface PreviewFunctionProps {
-  /** SHA-256 hex digests of the accepted bearer keys (never the keys). */
-  apiKeyHashes: string[];
   timeout?: Duration;
   /** The budget of the synchronous wait for jobs, from the start of the invocation (< timeout). */
   jobDeadline?: Duration;
@@ -24,7 +22,7 @@ export interface PreviewFunctionProps {
 /**
  * The thin preview function (functions/preview.ts): validates the request and key, fetches and
  * extracts the page, fans the heavy jobs out and assembles the record. Bundled small: no job code
- * (sharp, ffprobe) and no AWS SDK (the runtime has it).
+ * (sharp, ffprobe) and no AWS SDK (the runtime has it). Its keys are set by ApiKeys.bind.
  */
 export class PreviewFunction extends Construct {
   readonly fn: lambda.Function;
@@ -34,7 +32,7 @@ export class PreviewFunction extends Construct {
   readonly serviceName = 'linklens-preview';
   readonly metricsNamespace = 'linklens';
 
-  constructor(scope: Construct, id: string, props: PreviewFunctionProps) {
+  constructor(scope: Construct, id: string, props: PreviewFunctionProps = {}) {
     super(scope, id);
     this.timeout = props.timeout ?? Duration.seconds(28);
     this.jobDeadline = props.jobDeadline ?? Duration.seconds(25);
@@ -58,7 +56,6 @@ export class PreviewFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: this.serviceName,
         [ENV.metricsNamespace]: this.metricsNamespace,
-        [ENV.apiKeyHashes]: props.apiKeyHashes.join(','),
         [ENV.jobDeadlineMs]: String(this.jobDeadline.toMilliseconds()),
         [ENV.recordDeadlineMs]: String(recordDeadline.toMilliseconds()),
         [ENV.fetchTimeoutMs]: String(fetchTimeout.toMilliseconds()),

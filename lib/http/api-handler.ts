@@ -32,7 +32,7 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
   async function status(info: HttpRequestInfo, requestId: string, timer: PhaseTimer): Promise<HttpResponse> {
     const authorization = (info.headers.authorization ?? '').trim();
     if (authorization !== '') {
-      const rejection = bearerRejection(deps.keys, authorization);
+      const rejection = await bearerRejection(deps.keys, authorization);
       if (rejection) {
         deps.onAuthFailure?.();
         deps.log.info('request rejected', { requestId, status: 401, errorCode: 'UNAUTHORIZED', path: '/status' });

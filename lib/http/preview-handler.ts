@@ -89,7 +89,7 @@ export function createPreviewHandler(deps: HandlerDeps) {
     before: async (request: Request) => {
       const { info } = state(request);
       if (info.kind === 'direct') return; // already authorized by IAM (lambda:InvokeFunction)
-      const rejection = bearerRejection(deps.keys, info.headers.authorization);
+      const rejection = await bearerRejection(deps.keys, info.headers.authorization);
       if (rejection) {
         deps.onAuthFailure?.();
         throw new UnauthorizedError(rejection);

@@ -14,7 +14,9 @@ import { PreviewFunction } from '../../cdk/constructs/preview-function';
 import { WORKER_MEMORY_MB } from '../../cdk/constructs/worker-function';
 import { imageRenderMb, jobMemoryMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb, worstCaseMb } from '../../lib/jobs/memory';
 import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
-import { newKey } from '../../cdk/keygen';
+import { ApiKeys } from '../../cdk/constructs/api-keys';
+import { execFileSync } from 'node:child_process';
+import { dropDigest, keygenText, newKey } from '../../cdk/keygen';
 import { loadConfig } from '../../lib/config';
 
 process.env.CDK_VALIDATION = 'false';
@@ -33,7 +35,7 @@ function synth(props: Partial<LinkPreviewStackProps> = {}, context: Record<strin
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
   const stack = new LinkPreviewStack(app, 'Test', {
     env: { account: '123456789012', region: 'eu-west-1' },
-    apiKeyHashes: [HASH],
+    apiKeys: ApiKeys.fromHashes([HASH]),
     layerCode: { ffmpeg: tinyLayer('ffmpeg'), sharp: tinyLayer('sharp'), chromium: tinyLayer('chromium') },
     ...props,
   });
@@ -246,15 +248,30 @@ describe('settings', () => {
   });
 
   test('the stack refuses plain keys in place of hashes', () => {
-    expect(() => synth({ apiKeyHashes: ['my-secret-key'] })).toThrow(/not a SHA-256 hex digest/);
+    expect(() => synth({ apiKeys: ApiKeys.fromHashes(['my-secret-key']) })).toThrow(/not a SHA-256 hex digest/);
   });
 
   test('keygen makes a key whose hash the service accepts', () => {
     const { key, hash } = newKey();
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
     expect(key.length).toBeGreaterThan(40);
-    const t = synth({ apiKeyHashes: [hash] });
+    const t = synth({ apiKeys: ApiKeys.fromHashes([hash]) });
     t.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ LINKPREVIEW_API_KEY_HASHES: hash }) } });
+  });
+
+  test('keygen prints the commands that add the digest to the SSM parameter or the secret, and that revoke it', () => {
+    const { key, hash } = newKey();
+    const text = keygenText(key, hash, { parameter: '/team/keys' });
+    expect(text).toContain(`npx cdk deploy -c apiKeyHashes=${hash}`);
+    expect(text).toContain(`aws ssm put-parameter --name /team/keys --type SecureString --value ${hash}\n`);
+    expect(text).toContain(`--with-decryption --query Parameter.Value --output text),${hash}"`);
+    expect(text).toContain(`aws secretsmanager create-secret --name linklens/api-key-hashes --secret-string ${hash}\n`);
+    expect(text.match(new RegExp(`\\| ${dropDigest(hash).replace(/[|\\]/g, '\\$&')}\\)"`, 'g'))).toHaveLength(2);
+    expect(text.split(key)).toHaveLength(2); // the key is printed once, at the top
+    // The revoke filter drops exactly that digest from a comma-separated list.
+    const [a, b] = [newKey().hash, newKey().hash];
+    const filtered = execFileSync('sh', ['-c', `printf %s '${a},${hash},${b}' | ${dropDigest(hash)}`], { encoding: 'utf8' }).trim();
+    expect(filtered).toBe(`${a},${b}`);
   });
 });
 
@@ -358,13 +375,13 @@ describe('alarms', () => {
     expect(p.Statistic).toBeUndefined();
     expect(DURATION_ALARM_RATIO).toBe(0.8);
     expect(p.Threshold).toBe(preview.Properties.Timeout * 1000 * DURATION_ALARM_RATIO);
-    expect(p.Threshold).toBe(mainStack.preview.timeout.toMilliseconds() * 0.8);
+    expect(p.Threshold).toBe(mainStack.service.preview.timeout.toMilliseconds() * 0.8);
   });
 
   test('the threshold follows the PreviewFunction timeout', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Short');
-    const fn = new PreviewFunction(stack, 'Preview', { apiKeyHashes: [HASH], timeout: Duration.seconds(20), jobDeadline: Duration.seconds(15) });
+    const fn = new PreviewFunction(stack, 'Preview', { timeout: Duration.seconds(20), jobDeadline: Duration.seconds(15) });
     new Alarms(stack, 'Alarms', { deadLetterQueue: new sqs.Queue(stack, 'Dlq'), preview: fn, workers: {} });
     const t = Template.fromStack(stack);
     t.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Duration', ExtendedStatistic: 'p95', Threshold: 16000 });
@@ -376,7 +393,7 @@ describe('alarms', () => {
     expect(alarm('Errors', ofFunction(shotId))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', ...gte1 });
     const t = synth({ screenshots: false });
     expect(alarms(t).filter((p: any) => p.MetricName === 'Errors')).toHaveLength(1); // the worker (the preview's is an expression)
-    expect(lastStack!.alarms.workerErrors.ScreenshotWorker).toBeUndefined();
+    expect(lastStack!.service.alarms.workerErrors.ScreenshotWorker).toBeUndefined();
   });
 
   test('without a topic or an email the alarms have no actions and no topic is created', () => {
@@ -392,9 +409,9 @@ describe('alarms', () => {
   });
 
   test('alarmEmail: a topic with the email subscribed; alarm and OK actions go to it', () => {
-    const t = synth({ alarmEmail: 'ops@example.com' });
+    const t = synth({ alarms: { email: 'ops@example.com' } });
     const stack = lastStack!;
-    expect(stack.alarms.all).toHaveLength(6);
+    expect(stack.service.alarms.all).toHaveLength(6);
     const [topicId] = Object.keys(t.findResources('AWS::SNS::Topic'));
     t.resourceCountIs('AWS::SNS::Topic', 1);
     t.resourceCountIs('AWS::SNS::TopicPolicy', 0); // the default policy lets CloudWatch publish
@@ -408,7 +425,7 @@ describe('alarms', () => {
 
   test('alarmTopicArn: the actions are that ARN, no topic is created', () => {
     const arn = 'arn:aws:sns:eu-west-1:123456789012:ops-alerts';
-    const t = synth({ alarmTopicArn: arn });
+    const t = synth({ alarms: { topicArn: arn } });
     t.resourceCountIs('AWS::SNS::Topic', 0);
     t.resourceCountIs('AWS::SNS::Subscription', 0);
     expect(alarms(t)).toHaveLength(6);
@@ -416,17 +433,17 @@ describe('alarms', () => {
       expect(p.AlarmActions).toEqual([arn]);
       expect(p.OKActions).toEqual([arn]);
     }
-    expect(lastStack!.alarms.topic!.topicArn).toBe(arn);
+    expect(lastStack!.service.alarms.topic!.topicArn).toBe(arn);
     Annotations.fromStack(lastStack!).hasNoWarning('*', Match.stringLikeRegexp('alarmTopicArn'));
-    synth({ alarmTopicArn: 'arn:aws:sns:us-east-1:123456789012:ops-alerts' });
+    synth({ alarms: { topicArn: 'arn:aws:sns:us-east-1:123456789012:ops-alerts' } });
     Annotations.fromStack(lastStack!).hasWarning('*', Match.stringLikeRegexp('alarmTopicArn is in us-east-1 but the stack in eu-west-1'));
   });
 
   test('a bad email, a bad ARN or both fail synth with a clear message', () => {
-    expect(() => synth({ alarmEmail: 'ops.example.com' })).toThrow(/alarmEmail: "ops.example.com" is not an email address/);
-    expect(() => synth({ alarmTopicArn: 'arn:aws:sqs:eu-west-1:123456789012:ops' })).toThrow(/alarmTopicArn: .* is not an SNS topic ARN/);
-    expect(() => synth({ alarmTopicArn: 'ops-alerts' })).toThrow(/not an SNS topic ARN/);
-    expect(() => synth({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops', alarmEmail: 'ops@example.com' })).toThrow(/give one/);
+    expect(() => synth({ alarms: { email: 'ops.example.com' } })).toThrow(/alarmEmail: "ops.example.com" is not an email address/);
+    expect(() => synth({ alarms: { topicArn: 'arn:aws:sqs:eu-west-1:123456789012:ops' } })).toThrow(/alarmTopicArn: .* is not an SNS topic ARN/);
+    expect(() => synth({ alarms: { topicArn: 'ops-alerts' } })).toThrow(/not an SNS topic ARN/);
+    expect(() => synth({ alarms: { topicArn: 'arn:aws:sns:eu-west-1:123456789012:ops', email: 'ops@example.com' } })).toThrow(/give one/);
   });
 });
 

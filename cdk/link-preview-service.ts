@@ -1,0 +1,126 @@
+/**
+ * linklens as one construct, for this repository's stack (cdk/link-preview-stack.ts) and for a
+ * CDK app of your own (docs/deploy-aws.md, "Embed it in your own CDK app"):
+ *
+ *   const links = new LinkPreviewService(this, 'Links', { apiKeys: ApiKeys.fromParameter('/linklens/api-key-hashes') });
+ *   links.grantInvoke(myFunction);
+ */
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { ENV } from '../lib/core-settings.js';
+import { Alarms } from './constructs/alarms.js';
+import type { ApiKeys } from './constructs/api-keys.js';
+import { ASSETS_PREFIX, AssetStore, JOBS_PREFIX } from './constructs/asset-store.js';
+import { BrowserLayer } from './constructs/browser-layer.js';
+import { JobQueue } from './constructs/job-queue.js';
+import { MediaLayers } from './constructs/media-layers.js';
+import { PreviewApi } from './constructs/preview-api.js';
+import { PreviewFunction } from './constructs/preview-function.js';
+import { ScreenshotWorkerFunction } from './constructs/screenshot-worker-function.js';
+import { WorkerFunction } from './constructs/worker-function.js';
+
+export { ApiKeys, DEFAULT_KEY_CACHE, type ParameterKeysOptions, type RemoteKeysOptions } from './constructs/api-keys.js';
+
+export interface LinkPreviewServiceProps {
+  /** Where the preview function finds the bearer keys' SHA-256 digests: `ApiKeys.fromHashes`, `.fromParameter` or `.fromSecret`. */
+  apiKeys: ApiKeys;
+  /** Browser origins allowed to call the API (CORS). None: CORS is off. */
+  corsOrigins?: string[];
+  /** The API stage's steady requests per second and burst. Default 20 / 40. */
+  throttle?: { rateLimit: number; burstLimit: number };
+  /** Caps how many workers run at once (protects the account's concurrency). Default: unreserved. */
+  workerReservedConcurrency?: number;
+  /** SQS messages per worker invocation. Default 4. */
+  workerBatchSize?: number;
+  /** Page screenshots in their own worker with a browser layer. Default true. */
+  screenshots?: boolean;
+  screenshotWorkerReservedConcurrency?: number;
+  /**
+   * Where the alarms notify (alarm and OK): an existing SNS topic of the same region, or a topic
+   * created with this address subscribed. Neither: the alarms exist without actions; both: refused.
+   */
+  alarms?: { topicArn?: string; email?: string };
+  /** Retain (default) or destroy the asset bucket on `cdk destroy`. */
+  bucketRemovalPolicy?: RemovalPolicy;
+  /** Replaces the built layer contents (tests: synthesizing without building the layers). */
+  layerCode?: { ffmpeg: lambda.Code; sharp: lambda.Code; chromium?: lambda.Code };
+}
+
+/**
+ * The whole service: API Gateway (HTTP API) -> preview Lambda -> SQS -> worker Lambdas -> S3,
+ * with the preview waiting for the results; assets served by CloudFront; alarms.
+ */
+export class LinkPreviewService extends Construct {
+  /** The preview function: POST / behind the API, and direct invocation by other Lambdas (`grantInvoke`). */
+  readonly previewFunction: lambda.Function;
+  /** The HTTP API (`api.url` is the URL to POST to). */
+  readonly api: PreviewApi;
+  /** The CloudFront domain serving `/assets/...` (the images in records). */
+  readonly assetsDomain: string;
+
+  readonly preview: PreviewFunction;
+  readonly worker: WorkerFunction;
+  readonly jobs: JobQueue;
+  readonly store: AssetStore;
+  readonly screenshotWorker?: ScreenshotWorkerFunction;
+  readonly screenshotJobs?: JobQueue;
+  readonly alarms: Alarms;
+
+  constructor(scope: Construct, id: string, props: LinkPreviewServiceProps) {
+    super(scope, id);
+    this.store = new AssetStore(this, 'Assets', { removalPolicy: props.bucketRemovalPolicy });
+    const layers = new MediaLayers(this, 'Layers', { code: props.layerCode });
+    this.worker = new WorkerFunction(this, 'Worker', { layers, reservedConcurrency: props.workerReservedConcurrency, timeout: Duration.seconds(60) });
+    this.jobs = new JobQueue(this, 'Jobs', { workerTimeout: this.worker.timeout });
+    this.preview = new PreviewFunction(this, 'Preview', {});
+    this.previewFunction = this.preview.fn;
+    props.apiKeys.bind(this.previewFunction);
+    this.api = new PreviewApi(this, 'Api', { handler: this.previewFunction, throttle: props.throttle, corsOrigins: props.corsOrigins });
+    this.assetsDomain = this.store.distribution.distributionDomainName;
+
+    // Each grant sets its env var with it.
+    this.jobs.grantSendTo(this.previewFunction);
+    // The preview reads job results and stores large job inputs (jobs/); it writes no assets.
+    this.store.grantTo(this.previewFunction, { read: [JOBS_PREFIX], write: [JOBS_PREFIX] });
+    // The worker reads inputs and existing renditions, writes renditions and results.
+    this.store.grantTo(this.worker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
+    this.jobs.attachWorker(this.worker.fn, { batchSize: props.workerBatchSize });
+
+    // Screenshots: the same fan-out (the preview sends, a worker writes the result to jobs/, the
+    // preview waits), on a queue of their own whose worker has the browser layer and the memory.
+    if (props.screenshots ?? true) {
+      const browser = new BrowserLayer(this, 'Browser', { code: props.layerCode?.chromium });
+      this.screenshotWorker = new ScreenshotWorkerFunction(this, 'ScreenshotWorker', {
+        sharpLayer: layers.sharp,
+        browserLayer: browser.layer,
+        reservedConcurrency: props.screenshotWorkerReservedConcurrency,
+        timeout: Duration.seconds(60),
+      });
+      this.screenshotJobs = new JobQueue(this, 'ScreenshotJobs', { workerTimeout: this.screenshotWorker.timeout, deadLetterQueue: this.jobs.deadLetterQueue });
+      this.screenshotJobs.grantSendTo(this.previewFunction, ENV.screenshotQueueUrl);
+      this.previewFunction.addEnvironment(ENV.screenshots, 'on');
+      this.store.grantTo(this.screenshotWorker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
+      this.screenshotJobs.attachWorker(this.screenshotWorker.fn, { batchSize: 1 });
+    } else {
+      this.previewFunction.addEnvironment(ENV.screenshots, 'off');
+    }
+
+    // Alarm names start with the stack's name; a second service in one stack adds its own id.
+    const stackName = Stack.of(this).stackName;
+    this.alarms = new Alarms(this, 'Alarms', {
+      namePrefix: id === 'Default' ? stackName : `${stackName}-${id}`,
+      deadLetterQueue: this.jobs.deadLetterQueue,
+      preview: this.preview,
+      workers: { Worker: this.worker.fn, ...(this.screenshotWorker && { ScreenshotWorker: this.screenshotWorker.fn }) },
+      topicArn: props.alarms?.topicArn,
+      email: props.alarms?.email,
+    });
+  }
+
+  /** Lets a caller (a Lambda's role, any IGrantable) invoke the preview function directly (lambda:InvokeFunction). */
+  grantInvoke(grantee: iam.IGrantable): iam.Grant {
+    return this.previewFunction.grantInvoke(grantee);
+  }
+}
