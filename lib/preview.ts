@@ -15,16 +15,15 @@ import { withRules } from './extract/rules.js';
 import { finalize, type DefaultHints } from './extract/defaults.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
-import { hostImages, type ImageSources } from './media/host-images.js';
+import { hostImage, hostImages, type HostedImages, type ImageSources } from './media/host-images.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { describePage, type DescribedPage } from './page/describe-page.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
-import { hostImage } from './media/host-images.js';
 import { matchPlatform } from './platforms/index.js';
 import { acceptedLanguage, detectLanguage } from './language/detect.js';
 import { normalizeLanguage } from './extract/language.js';
 import type { PlatformContext, PlatformPreview } from './platforms/types.js';
-import type { BlobStore, JobRunner } from './ports.js';
+import type { BlobStore, JobRunner, RunOptions } from './ports.js';
 import type { PhaseTimer } from './timing.js';
 
 export interface PreviewPorts {
@@ -98,7 +97,6 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
 }
 
 async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar): Promise<PreviewOutcome> {
-  const { config } = ports;
   const fetch = budgetedFetcher(ports.fetch, budget);
 
   // 0. A platform link (videohost, codehost, forum, ...) gets the platform's own data; when its
@@ -109,30 +107,12 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
   // 1. Fetch. A forbidden address (LinkNotAllowedError) propagates as a 400; any other upstream
   //    failure (the budget's end included: TIMEOUT) is an ok:false record with the status seen
   //    and the trail so far.
-  let res: FetchResult;
-  try {
-    res = await ctx.timer.time('fetch', () =>
-      fetch(link, {
-        maxBytes: config.maxPageBytes,
-        onTooLarge: 'truncate',
-        timeoutMs: config.fetchTimeoutMs,
-        // Per-host User-Agent and consent cookie (lib/fetch/host-profiles.ts), then the caller's language.
-        headers: { ...hostProfileHeaders(link, config.userAgent), ...(ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : {}) },
-        // The consent cookie follows the chain through the profile's own hosts (youtu.be -> www.youtube.com), no further.
-        cookieHosts: hostProfileFor(link)?.hosts,
-      }),
-    );
-  } catch (err) {
-    if (!(err instanceof FetchFailure)) throw err;
-    return {
-      record: { ...base, ok: false, type: 'UNKNOWN', status: err.status, ...redirection(err.trail) },
-      upstreamError: err.code,
-    };
-  }
+  const res = await ctx.timer.time('fetch', () => fetchLink(link, fetch, ports.config, ctx.acceptLanguage));
+  if (res instanceof FetchFailure) return unanswered(base, res);
 
   // The link answered: from here on, a cut-off record is ok as far as its status goes.
-  const fetched: LinkRecord = { ...base, ok: res.status >= 200 && res.status < 300, type: 'UNKNOWN', status: res.status, size: res.declaredSize ?? res.body.length, ...redirection(res.trail) };
-  sofar.outcome = () => ({ record: finalize(structuredClone(fetched)) });
+  const answered = answeredRecord(base, res);
+  sofar.outcome = () => ({ record: finalize(structuredClone(answered)) });
 
   // A short link (redd.it, t.co, amzn.to, ...) that redirected to a platform URL.
   if (res.trail.length > 1) {
@@ -141,61 +121,145 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
   }
 
   // The jobs' own deadline, within the budget.
-  const deadline = budget.until(Date.now() + config.recordDeadlineMs);
-  let sources: ImageSources = {};
-  const hints: DefaultHints = {};
-  let pageJobs: Promise<DescribedPage> | undefined;
+  const jobOptions: RunOptions = { requestId: ctx.requestId, deadline: budget.until(Date.now() + ports.config.recordDeadlineMs) };
 
-  // 2. Classify and extract.
-  const record: LinkRecord = await ctx.timer.time('extract', async () => {
-    const contentType = header(res.headers, 'content-type');
-    const { type } = await classify(contentType, res.body);
-    const r: LinkRecord = { ...fetched, type: type as LinkType };
-    // Cut off from here on: this record as it stands (jobs add to it in place).
-    sofar.outcome = () => ({ record: finalize(structuredClone(r), { ...hints }) });
-    if (type === 'PAGE') {
-      // A platform page read generically (its own source failed) gets the platform's page rules in front.
-      const pageRules = matchPlatformUrl(res.finalUrl)?.platform.pageRules;
-      const page: PageExtraction = await extractPage(res, contentType, { fetch, config, ...(pageRules ? { rules: withRules(pageRules) } : {}) });
-      if (page.title) r.title = page.title;
-      if (page.description) r.description = page.description;
-      if (page.language) r.language = page.language;
-      if (page.siteName) hints.siteName = page.siteName;
-      // A wall (bot challenge, consent or login redirect): ok:false with the status seen, real metadata kept.
-      if (page.wall) r.ok = false;
-      // The `page` object (content versions, reading time, screenshot): jobs that run beside the image jobs.
-      else if (r.ok) pageJobs = describePage(res, contentType, ports, { requestId: ctx.requestId, deadline }).catch((): DescribedPage => ({}));
-      sources = { image: page.image, icons: page.icons, backgroundColor: page.backgroundColor };
-    } else {
-      hints.fileName = fileNameFromDisposition(header(res.headers, 'content-disposition'));
-    }
-    if (type === 'IMAGE') {
-      // An IMAGE link is hosted as the top-level `image`: from the bytes already read, or, when they
-      // were cut at the page cap, downloaded again by the job under the (larger) image cap.
-      sources = res.truncated ? { image: { url: res.finalUrl } } : { imageBytes: res.body };
-    }
-    // VIDEO, AUDIO, DOCUMENT, TEXT: the type's object (probe, frames, waveform, PDF, text) from a job under the deadline.
-    if (MEDIA_LINK_TYPES.has(type)) Object.assign(r, await describeMedia(type, res, ports, { requestId: ctx.requestId, deadline }));
-    return r;
-  });
+  // 2. Classify and extract: the record's fields, the image sources, the page's jobs started.
+  const extraction = await ctx.timer.time('extract', () => extract(res, answered, { ...ports, fetch }, jobOptions, sofar));
+  sofar.outcome = () => ({ record: finalize(structuredClone(extraction.record), { ...extraction.hints }) });
 
-  // 3. Jobs: host the images (and, with the media issues, probe media) concurrently, up to the deadline.
-  const [hosted, described] = await ctx.timer.time('jobs', () => Promise.all([hostImages(sources, ports.jobs, { requestId: ctx.requestId, deadline }), pageJobs]));
+  // 3. Jobs: host the images (and finish the page's jobs) concurrently, up to the deadline.
+  const done = await ctx.timer.time('jobs', () => runJobs(extraction, ports.jobs, jobOptions));
+
+  // 4. Assemble.
+  return { record: assemble(extraction, done) };
+}
+
+/** Fetches the link with its host's profile (User-Agent, consent cookie) and the caller's language; a FetchFailure is returned, not thrown. */
+async function fetchLink(link: string, fetch: Fetcher, config: Config, acceptLanguage: string | undefined): Promise<FetchResult | FetchFailure> {
+  try {
+    return await fetch(link, {
+      maxBytes: config.maxPageBytes,
+      onTooLarge: 'truncate',
+      timeoutMs: config.fetchTimeoutMs,
+      // Per-host User-Agent and consent cookie (lib/fetch/host-profiles.ts), then the caller's language.
+      headers: { ...hostProfileHeaders(link, config.userAgent), ...(acceptLanguage ? { 'accept-language': acceptLanguage } : {}) },
+      // The consent cookie follows the chain through the profile's own hosts (youtu.be -> www.youtube.com), no further.
+      cookieHosts: hostProfileFor(link)?.hosts,
+    });
+  } catch (err) {
+    if (err instanceof FetchFailure) return err;
+    throw err;
+  }
+}
+
+/** The record of a link that did not answer: ok:false with the status seen and the trail so far. */
+function unanswered(base: Base, err: FetchFailure): PreviewOutcome {
+  return {
+    record: { ...base, ok: false, type: 'UNKNOWN', status: err.status, ...redirection(err.trail) },
+    upstreamError: err.code,
+  };
+}
+
+/** The record of a link that answered, before anything is read from its body. */
+function answeredRecord(base: Base, res: FetchResult): LinkRecord {
+  return { ...base, ok: res.status >= 200 && res.status < 300, type: 'UNKNOWN', status: res.status, size: res.declaredSize ?? res.body.length, ...redirection(res.trail) };
+}
+
+/** What the extract step found: the record's fields, the defaults' hints, the images to host and the page's jobs (already started). */
+interface Extraction {
+  record: LinkRecord;
+  hints: DefaultHints;
+  sources: ImageSources;
+  /** The `page` object (content versions, reading time, screenshot): jobs that run beside the image jobs. */
+  pageJobs?: Promise<DescribedPage>;
+}
+
+/** 2. Classify the body, then read what its type carries. */
+async function extract(res: FetchResult, answered: LinkRecord, ports: PreviewPorts, jobOptions: RunOptions, sofar: SoFar): Promise<Extraction> {
+  const contentType = header(res.headers, 'content-type');
+  const { type } = await classify(contentType, res.body);
+  const typed: LinkRecord = { ...answered, type: type as LinkType };
+  if (type === 'PAGE') {
+    // Cut off while the page is read: the typed record as it stands.
+    sofar.outcome = () => ({ record: finalize(structuredClone(typed), {}) });
+    return extractHtml(res, contentType, typed, ports, jobOptions);
+  }
+  const hints: DefaultHints = { fileName: fileNameFromDisposition(header(res.headers, 'content-disposition')) };
+  sofar.outcome = () => ({ record: finalize(structuredClone(typed), { ...hints }) });
+  // VIDEO, AUDIO, DOCUMENT, TEXT: the type's object (probe, frames, waveform, PDF, text) from a job under the deadline.
+  const media = MEDIA_LINK_TYPES.has(type) ? await describeMedia(type, res, ports, jobOptions) : {};
+  return { record: { ...typed, ...media }, hints, sources: type === 'IMAGE' ? imageLinkSources(res) : {} };
+}
+
+/**
+ * An IMAGE link is hosted as the top-level `image`: from the bytes already read, or, when they
+ * were cut at the page cap, downloaded again by the job under the (larger) image cap.
+ */
+function imageLinkSources(res: FetchResult): ImageSources {
+  return res.truncated ? { image: { url: res.finalUrl } } : { imageBytes: res.body };
+}
+
+/** A PAGE: its fields by the rules, its image and icon sources, and its `page` jobs started. */
+async function extractHtml(res: FetchResult, contentType: string | undefined, typed: LinkRecord, ports: PreviewPorts, jobOptions: RunOptions): Promise<Extraction> {
+  // A platform page read generically (its own source failed) gets the platform's page rules in front.
+  const pageRules = matchPlatformUrl(res.finalUrl)?.platform.pageRules;
+  const page: PageExtraction = await extractPage(res, contentType, { fetch: ports.fetch, config: ports.config, ...(pageRules ? { rules: withRules(pageRules) } : {}) });
+  const record: LinkRecord = {
+    ...typed,
+    ...(page.title ? { title: page.title } : {}),
+    ...(page.description ? { description: page.description } : {}),
+    ...(page.language ? { language: page.language } : {}),
+    // A wall (bot challenge, consent or login redirect): ok:false with the status seen, real metadata kept.
+    ...(page.wall ? { ok: false } : {}),
+  };
+  return {
+    record,
+    hints: page.siteName ? { siteName: page.siteName } : {},
+    sources: { image: page.image, icons: page.icons, backgroundColor: page.backgroundColor },
+    pageJobs: !page.wall && record.ok ? describePage(res, contentType, ports, jobOptions).catch((): DescribedPage => ({})) : undefined,
+  };
+}
+
+/** 3. The images hosted and the page's jobs finished, each by the deadline or left out. */
+async function runJobs(extraction: Extraction, jobs: JobRunner, jobOptions: RunOptions): Promise<{ hosted: HostedImages; described?: DescribedPage }> {
+  const [hosted, described] = await Promise.all([hostImages(extraction.sources, jobs, jobOptions), extraction.pageJobs]);
+  return { hosted, described };
+}
+
+/** 4. The record with what the jobs gave, its defaults filled in. */
+function assemble(extraction: Extraction, done: { hosted: HostedImages; described?: DescribedPage }): LinkRecord {
+  const record: LinkRecord = { ...extraction.record };
+  const { hosted, described } = done;
   if (hosted.image) record.image = hosted.image;
   if (hosted.icon) record.icon = hosted.icon;
   if (described?.page) record.page = described.page;
   if (!record.description && described?.excerpt) record.description = described.excerpt;
-
-  return { record: finalize(record, hints) };
+  return finalize(record, extraction.hints);
 }
 
 /** Runs the matching platform, if any; undefined means "use the generic preview". */
 async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar, page?: FetchResult): Promise<LinkRecord | undefined> {
   const found = matchPlatform(url);
   if (!found) return undefined;
-  // Image and media jobs: the record deadline within the budget. The platform's sources: a share
-  // of what is left, so a stalled platform API leaves time for the generic preview.
-  const deadline = budget.until(Date.now() + ports.config.recordDeadlineMs);
+  // Image and media jobs: the record deadline within the budget.
+  const jobOptions: RunOptions = { requestId: ctx.requestId, deadline: budget.until(Date.now() + ports.config.recordDeadlineMs) };
+  const out = await runPlatform(found, url, ports, ctx, budget, jobOptions, page);
+  if (!out) return undefined;
+  const record = platformFields(out, base, page);
+  // Cut off from here on: the platform's record without its images.
+  sofar.outcome = () => ({ record: finalize(structuredClone(record), {}) });
+  const hosted = await ctx.timer.time('jobs', () =>
+    hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, ports.jobs, jobOptions),
+  );
+  const image = out.image ?? hosted.image;
+  return finalize({ ...record, ...(image ? { image } : {}), ...(hosted.icon ? { icon: hosted.icon } : {}) }, {});
+}
+
+/**
+ * The platform's preview, its language filled in; undefined when its source failed. Its sources
+ * get a share of the time left, so a stalled platform API leaves time for the generic preview.
+ */
+async function runPlatform(found: NonNullable<ReturnType<typeof matchPlatform>>, url: URL, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, jobOptions: RunOptions, page?: FetchResult): Promise<PlatformPreview | undefined> {
   const sources = budget.slice(PLATFORM_SHARE);
   let declared: string | undefined;
   const pctx: PlatformContext = {
@@ -203,10 +267,10 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
     config: ports.config,
     jobs: ports.jobs,
     requestId: ctx.requestId,
-    deadline,
+    deadline: jobOptions.deadline,
     acceptLanguage: ctx.acceptLanguage,
     page,
-    hostImage: async (src) => (src ? hostImage({ url: src }, ports.jobs, { requestId: ctx.requestId, deadline }) : undefined),
+    hostImage: async (src) => (src ? hostImage({ url: src }, ports.jobs, jobOptions) : undefined),
     noteLanguage: (tag) => { declared ??= normalizeLanguage(tag); },
   };
   let out: PlatformPreview | undefined;
@@ -214,19 +278,21 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
     out = await found.platform.extract(url, found.match, pctx);
   } catch (err) {
     if (!(err instanceof FetchFailure)) throw err;
-    out = undefined; // the platform source failed: fall back to the generic preview
+    return undefined; // the platform source failed: fall back to the generic preview
   } finally {
     sources.end();
   }
-  if (!out) return undefined;
-  if (!out.language) {
-    // Platform sources rarely give a language: the page's own declaration, else a reliable
-    // detection on the post's words (short captions are not detected reliably: none then).
-    const words = [out.title, out.description].filter(Boolean).join('. ');
-    out.language = declared ?? acceptedLanguage(await detectLanguage(words), { strict: true });
-  }
+  if (!out || out.language) return out;
+  // Platform sources rarely give a language: the page's own declaration, else a reliable
+  // detection on the post's words (short captions are not detected reliably: none then).
+  const words = [out.title, out.description].filter(Boolean).join('. ');
+  return { ...out, language: declared ?? acceptedLanguage(await detectLanguage(words), { strict: true }) };
+}
+
+/** The record of a platform's preview, before its images. */
+function platformFields(out: PlatformPreview, base: Base, page?: FetchResult): LinkRecord {
   const trail = page?.trail ?? out.trail ?? [base.url];
-  const record: LinkRecord = {
+  return {
     ...base,
     ok: out.ok,
     type: out.type,
@@ -237,15 +303,6 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
     ...(out.language ? { language: out.language } : {}),
     ...out.fields,
   };
-  // Cut off from here on: the platform's record without its images.
-  sofar.outcome = () => ({ record: finalize(structuredClone(record), {}) });
-  const hosted = await ctx.timer.time('jobs', () =>
-    hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, ports.jobs, { requestId: ctx.requestId, deadline }),
-  );
-  if (out.image) record.image = out.image;
-  else if (hosted.image) record.image = hosted.image;
-  if (hosted.icon) record.icon = hosted.icon;
-  return finalize(record, {});
 }
 
 function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirectionUrl' | 'redirectionCount' | 'redirectionTrail'> {
