@@ -1,8 +1,11 @@
 /**
  * The pipeline of one preview, as one function of its ports. It reads top to bottom:
- * fetch (SSRF-guarded) -> classify -> extract -> jobs (fan-out with a deadline) -> assemble.
- * Every phase draws from the request's one time budget (lib/budget.ts); when it ends, the record
- * built so far is the outcome.
+ * fetch (SSRF-guarded) -> classify and extract (CPU only) -> jobs (fan-out with a deadline) -> assemble.
+ * The jobs step puts the critical path first: the image and icon jobs are submitted as soon as
+ * their sources are known, before the CPU-heavy page jobs; a sub-fetch holds only the fields it
+ * feeds (the manifest the icons, oEmbed the fields it could still change), and the language is
+ * detected beside the jobs. Every phase draws from the request's one time budget
+ * (lib/budget.ts); when it ends, the record built so far is the outcome.
  */
 import { budgetedFetcher, TimeBudget } from './budget.js';
 import type { Config } from './config.js';
@@ -10,7 +13,8 @@ import type { LinkRecord, LinkType } from './contract/link.js';
 import type { PreviewRequest } from './contract/request.js';
 import { FetchFailure, type Fetcher, type FetchResult } from './fetch/safe-fetch.js';
 import { classify } from './extract/classify.js';
-import { extractPage, type PageExtraction } from './extract/extract-page.js';
+import { fetchManifest, oembedToFetch, pageFields, pageIcons, pageLanguage, readPage, type OEmbedField, type PageFields, type PageRead } from './extract/extract-page.js';
+import { fetchOEmbed } from './extract/oembed.js';
 import { withRules } from './extract/rules.js';
 import { finalize, type DefaultHints } from './extract/defaults.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
@@ -24,7 +28,7 @@ import { acceptedLanguage, detectLanguage } from './language/detect.js';
 import { normalizeLanguage } from './extract/language.js';
 import type { PlatformContext, PlatformPreview } from './platforms/types.js';
 import type { BlobStore, JobRunner, RunOptions } from './ports.js';
-import type { PhaseTimer } from './timing.js';
+import { timedJobRunner, type PhaseTimer } from './timing.js';
 
 export interface PreviewPorts {
   config: Config;
@@ -88,7 +92,9 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
     cutoffTimer = setTimeout(() => resolve(sofar.outcome()), budget.remaining() + BUDGET_GRACE_MS);
   });
   try {
-    const outcome = await Promise.race([pipeline(link, base, ports, ctx, budget, sofar), cutoff]);
+    // Each job's time goes to its phase of Server-Timing (images, content, screenshot).
+    const timed: PreviewPorts = { ...ports, jobs: timedJobRunner(ports.jobs, ctx.timer) };
+    const outcome = await Promise.race([pipeline(link, base, timed, ctx, budget, sofar), cutoff]);
     return budget.expired ? { ...outcome, outOfTime: true } : outcome;
   } finally {
     clearTimeout(cutoffTimer);
@@ -123,15 +129,19 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
   // The jobs' own deadline, within the budget.
   const jobOptions: RunOptions = { requestId: ctx.requestId, deadline: budget.until(Date.now() + ports.config.recordDeadlineMs) };
 
-  // 2. Classify and extract: the record's fields, the image sources, the page's jobs started.
-  const extraction = await ctx.timer.time('extract', () => extract(res, answered, { ...ports, fetch }, jobOptions, sofar));
+  // 2. Classify and extract: the fields the body itself gives (CPU only: no sub-fetch, no job).
+  const extraction = await ctx.timer.time('extract', () => extract(res, answered));
   sofar.outcome = () => ({ record: finalize(structuredClone(extraction.record), { ...extraction.hints }) });
 
-  // 3. Jobs: host the images (and finish the page's jobs) concurrently, up to the deadline.
-  const done = await ctx.timer.time('jobs', () => runJobs(extraction, ports.jobs, jobOptions));
+  // 3. Jobs, up to the deadline: host the images, read the page's versions or the file's media, and
+  //    (a PAGE) the sub-fetches and the language beside them.
+  const jobPorts: PreviewPorts = { ...ports, fetch };
+  const done = await ctx.timer.time('jobs', () =>
+    extraction.page ? pageJobs(res, extraction, extraction.page, jobPorts, jobOptions, ctx.timer, sofar) : fileJobs(res, extraction, jobPorts, jobOptions),
+  );
 
   // 4. Assemble.
-  return { record: assemble(extraction, done) };
+  return { record: assemble(done) };
 }
 
 /** Fetches the link with its host's profile (User-Agent, consent cookie) and the caller's language; a FetchFailure is returned, not thrown. */
@@ -165,76 +175,117 @@ function answeredRecord(base: Base, res: FetchResult): LinkRecord {
   return { ...base, ok: res.status >= 200 && res.status < 300, type: 'UNKNOWN', status: res.status, size: res.declaredSize ?? res.body.length, ...redirection(res.trail) };
 }
 
-/** What the extract step found: the record's fields, the defaults' hints, the images to host and the page's jobs (already started). */
+/** What the extract step found in the body. */
 interface Extraction {
+  /** The record as far as the body tells (the cut-off record until the jobs add to it). */
   record: LinkRecord;
   hints: DefaultHints;
-  sources: ImageSources;
-  /** The `page` object (content versions, reading time, screenshot): jobs that run beside the image jobs. */
-  pageJobs?: Promise<DescribedPage>;
+  /** A PAGE: the page read and its fields as found without any sub-fetch. */
+  page?: { read: PageRead; found: PageFields };
 }
 
-/** 2. Classify the body, then read what its type carries. */
-async function extract(res: FetchResult, answered: LinkRecord, ports: PreviewPorts, jobOptions: RunOptions, sofar: SoFar): Promise<Extraction> {
+/** What the jobs step gives: the record with its final fields, the defaults' hints, the hosted images and the `page` object. */
+interface Done {
+  record: LinkRecord;
+  hints: DefaultHints;
+  hosted: HostedImages;
+  described?: DescribedPage;
+}
+
+/** 2. Classify the body, and read a PAGE's fields by the rules. */
+async function extract(res: FetchResult, answered: LinkRecord): Promise<Extraction> {
   const contentType = header(res.headers, 'content-type');
   const { type } = await classify(contentType, res.body);
   const typed: LinkRecord = { ...answered, type: type as LinkType };
-  if (type === 'PAGE') {
-    // Cut off while the page is read: the typed record as it stands.
-    sofar.outcome = () => ({ record: finalize(structuredClone(typed), {}) });
-    return extractHtml(res, contentType, typed, ports, jobOptions);
-  }
-  const hints: DefaultHints = { fileName: fileNameFromDisposition(header(res.headers, 'content-disposition')) };
-  sofar.outcome = () => ({ record: finalize(structuredClone(typed), { ...hints }) });
-  // VIDEO, AUDIO, DOCUMENT, TEXT: the type's object (probe, frames, waveform, PDF, text) from a job under the deadline.
-  const media = MEDIA_LINK_TYPES.has(type) ? await describeMedia(type, res, ports, jobOptions) : {};
-  return { record: { ...typed, ...media }, hints, sources: type === 'IMAGE' ? imageLinkSources(res) : {} };
+  if (type !== 'PAGE') return { record: typed, hints: { fileName: fileNameFromDisposition(header(res.headers, 'content-disposition')) } };
+  // A platform page read generically (its own source failed) gets the platform's page rules in front.
+  const pageRules = matchPlatformUrl(res.finalUrl)?.platform.pageRules;
+  const read = readPage(res, contentType, pageRules ? withRules(pageRules) : undefined);
+  const found = pageFields(read);
+  return { record: pageRecord(typed, read, found), hints: pageHints(found), page: { read, found } };
+}
+
+/** A PAGE's record: its fields, and ok:false on a wall (bot challenge, consent or login redirect), real metadata kept. */
+function pageRecord(typed: LinkRecord, read: PageRead, fields: PageFields, language?: string): LinkRecord {
+  return {
+    ...typed,
+    ...(fields.title ? { title: fields.title } : {}),
+    ...(fields.description ? { description: fields.description } : {}),
+    ...(language ? { language } : {}),
+    ...(read.wall ? { ok: false } : {}),
+  };
+}
+
+function pageHints(fields: PageFields): DefaultHints {
+  return fields.siteName ? { siteName: fields.siteName } : {};
 }
 
 /**
- * An IMAGE link is hosted as the top-level `image`: from the bytes already read, or, when they
- * were cut at the page cap, downloaded again by the job under the (larger) image cap.
+ * The fields oEmbed can fill that the record uses: the title and the image, and the site name when
+ * the page has no description (it is the description of last resort). The record carries no author.
  */
-function imageLinkSources(res: FetchResult): ImageSources {
-  return res.truncated ? { image: { url: res.finalUrl } } : { imageBytes: res.body };
+export function recordOEmbedFields(found: PageFields): OEmbedField[] {
+  return found.description ? ['title', 'image'] : ['title', 'image', 'siteName'];
 }
 
-/** A PAGE: its fields by the rules, its image and icon sources, and its `page` jobs started. */
-async function extractHtml(res: FetchResult, contentType: string | undefined, typed: LinkRecord, ports: PreviewPorts, jobOptions: RunOptions): Promise<Extraction> {
-  // A platform page read generically (its own source failed) gets the platform's page rules in front.
-  const pageRules = matchPlatformUrl(res.finalUrl)?.platform.pageRules;
-  const page: PageExtraction = await extractPage(res, contentType, { fetch: ports.fetch, config: ports.config, ...(pageRules ? { rules: withRules(pageRules) } : {}) });
-  const record: LinkRecord = {
-    ...typed,
-    ...(page.title ? { title: page.title } : {}),
-    ...(page.description ? { description: page.description } : {}),
-    ...(page.language ? { language: page.language } : {}),
-    // A wall (bot challenge, consent or login redirect): ok:false with the status seen, real metadata kept.
-    ...(page.wall ? { ok: false } : {}),
-  };
-  return {
-    record,
-    hints: page.siteName ? { siteName: page.siteName } : {},
-    sources: { image: page.image, icons: page.icons, backgroundColor: page.backgroundColor },
-    pageJobs: !page.wall && record.ok ? describePage(res, contentType, ports, jobOptions).catch((): DescribedPage => ({})) : undefined,
-  };
+/**
+ * 3. A PAGE's jobs, the critical path first: the image job (held only when oEmbed could still give
+ * the image), the icon job (after the manifest when the page names one), then the CPU-heavy page
+ * jobs (content versions, screenshot). oEmbed is fetched only when it could change a field of the
+ * record; the language is detected once the title is final, beside the jobs.
+ */
+async function pageJobs(res: FetchResult, extraction: Extraction, page: NonNullable<Extraction['page']>, ports: PreviewPorts, jobOptions: RunOptions, timer: PhaseTimer, sofar: SoFar): Promise<Done> {
+  const { read, found } = page;
+  const { fetch, jobs } = ports;
+  const oUrl = oembedToFetch(read, found, recordOEmbedFields(found));
+  const fields: Promise<PageFields> = oUrl
+    ? timer.time('subfetch', () => fetchOEmbed(fetch, oUrl)).then((oembed) => (oembed ? pageFields(read, oembed) : found))
+    : Promise.resolve(found);
+  const image = oUrl && found.oembedCouldChange.includes('image')
+    ? fields.then((f) => hostImages({ image: f.image }, jobs, jobOptions))
+    : hostImages({ image: found.image }, jobs, jobOptions);
+  const manifestUrl = read.manifestUrl;
+  const icon = manifestUrl
+    ? timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)).then((manifest) => hostImages(pageIcons(read, manifest), jobs, jobOptions))
+    : hostImages(pageIcons(read), jobs, jobOptions);
+  const described = !read.wall && extraction.record.ok
+    ? describePage(res, header(res.headers, 'content-type'), ports, jobOptions).catch((): DescribedPage => ({}))
+    : undefined;
+  const record = fields.then(async (f) => {
+    const { language } = await pageLanguage(read, f);
+    const r = pageRecord(extraction.record, read, f, language);
+    // Cut off from here on: the final fields, without what the jobs add.
+    sofar.outcome = () => ({ record: finalize(structuredClone(r), pageHints(f)) });
+    return r;
+  });
+  const [r, f, hostedImage, hostedIcon, d] = await Promise.all([record, fields, image, icon, described]);
+  return { record: r, hints: pageHints(f), hosted: { ...hostedImage, ...hostedIcon }, described: d };
 }
 
-/** 3. The images hosted and the page's jobs finished, each by the deadline or left out. */
-async function runJobs(extraction: Extraction, jobs: JobRunner, jobOptions: RunOptions): Promise<{ hosted: HostedImages; described?: DescribedPage }> {
-  const [hosted, described] = await Promise.all([hostImages(extraction.sources, jobs, jobOptions), extraction.pageJobs]);
-  return { hosted, described };
+/**
+ * 3. Any other type's jobs: VIDEO, AUDIO, DOCUMENT, TEXT get the type's object (probe, frames,
+ * waveform, PDF, text); an IMAGE link is hosted as the top-level `image`, from the bytes already
+ * read or, when they were cut at the page cap, downloaded again by the job under the (larger) image cap.
+ */
+async function fileJobs(res: FetchResult, extraction: Extraction, ports: PreviewPorts, jobOptions: RunOptions): Promise<Done> {
+  const { type } = extraction.record;
+  const image: ImageSources = type === 'IMAGE' ? (res.truncated ? { image: { url: res.finalUrl } } : { imageBytes: res.body }) : {};
+  const [media, hosted] = await Promise.all([
+    MEDIA_LINK_TYPES.has(type) ? describeMedia(type, res, ports, jobOptions) : {},
+    hostImages(image, ports.jobs, jobOptions),
+  ]);
+  return { record: { ...extraction.record, ...media }, hints: extraction.hints, hosted };
 }
 
 /** 4. The record with what the jobs gave, its defaults filled in. */
-function assemble(extraction: Extraction, done: { hosted: HostedImages; described?: DescribedPage }): LinkRecord {
-  const record: LinkRecord = { ...extraction.record };
+function assemble(done: Done): LinkRecord {
+  const record: LinkRecord = { ...done.record };
   const { hosted, described } = done;
   if (hosted.image) record.image = hosted.image;
   if (hosted.icon) record.icon = hosted.icon;
   if (described?.page) record.page = described.page;
   if (!record.description && described?.excerpt) record.description = described.excerpt;
-  return finalize(record, extraction.hints);
+  return finalize(record, done.hints);
 }
 
 /** Runs the matching platform, if any; undefined means "use the generic preview". */
