@@ -1,8 +1,11 @@
 /**
  * The pipeline of one preview, as one function of its ports. It reads top to bottom:
- * fetch (SSRF-guarded) -> classify -> extract -> jobs (fan-out with a deadline) -> assemble.
- * Every phase draws from the request's one time budget (lib/budget.ts); when it ends, the record
- * built so far is the outcome.
+ * fetch (SSRF-guarded) -> classify and extract (CPU only) -> jobs (fan-out with a deadline) -> assemble.
+ * The jobs step puts the critical path first: the image and icon jobs are submitted as soon as
+ * their sources are known, before the CPU-heavy page jobs; a sub-fetch holds only the fields it
+ * feeds (the manifest the icons, oEmbed the fields it could still change), and the language is
+ * detected beside the jobs. Every phase draws from the request's one time budget
+ * (lib/budget.ts); when it ends, the record built so far is the outcome.
  */
 import { budgetedFetcher, TimeBudget } from './budget.js';
 import type { Config } from './config.js';
@@ -10,22 +13,22 @@ import type { LinkRecord, LinkType } from './contract/link.js';
 import type { PreviewRequest } from './contract/request.js';
 import { FetchFailure, type Fetcher, type FetchResult } from './fetch/safe-fetch.js';
 import { classify } from './extract/classify.js';
-import { extractPage, type PageExtraction } from './extract/extract-page.js';
+import { fetchManifest, oembedToFetch, pageFields, pageIcons, pageLanguage, readPage, type OEmbedField, type PageFields, type PageRead } from './extract/extract-page.js';
+import { fetchOEmbed } from './extract/oembed.js';
 import { withRules } from './extract/rules.js';
 import { finalize, type DefaultHints } from './extract/defaults.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
-import { hostImages, type ImageSources } from './media/host-images.js';
+import { hostImage, hostImages, type HostedImages, type ImageSources } from './media/host-images.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { describePage, type DescribedPage } from './page/describe-page.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
-import { hostImage } from './media/host-images.js';
 import { matchPlatform } from './platforms/index.js';
 import { acceptedLanguage, detectLanguage } from './language/detect.js';
 import { normalizeLanguage } from './extract/language.js';
 import type { PlatformContext, PlatformPreview } from './platforms/types.js';
-import type { BlobStore, JobRunner } from './ports.js';
-import type { PhaseTimer } from './timing.js';
+import type { BlobStore, JobRunner, RunOptions } from './ports.js';
+import { timedJobRunner, type PhaseTimer } from './timing.js';
 
 export interface PreviewPorts {
   config: Config;
@@ -89,7 +92,9 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
     cutoffTimer = setTimeout(() => resolve(sofar.outcome()), budget.remaining() + BUDGET_GRACE_MS);
   });
   try {
-    const outcome = await Promise.race([pipeline(link, base, ports, ctx, budget, sofar), cutoff]);
+    // Each job's time goes to its phase of Server-Timing (images, content, screenshot).
+    const timed: PreviewPorts = { ...ports, jobs: timedJobRunner(ports.jobs, ctx.timer) };
+    const outcome = await Promise.race([pipeline(link, base, timed, ctx, budget, sofar), cutoff]);
     return budget.expired ? { ...outcome, outOfTime: true } : outcome;
   } finally {
     clearTimeout(cutoffTimer);
@@ -98,7 +103,6 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
 }
 
 async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar): Promise<PreviewOutcome> {
-  const { config } = ports;
   const fetch = budgetedFetcher(ports.fetch, budget);
 
   // 0. A platform link (videohost, codehost, forum, ...) gets the platform's own data; when its
@@ -109,30 +113,12 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
   // 1. Fetch. A forbidden address (LinkNotAllowedError) propagates as a 400; any other upstream
   //    failure (the budget's end included: TIMEOUT) is an ok:false record with the status seen
   //    and the trail so far.
-  let res: FetchResult;
-  try {
-    res = await ctx.timer.time('fetch', () =>
-      fetch(link, {
-        maxBytes: config.maxPageBytes,
-        onTooLarge: 'truncate',
-        timeoutMs: config.fetchTimeoutMs,
-        // Per-host User-Agent and consent cookie (lib/fetch/host-profiles.ts), then the caller's language.
-        headers: { ...hostProfileHeaders(link, config.userAgent), ...(ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : {}) },
-        // The consent cookie follows the chain through the profile's own hosts (youtu.be -> www.youtube.com), no further.
-        cookieHosts: hostProfileFor(link)?.hosts,
-      }),
-    );
-  } catch (err) {
-    if (!(err instanceof FetchFailure)) throw err;
-    return {
-      record: { ...base, ok: false, type: 'UNKNOWN', status: err.status, ...redirection(err.trail) },
-      upstreamError: err.code,
-    };
-  }
+  const res = await ctx.timer.time('fetch', () => fetchLink(link, fetch, ports.config, ctx.acceptLanguage));
+  if (res instanceof FetchFailure) return unanswered(base, res);
 
   // The link answered: from here on, a cut-off record is ok as far as its status goes.
-  const fetched: LinkRecord = { ...base, ok: res.status >= 200 && res.status < 300, type: 'UNKNOWN', status: res.status, size: res.declaredSize ?? res.body.length, ...redirection(res.trail) };
-  sofar.outcome = () => ({ record: finalize(structuredClone(fetched)) });
+  const answered = answeredRecord(base, res);
+  sofar.outcome = () => ({ record: finalize(structuredClone(answered)) });
 
   // A short link (redd.it, t.co, amzn.to, ...) that redirected to a platform URL.
   if (res.trail.length > 1) {
@@ -141,61 +127,190 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
   }
 
   // The jobs' own deadline, within the budget.
-  const deadline = budget.until(Date.now() + config.recordDeadlineMs);
-  let sources: ImageSources = {};
-  const hints: DefaultHints = {};
-  let pageJobs: Promise<DescribedPage> | undefined;
+  const jobOptions: RunOptions = { requestId: ctx.requestId, deadline: budget.until(Date.now() + ports.config.recordDeadlineMs) };
 
-  // 2. Classify and extract.
-  const record: LinkRecord = await ctx.timer.time('extract', async () => {
-    const contentType = header(res.headers, 'content-type');
-    const { type } = await classify(contentType, res.body);
-    const r: LinkRecord = { ...fetched, type: type as LinkType };
-    // Cut off from here on: this record as it stands (jobs add to it in place).
-    sofar.outcome = () => ({ record: finalize(structuredClone(r), { ...hints }) });
-    if (type === 'PAGE') {
-      // A platform page read generically (its own source failed) gets the platform's page rules in front.
-      const pageRules = matchPlatformUrl(res.finalUrl)?.platform.pageRules;
-      const page: PageExtraction = await extractPage(res, contentType, { fetch, config, ...(pageRules ? { rules: withRules(pageRules) } : {}) });
-      if (page.title) r.title = page.title;
-      if (page.description) r.description = page.description;
-      if (page.language) r.language = page.language;
-      if (page.siteName) hints.siteName = page.siteName;
-      // A wall (bot challenge, consent or login redirect): ok:false with the status seen, real metadata kept.
-      if (page.wall) r.ok = false;
-      // The `page` object (content versions, reading time, screenshot): jobs that run beside the image jobs.
-      else if (r.ok) pageJobs = describePage(res, contentType, ports, { requestId: ctx.requestId, deadline }).catch((): DescribedPage => ({}));
-      sources = { image: page.image, icons: page.icons, backgroundColor: page.backgroundColor };
-    } else {
-      hints.fileName = fileNameFromDisposition(header(res.headers, 'content-disposition'));
-    }
-    if (type === 'IMAGE') {
-      // An IMAGE link is hosted as the top-level `image`: from the bytes already read, or, when they
-      // were cut at the page cap, downloaded again by the job under the (larger) image cap.
-      sources = res.truncated ? { image: { url: res.finalUrl } } : { imageBytes: res.body };
-    }
-    // VIDEO, AUDIO, DOCUMENT, TEXT: the type's object (probe, frames, waveform, PDF, text) from a job under the deadline.
-    if (MEDIA_LINK_TYPES.has(type)) Object.assign(r, await describeMedia(type, res, ports, { requestId: ctx.requestId, deadline }));
+  // 2. Classify and extract: the fields the body itself gives (CPU only: no sub-fetch, no job).
+  const extraction = await ctx.timer.time('extract', () => extract(res, answered));
+  sofar.outcome = () => ({ record: finalize(structuredClone(extraction.record), { ...extraction.hints }) });
+
+  // 3. Jobs, up to the deadline: host the images, read the page's versions or the file's media, and
+  //    (a PAGE) the sub-fetches and the language beside them.
+  const jobPorts: PreviewPorts = { ...ports, fetch };
+  const done = await ctx.timer.time('jobs', () =>
+    extraction.page ? pageJobs(res, extraction, extraction.page, jobPorts, jobOptions, ctx.timer, sofar) : fileJobs(res, extraction, jobPorts, jobOptions),
+  );
+
+  // 4. Assemble.
+  return { record: assemble(done) };
+}
+
+/** Fetches the link with its host's profile (User-Agent, consent cookie) and the caller's language; a FetchFailure is returned, not thrown. */
+async function fetchLink(link: string, fetch: Fetcher, config: Config, acceptLanguage: string | undefined): Promise<FetchResult | FetchFailure> {
+  try {
+    return await fetch(link, {
+      maxBytes: config.maxPageBytes,
+      onTooLarge: 'truncate',
+      timeoutMs: config.fetchTimeoutMs,
+      // Per-host User-Agent and consent cookie (lib/fetch/host-profiles.ts), then the caller's language.
+      headers: { ...hostProfileHeaders(link, config.userAgent), ...(acceptLanguage ? { 'accept-language': acceptLanguage } : {}) },
+      // The consent cookie follows the chain through the profile's own hosts (youtu.be -> www.youtube.com), no further.
+      cookieHosts: hostProfileFor(link)?.hosts,
+    });
+  } catch (err) {
+    if (err instanceof FetchFailure) return err;
+    throw err;
+  }
+}
+
+/** The record of a link that did not answer: ok:false with the status seen and the trail so far. */
+function unanswered(base: Base, err: FetchFailure): PreviewOutcome {
+  return {
+    record: { ...base, ok: false, type: 'UNKNOWN', status: err.status, ...redirection(err.trail) },
+    upstreamError: err.code,
+  };
+}
+
+/** The record of a link that answered, before anything is read from its body. */
+function answeredRecord(base: Base, res: FetchResult): LinkRecord {
+  return { ...base, ok: res.status >= 200 && res.status < 300, type: 'UNKNOWN', status: res.status, size: res.declaredSize ?? res.body.length, ...redirection(res.trail) };
+}
+
+/** What the extract step found in the body. */
+interface Extraction {
+  /** The record as far as the body tells (the cut-off record until the jobs add to it). */
+  record: LinkRecord;
+  hints: DefaultHints;
+  /** A PAGE: the page read and its fields as found without any sub-fetch. */
+  page?: { read: PageRead; found: PageFields };
+}
+
+/** What the jobs step gives: the record with its final fields, the defaults' hints, the hosted images and the `page` object. */
+interface Done {
+  record: LinkRecord;
+  hints: DefaultHints;
+  hosted: HostedImages;
+  described?: DescribedPage;
+}
+
+/** 2. Classify the body, and read a PAGE's fields by the rules. */
+async function extract(res: FetchResult, answered: LinkRecord): Promise<Extraction> {
+  const contentType = header(res.headers, 'content-type');
+  const { type } = await classify(contentType, res.body);
+  const typed: LinkRecord = { ...answered, type: type as LinkType };
+  if (type !== 'PAGE') return { record: typed, hints: { fileName: fileNameFromDisposition(header(res.headers, 'content-disposition')) } };
+  // A platform page read generically (its own source failed) gets the platform's page rules in front.
+  const pageRules = matchPlatformUrl(res.finalUrl)?.platform.pageRules;
+  const read = readPage(res, contentType, pageRules ? withRules(pageRules) : undefined);
+  const found = pageFields(read);
+  return { record: pageRecord(typed, read, found), hints: pageHints(found), page: { read, found } };
+}
+
+/** A PAGE's record: its fields, and ok:false on a wall (bot challenge, consent or login redirect), real metadata kept. */
+function pageRecord(typed: LinkRecord, read: PageRead, fields: PageFields, language?: string): LinkRecord {
+  return {
+    ...typed,
+    ...(fields.title ? { title: fields.title } : {}),
+    ...(fields.description ? { description: fields.description } : {}),
+    ...(language ? { language } : {}),
+    ...(read.wall ? { ok: false } : {}),
+  };
+}
+
+function pageHints(fields: PageFields): DefaultHints {
+  return fields.siteName ? { siteName: fields.siteName } : {};
+}
+
+/**
+ * The fields oEmbed can fill that the record uses: the title and the image, and the site name when
+ * the page has no description (it is the description of last resort). The record carries no author.
+ */
+export function recordOEmbedFields(found: PageFields): OEmbedField[] {
+  return found.description ? ['title', 'image'] : ['title', 'image', 'siteName'];
+}
+
+/**
+ * 3. A PAGE's jobs, the critical path first: the image job (held only when oEmbed could still give
+ * the image), the icon job (after the manifest when the page names one), then the CPU-heavy page
+ * jobs (content versions, screenshot). oEmbed is fetched only when it could change a field of the
+ * record; the language is detected once the title is final, beside the jobs.
+ */
+async function pageJobs(res: FetchResult, extraction: Extraction, page: NonNullable<Extraction['page']>, ports: PreviewPorts, jobOptions: RunOptions, timer: PhaseTimer, sofar: SoFar): Promise<Done> {
+  const { read, found } = page;
+  const { fetch, jobs } = ports;
+  const oUrl = oembedToFetch(read, found, recordOEmbedFields(found));
+  const fields: Promise<PageFields> = oUrl
+    ? timer.time('subfetch', () => fetchOEmbed(fetch, oUrl)).then((oembed) => (oembed ? pageFields(read, oembed) : found))
+    : Promise.resolve(found);
+  const image = oUrl && found.oembedCouldChange.includes('image')
+    ? fields.then((f) => hostImages({ image: f.image }, jobs, jobOptions))
+    : hostImages({ image: found.image }, jobs, jobOptions);
+  const manifestUrl = read.manifestUrl;
+  const icon = manifestUrl
+    ? timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)).then((manifest) => hostImages(pageIcons(read, manifest), jobs, jobOptions))
+    : hostImages(pageIcons(read), jobs, jobOptions);
+  const described = !read.wall && extraction.record.ok
+    ? describePage(res, header(res.headers, 'content-type'), ports, jobOptions).catch((): DescribedPage => ({}))
+    : undefined;
+  const record = fields.then(async (f) => {
+    const { language } = await pageLanguage(read, f);
+    const r = pageRecord(extraction.record, read, f, language);
+    // Cut off from here on: the final fields, without what the jobs add.
+    sofar.outcome = () => ({ record: finalize(structuredClone(r), pageHints(f)) });
     return r;
   });
+  const [r, f, hostedImage, hostedIcon, d] = await Promise.all([record, fields, image, icon, described]);
+  return { record: r, hints: pageHints(f), hosted: { ...hostedImage, ...hostedIcon }, described: d };
+}
 
-  // 3. Jobs: host the images (and, with the media issues, probe media) concurrently, up to the deadline.
-  const [hosted, described] = await ctx.timer.time('jobs', () => Promise.all([hostImages(sources, ports.jobs, { requestId: ctx.requestId, deadline }), pageJobs]));
+/**
+ * 3. Any other type's jobs: VIDEO, AUDIO, DOCUMENT, TEXT get the type's object (probe, frames,
+ * waveform, PDF, text); an IMAGE link is hosted as the top-level `image`, from the bytes already
+ * read or, when they were cut at the page cap, downloaded again by the job under the (larger) image cap.
+ */
+async function fileJobs(res: FetchResult, extraction: Extraction, ports: PreviewPorts, jobOptions: RunOptions): Promise<Done> {
+  const { type } = extraction.record;
+  const image: ImageSources = type === 'IMAGE' ? (res.truncated ? { image: { url: res.finalUrl } } : { imageBytes: res.body }) : {};
+  const [media, hosted] = await Promise.all([
+    MEDIA_LINK_TYPES.has(type) ? describeMedia(type, res, ports, jobOptions) : {},
+    hostImages(image, ports.jobs, jobOptions),
+  ]);
+  return { record: { ...extraction.record, ...media }, hints: extraction.hints, hosted };
+}
+
+/** 4. The record with what the jobs gave, its defaults filled in. */
+function assemble(done: Done): LinkRecord {
+  const record: LinkRecord = { ...done.record };
+  const { hosted, described } = done;
   if (hosted.image) record.image = hosted.image;
   if (hosted.icon) record.icon = hosted.icon;
   if (described?.page) record.page = described.page;
   if (!record.description && described?.excerpt) record.description = described.excerpt;
-
-  return { record: finalize(record, hints) };
+  return finalize(record, done.hints);
 }
 
 /** Runs the matching platform, if any; undefined means "use the generic preview". */
 async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar, page?: FetchResult): Promise<LinkRecord | undefined> {
   const found = matchPlatform(url);
   if (!found) return undefined;
-  // Image and media jobs: the record deadline within the budget. The platform's sources: a share
-  // of what is left, so a stalled platform API leaves time for the generic preview.
-  const deadline = budget.until(Date.now() + ports.config.recordDeadlineMs);
+  // Image and media jobs: the record deadline within the budget.
+  const jobOptions: RunOptions = { requestId: ctx.requestId, deadline: budget.until(Date.now() + ports.config.recordDeadlineMs) };
+  const out = await runPlatform(found, url, ports, ctx, budget, jobOptions, page);
+  if (!out) return undefined;
+  const record = platformFields(out, base, page);
+  // Cut off from here on: the platform's record without its images.
+  sofar.outcome = () => ({ record: finalize(structuredClone(record), {}) });
+  const hosted = await ctx.timer.time('jobs', () =>
+    hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, ports.jobs, jobOptions),
+  );
+  const image = out.image ?? hosted.image;
+  return finalize({ ...record, ...(image ? { image } : {}), ...(hosted.icon ? { icon: hosted.icon } : {}) }, {});
+}
+
+/**
+ * The platform's preview, its language filled in; undefined when its source failed. Its sources
+ * get a share of the time left, so a stalled platform API leaves time for the generic preview.
+ */
+async function runPlatform(found: NonNullable<ReturnType<typeof matchPlatform>>, url: URL, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, jobOptions: RunOptions, page?: FetchResult): Promise<PlatformPreview | undefined> {
   const sources = budget.slice(PLATFORM_SHARE);
   let declared: string | undefined;
   const pctx: PlatformContext = {
@@ -203,10 +318,10 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
     config: ports.config,
     jobs: ports.jobs,
     requestId: ctx.requestId,
-    deadline,
+    deadline: jobOptions.deadline,
     acceptLanguage: ctx.acceptLanguage,
     page,
-    hostImage: async (src) => (src ? hostImage({ url: src }, ports.jobs, { requestId: ctx.requestId, deadline }) : undefined),
+    hostImage: async (src) => (src ? hostImage({ url: src }, ports.jobs, jobOptions) : undefined),
     noteLanguage: (tag) => { declared ??= normalizeLanguage(tag); },
   };
   let out: PlatformPreview | undefined;
@@ -214,19 +329,21 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
     out = await found.platform.extract(url, found.match, pctx);
   } catch (err) {
     if (!(err instanceof FetchFailure)) throw err;
-    out = undefined; // the platform source failed: fall back to the generic preview
+    return undefined; // the platform source failed: fall back to the generic preview
   } finally {
     sources.end();
   }
-  if (!out) return undefined;
-  if (!out.language) {
-    // Platform sources rarely give a language: the page's own declaration, else a reliable
-    // detection on the post's words (short captions are not detected reliably: none then).
-    const words = [out.title, out.description].filter(Boolean).join('. ');
-    out.language = declared ?? acceptedLanguage(await detectLanguage(words), { strict: true });
-  }
+  if (!out || out.language) return out;
+  // Platform sources rarely give a language: the page's own declaration, else a reliable
+  // detection on the post's words (short captions are not detected reliably: none then).
+  const words = [out.title, out.description].filter(Boolean).join('. ');
+  return { ...out, language: declared ?? acceptedLanguage(await detectLanguage(words), { strict: true }) };
+}
+
+/** The record of a platform's preview, before its images. */
+function platformFields(out: PlatformPreview, base: Base, page?: FetchResult): LinkRecord {
   const trail = page?.trail ?? out.trail ?? [base.url];
-  const record: LinkRecord = {
+  return {
     ...base,
     ok: out.ok,
     type: out.type,
@@ -237,15 +354,6 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
     ...(out.language ? { language: out.language } : {}),
     ...out.fields,
   };
-  // Cut off from here on: the platform's record without its images.
-  sofar.outcome = () => ({ record: finalize(structuredClone(record), {}) });
-  const hosted = await ctx.timer.time('jobs', () =>
-    hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, ports.jobs, { requestId: ctx.requestId, deadline }),
-  );
-  if (out.image) record.image = out.image;
-  else if (hosted.image) record.image = hosted.image;
-  if (hosted.icon) record.icon = hosted.icon;
-  return finalize(record, {});
 }
 
 function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirectionUrl' | 'redirectionCount' | 'redirectionTrail'> {

@@ -590,7 +590,7 @@ export interface components {
     headers: {
         /** @description The request id (API Gateway / Lambda request id, a UUID locally); also `requestId` in an error or record body. */
         XRequestId: string;
-        /** @description Time per phase (fetch, extract, jobs, platform, total) in the Server-Timing syntax; only total on the answers the preview does not make. */
+        /** @description Time per phase (fetch, extract, jobs, platform, total; and, when they ran, subfetch, images, content, screenshot, which overlap the jobs phase) in the Server-Timing syntax; only total on the answers the preview does not make. */
         ServerTiming: string;
         /** @description Why the link could not be fetched (the record is ok false): DNS_FAILURE, CONNECTION_REFUSED, CONNECTION_RESET, TIMEOUT, TLS_ERROR, TOO_MANY_REDIRECTS, REDIRECT_LOOP, REDIRECT_INVALID, TOO_LARGE, ABORTED, NETWORK_ERROR. */
         UpstreamError: string;

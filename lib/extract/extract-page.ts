@@ -1,8 +1,14 @@
 /**
- * Extraction of a PAGE: decode the bytes (charset) and parse them in one streaming pass
- * (PageData), fetch the few sub-resources that carry metadata (oEmbed, the web app manifest)
- * through the guarded fetcher, and apply the field rules (rules.ts). Returns the record fields
- * plus the image and icon *sources* that the image jobs then host (lib/media/host-images.ts).
+ * Extraction of a PAGE, in steps the preview runs on its critical path (lib/preview.ts):
+ *  - readPage: decode the bytes (charset), parse them in one streaming pass (PageData), detect a
+ *    wall, and name the sub-resources that carry metadata (oEmbed, the web app manifest);
+ *  - pageFields: apply the field rules (rules.ts), with oEmbed data once it is there; it also
+ *    says which fields oEmbed could still change, so oEmbed is fetched only for those;
+ *  - pageIcons: the icon sources, with the manifest's once it is there;
+ *  - pageLanguage: the declared language, checked by detection on the final title and text.
+ * Sub-resources are fetched through the guarded fetcher (fetchOEmbed, fetchManifest).
+ * `extractPage` runs them all in order, for callers that want the whole extraction at once.
+ * The image and icon *sources* found here are hosted by the image jobs (lib/media/host-images.ts).
  */
 import type { Config } from '../config.js';
 import { detectEncoding } from '../fetch/charset.js';
@@ -13,7 +19,7 @@ import { contentNodes, flattenJsonLd } from './json-ld.js';
 import { resolveLanguage } from './language.js';
 import { fetchOEmbed, oembedUrl } from './oembed.js';
 import { parsePageBytes, type PageData } from './parse-page.js';
-import { DEFAULT_RULES, firstImage, firstText, type FieldRules, type OEmbedData, type RuleContext } from './rules.js';
+import { DEFAULT_RULES, firstImage, firstText, oembedCouldChange, type FieldRules, type OEmbedData, type RuleContext } from './rules.js';
 import { detectWall, isWallTitle } from './walls.js';
 
 export interface PageExtraction {
@@ -21,6 +27,7 @@ export interface PageExtraction {
   description?: string;
   language?: string;
   siteName?: string;
+  /** oEmbed's author only when oEmbed was fetched for another field (the record carries no author). */
   author?: string;
   /** The chosen preview image source (absolute URL), with size hints when declared. */
   image?: { url: string; width?: number; height?: number };
@@ -46,7 +53,7 @@ export interface ExtractDeps {
 
 export const SUBFETCH_LIMITS = { manifestBytes: 64 * 1024, timeoutMs: 2500 };
 
-async function fetchManifest(fetch: Fetcher, url: string, signal?: AbortSignal): Promise<ManifestData | undefined> {
+export async function fetchManifest(fetch: Fetcher, url: string, signal?: AbortSignal): Promise<ManifestData | undefined> {
   try {
     const res = await fetch(url, { maxBytes: SUBFETCH_LIMITS.manifestBytes, onTooLarge: 'fail', timeoutMs: SUBFETCH_LIMITS.timeoutMs, signal, headers: { accept: 'application/manifest+json,application/json' }, maxRedirects: 3 });
     if (res.status < 200 || res.status >= 300) return undefined;
@@ -66,14 +73,27 @@ function resolveBase(page: PageData, finalUrl: string): string {
   }
 }
 
-export async function extractPage(res: FetchResult, contentType: string | undefined, deps: ExtractDeps): Promise<PageExtraction> {
-  const rules = deps.rules ?? DEFAULT_RULES;
+/** A page read: parsed, its wall detected, the rules' context (no oEmbed data yet) and the sub-resources it names. */
+export interface PageRead {
+  page: PageData;
+  rules: FieldRules;
+  ctx: RuleContext;
+  /** The character encoding the page was decoded with. */
+  encoding: string;
+  wall?: string;
+  /** The oEmbed endpoint (advertised, else from the providers file); none on a wall. */
+  oembedUrl?: string;
+  /** The web app manifest's URL; none on a wall. */
+  manifestUrl?: string;
+}
+
+/** Decodes and parses the page: CPU only, no network. */
+export function readPage(res: FetchResult, contentType: string | undefined, rules: FieldRules = DEFAULT_RULES): PageRead {
   const encoding = detectEncoding(res.body, contentType);
   const page = parsePageBytes(res.body, encoding);
   const finalUrl = res.finalUrl;
   const base = resolveBase(page, finalUrl);
   const headers = flatHeaders(res.headers);
-
   const wall = detectWall({
     status: res.status,
     url: res.url,
@@ -82,54 +102,117 @@ export async function extractPage(res: FetchResult, contentType: string | undefi
     page,
     head: res.body.subarray(0, 32 * 1024).toString('latin1'),
   });
+  return {
+    page,
+    rules,
+    ctx: { page, url: finalUrl, base, ld: contentNodes(flattenJsonLd(page.jsonLd)), headers },
+    encoding,
+    ...(wall ? { wall } : {}),
+    // Sub-resources: none on a wall.
+    ...(wall ? {} : { oembedUrl: oembedUrl(page, base, finalUrl), manifestUrl: manifestHref(page, base) }),
+  };
+}
 
-  // Sub-resources, concurrently, each capped in bytes and time. None on a wall.
-  const oUrl = wall ? undefined : oembedUrl(page, base, finalUrl);
-  const mUrl = wall ? undefined : manifestHref(page, base);
-  const [oembed, manifest] = await Promise.all([
-    oUrl ? fetchOEmbed(deps.fetch, oUrl, deps.signal) : Promise.resolve<OEmbedData | undefined>(undefined),
-    mUrl ? fetchManifest(deps.fetch, mUrl, deps.signal) : Promise.resolve<ManifestData | undefined>(undefined),
-  ]);
+/** The fields oEmbed can fill (the rules that read it). */
+export type OEmbedField = 'title' | 'image' | 'siteName' | 'author';
 
-  const ctx: RuleContext = { page, url: finalUrl, base, ld: contentNodes(flattenJsonLd(page.jsonLd)), headers, oembed };
-  const sources: PageExtraction['sources'] = {};
+export interface PageFields {
+  title?: string;
+  description?: string;
+  siteName?: string;
+  author?: string;
+  image?: { url: string; width?: number; height?: number };
+  /** The rule that gave each field. */
+  sources: PageExtraction['sources'];
+  /** The fields whose value oEmbed data could still change (when these fields were found without it). */
+  oembedCouldChange: OEmbedField[];
+}
 
+/** The fields by the rules, with the oEmbed data when there is some. */
+export function pageFields(read: PageRead, oembed?: OEmbedData): PageFields {
+  const { rules } = read;
+  const ctx: RuleContext = oembed ? { ...read.ctx, oembed } : read.ctx;
   // A wall's own title ("Just a moment...") is never kept; real metadata on the wall page is.
   const title = firstText(rules.title, ctx, 500, (t) => !isWallTitle(t));
   const description = firstText(rules.description, ctx, 4000, (t) => !isWallTitle(t));
   const siteName = firstText(rules.siteName, ctx, 200);
   const author = firstText(rules.author, ctx, 200, (t) => !/^https?:\/\//i.test(t));
   const image = firstImage(rules.image, ctx);
+  const sources: PageExtraction['sources'] = {};
   if (title) sources.title = title.rule;
   if (description) sources.description = description.rule;
   if (siteName) sources.siteName = siteName.rule;
   if (author) sources.author = author.rule;
   if (image) sources.image = image.rule;
-
-  const declared: string[] = [];
-  for (const rule of rules.language) {
-    try {
-      const v = rule.get(ctx);
-      for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string' && x.trim()) declared.push(x);
-    } catch { /* a broken rule gives nothing */ }
-  }
-  const lang = await resolveLanguage({
-    declared,
-    text: [title?.value, description?.value, page.text].filter(Boolean).join('. '),
-  });
-  if (lang.language) sources.language = lang.source;
-
+  const changeable: [OEmbedField, boolean][] = [
+    ['title', oembedCouldChange(rules.title, title)],
+    ['image', oembedCouldChange(rules.image, image)],
+    ['siteName', oembedCouldChange(rules.siteName, siteName)],
+    ['author', oembedCouldChange(rules.author, author)],
+  ];
   return {
     title: title?.value,
     description: description?.value,
-    language: lang.language,
     siteName: siteName?.value,
     author: author?.value,
     image: image ? { url: image.url, ...(image.width ? { width: image.width } : {}), ...(image.height ? { height: image.height } : {}) } : undefined,
-    icons: iconCandidates(page, base, finalUrl, manifest, mUrl),
-    backgroundColor: backgroundColor(page, manifest),
-    ...(wall ? { wall } : {}),
     sources,
-    encoding,
+    oembedCouldChange: changeable.filter(([, could]) => could).map(([field]) => field),
+  };
+}
+
+/** The oEmbed URL to fetch for these fields, or undefined when oEmbed could change none of them. */
+export function oembedToFetch(read: PageRead, fields: PageFields, wanted: readonly OEmbedField[]): string | undefined {
+  return read.oembedUrl && fields.oembedCouldChange.some((f) => wanted.includes(f)) ? read.oembedUrl : undefined;
+}
+
+/** The icon sources, best first, and the icon background; the manifest's icons and colour when it was fetched. */
+export function pageIcons(read: PageRead, manifest?: ManifestData): { icons: IconCandidate[]; backgroundColor?: string } {
+  return {
+    icons: iconCandidates(read.page, read.ctx.base, read.ctx.url, manifest, read.manifestUrl),
+    backgroundColor: backgroundColor(read.page, manifest),
+  };
+}
+
+/** The page's language: the first declaration, checked by detection on the title, description and text. */
+export async function pageLanguage(read: PageRead, fields: Pick<PageFields, 'title' | 'description'>): Promise<{ language?: string; source: string }> {
+  const declared: string[] = [];
+  for (const rule of read.rules.language) {
+    try {
+      const v = rule.get(read.ctx);
+      for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string' && x.trim()) declared.push(x);
+    } catch { /* a broken rule gives nothing */ }
+  }
+  return resolveLanguage({
+    declared,
+    text: [fields.title, fields.description, read.page.text].filter(Boolean).join('. '),
+  });
+}
+
+/** The whole extraction at once: the steps above in order, the sub-resources fetched concurrently (oEmbed only when it could change a field). */
+export async function extractPage(res: FetchResult, contentType: string | undefined, deps: ExtractDeps): Promise<PageExtraction> {
+  const read = readPage(res, contentType, deps.rules);
+  const found = pageFields(read);
+  const oUrl = oembedToFetch(read, found, ['title', 'image', 'siteName', 'author']);
+  const [oembed, manifest] = await Promise.all([
+    oUrl ? fetchOEmbed(deps.fetch, oUrl, deps.signal) : undefined,
+    read.manifestUrl ? fetchManifest(deps.fetch, read.manifestUrl, deps.signal) : undefined,
+  ]);
+  const fields = oembed ? pageFields(read, oembed) : found;
+  const lang = await pageLanguage(read, fields);
+  return pageExtraction(read, fields, lang, pageIcons(read, manifest));
+}
+
+/** The extraction's record shape from its steps' results. */
+export function pageExtraction(read: PageRead, fields: PageFields, lang: { language?: string; source: string }, icons: { icons: IconCandidate[]; backgroundColor?: string }): PageExtraction {
+  const { oembedCouldChange: _, sources, ...values } = fields;
+  return {
+    ...values,
+    language: lang.language,
+    icons: icons.icons,
+    backgroundColor: icons.backgroundColor,
+    ...(read.wall ? { wall: read.wall } : {}),
+    sources: { ...sources, ...(lang.language ? { language: lang.source } : {}) },
+    encoding: read.encoding,
   };
 }

@@ -44,6 +44,8 @@ type Many<T> = T | undefined | null | (T | undefined | null)[];
 export interface Rule<T> {
   name: string;
   get(ctx: RuleContext): Many<T>;
+  /** The rule reads `ctx.oembed` (and only that): the oEmbed sub-fetch is needed only when such a rule could win. */
+  oembed?: true;
 }
 
 export interface FieldRules {
@@ -231,7 +233,7 @@ export const DEFAULT_RULES: FieldRules = {
       }),
     },
     { name: 'json-ld name', get: ldOf(/./, 'name') },
-    { name: 'oembed title', get: (c) => c.oembed?.title },
+    { name: 'oembed title', oembed: true, get: (c) => c.oembed?.title },
     { name: 'meta title', get: (c) => wholeMetaValues(c, 'title', 'dc.title', 'dcterms.title', 'citation_title', 'parsely-title', 'sailthru.title') },
     {
       name: '<title>',
@@ -260,7 +262,7 @@ export const DEFAULT_RULES: FieldRules = {
     { name: 'og:image', get: (c) => metaImage(c, 'og') },
     { name: 'twitter:image', get: (c) => metaImage(c, 'twitter') },
     { name: 'json-ld image', get: (c) => c.ld.flatMap((n) => [ldImage(n.image), ldImage(n.thumbnailUrl), ldImage(n.thumbnail)]) },
-    { name: 'oembed thumbnail', get: (c) => (c.oembed?.thumbnail_url ? { url: c.oembed.thumbnail_url, width: c.oembed.thumbnail_width, height: c.oembed.thumbnail_height } : undefined) },
+    { name: 'oembed thumbnail', oembed: true, get: (c) => (c.oembed?.thumbnail_url ? { url: c.oembed.thumbnail_url, width: c.oembed.thumbnail_width, height: c.oembed.thumbnail_height } : undefined) },
     { name: 'image_src', get: (c) => c.page.links.filter((l) => l.rel.includes('image_src')).map((l) => ({ url: l.href })) },
     { name: 'microdata image', get: (c) => [...itempropValues(c.page, 'image'), ...itempropValues(c.page, 'thumbnailurl')].map((url) => ({ url })) },
     { name: 'first content <img>', get: firstContentImage },
@@ -269,12 +271,12 @@ export const DEFAULT_RULES: FieldRules = {
     { name: 'og:site_name', get: (c) => metaValues(c.page, 'og:site_name') },
     { name: 'application-name', get: (c) => metaValues(c.page, 'application-name', 'apple-mobile-web-app-title', 'al:ios:app_name', 'twitter:app:name:iphone') },
     { name: 'json-ld publisher', get: (c) => c.ld.map((n) => ldString((n.publisher as LdNode | undefined)?.name ?? n.publisher)) },
-    { name: 'oembed provider', get: (c) => c.oembed?.provider_name },
+    { name: 'oembed provider', oembed: true, get: (c) => c.oembed?.provider_name },
   ],
   author: [
     { name: 'meta author', get: (c) => metaValues(c.page, 'author', 'article:author', 'twitter:creator', 'dc.creator', 'citation_author', 'parsely-author', 'sailthru.author') },
     { name: 'json-ld author', get: (c) => c.ld.map((n) => ldString(n.author)) },
-    { name: 'oembed author', get: (c) => c.oembed?.author_name },
+    { name: 'oembed author', oembed: true, get: (c) => c.oembed?.author_name },
     { name: 'microdata author', get: (c) => itempropValues(c.page, 'author') },
   ],
   language: [
@@ -308,27 +310,44 @@ function candidates<T>(rule: Rule<T>, ctx: RuleContext): T[] {
   return list.filter((x): x is T => x !== undefined && x !== null);
 }
 
-/** First good text value, with the name of the rule that gave it. */
-export function firstText(rules: Rule<string>[], ctx: RuleContext, maxChars = 2000, accept: (s: string) => boolean = () => true): { value: string; rule: string } | undefined {
-  for (const rule of rules) {
+/** A field's value, the rule that gave it and that rule's place in the field's list. */
+export interface Found {
+  rule: string;
+  /** The rule's index in the list (to tell whether a rule ranked above it could still give a value). */
+  index: number;
+}
+
+/** First good text value, with the rule that gave it. */
+export function firstText(rules: Rule<string>[], ctx: RuleContext, maxChars = 2000, accept: (s: string) => boolean = () => true): ({ value: string } & Found) | undefined {
+  for (const [index, rule] of rules.entries()) {
     for (const raw of candidates(rule, ctx)) {
       if (typeof raw !== 'string') continue;
       const value = cleanText(raw, maxChars);
-      if (value && !isJunkText(value) && accept(value)) return { value, rule: rule.name };
+      if (value && !isJunkText(value) && accept(value)) return { value, rule: rule.name, index };
     }
   }
   return undefined;
 }
 
-export function firstImage(rules: Rule<ImageCandidate>[], ctx: RuleContext): (ImageCandidate & { rule: string }) | undefined {
-  for (const rule of rules) {
+export function firstImage(rules: Rule<ImageCandidate>[], ctx: RuleContext): (ImageCandidate & Found) | undefined {
+  for (const [index, rule] of rules.entries()) {
     for (const c of candidates(rule, ctx)) {
       const raw = typeof c === 'string' ? { url: c as string } : c;
       if (!raw || typeof raw.url !== 'string') continue;
       const url = resolveUrl(cleanText(raw.url, 4096), ctx.base);
       if (!url || isJunkImage(url, raw)) continue;
-      return { url, ...(raw.width ? { width: raw.width } : {}), ...(raw.height ? { height: raw.height } : {}), rule: rule.name };
+      return { url, ...(raw.width ? { width: raw.width } : {}), ...(raw.height ? { height: raw.height } : {}), rule: rule.name, index };
     }
   }
   return undefined;
+}
+
+/**
+ * Whether oEmbed data could change a field: one of its rules reads oEmbed and is ranked above the
+ * rule that gave the field its value without it (or the field has none). Rules ranked above it do
+ * not read oEmbed, so their value stands whatever oEmbed says.
+ */
+export function oembedCouldChange(rules: Rule<unknown>[], found: Found | undefined): boolean {
+  const first = rules.findIndex((r) => r.oembed);
+  return first >= 0 && (found === undefined || found.index > first);
 }

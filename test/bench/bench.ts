@@ -2,6 +2,11 @@
  * `npm run bench`: runs every `*.bench.ts` module in this folder (each exports `run()` and prints
  * its own figures), or only those named on the command line: `npm run bench -- images`.
  * Speed is measured here, never asserted in tests.
+ *
+ * One bench per phase of a preview's Server-Timing: `parse` (extract: parse + field rules, and the
+ * language check), `subfetch` (oEmbed, manifest), `images` (the four sizes of an image),
+ * `content` (the page-content job's work), `screenshot` (where a browser exists). The others:
+ * `media`, `hostile`, `lambda`, `page-memory`, `worker-memory`; `npm run bench:load` is the load test.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';

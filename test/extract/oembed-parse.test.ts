@@ -1,4 +1,4 @@
-import { extractPage } from '../../lib/extract/extract-page';
+import { extractPage, pageFields, readPage } from '../../lib/extract/extract-page';
 import { oembedUrl, parseOEmbed } from '../../lib/extract/oembed';
 import { parsePage, parsePageBytes, PAGE_LIMITS } from '../../lib/extract/parse-page';
 import { DEFAULT_RULES, withRules } from '../../lib/extract/rules';
@@ -13,6 +13,18 @@ describe('oEmbed', () => {
     const r = await extractPage(res, 'text/html', { fetch, config: loadConfig({}) });
     expect(fetch.asked).toEqual([endpoint]);
     expect(r).toMatchObject({ title: 'From oEmbed', author: 'Ann Author', image: { url: 'https://media.test/th/1.jpg', width: 480, height: 360 } });
+  });
+
+  it('is fetched only when a field it can fill has no value from a rule ranked above its own', async () => {
+    const endpoint = 'https://media.test/oembed';
+    const fetch = tableFetcher({ [endpoint]: JSON.stringify({ title: 'From oEmbed', author_name: 'Someone' }) });
+    const head = '<meta property="og:title" content="OG title"><meta property="og:image" content="https://media.test/i.jpg"><meta property="og:site_name" content="Site"><meta name="author" content="Ann">';
+    const r = await extractPage(fetched(page(`${head}<link rel="alternate" type="application/json+oembed" href="${endpoint}">`)), 'text/html', { fetch, config: loadConfig({}) });
+    expect(fetch.asked).toEqual([]);
+    expect(r).toMatchObject({ title: 'OG title', author: 'Ann', siteName: 'Site', image: { url: 'https://media.test/i.jpg' } });
+    // <title> ranks below oEmbed's title; og:image above its thumbnail; no site name, no author.
+    const read = readPage(fetched(page('<title>T</title><meta property="og:image" content="https://media.test/i.jpg">')), 'text/html');
+    expect(pageFields(read).oembedCouldChange).toEqual(['title', 'siteName', 'author']);
   });
 
   it('finds provider endpoints in the data file when the page advertises none', () => {
