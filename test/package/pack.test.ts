@@ -189,9 +189,9 @@ afterAll(async () => {
 
 test('the tarball holds the build, the bin, openapi.yaml and the README: no sources, tests or build stamp', () => {
   const files = packed.files.map((f) => f.path).sort();
-  for (const f of files) expect(f).toMatch(/^(dist\/|bin\/linklens\.mjs$|openapi\.yaml$|package\.json$|README\.md$)/);
+  for (const f of files) expect(f).toMatch(/^(dist\/|bin\/linklens\.mjs$|openapi\.yaml$|package\.json$|README\.md$|LICENSE$)/);
   expect(files).toEqual(expect.arrayContaining([
-    'bin/linklens.mjs', 'dist/cli.js', 'dist/start-local.js', 'dist/pdf-worker.cjs', 'dist/openapi.yaml', 'dist/package.json',
+    'LICENSE', 'bin/linklens.mjs', 'dist/cli.js', 'dist/start-local.js', 'dist/pdf-worker.cjs', 'dist/openapi.yaml', 'dist/package.json',
     'dist/client/index.js', 'dist/client/lambda.js', 'dist/types/client/index.d.ts', 'dist/types/client/lambda.d.ts', 'dist/types/contract/link.d.ts',
   ]));
   expect(files).not.toContain('dist/build-stamp.json');
