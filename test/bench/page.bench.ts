@@ -1,15 +1,9 @@
 /**
- * The `page` object: the median time of a page screenshot (headless Chromium, 1280x800, load +
- * settle, a warm browser) and of the content extraction of a 300 KB article (linkedom DOM +
- * Readability + sanitizer + turndown + text), with the heap the DOM takes for 300 KB and 3 MB.
- * `npm run bench -- page.bench` (the screenshot part is skipped when no browser is installed).
+ * The `page` object's content: the median time of the content extraction of a 300 KB article
+ * (linkedom DOM + Readability + sanitizer + turndown + text), with the heap the DOM takes for
+ * 300 KB and 3 MB. `npm run bench -- page.bench` (the screenshot: `npm run bench -- screenshot`).
  */
-import { loadConfig } from '../../lib/config.js';
-import { browserAvailable, closeBrowser } from '../../lib/browser/browser.js';
-import { captureScreenshot } from '../../lib/browser/screenshot.js';
-import { createFetcher } from '../../lib/fetch/safe-fetch.js';
 import { extractPageContent, PAGE_CONTENT_LIMITS } from '../../lib/page/page-content.js';
-import { startFixtureServer } from '../helpers/fixture-server.js';
 import { articlePage, paragraphs } from '../page/fixtures.js';
 import { median, timeRuns } from './bench.js';
 
@@ -52,22 +46,4 @@ export async function run(): Promise<void> {
   const t0 = performance.now();
   extractPageContent(big, url);
   process.stdout.write(`content extraction, 3 MB article (cut to ${PAGE_CONTENT_LIMITS.maxChars / 1024} KB of HTML): ${(performance.now() - t0).toFixed(0)} ms once\n`);
-
-  const config = { ...loadConfig(process.env), allowPrivateNetworks: true };
-  if (!browserAvailable(config)) {
-    process.stdout.write(`screenshot: skipped, no browser at ${config.browserPath}\n`);
-    return;
-  }
-  const site = await startFixtureServer({ '/article': { body: articlePage() } });
-  const fetch = createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: config.userAgent, maxRedirects: 5 });
-  try {
-    const cold0 = performance.now();
-    await captureScreenshot(site.url('/article'), { fetch, config });
-    const cold = performance.now() - cold0;
-    const shots = await timeRuns(7, () => captureScreenshot(site.url('/article'), { fetch, config }), 0);
-    process.stdout.write(`screenshot (1280x800, load + ${config.screenshotSettleMs} ms settle): median ${median(shots).toFixed(0)} ms over ${shots.length} runs with a warm browser; first one with the browser launch ${cold.toFixed(0)} ms\n`);
-  } finally {
-    await closeBrowser();
-    await site.close();
-  }
 }

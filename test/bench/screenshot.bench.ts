@@ -1,13 +1,15 @@
 /**
  * Page screenshots in headless Chromium on loopback fixture pages (the article fixture, and a page
  * with six images and a stylesheet): the capture with a cold browser (launched for it) and a warm
- * one, and the whole job (capture, then the four sizes hosted). Each page shows a new number on
- * every load, so no capture is deduplicated by the image store. Medians of several runs.
+ * one, and the whole job (capture, then the four sizes hosted). Each run follows half a second of
+ * idle time, as between two previews. Each page shows a new number on every load, so no capture
+ * is deduplicated by the image store. Medians of several runs.
  * `npm run bench -- screenshot` (skipped when no browser is installed).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store.js';
 import { browserAvailable, closeBrowser } from '../../lib/browser/browser.js';
@@ -21,7 +23,11 @@ import { median } from './bench.js';
 const COLD_RUNS = 3;
 const WARM_RUNS = 9;
 
+/** Idle time before each warm run (not timed), as between two previews: the browser opens the next tab in it. */
+const IDLE_MS = 500;
+
 async function timed(fn: () => Promise<unknown>): Promise<number> {
+  await sleep(IDLE_MS);
   const t0 = performance.now();
   await fn();
   return performance.now() - t0;
