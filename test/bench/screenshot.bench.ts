@@ -1,7 +1,8 @@
 /**
  * Page screenshots in headless Chromium on loopback fixture pages (the article fixture, and a page
  * with six images and a stylesheet): the capture with a cold browser (launched for it) and a warm
- * one, and the whole job (capture, then the four sizes hosted). Each run follows half a second of
+ * one, the whole job (capture, then the four sizes hosted), and whole records with screenshots on
+ * (a URL previewed the first time, then again). Each run follows half a second of
  * idle time, as between two previews. Each page shows a new number on every load, so no capture
  * is deduplicated by the image store. Medians of several runs.
  * `npm run bench -- screenshot` (skipped when no browser is installed).
@@ -12,10 +13,14 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store.js';
+import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner.js';
 import { browserAvailable, closeBrowser } from '../../lib/browser/browser.js';
 import { captureScreenshot, runScreenshotJob } from '../../lib/browser/screenshot.js';
 import { loadConfig } from '../../lib/config.js';
+import type { PreviewRequest } from '../../lib/contract/request.js';
 import { createFetcher } from '../../lib/fetch/safe-fetch.js';
+import { previewLink } from '../../lib/preview.js';
+import { PhaseTimer } from '../../lib/timing.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';
 import { articlePage } from '../page/fixtures.js';
 import { median } from './bench.js';
@@ -53,6 +58,9 @@ export async function run(): Promise<void> {
   for (let i = 0; i < 6; i++) site.route(`/img/${i}.png`, { headers: { 'content-type': 'image/png' }, body: png });
   const fetch = createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: config.userAgent, maxRedirects: 5 });
   const blobs = new FsBlobStore(dataDir, () => 'http://assets.bench');
+  const jobs = new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency);
+  let requests = 0;
+  const preview = async (link: string) => (await previewLink({ link } as PreviewRequest, { config, fetch, blobs, jobs }, { requestId: `bench-${++requests}`, timer: new PhaseTimer() })).record;
   try {
     for (const page of ['/article', '/images']) {
       const url = site.url(page);
@@ -72,6 +80,18 @@ export async function run(): Promise<void> {
         }));
       }
       process.stdout.write(`${page}: capture cold (browser launch) median ${median(cold).toFixed(0)} ms over ${COLD_RUNS}, warm median ${median(warm).toFixed(0)} ms over ${WARM_RUNS}; job (warm capture + four sizes hosted) median ${median(job).toFixed(0)} ms over ${WARM_RUNS}\n`);
+
+      // Whole records: a URL previewed for the first time, then again.
+      const first: number[] = [];
+      const again: number[] = [];
+      let withShot = 0;
+      let againWithShot = 0;
+      for (let i = 0; i < WARM_RUNS; i++) {
+        const link = `${url}?v=${i}`;
+        first.push(await timed(async () => { if ((await preview(link)).page?.screenshot) withShot++; }));
+        again.push(await timed(async () => { if ((await preview(link)).page?.screenshot) againWithShot++; }));
+      }
+      process.stdout.write(`${page}: record with screenshots on, first preview of a URL median ${median(first).toFixed(0)} ms (${withShot}/${WARM_RUNS} with the screenshot), the same URL again median ${median(again).toFixed(0)} ms (${againWithShot}/${WARM_RUNS})\n`);
     }
   } finally {
     await closeBrowser();
