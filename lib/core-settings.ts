@@ -172,11 +172,19 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots', {
   },
   screenshotTimeoutMs: {
     env: 'LINKPREVIEW_SCREENSHOT_TIMEOUT_MS', type: int(1000, 60_000), default: 10_000,
-    doc: 'Time cap of one screenshot job: launch or page, load, settle and capture.',
+    doc: 'Time cap of one capture: browser launch or page, load, network quiet and capture.',
   },
-  screenshotSettleMs: {
-    env: 'LINKPREVIEW_SCREENSHOT_SETTLE_MS', type: int(0, 10_000), default: 500,
-    doc: 'Quiet time after the load event before the capture.',
+  screenshotQuietMs: {
+    env: 'LINKPREVIEW_SCREENSHOT_QUIET_MS', type: int(0, 1000), default: 100,
+    doc: 'After the load event, the page is captured once none of its requests has been running for this long (at most 1 s after the load event).',
+  },
+  screenshotWaitMs: {
+    env: 'LINKPREVIEW_SCREENSHOT_WAIT_MS', type: int(0, 28_000), default: 250,
+    doc: "Once the rest of the record is ready, how long it waits for the screenshot (within the jobs' deadline). A later screenshot is still stored, and remembered for its URL.",
+  },
+  screenshotMemoTtlMs: {
+    env: 'LINKPREVIEW_SCREENSHOT_MEMO_TTL_MS', type: int(0, 86_400_000), default: 3_600_000,
+    doc: 'How long a screenshot is remembered for its URL: a preview of that URL in that time takes it instead of rendering the page again; a record never carries an older one. 0: never remembered. On AWS at most a day (jobs/ objects expire then).',
   },
 });
 

@@ -248,9 +248,6 @@ async function pageJobs(res: FetchResult, extraction: Extraction, page: NonNulla
   const icon = manifestUrl
     ? timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)).then((manifest) => hostImages(pageIcons(read, manifest), jobs, jobOptions))
     : hostImages(pageIcons(read), jobs, jobOptions);
-  const described = !read.wall && extraction.record.ok
-    ? describePage(res, header(res.headers, 'content-type'), ports, jobOptions).catch((): DescribedPage => ({}))
-    : undefined;
   const record = fields.then(async (f) => {
     const { language } = await pageLanguage(read, f);
     const r = pageRecord(extraction.record, read, f, language);
@@ -258,6 +255,11 @@ async function pageJobs(res: FetchResult, extraction: Extraction, page: NonNulla
     sofar.outcome = () => ({ record: finalize(structuredClone(r), pageHints(f)) });
     return r;
   });
+  // The screenshot's wait (LINKPREVIEW_SCREENSHOT_WAIT_MS) starts once the rest of the record is ready.
+  const othersReady = Promise.all([record, image, icon]);
+  const described = !read.wall && extraction.record.ok
+    ? describePage(res, header(res.headers, 'content-type'), ports, { ...jobOptions, othersReady }).catch((): DescribedPage => ({}))
+    : undefined;
   const [r, f, hostedImage, hostedIcon, d] = await Promise.all([record, fields, image, icon, described]);
   return { record: r, hints: pageHints(f), hosted: { ...hostedImage, ...hostedIcon }, described: d };
 }

@@ -6,7 +6,7 @@
  *
  * The browser itself never reaches the network. The requests of a page's frames and dedicated
  * workers are intercepted and answered by the guarded fetcher (context.route in
- * lib/browser/screenshot.ts, which also refuses WebSockets). What that interception cannot see is
+ * lib/browser/route.ts, which also refuses WebSockets). What that interception cannot see is
  * refused here, at the DevTools protocol level, by the interception net every launch installs
  * before it hands the browser out (`installInterceptionNet`): shared and service workers are closed
  * before their first instruction, and any request the page-level route did not answer is failed.
@@ -140,7 +140,7 @@ function reportRefusal(r: NetRefusal): void {
  *   request of a target Playwright does not attach to. Each is failed; none is ever continued.
  *
  * WebSockets are not HTTP requests to the Fetch domain; a dedicated worker's are refused by the
- * policy lib/browser/screenshot.ts puts on every response, a page's by routeWebSocket.
+ * policy lib/browser/route.ts puts on every response, a page's by routeWebSocket.
  */
 async function installInterceptionNet(browser: Browser): Promise<void> {
   const cdp: CDPSession = await browser.newBrowserCDPSession();

@@ -1,17 +1,25 @@
 /**
- * The `page` object of a PAGE record, from two jobs run together under the record's deadline:
- * `page-content` (readability -> hosted HTML, Markdown and text, reading time) and, when
- * screenshots are enabled, `screenshot` (headless Chromium). Either may fail or come late; the
- * object then has what did arrive, or is left out.
+ * The `page` object of a PAGE record, from two jobs started together: `page-content`
+ * (readability -> hosted HTML, Markdown and text, reading time) and, when screenshots are enabled,
+ * `screenshot` (headless Chromium). Either may fail or come late; the object then has what did
+ * arrive, or is left out.
+ *
+ * The screenshot does not hold the record: once the rest is ready (the page content, and what the
+ * caller passes as `othersReady`), the record waits for it at most LINKPREVIEW_SCREENSHOT_WAIT_MS.
+ * A later screenshot job still runs to its end (under its own time cap and the jobs' deadline):
+ * it stores the screenshot and remembers it for the URL (lib/browser/screenshot-memo.ts), and a
+ * preview of that URL within LINKPREVIEW_SCREENSHOT_MEMO_TTL_MS takes it from there without
+ * running the job.
  *
  * This side only builds the job inputs and reads the results, so the preview bundle carries
  * neither the DOM nor the browser code.
  */
 import type { Config } from '../config.js';
-import type { PageInfo } from '../contract/link.js';
+import type { ImageSet, PageInfo } from '../contract/link.js';
 import type { FetchResult } from '../fetch/safe-fetch.js';
 import { screenshotsEnabled } from '../browser/availability.js';
-import type { Job, JobRunner, RunOptions } from '../ports.js';
+import { recallScreenshot } from '../browser/screenshot-memo.js';
+import type { BlobStore, JobRunner, RunOptions } from '../ports.js';
 
 export interface DescribedPage {
   page?: PageInfo;
@@ -19,28 +27,56 @@ export interface DescribedPage {
   excerpt?: string;
 }
 
-export async function describePage(res: FetchResult, contentType: string | undefined, ports: { config: Config; jobs: JobRunner }, options: RunOptions): Promise<DescribedPage> {
-  const jobs: Job<'page-content' | 'screenshot'>[] = [];
-  if (res.body.length > 0) {
-    // The deadline lets the job stop hosting the content's images in time to store its versions.
-    jobs.push({ id: 'page-content', kind: 'page-content', input: { url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: options.deadline } });
-  }
-  if (screenshotsEnabled(ports.config)) jobs.push({ id: 'screenshot', kind: 'screenshot', input: { url: res.finalUrl } });
-  if (jobs.length === 0) return {};
+export interface DescribePageOptions extends RunOptions {
+  /** The rest of the record (its image jobs): the wait for a late screenshot starts once this has settled too. */
+  othersReady?: Promise<unknown>;
+}
 
-  const outcomes = await ports.jobs.run(jobs, options);
+type Ports = { config: Config; jobs: JobRunner; blobs: BlobStore };
+
+export async function describePage(res: FetchResult, contentType: string | undefined, ports: Ports, options: DescribePageOptions): Promise<DescribedPage> {
+  const run: RunOptions = { requestId: options.requestId, deadline: options.deadline };
+  const content = res.body.length > 0 ? pageContent(res, contentType, ports.jobs, run) : undefined;
+  const shot = screenshotsEnabled(ports.config) ? screenshotOf(res.finalUrl, ports, run) : undefined;
+  if (!content && !shot) return {};
+
+  const [described] = await Promise.all([content ?? ({} as DescribedPage), options.othersReady?.catch(() => undefined)]);
+  const screenshot = shot && (await atMost(shot, ports.config.screenshotWaitMs));
+  const page: PageInfo = { ...described.page, ...(screenshot ? { screenshot } : {}) };
+  return Object.keys(page).length ? { page, excerpt: described.excerpt } : { excerpt: described.excerpt };
+}
+
+/** The `page-content` job's fields and excerpt (none when it failed or came late). */
+async function pageContent(res: FetchResult, contentType: string | undefined, jobs: JobRunner, run: RunOptions): Promise<DescribedPage> {
+  // The deadline lets the job stop hosting the content's images in time to store its versions.
+  const outcomes = await jobs.run([{ id: 'page-content', kind: 'page-content', input: { url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: run.deadline } }], run);
+  const outcome = outcomes.get('page-content');
+  if (!outcome?.ok) return {};
+  const r = outcome.result;
   const page: PageInfo = {};
-  let excerpt: string | undefined;
-  const content = outcomes.get('page-content');
-  if (content?.ok && content.kind === 'page-content') {
-    const r = content.result;
-    if (r.estimatedReadingTimeInMinutes !== undefined) page.estimatedReadingTimeInMinutes = r.estimatedReadingTimeInMinutes;
-    if (r.htmlUrl) page.htmlUrl = r.htmlUrl;
-    if (r.markdownUrl) page.markdownUrl = r.markdownUrl;
-    if (r.rawTextUrl) page.rawTextUrl = r.rawTextUrl;
-    excerpt = r.excerpt;
+  if (r.estimatedReadingTimeInMinutes !== undefined) page.estimatedReadingTimeInMinutes = r.estimatedReadingTimeInMinutes;
+  if (r.htmlUrl) page.htmlUrl = r.htmlUrl;
+  if (r.markdownUrl) page.markdownUrl = r.markdownUrl;
+  if (r.rawTextUrl) page.rawTextUrl = r.rawTextUrl;
+  return { ...(Object.keys(page).length ? { page } : {}), excerpt: r.excerpt };
+}
+
+/** The screenshot remembered for `url`, else the `screenshot` job's (it runs on to the jobs' deadline whoever still waits). */
+async function screenshotOf(url: string, ports: Ports, run: RunOptions): Promise<ImageSet | undefined> {
+  const remembered = await recallScreenshot(ports.blobs, url, ports.config.screenshotMemoTtlMs);
+  if (remembered) return remembered;
+  const outcomes = await ports.jobs.run([{ id: 'screenshot', kind: 'screenshot', input: { url } }], run).catch(() => undefined);
+  const outcome = outcomes?.get('screenshot');
+  return outcome?.ok ? outcome.result.screenshot : undefined;
+}
+
+/** What `p` gives within `ms`, else undefined (`p` goes on). */
+async function atMost<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), ms); });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
   }
-  const shot = outcomes.get('screenshot');
-  if (shot?.ok && shot.kind === 'screenshot' && shot.result.screenshot) page.screenshot = shot.result.screenshot;
-  return Object.keys(page).length ? { page, excerpt } : { excerpt };
 }

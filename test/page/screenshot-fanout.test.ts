@@ -64,7 +64,7 @@ test('screenshot jobs are sent to their own queue, the rest to the job queue; on
 });
 
 test('LINKPREVIEW_SCREENSHOT_QUEUE_URL, LINKPREVIEW_SCREENSHOTS and the browser settings are read and checked', () => {
-  expect(loadConfig({})).toMatchObject({ screenshots: 'auto', browserPath: '/usr/bin/chromium', screenshotTimeoutMs: 10_000, screenshotSettleMs: 500, screenshotQueueUrl: '' });
+  expect(loadConfig({})).toMatchObject({ screenshots: 'auto', browserPath: '/usr/bin/chromium', screenshotTimeoutMs: 10_000, screenshotQuietMs: 100, screenshotWaitMs: 250, screenshotMemoTtlMs: 3_600_000, screenshotQueueUrl: '' });
   expect(loadConfig({ LINKPREVIEW_SCREENSHOTS: 'on' }).screenshots).toBe('on');
   expect(loadConfig({ LINKPREVIEW_SCREENSHOTS: 'OFF' }).screenshots).toBe('off');
   expect(loadConfig({ LINKPREVIEW_SCREENSHOTS: 'false' }).screenshots).toBe('off');

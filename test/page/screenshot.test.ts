@@ -10,7 +10,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 import { loadConfig } from '../../lib/config';
 import { browserAvailable, CHROMIUM_ARGS, closeBrowser, configureBrowser, NETWORK_WALLS, onNetRefusal, withBrowser as useSharedBrowser, type NetRefusal } from '../../lib/browser/browser';
-import { captureScreenshot, runScreenshotJob, VIEWPORT } from '../../lib/browser/screenshot';
+import { captureScreenshot, runScreenshotJob } from '../../lib/browser/screenshot';
+import { VIEWPORT } from '../../lib/browser/tab';
 import { createFetcher } from '../../lib/fetch/safe-fetch';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { assertConforms } from '../helpers/conformance';
@@ -40,7 +41,7 @@ describe('screenshot', () => {
   afterAll(() => site.close());
 
   withBrowser('renders the page at 1280x800: a PNG that is not blank', async () => {
-    const config = { ...testConfig({ screenshots: 'on' }), screenshotSettleMs: 200 };
+    const config = { ...testConfig({ screenshots: 'on' }), screenshotQuietMs: 200 };
     const fetch = createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 5 });
     const shot = await captureScreenshot(site.url('/'), { fetch, config });
     config.cleanup();
@@ -59,7 +60,7 @@ describe('screenshot', () => {
   });
 
   withBrowser('the job hosts the capture as an ImageSet', async () => {
-    const config = { ...testConfig({ screenshots: 'on' }), screenshotSettleMs: 100 };
+    const config = { ...testConfig({ screenshots: 'on' }), screenshotQuietMs: 100 };
     const fetch = createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 5 });
     const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
     const r = await runScreenshotJob({ url: site.url('/article') }, { fetch, blobs, config });
@@ -129,7 +130,7 @@ describe('the SSRF guard inside the browser', () => {
 
     // A closed guard: only the fixture's address is trusted (it plays a public host), as in test/fetch/safe-fetch.test.ts.
     const fetch = closedGuardFetcher([site.port, v4.port, v6.port], { 'public.test': '127.0.0.1', 'private.test': '127.0.0.2' });
-    const config = { ...testConfig({ screenshots: 'on', allowPrivateNetworks: false }), screenshotSettleMs: 1000 };
+    const config = { ...testConfig({ screenshots: 'on', allowPrivateNetworks: false }), screenshotQuietMs: 1000 };
     const seen: { url: string; outcome: string; detail?: string }[] = [];
     try {
       const shot = await captureScreenshot(`${pub}/`, { fetch, config, onRequest: (url, outcome, detail) => seen.push({ url, outcome, detail }) });
@@ -157,7 +158,7 @@ describe('the SSRF guard inside the browser', () => {
 describe('what the route cannot see, with the network walls down', () => {
   // The proxy flags would stop everything below on their own. Here the browser runs without them, so a
   // vector is stopped only by the interception net (lib/browser/browser.ts) and the page policy
-  // (lib/browser/screenshot.ts), or reaches the forbidden listener.
+  // (lib/browser/route.ts), or reaches the forbidden listener.
   let saved: string[] = [];
   beforeAll(async () => {
     await closeBrowser();
@@ -206,7 +207,7 @@ describe('what the route cannot see, with the network walls down', () => {
     site.route('/sw.js', { headers: { 'content-type': 'text/javascript' }, body: serviceCode });
 
     const fetch = closedGuardFetcher([site.port, forbidden.port]);
-    const config = { ...testConfig({ screenshots: 'on', allowPrivateNetworks: false }), screenshotSettleMs: 1500 };
+    const config = { ...testConfig({ screenshots: 'on', allowPrivateNetworks: false }), screenshotQuietMs: 1000 };
     const seen: { url: string; outcome: string; detail?: string }[] = [];
     const net: NetRefusal[] = [];
     const stop = onNetRefusal((r) => net.push(r));
@@ -252,7 +253,7 @@ describe('what the route cannot see, with the network walls down', () => {
 describe('a PAGE record from the local server', () => {
   test('has `page` with the five fields, and each URL serves its version', async () => {
     const site = await startFixtureServer({ '/2024/rivers.html': { body: articlePage() } });
-    const server = await startTestServer({ screenshots: HAS_BROWSER ? 'on' : 'off', screenshotSettleMs: 200, recordDeadlineMs: 20_000, publicUrl: '' });
+    const server = await startTestServer({ screenshots: HAS_BROWSER ? 'on' : 'off', screenshotWaitMs: 20_000, recordDeadlineMs: 20_000, publicUrl: '' });
     try {
       const res = await fetch(`${server.url}/`, {
         method: 'POST',

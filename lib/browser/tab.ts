@@ -1,0 +1,73 @@
+/**
+ * A tab: a fresh browser context with its route installed (lib/browser/route.ts) and one page open.
+ * Each capture takes one and closes it after: nothing a page leaves behind (cookies, storage, a
+ * logged-in view from a URL's token) reaches another preview. What a reused context would save,
+ * opening the context and its page (about 100 ms, mostly the page), is saved by opening the next
+ * tab ahead: after each capture one spare tab is opened while nothing waits for it, and the next
+ * capture in this browser takes it.
+ */
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { installRoute, type PageTraffic } from './route.js';
+
+export const VIEWPORT = { width: 1280, height: 800 } as const;
+
+const CONTEXT_OPTIONS = {
+  viewport: VIEWPORT,
+  deviceScaleFactor: 1,
+  serviceWorkers: 'block',
+  acceptDownloads: false,
+  javaScriptEnabled: true,
+  locale: 'en-US',
+  reducedMotion: 'reduce',
+} as const;
+
+export interface Tab {
+  readonly browser: Browser;
+  readonly page: Page;
+  /** The page's DevTools session (the capture). */
+  readonly cdp: CDPSession;
+  /** Hands the tab's traffic to a capture (every request is refused while none holds it). */
+  hold(traffic: PageTraffic): void;
+  close(): Promise<void>;
+}
+
+async function openTab(browser: Browser): Promise<Tab> {
+  const context: BrowserContext = await browser.newContext(CONTEXT_OPTIONS);
+  let holder: PageTraffic | undefined;
+  try {
+    await installRoute(context, () => holder);
+    const page = await context.newPage();
+    page.on('dialog', (d) => { void d.dismiss().catch(() => {}); });
+    const cdp = await context.newCDPSession(page);
+    return {
+      browser,
+      page,
+      cdp,
+      hold: (traffic) => { holder = traffic; },
+      close: () => context.close().catch(() => {}),
+    };
+  } catch (err) {
+    await context.close().catch(() => {});
+    throw err;
+  }
+}
+
+let spare: { browser: Browser; tab: Promise<Tab | undefined> } | undefined;
+
+/** A tab for one capture: the spare one when it is of this browser and still open, else a new one. */
+export async function takeTab(browser: Browser): Promise<Tab> {
+  const s = spare;
+  spare = undefined;
+  const tab = s && (await s.tab);
+  if (tab && tab.browser === browser && browser.isConnected() && !tab.page.isClosed()) return tab;
+  void tab?.close();
+  return openTab(browser);
+}
+
+/** Opens the spare tab of `browser` (one at most), for the next capture. */
+export function openSpareTab(browser: Browser): void {
+  if (spare?.browser === browser || !browser.isConnected()) return;
+  const stale = spare;
+  spare = { browser, tab: openTab(browser).catch(() => undefined) };
+  void stale?.tab.then((t) => t?.close());
+}
