@@ -4,7 +4,7 @@
  * through the guarded fetcher, and apply the field rules (rules.ts). Returns the record fields
  * plus the image and icon *sources* that the image jobs then host (lib/media/host-images.ts).
  */
-import type { Config } from '../config.js';
+import type { CoreConfig } from '../core-settings.js';
 import { detectEncoding } from '../fetch/charset.js';
 import { flatHeaders } from '../fetch/headers.js';
 import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
@@ -38,7 +38,7 @@ export interface PageExtraction {
 
 export interface ExtractDeps {
   fetch: Fetcher;
-  config: Config;
+  config: CoreConfig;
   signal?: AbortSignal;
   /** Field rules to use (platform extractors pass `withRules({...})`); DEFAULT_RULES otherwise. */
   rules?: FieldRules;
