@@ -20,10 +20,11 @@ import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { describePage, type DescribedPage } from './page/describe-page.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { hostImage } from './media/host-images.js';
-import { matchPlatform } from './platforms/index.js';
+import { PLATFORM_REGISTRY } from './platforms/index.js';
+import { runPlatform, type PlatformRegistry, type PlatformRun } from './platforms/registry.js';
 import { acceptedLanguage, detectLanguage } from './language/detect.js';
 import { normalizeLanguage } from './extract/language.js';
-import type { PlatformContext, PlatformPreview } from './platforms/types.js';
+import type { PlatformPreview } from './platforms/types.js';
 import type { BlobStore, JobRunner } from './ports.js';
 import type { PhaseTimer } from './timing.js';
 
@@ -32,6 +33,8 @@ export interface PreviewPorts {
   fetch: Fetcher;
   blobs: BlobStore;
   jobs: JobRunner;
+  /** The platforms (and the host profiles they declare). Default: lib/platforms/index.ts's; a test passes its own. */
+  platforms?: PlatformRegistry;
 }
 
 export interface PreviewContext {
@@ -100,6 +103,7 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
 async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar): Promise<PreviewOutcome> {
   const { config } = ports;
   const fetch = budgetedFetcher(ports.fetch, budget);
+  const platforms = platformsOf(ports);
 
   // 0. A platform link (videohost, codehost, forum, ...) gets the platform's own data; when its
   //    source fails, the generic preview below is used.
@@ -117,9 +121,9 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
         onTooLarge: 'truncate',
         timeoutMs: config.fetchTimeoutMs,
         // Per-host User-Agent and consent cookie (lib/fetch/host-profiles.ts), then the caller's language.
-        headers: { ...hostProfileHeaders(link, config.userAgent), ...(ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : {}) },
+        headers: { ...hostProfileHeaders(link, config.userAgent, platforms.hostProfiles), ...(ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : {}) },
         // The consent cookie follows the chain through the profile's own hosts (youtu.be -> www.youtube.com), no further.
-        cookieHosts: hostProfileFor(link)?.hosts,
+        cookieHosts: hostProfileFor(link, platforms.hostProfiles)?.hosts,
       }),
     );
   } catch (err) {
@@ -155,7 +159,7 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
     sofar.outcome = () => ({ record: finalize(structuredClone(r), { ...hints }) });
     if (type === 'PAGE') {
       // A platform page read generically (its own source failed) gets the platform's page rules in front.
-      const pageRules = matchPlatformUrl(res.finalUrl)?.platform.pageRules;
+      const pageRules = platforms.match(res.finalUrl)?.platform.pageRules;
       const page: PageExtraction = await extractPage(res, contentType, { fetch, config, ...(pageRules ? { rules: withRules(pageRules) } : {}) });
       if (page.title) r.title = page.title;
       if (page.description) r.description = page.description;
@@ -191,14 +195,14 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
 
 /** Runs the matching platform, if any; undefined means "use the generic preview". */
 async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar, page?: FetchResult): Promise<LinkRecord | undefined> {
-  const found = matchPlatform(url);
+  const found = platformsOf(ports).match(url);
   if (!found) return undefined;
   // Image and media jobs: the record deadline within the budget. The platform's sources: a share
   // of what is left, so a stalled platform API leaves time for the generic preview.
   const deadline = budget.until(Date.now() + ports.config.recordDeadlineMs);
   const sources = budget.slice(PLATFORM_SHARE);
   let declared: string | undefined;
-  const pctx: PlatformContext = {
+  const run: PlatformRun = {
     fetch: budgetedFetcher(ports.fetch, sources),
     config: ports.config,
     jobs: ports.jobs,
@@ -211,10 +215,8 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
   };
   let out: PlatformPreview | undefined;
   try {
-    out = await found.platform.extract(url, found.match, pctx);
-  } catch (err) {
-    if (!(err instanceof FetchFailure)) throw err;
-    out = undefined; // the platform source failed: fall back to the generic preview
+    // Undefined, or a source that failed: the generic preview (lib/platforms/types.ts).
+    out = await runPlatform(url, found, run);
   } finally {
     sources.end();
   }
@@ -248,6 +250,11 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
   return finalize(record, {});
 }
 
+/** The ports' platforms, else the service's (lib/platforms/index.ts). */
+function platformsOf(ports: PreviewPorts): PlatformRegistry {
+  return ports.platforms ?? PLATFORM_REGISTRY;
+}
+
 function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirectionUrl' | 'redirectionCount' | 'redirectionTrail'> {
   const redirected = trail.length > 1;
   return {
@@ -256,12 +263,4 @@ function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirect
     redirectionCount: trail.length - 1,
     redirectionTrail: trail,
   };
-}
-
-function matchPlatformUrl(url: string): ReturnType<typeof matchPlatform> {
-  try {
-    return matchPlatform(new URL(url));
-  } catch {
-    return undefined;
-  }
 }

@@ -1,5 +1,5 @@
 import { matchVideohost } from '../../../lib/platforms/videohost';
-import { parseCount } from '../../../lib/platforms/videohost-parse';
+import { parseCount } from '../../../lib/platforms/shared';
 import { stableId } from '../../../lib/ids';
 import { CHANNEL_ID, VIDEO_ID, channelPage, playerResponse, watchPage } from './fixtures/videohost';
 import { image, json, page, redirect, startWorld, type World } from './harness';
