@@ -21,7 +21,7 @@ import { describePage, type DescribedPage } from './page/describe-page.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { hostImage } from './media/host-images.js';
 import { PLATFORM_REGISTRY } from './platforms/index.js';
-import { runPlatform, type PlatformRegistry, type PlatformRun } from './platforms/registry.js';
+import { extractPlatform, type PlatformRegistry, type PlatformRun } from './platforms/registry.js';
 import { acceptedLanguage, detectLanguage } from './language/detect.js';
 import { normalizeLanguage } from './extract/language.js';
 import type { PlatformPreview } from './platforms/types.js';
@@ -216,7 +216,7 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
   let out: PlatformPreview | undefined;
   try {
     // Undefined, or a source that failed: the generic preview (lib/platforms/types.ts).
-    out = await runPlatform(url, found, run);
+    out = await extractPlatform(url, found, run);
   } finally {
     sources.end();
   }

@@ -73,7 +73,7 @@ export type PlatformRun = Omit<PlatformContext, 'config' | 'settings' | 'hostPro
  * Runs a matched platform with its own settings and host profile. An upstream failure it throws
  * (FetchFailure) is the generic preview, as `undefined` is; anything else is a bug and propagates.
  */
-export async function runPlatform(url: URL, { platform, match }: MatchedPlatform, run: PlatformRun): Promise<PlatformPreview | undefined> {
+export async function extractPlatform(url: URL, { platform, match }: MatchedPlatform, run: PlatformRun): Promise<PlatformPreview | undefined> {
   const settings = run.config.platforms[platform.name];
   if (platform.settings && !settings) throw new Error(`no settings for platform ${platform.name}: load the config with the same platforms as the registry`);
   try {

@@ -12,7 +12,7 @@
  *  - it returns `undefined` when the answer is not something it can read (not a product page, no
  *    player data): the generic PAGE preview of the same URL is used instead;
  *  - an upstream failure (the FetchFailure of a source: unreachable, timed out, too large) is
- *    thrown, not caught: the registry's runner (`runPlatform`) turns it into the same generic
+ *    thrown, not caught: the registry's runner (`extractPlatform`) turns it into the same generic
  *    preview. A platform catches one only where it has another source to try next, with
  *    `optional()` from ./shared.ts.
  */
