@@ -4,12 +4,17 @@
  * deployment fails at start-up instead of on the first request.
  *
  * The settings are declared once each, with their variable, type, default and docs: the core ones
- * in lib/core-settings.ts, a platform's own in its module (its `settings`), read here as
- * `config.platforms.<name>`. docs/configuration.md is generated from the same declarations
- * (`npm run docs:config`).
+ * in lib/core-settings.ts, a platform's own in its module (its `settings`), read here into
+ * `config.platforms.<name>` and given to the platform as `ctx.settings`. docs/configuration.md is
+ * generated from the same declarations (`npm run docs:config`).
+ *
+ * This module sits above the platforms (it reads their list). A module the platforms import takes
+ * `CoreConfig` (lib/core-settings.ts), never `Config`: `npm run lint:cycles` fails otherwise.
  */
 import { CORE_GROUPS, type CoreConfig } from './core-settings.js';
 import { PLATFORMS } from './platforms/index.js';
+import { platformSettingsGroups } from './platforms/registry.js';
+import type { Platform } from './platforms/types.js';
 import { assertUniqueVariables, readGroups, readSettings, type Env, type GroupValues, type SettingsGroup } from './settings.js';
 
 export { ConfigError } from './settings.js';
@@ -26,18 +31,20 @@ export interface Config extends CoreConfig {
   platforms: PlatformsConfig;
 }
 
-/** The registered platforms' settings groups (a platform's group is named as the platform). */
-export const PLATFORM_GROUPS: readonly SettingsGroup[] = PLATFORMS.flatMap((platform) => {
-  if (!platform.settings) return [];
-  if (platform.settings.name !== platform.name) throw new Error(`platform ${platform.name} names its settings ${platform.settings.name}`);
-  return [platform.settings];
-});
+/** The registered platforms' settings groups, in the registry's order. */
+export const PLATFORM_GROUPS: readonly SettingsGroup[] = platformSettingsGroups(PLATFORMS);
 
 // A variable read by two settings (a platform reusing a core name) is a mistake: it fails at load.
 assertUniqueVariables([...CORE_GROUPS, ...PLATFORM_GROUPS]);
 
-export function loadConfig(env: Env = process.env): Config {
-  const platforms: Record<string, unknown> = {};
-  for (const group of PLATFORM_GROUPS) platforms[group.name] = readSettings(group, env);
-  return { ...readGroups(CORE_GROUPS, env), platforms: platforms as PlatformsConfig };
+/**
+ * The configuration from `env`. `platforms`: the platforms whose settings are read (a test that
+ * registers an extra platform passes the same list it builds its registry from).
+ */
+export function loadConfig(env: Env = process.env, platforms: readonly Platform[] = PLATFORMS): Config {
+  const groups = platforms === PLATFORMS ? PLATFORM_GROUPS : platformSettingsGroups(platforms);
+  if (groups !== PLATFORM_GROUPS) assertUniqueVariables([...CORE_GROUPS, ...groups]);
+  const values: Record<string, unknown> = {};
+  for (const group of groups) values[group.name] = readSettings(group, env);
+  return { ...readGroups(CORE_GROUPS, env), platforms: values as PlatformsConfig };
 }

@@ -23,10 +23,11 @@ import { hostImage, hostImages, type HostedImages, type ImageSources } from './m
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { describePage, type DescribedPage } from './page/describe-page.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
-import { matchPlatform } from './platforms/index.js';
+import { PLATFORM_REGISTRY } from './platforms/index.js';
+import { extractPlatform, type MatchedPlatform, type PlatformRegistry, type PlatformRun } from './platforms/registry.js';
 import { acceptedLanguage, detectLanguage } from './language/detect.js';
 import { normalizeLanguage } from './extract/language.js';
-import type { PlatformContext, PlatformPreview } from './platforms/types.js';
+import type { PlatformPreview } from './platforms/types.js';
 import type { BlobStore, JobRunner, RunOptions } from './ports.js';
 import { timedJobRunner, type PhaseTimer } from './timing.js';
 
@@ -35,6 +36,8 @@ export interface PreviewPorts {
   fetch: Fetcher;
   blobs: BlobStore;
   jobs: JobRunner;
+  /** The platforms (and the host profiles they declare). Default: lib/platforms/index.ts's; a test passes its own. */
+  platforms?: PlatformRegistry;
 }
 
 export interface PreviewContext {
@@ -113,7 +116,7 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
   // 1. Fetch. A forbidden address (LinkNotAllowedError) propagates as a 400; any other upstream
   //    failure (the budget's end included: TIMEOUT) is an ok:false record with the status seen
   //    and the trail so far.
-  const res = await ctx.timer.time('fetch', () => fetchLink(link, fetch, ports.config, ctx.acceptLanguage));
+  const res = await ctx.timer.time('fetch', () => fetchLink(link, fetch, ports.config, platformsOf(ports), ctx.acceptLanguage));
   if (res instanceof FetchFailure) return unanswered(base, res);
 
   // The link answered: from here on, a cut-off record is ok as far as its status goes.
@@ -130,7 +133,7 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
   const jobOptions: RunOptions = { requestId: ctx.requestId, deadline: budget.until(Date.now() + ports.config.recordDeadlineMs) };
 
   // 2. Classify and extract: the fields the body itself gives (CPU only: no sub-fetch, no job).
-  const extraction = await ctx.timer.time('extract', () => extract(res, answered));
+  const extraction = await ctx.timer.time('extract', () => extract(res, answered, platformsOf(ports)));
   sofar.outcome = () => ({ record: finalize(structuredClone(extraction.record), { ...extraction.hints }) });
 
   // 3. Jobs, up to the deadline: host the images, read the page's versions or the file's media, and
@@ -145,16 +148,16 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
 }
 
 /** Fetches the link with its host's profile (User-Agent, consent cookie) and the caller's language; a FetchFailure is returned, not thrown. */
-async function fetchLink(link: string, fetch: Fetcher, config: Config, acceptLanguage: string | undefined): Promise<FetchResult | FetchFailure> {
+async function fetchLink(link: string, fetch: Fetcher, config: Config, platforms: PlatformRegistry, acceptLanguage: string | undefined): Promise<FetchResult | FetchFailure> {
   try {
     return await fetch(link, {
       maxBytes: config.maxPageBytes,
       onTooLarge: 'truncate',
       timeoutMs: config.fetchTimeoutMs,
       // Per-host User-Agent and consent cookie (lib/fetch/host-profiles.ts), then the caller's language.
-      headers: { ...hostProfileHeaders(link, config.userAgent), ...(acceptLanguage ? { 'accept-language': acceptLanguage } : {}) },
+      headers: { ...hostProfileHeaders(link, config.userAgent, platforms.hostProfiles), ...(acceptLanguage ? { 'accept-language': acceptLanguage } : {}) },
       // The consent cookie follows the chain through the profile's own hosts (youtu.be -> www.youtube.com), no further.
-      cookieHosts: hostProfileFor(link)?.hosts,
+      cookieHosts: hostProfileFor(link, platforms.hostProfiles)?.hosts,
     });
   } catch (err) {
     if (err instanceof FetchFailure) return err;
@@ -193,13 +196,13 @@ interface Done {
 }
 
 /** 2. Classify the body, and read a PAGE's fields by the rules. */
-async function extract(res: FetchResult, answered: LinkRecord): Promise<Extraction> {
+async function extract(res: FetchResult, answered: LinkRecord, platforms: PlatformRegistry): Promise<Extraction> {
   const contentType = header(res.headers, 'content-type');
   const { type } = await classify(contentType, res.body);
   const typed: LinkRecord = { ...answered, type: type as LinkType };
   if (type !== 'PAGE') return { record: typed, hints: { fileName: fileNameFromDisposition(header(res.headers, 'content-disposition')) } };
   // A platform page read generically (its own source failed) gets the platform's page rules in front.
-  const pageRules = matchPlatformUrl(res.finalUrl)?.platform.pageRules;
+  const pageRules = platforms.match(res.finalUrl)?.platform.pageRules;
   const read = readPage(res, contentType, pageRules ? withRules(pageRules) : undefined);
   const found = pageFields(read);
   return { record: pageRecord(typed, read, found), hints: pageHints(found), page: { read, found } };
@@ -292,7 +295,7 @@ function assemble(done: Done): LinkRecord {
 
 /** Runs the matching platform, if any; undefined means "use the generic preview". */
 async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar, page?: FetchResult): Promise<LinkRecord | undefined> {
-  const found = matchPlatform(url);
+  const found = platformsOf(ports).match(url);
   if (!found) return undefined;
   // Image and media jobs: the record deadline within the budget.
   const jobOptions: RunOptions = { requestId: ctx.requestId, deadline: budget.until(Date.now() + ports.config.recordDeadlineMs) };
@@ -312,10 +315,10 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
  * The platform's preview, its language filled in; undefined when its source failed. Its sources
  * get a share of the time left, so a stalled platform API leaves time for the generic preview.
  */
-async function runPlatform(found: NonNullable<ReturnType<typeof matchPlatform>>, url: URL, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, jobOptions: RunOptions, page?: FetchResult): Promise<PlatformPreview | undefined> {
+async function runPlatform(found: MatchedPlatform, url: URL, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, jobOptions: RunOptions, page?: FetchResult): Promise<PlatformPreview | undefined> {
   const sources = budget.slice(PLATFORM_SHARE);
   let declared: string | undefined;
-  const pctx: PlatformContext = {
+  const run: PlatformRun = {
     fetch: budgetedFetcher(ports.fetch, sources),
     config: ports.config,
     jobs: ports.jobs,
@@ -328,10 +331,8 @@ async function runPlatform(found: NonNullable<ReturnType<typeof matchPlatform>>,
   };
   let out: PlatformPreview | undefined;
   try {
-    out = await found.platform.extract(url, found.match, pctx);
-  } catch (err) {
-    if (!(err instanceof FetchFailure)) throw err;
-    return undefined; // the platform source failed: fall back to the generic preview
+    // Undefined, or a source that failed: the generic preview (lib/platforms/types.ts).
+    out = await extractPlatform(url, found, run);
   } finally {
     sources.end();
   }
@@ -368,10 +369,7 @@ function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirect
   };
 }
 
-function matchPlatformUrl(url: string): ReturnType<typeof matchPlatform> {
-  try {
-    return matchPlatform(new URL(url));
-  } catch {
-    return undefined;
-  }
+/** The ports' platforms, else the service's (lib/platforms/index.ts). */
+function platformsOf(ports: PreviewPorts): PlatformRegistry {
+  return ports.platforms ?? PLATFORM_REGISTRY;
 }

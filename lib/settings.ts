@@ -4,7 +4,8 @@
  *
  * lib/core-settings.ts declares the service's own settings; a platform module declares its own
  * next to its code (`const settings = defineSettings('<platform name>', 'Title', { ... })`, set
- * as the Platform's `settings`, read as `config.platforms.<name>`). lib/config.ts assembles both;
+ * as the Platform's `settings`, read into `config.platforms.<name>` and given to the platform as
+ * `ctx.settings`). lib/config.ts assembles both;
  * docs/configuration.md is generated from them (`npm run docs:config`).
  *
  * This module imports neither the config nor a platform: both import it.

@@ -10,7 +10,7 @@
  * `extractPage` runs them all in order, for callers that want the whole extraction at once.
  * The image and icon *sources* found here are hosted by the image jobs (lib/media/host-images.ts).
  */
-import type { Config } from '../config.js';
+import type { CoreConfig } from '../core-settings.js';
 import { detectEncoding } from '../fetch/charset.js';
 import { flatHeaders } from '../fetch/headers.js';
 import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
@@ -45,7 +45,7 @@ export interface PageExtraction {
 
 export interface ExtractDeps {
   fetch: Fetcher;
-  config: Config;
+  config: CoreConfig;
   signal?: AbortSignal;
   /** Field rules to use (platform extractors pass `withRules({...})`); DEFAULT_RULES otherwise. */
   rules?: FieldRules;

@@ -1,5 +1,5 @@
 /** What a job handler (lib/jobs/registry.ts) is given besides its input. */
-import type { Config } from '../config.js';
+import type { CoreConfig } from '../core-settings.js';
 import type { Fetcher } from '../fetch/safe-fetch.js';
 import type { BlobStore } from '../ports.js';
 import type { MemoryLease } from './memory.js';
@@ -8,7 +8,7 @@ import type { MemoryLease } from './memory.js';
 export interface JobContext {
   fetch: Fetcher;
   blobs: BlobStore;
-  config: Config;
+  config: CoreConfig;
   signal?: AbortSignal;
   /**
    * The job's share of the worker's memory (lib/jobs/memory.ts): a part whose cost depends on a

@@ -20,7 +20,7 @@
  * nothing else is running (it runs alone); so is the first waiter when every job holding memory
  * is itself waiting, so holds never deadlock.
  */
-import type { Config } from '../config.js';
+import type { CoreConfig } from '../core-settings.js';
 
 const MB = 1024 * 1024;
 
@@ -58,13 +58,13 @@ export const PDF_RENDER_MAX_PIXELS = 4_000_000;
 export const PDF_WORKER_HOLD_MB = 600;
 
 /** The memory budget of a worker's jobs, or undefined (no admission) when the function's memory is unknown. */
-export function workerMemoryBudgetMb(config: Pick<Config, 'functionMemoryMb'>): number | undefined {
+export function workerMemoryBudgetMb(config: Pick<CoreConfig, 'functionMemoryMb'>): number | undefined {
   if (!config.functionMemoryMb) return undefined;
   return Math.max(0, config.functionMemoryMb - WORKER_BASE_MB - WORKER_HEADROOM_MB);
 }
 
 /** What a job of `kind` holds from its start, before it learns the sizes it works on. */
-export function jobMemoryMb(kind: string, config: Config): number {
+export function jobMemoryMb(kind: string, config: CoreConfig): number {
   const mb = (bytes: number) => bytes / MB;
   const probe = mb(Math.min(config.mediaProbeBytes, config.maxMediaBytes));
   switch (kind) {
@@ -127,7 +127,7 @@ export function videoDecodeMb(pixels: number): number {
 }
 
 /** The largest a job of `kind` gets with this configuration: what it declares plus its largest hold. */
-export function worstCaseMb(kind: string, config: Config): number {
+export function worstCaseMb(kind: string, config: CoreConfig): number {
   const held = jobMemoryMb(kind, config);
   // The costliest render of `pixels`: with alpha (any image, album art), or a JPEG (video frames).
   const render = (pixels: number, format = 'png') => imageRenderMb({ width: pixels, height: 1, format, hasAlpha: format !== 'jpeg' });

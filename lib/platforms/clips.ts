@@ -8,16 +8,29 @@
  * sharesCount, the cover as media, and the author with their stats. A user gives name, username,
  * bio, avatar, verified, visibility, followers/following/likes counts. oEmbed is the fallback for
  * videos (text, author, cover; the time from the id, whose high 32 bits are the Unix time).
+ * oEmbed's origin is its setting (below), given to it as `ctx.settings`.
  */
 import type { ClipsUser, ClipsVideo } from '../contract/link.js';
+import { FACEBOOK_BOT } from '../fetch/host-profiles.js';
 import { toImageSet } from '../media/host-images.js';
-import { hostImages } from './social-media.js';
+import { defineSettings, httpUrl } from '../settings.js';
 import {
-  bool, compact, fetchPlatformPage, fetchSource, isoDate, isOk, obj, parseCount, parseJson, parsePlatformPage,
-  platformObjectId, scriptById, str, type ParsedPage, unlessUnreachable } from './social-sources.js';
-import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
+  bool, compact, fetchPlatformPage, fetchSource, isoDate, isOk, obj, optional, parseCount, parseJson, parsePlatformPage,
+  platformObjectId, scriptById, str, type ParsedPage } from './shared.js';
+import { hostImages } from './social-media.js';
+import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
 
-export const CLIPS_SOURCES = { site: 'https://www.tiktok.com', oembed: 'https://www.tiktok.com/oembed' };
+const settings = defineSettings('clips', 'clips (TikTok)', {
+  baseUrl: {
+    env: 'LINKPREVIEW_TIKTOK_BASE_URL', type: httpUrl(), default: 'https://www.tiktok.com',
+    doc: "TikTok's web origin: oEmbed (`/oembed`), read when the video's page gives no data.",
+  },
+});
+
+type Ctx = PlatformContextOf<typeof settings>;
+
+/** TikTok's own address, in the records (a user's `url`) and in oEmbed's `url` parameter. */
+const CANONICAL = 'https://www.tiktok.com';
 const HOSTS = /^(www\.|m\.)?tiktok\.com$/i;
 const ICONS = [{ url: 'https://www.tiktok.com/favicon.ico' }];
 
@@ -38,8 +51,14 @@ export function clipsIdTime(id: string): string | undefined {
   return isoDate(Number(BigInt(id) >> 32n));
 }
 
-export const clips: Platform = {
+export const clips: Platform<typeof settings> = {
   name: 'clips',
+  settings,
+  hostProfile: {
+    hosts: ['tiktok.com'],
+    userAgent: FACEBOOK_BOT,
+    note: 'serves Open Graph HTML to preview bots',
+  },
   match: matchClips,
   async extract(url, match, ctx) {
     return match.kind === 'video' ? extractVideo(url, match.ids.videoId, match.ids.username, ctx) : extractUser(url, match.ids.username, ctx);
@@ -65,8 +84,9 @@ interface VideoDraft {
   cover?: string;
 }
 
-async function extractVideo(url: URL, videoId: string, username: string | undefined, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const res = await unlessUnreachable(() => fetchPlatformPage(url.href, ctx));
+async function extractVideo(url: URL, videoId: string, username: string | undefined, ctx: Ctx): Promise<PlatformPreview | undefined> {
+  // The page may fail: oEmbed is the next source.
+  const res = await optional(() => fetchPlatformPage(url.href, ctx));
   const page = res && isOk(res.status) ? parsePlatformPage(res, ctx) : undefined;
   const status = res?.status ?? 0;
   if (page && !page.wall) {
@@ -76,19 +96,19 @@ async function extractVideo(url: URL, videoId: string, username: string | undefi
   }
 
   // oEmbed.
-  const canonical = `${CLIPS_SOURCES.site}/@${username ?? 'tiktok'}/video/${videoId}`;
-  const oe = await unlessUnreachable(() => fetchSource(`${CLIPS_SOURCES.oembed}?url=${encodeURIComponent(canonical)}`, ctx));
-  const j = obj(parseJson(oe?.text));
+  const canonical = `${CANONICAL}/@${username ?? 'tiktok'}/video/${videoId}`;
+  const oe = await fetchSource(`${ctx.settings.baseUrl}/oembed?url=${encodeURIComponent(canonical)}`, ctx);
+  const j = obj(parseJson(oe.text));
   if (j && (str(j.title) || str(j.author_unique_id))) {
     const handle = str(j.author_unique_id) ?? username;
     const draft: VideoDraft = {
-      video: compact({ id: videoObjectId(videoId), publishedAt: clipsIdTime(videoId), text: str(j.title) }),
-      user: handle ? { user: compact({ id: userId(handle), username: handle, name: str(j.author_name), url: `${CLIPS_SOURCES.site}/@${handle}` }) } : undefined,
+      video: compact({ id: platformObjectId('clips', 'video', videoId), publishedAt: clipsIdTime(videoId), text: str(j.title) }),
+      user: handle ? { user: compact({ id: userId(handle), username: handle, name: str(j.author_name), url: `${CANONICAL}/@${handle}` }) } : undefined,
       cover: str(j.thumbnail_url),
     };
     return finishVideo(draft, page, ctx);
   }
-  if (oe && (oe.status === 400 || oe.status === 404) && status === 404) return { type: 'CLIPS_VIDEO', ok: false, status: 404, fields: {} };
+  if ((oe.status === 400 || oe.status === 404) && status === 404) return { type: 'CLIPS_VIDEO', ok: false, status: 404, fields: {} };
   return undefined;
 }
 
@@ -120,10 +140,6 @@ function videoItem(html: string, videoId: string): { item: Item } | { gone: numb
   return undefined;
 }
 
-function videoObjectId(id: string): number {
-  return platformObjectId('clips', 'video', id);
-}
-
 function itemDraft(item: Item, videoId: string): VideoDraft {
   const stats = { ...obj(item.stats), ...Object.fromEntries(Object.entries(obj(item.statsV2) ?? {}).filter(([, v]) => v !== undefined && v !== null)) };
   const v = obj(item.video) ?? {};
@@ -132,7 +148,7 @@ function itemDraft(item: Item, videoId: string): VideoDraft {
   const authorStats = obj(item.authorStatsV2) ?? obj(item.authorStats);
   return {
     video: compact({
-      id: videoObjectId(id),
+      id: platformObjectId('clips', 'video', id),
       publishedAt: isoDate(Number(item.createTime)) ?? clipsIdTime(id),
       text: str(item.desc),
       playsCount: parseCount(stats.playCount as string),
@@ -145,7 +161,7 @@ function itemDraft(item: Item, videoId: string): VideoDraft {
   };
 }
 
-async function finishVideo(d: VideoDraft, page: ParsedPage | undefined, ctx: PlatformContext): Promise<PlatformPreview> {
+async function finishVideo(d: VideoDraft, page: ParsedPage | undefined, ctx: Ctx): Promise<PlatformPreview> {
   const [media, avatar] = await Promise.all([hostImages([d.cover], ctx), ctx.hostImage(d.user?.avatar)]);
   const user = d.user ? { ...d.user.user, ...(avatar ? { avatar: toImageSet(avatar) } : {}) } : undefined;
   const video: ClipsVideo = compact({ ...d.video, user, media: media.length ? media : undefined });
@@ -182,7 +198,7 @@ function userDraft(u: Record<string, unknown>, stats: Record<string, unknown> | 
       username: handle,
       name: str(u.nickname),
       bio: str(u.signature),
-      url: `${CLIPS_SOURCES.site}/@${handle}`,
+      url: `${CANONICAL}/@${handle}`,
       followersCount: parseCount(stats?.followerCount as string),
       followingCount: parseCount(stats?.followingCount as string),
       likesCount: parseCount((stats?.heartCount ?? stats?.heart) as string),
@@ -213,9 +229,9 @@ function userFromState(html: string, username: string): UserDraft | { gone: numb
   return undefined;
 }
 
-async function extractUser(url: URL, username: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const res = await unlessUnreachable(() => fetchPlatformPage(url.href, ctx));
-  if (!res || !isOk(res.status)) return res?.status === 404 ? { type: 'CLIPS_USER', ok: false, status: 404, fields: {} } : undefined;
+async function extractUser(url: URL, username: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
+  const res = await fetchPlatformPage(url.href, ctx);
+  if (!isOk(res.status)) return res.status === 404 ? { type: 'CLIPS_USER', ok: false, status: 404, fields: {} } : undefined;
   const page = parsePlatformPage(res, ctx);
   if (page.wall) return undefined;
   const d = userFromState(page.html, username);

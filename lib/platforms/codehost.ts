@@ -4,20 +4,17 @@
  * the repository, its languages, and three `per_page=1` lists whose Link header `rel="last"`
  * page number is the count (contributors, commits, open pull requests). When the API is
  * rate-limited (403/429) or unreachable, the repository's HTML page is read instead.
- * Base URLs and the token are its settings (below), read as `config.platforms.codehost`.
+ * Base URLs and the token are its settings (below), given to it as `ctx.settings`.
  */
 import type { CodehostRepository } from '../contract/link.js';
 import { extractPage } from '../extract/extract-page.js';
 import { header } from '../fetch/headers.js';
-import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
-import { stableId } from '../ids.js';
+import type { FetchResult } from '../fetch/safe-fetch.js';
 import { toImageSet } from '../media/host-images.js';
-import linguist from './data/linguist-colors.json';
 import { defineSettings, httpUrl, text } from '../settings.js';
-import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
-import { parseCount } from './videohost-parse.js';
-
-const JSON_LIMITS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 5000 };
+import linguist from './data/linguist-colors.json';
+import { at, fetchPage, fetchSource, isoDate, num, optional, parseCount, parseJson, platformObjectId, str, type Json } from './shared.js';
+import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
 
 const settings = defineSettings('codehost', 'codehost (GitHub)', {
   apiUrl: {
@@ -34,6 +31,8 @@ const settings = defineSettings('codehost', 'codehost (GitHub)', {
   },
 });
 
+type Ctx = PlatformContextOf<typeof settings>;
+
 /** First path segments of github.com that are not users or organisations. */
 const RESERVED = new Set([
   'about', 'account', 'apps', 'blog', 'codespaces', 'collections', 'contact', 'customer-stories', 'dashboard', 'enterprise',
@@ -43,10 +42,10 @@ const RESERVED = new Set([
 ]);
 
 function repositoryObjectId(ownId: string | number): number {
-  return stableId(`codehost:repository:${ownId}`);
+  return platformObjectId('codehost', 'repository', ownId);
 }
 function ownerObjectId(ownId: string | number): number {
-  return stableId(`codehost:user:${ownId}`);
+  return platformObjectId('codehost', 'user', ownId);
 }
 
 export function matchCodehost(url: URL): PlatformMatch | undefined {
@@ -99,8 +98,6 @@ export function countFromLink(link: string | string[] | undefined, itemsOnPage: 
   return itemsOnPage;
 }
 
-type Json = Record<string, unknown>;
-
 interface ApiAnswer {
   status: number;
   json?: unknown;
@@ -109,37 +106,20 @@ interface ApiAnswer {
   limited: boolean;
 }
 
-async function api(path: string, ctx: PlatformContext): Promise<ApiAnswer> {
-  const headers: Record<string, string> = {
-    accept: 'application/vnd.github+json',
-    'x-github-api-version': '2022-11-28',
-    'user-agent': ctx.config.userAgent,
-  };
-  const { token, apiUrl } = ctx.config.platforms.codehost;
+/** One API call; one that cannot be reached counts as limited (the HTML page is read instead). */
+async function api(path: string, ctx: Ctx): Promise<ApiAnswer> {
+  const headers: Record<string, string> = { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' };
+  const { token, apiUrl } = ctx.settings;
   if (token) headers.authorization = `Bearer ${token}`;
-  let res: FetchResult;
-  try {
-    res = await ctx.fetch(`${apiUrl}${path}`, {
-      maxBytes: JSON_LIMITS.maxBytes, onTooLarge: 'fail', timeoutMs: Math.min(JSON_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs), maxRedirects: 3, headers,
-    });
-  } catch (err) {
-    if (err instanceof FetchFailure) return { status: err.status, limited: true };
-    throw err;
-  }
+  const answer = await optional(() => fetchSource(`${apiUrl}${path}`, ctx, headers));
+  if (!answer) return { status: 0, limited: true };
+  const { status, res, text } = answer;
   const remaining = header(res.headers, 'x-ratelimit-remaining');
-  const limited = res.status === 429 || (res.status === 403 && (remaining === '0' || /rate limit/i.test(res.body.toString('utf8', 0, 2000))));
-  if (res.status < 200 || res.status >= 300) return { status: res.status, res, limited };
-  try {
-    return { status: res.status, res, json: JSON.parse(res.body.toString('utf8')), limited: false };
-  } catch {
-    return { status: res.status, res, limited: false };
-  }
+  const limited = status === 429 || (status === 403 && (remaining === '0' || /rate limit/i.test(res.body.toString('utf8', 0, 2000))));
+  return { status, res, json: parseJson(text), limited };
 }
 
-const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
-const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-
-async function extractRepository(owner: string, repo: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
+async function extractRepository(owner: string, repo: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
   const base = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
   const main = await api(base, ctx);
   // Rate-limited, unreachable, failing, or an answer that is not the API's JSON (a proxy or block page): the HTML page.
@@ -170,8 +150,8 @@ async function extractRepository(owner: string, repo: string, ctx: PlatformConte
   else if (contributors.status === 204) obj.contributorsCount = 0;
   if (commits.status === 200 && Array.isArray(commits.json)) {
     obj.commitsCount = countFromLink(commits.res?.headers.link, commits.json.length);
-    const date = str((commits.json[0] as Json | undefined)?.commit && ((((commits.json[0] as Json).commit as Json).committer as Json | undefined)?.date));
-    if (date) obj.lastCommitDate = new Date(date).toISOString();
+    const date = isoDate(at(commits.json, 0, 'commit', 'committer', 'date'));
+    if (date) obj.lastCommitDate = date;
   } else if (commits.status === 409) obj.commitsCount = 0; // an empty repository
   let openPulls: number | undefined;
   if (pulls.status === 200 && Array.isArray(pulls.json)) openPulls = countFromLink(pulls.res?.headers.link, pulls.json.length);
@@ -183,7 +163,8 @@ async function extractRepository(owner: string, repo: string, ctx: PlatformConte
   if (languages.status === 200 && languages.json && typeof languages.json === 'object') obj.languages = languageShares(languages.json as Json);
   else if (str(r.language)) obj.languages = [{ name: String(r.language), color: languageColor(String(r.language)), percentage: 100 }];
   obj.topics = Array.isArray(r.topics) ? r.topics.filter((t): t is string => typeof t === 'string') : [];
-  if (!obj.lastCommitDate && str(r.pushed_at)) obj.lastCommitDate = new Date(String(r.pushed_at)).toISOString();
+  const pushed = isoDate(r.pushed_at);
+  if (!obj.lastCommitDate && pushed) obj.lastCommitDate = pushed;
 
   const avatar = await ctx.hostImage(str(o.avatar_url));
   return {
@@ -246,22 +227,13 @@ function parseRepositoryHtml(html: string): Omit<CodehostRepository, 'id' | 'own
     if (!langs.some((l) => l.name === name)) langs.push({ name, color: languageColor(name), percentage: Number(m[2] ?? m[4]) });
   }
   if (langs.length) out.languages = langs;
-  const date = attr(html, /<relative-time[^>]+datetime="([^"]+)"/);
-  if (date && !Number.isNaN(Date.parse(date))) out.lastCommitDate = new Date(date).toISOString();
+  const date = isoDate(attr(html, /<relative-time[^>]+datetime="([^"]+)"/));
+  if (date) out.lastCommitDate = date;
   return out;
 }
 
-async function fromHtml(owner: string, repo: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  let res: FetchResult;
-  try {
-    res = await ctx.fetch(`${ctx.config.platforms.codehost.baseUrl}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`, {
-      maxBytes: ctx.config.maxPageBytes, onTooLarge: 'truncate', timeoutMs: ctx.config.fetchTimeoutMs,
-      headers: { 'user-agent': ctx.config.userAgent, ...(ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : {}) },
-    });
-  } catch (err) {
-    if (err instanceof FetchFailure) return undefined;
-    throw err;
-  }
+async function fromHtml(owner: string, repo: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
+  const res = await fetchPage(`${ctx.settings.baseUrl}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`, ctx, { 'user-agent': ctx.config.userAgent });
   if (res.status !== 200) return undefined;
   const html = res.body.toString('utf8');
   const parsed = parseRepositoryHtml(html);

@@ -9,20 +9,18 @@
  * used. What Reddit itself says is gone (a removed or deleted post, a private, banned or
  * quarantined subreddit, a suspended or deleted user) is reported as ok:false with the reason,
  * never as a page titled "Reddit - Dive into anything".
- * Base URLs and the OAuth client are its settings (below), read as `config.platforms.forum`.
+ * Base URLs and the OAuth client are its settings (below), given to it as `ctx.settings`.
  */
 import { decodeHTML } from 'entities';
 import type { ForumCommunity, ForumPost, ForumUser, ImageSet, MediaImage } from '../contract/link.js';
 import { metaValues } from '../extract/rules.js';
 import { cleanText } from '../extract/text.js';
 import { header } from '../fetch/headers.js';
-import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
-import { stableId } from '../ids.js';
 import { toImageSet } from '../media/host-images.js';
 import { defineSettings, httpUrl, optionalText } from '../settings.js';
-import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
+import { at, fetchSource, isoDate, num, obj, optional, parseJson, platformObjectId, SOURCE_LIMITS, str, type Json } from './shared.js';
+import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
 
-const JSON_LIMITS = { maxBytes: 3 * 1024 * 1024, timeoutMs: 5000 };
 const MAX_GALLERY_IMAGES = 10;
 const CANONICAL = 'https://www.reddit.com';
 
@@ -49,10 +47,10 @@ const settings = defineSettings('forum', 'forum (Reddit)', {
   },
 });
 
-type Json = Record<string, unknown>;
+type Ctx = PlatformContextOf<typeof settings>;
 
 function forumObjectId(kind: 'post' | 'community' | 'user', ownId: string): number {
-  return stableId(`forum:${kind}:${ownId}`);
+  return platformObjectId('forum', kind, ownId);
 }
 
 const NAME = /^[A-Za-z0-9_-]{2,32}$/;
@@ -84,6 +82,11 @@ export function matchForum(url: URL): PlatformMatch | undefined {
 export const forum: Platform<typeof settings> = {
   name: 'forum',
   settings,
+  hostProfile: {
+    hosts: ['reddit.com'],
+    userAgent: 'Mozilla/5.0 (compatible; Discordbot/2.0; linklens/1.0)',
+    note: 'serves Open Graph HTML to preview bots instead of the "blocked" page for unknown clients',
+  },
   match: matchForum,
   async extract(url, match, ctx) {
     switch (match.kind) {
@@ -128,53 +131,40 @@ const tokens = new Map<string, { token: string; expires: number }>();
  * The app-only OAuth token when REDDIT_CLIENT_ID/SECRET are set (client_credentials grant through
  * the guarded fetcher); undefined when not configured or the token call fails (key-less .json then).
  */
-async function redditToken(ctx: PlatformContext): Promise<string | undefined> {
-  const { clientId: id, clientSecret: secret, tokenUrl } = ctx.config.platforms.forum;
+async function redditToken(ctx: Ctx): Promise<string | undefined> {
+  const { clientId: id, clientSecret: secret, tokenUrl } = ctx.settings;
   if (!id || !secret) return undefined;
   const cached = tokens.get(id);
   if (cached && cached.expires > Date.now()) return cached.token;
-  try {
-    const res = await ctx.fetch(tokenUrl, {
-      method: 'POST',
-      body: 'grant_type=client_credentials',
-      maxBytes: 64 * 1024,
-      onTooLarge: 'fail',
-      timeoutMs: Math.min(JSON_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs),
-      headers: {
-        authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-        'user-agent': ctx.config.userAgent,
-      },
-    });
-    const body = JSON.parse(res.body.toString('utf8')) as { access_token?: unknown; expires_in?: unknown };
-    if (res.status !== 200 || typeof body.access_token !== 'string') return undefined;
-    const ttl = typeof body.expires_in === 'number' ? body.expires_in : 3600;
-    tokens.set(id, { token: body.access_token, expires: Date.now() + Math.max(0, ttl - 60) * 1000 });
-    return body.access_token;
-  } catch {
-    return undefined;
-  }
+  // The token call may fail: the key-less .json is the next source.
+  const res = await optional(() => ctx.fetch(tokenUrl, {
+    method: 'POST',
+    body: 'grant_type=client_credentials',
+    maxBytes: 64 * 1024,
+    onTooLarge: 'fail',
+    timeoutMs: Math.min(SOURCE_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs),
+    headers: {
+      authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+      'user-agent': ctx.config.userAgent,
+    },
+  }));
+  const body = res?.status === 200 ? obj(parseJson(res.body.toString('utf8'))) : undefined;
+  if (!body || typeof body.access_token !== 'string') return undefined;
+  const ttl = typeof body.expires_in === 'number' ? body.expires_in : 3600;
+  tokens.set(id, { token: body.access_token, expires: Date.now() + Math.max(0, ttl - 60) * 1000 });
+  return body.access_token;
 }
 
-async function fetchJson(path: string, ctx: PlatformContext): Promise<Answer> {
+async function fetchJson(path: string, ctx: Ctx): Promise<Answer> {
   const token = await redditToken(ctx);
-  const { oauthUrl, baseUrl } = ctx.config.platforms.forum;
-  const res = await ctx.fetch(`${token ? oauthUrl : baseUrl}${path}`, {
-    maxBytes: JSON_LIMITS.maxBytes,
-    onTooLarge: 'fail',
-    timeoutMs: Math.min(JSON_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs),
-    maxRedirects: 3,
-    headers: { accept: 'application/json', 'user-agent': ctx.config.userAgent, ...(token ? { authorization: `Bearer ${token}` } : {}) },
-  });
-  const type = header(res.headers, 'content-type') ?? '';
-  let json: unknown;
-  try {
-    json = /json/i.test(type) || /^\s*[[{]/.test(res.body.toString('utf8', 0, 64)) ? JSON.parse(res.body.toString('utf8')) : undefined;
-  } catch {
-    json = undefined;
-  }
-  const reason = json && typeof json === 'object' && !Array.isArray(json) && typeof (json as Json).reason === 'string' ? String((json as Json).reason) : undefined;
+  const { oauthUrl, baseUrl } = ctx.settings;
+  const { res } = await fetchSource(`${token ? oauthUrl : baseUrl}${path}`, ctx, { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) });
+  // Reddit's JSON, an error included; an HTML block page or a proxy's answer is none.
+  const looksJson = /json/i.test(header(res.headers, 'content-type') ?? '') || /^\s*[[{]/.test(res.body.toString('utf8', 0, 64));
+  const json = looksJson ? parseJson(res.body.toString('utf8')) : undefined;
+  const reason = str(obj(json)?.reason);
   return { status: res.status, json, reason, isJson: json !== undefined };
 }
 
@@ -183,9 +173,6 @@ function isVerdict(a: Answer): boolean {
   return a.isJson && (a.status === 404 || a.status === 403 || a.status === 410);
 }
 
-const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
-const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const date = (v: unknown) => (typeof v === 'number' && v > 0 ? new Date(v * 1000).toISOString() : undefined);
 /** Reddit's image URLs come HTML-escaped (`&amp;`) unless raw_json=1 was honoured. */
 const imageUrl = (v: unknown) => {
   const s = str(v);
@@ -196,17 +183,11 @@ const imageUrl = (v: unknown) => {
 // ---------------------------------------------------------------------------------------------
 // Posts
 
-async function extractShare(url: URL, subreddit: string, share: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  let res: FetchResult;
-  try {
-    res = await ctx.fetch(`${ctx.config.platforms.forum.baseUrl}/r/${subreddit}/s/${share}`, {
-      method: 'HEAD', maxBytes: 0, timeoutMs: ctx.config.fetchTimeoutMs, headers: { 'user-agent': ctx.config.userAgent },
-    });
-  } catch (err) {
-    if (err instanceof FetchFailure) return undefined;
-    throw err;
-  }
-  const toCanonical = (u: string) => onCanonicalHost(u, ctx.config.platforms.forum.baseUrl);
+async function extractShare(url: URL, subreddit: string, share: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
+  const res = await ctx.fetch(`${ctx.settings.baseUrl}/r/${subreddit}/s/${share}`, {
+    method: 'HEAD', maxBytes: 0, timeoutMs: ctx.config.fetchTimeoutMs, headers: { 'user-agent': ctx.config.userAgent },
+  });
+  const toCanonical = (u: string) => onCanonicalHost(u, ctx.settings.baseUrl);
   const target = matchForum(new URL(toCanonical(res.finalUrl)));
   if (!target || target.kind !== 'post') return undefined;
   const out = await extractPost(target.ids.postId, ctx);
@@ -222,7 +203,7 @@ function onCanonicalHost(u: string, base: string): string {
   return u;
 }
 
-async function extractPost(postId: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
+async function extractPost(postId: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
   const answer = await fetchJson(`/comments/${postId}.json?raw_json=1&limit=1&depth=1`, ctx);
   if (answer.status === 429 || !answer.isJson) return undefined; // rate-limited or blocked: the generic preview
   if (isVerdict(answer)) {
@@ -233,7 +214,8 @@ async function extractPost(postId: string, ctx: PlatformContext): Promise<Platfo
   if (answer.status !== 200 || !post || !str(post.id)) return undefined;
 
   const subreddit = str(post.subreddit);
-  const [about] = await Promise.all([subreddit ? fetchJson(`/r/${subreddit}/about.json?raw_json=1`, ctx).catch(() => undefined) : undefined]);
+  // The subreddit's about.json is best-effort: the post carries its community's name and counts too.
+  const about = subreddit ? await optional(() => fetchJson(`/r/${subreddit}/about.json?raw_json=1`, ctx)) : undefined;
   const communityData = about?.status === 200 ? (at(about.json, 'data') as Json | undefined) : undefined;
 
   const kind = postType(post);
@@ -246,9 +228,9 @@ async function extractPost(postId: string, ctx: PlatformContext): Promise<Platfo
 
   const id = str(post.name) ?? `t3_${postId}`;
   const out: ForumPost = { id: forumObjectId('post', id), xId: str(post.id) };
-  out.createdAt = date(post.created_utc);
+  out.createdAt = isoDate(post.created_utc);
   out.publishedAt = out.createdAt;
-  const edited = date(post.edited);
+  const edited = isoDate(post.edited);
   if (edited) out.updatedAt = edited;
   const author = str(post.author);
   if (author && author !== '[deleted]') {
@@ -280,15 +262,6 @@ async function extractPost(postId: string, ctx: PlatformContext): Promise<Platfo
     ...(image ? { image } : {}),
     fields: { forumPost: out },
   };
-}
-
-function at(obj: unknown, ...path: (string | number)[]): unknown {
-  let cur = obj;
-  for (const k of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string | number, unknown>)[k];
-  }
-  return cur;
 }
 
 export function postType(p: Json): NonNullable<ForumPost['type']> {
@@ -339,7 +312,7 @@ function gone(type: PlatformPreview['type'], status: number, description: string
 // ---------------------------------------------------------------------------------------------
 // Communities
 
-async function buildCommunity(d: Json, ctx: PlatformContext): Promise<ForumCommunity> {
+async function buildCommunity(d: Json, ctx: Ctx): Promise<ForumCommunity> {
   const name = str(d.display_name);
   const own = str(d.name) ?? (name ? name.toLowerCase() : 'unknown');
   const [avatar, banner] = await Promise.all([
@@ -355,7 +328,7 @@ async function buildCommunity(d: Json, ctx: PlatformContext): Promise<ForumCommu
   if (num(d.subscribers) !== undefined) c.subscribersCount = num(d.subscribers);
   const active = num(d.active_user_count) ?? num(d.accounts_active);
   if (active !== undefined) c.activeUsersCount = active;
-  if (date(d.created_utc)) c.createdDate = date(d.created_utc);
+  if (isoDate(d.created_utc)) c.createdDate = isoDate(d.created_utc);
   if (typeof d.over18 === 'boolean') c.nsfw = d.over18;
   if (banner) c.banner = toImageSet(banner);
   if (avatar) c.avatar = toImageSet(avatar);
@@ -369,7 +342,7 @@ const COMMUNITY_GONE: Record<string, string> = {
   gold_only: 'This community is for premium members only.',
 };
 
-async function extractCommunity(subreddit: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
+async function extractCommunity(subreddit: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
   const answer = await fetchJson(`/r/${subreddit}/about.json?raw_json=1`, ctx);
   if (answer.status === 429 || !answer.isJson) return undefined;
   const fields = { forumCommunity: { id: forumObjectId('community', subreddit.toLowerCase()), name: subreddit } };
@@ -397,7 +370,7 @@ async function extractCommunity(subreddit: string, ctx: PlatformContext): Promis
 // ---------------------------------------------------------------------------------------------
 // Users
 
-async function extractUser(username: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
+async function extractUser(username: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
   const answer = await fetchJson(`/user/${username}/about.json?raw_json=1`, ctx);
   if (answer.status === 429 || !answer.isJson) return undefined;
   const stub = { forumUser: { id: forumObjectId('user', username.toLowerCase()), username } };
@@ -427,7 +400,7 @@ async function extractUser(username: string, ctx: PlatformContext): Promise<Plat
   if (total !== undefined) u.karma = total;
   if (post !== undefined) u.postKarma = post;
   if (comment !== undefined) u.commentKarma = comment;
-  if (date(d.created_utc)) u.joinedAt = date(d.created_utc);
+  if (isoDate(d.created_utc)) u.joinedAt = isoDate(d.created_utc);
   return {
     type: 'FORUM_USER',
     ok: true,

@@ -1,18 +1,21 @@
 /**
- * The platform registry: one line per platform, in match order. (An explicit list, because
- * bundling breaks directory scanning.) A new platform is one file plus one line here; its
- * settings (a Platform's `settings`) are read by lib/config.ts from this list, so the list keeps
- * each platform's own type (`as const`).
+ * The service's platforms, in match order: an explicit list, because bundling breaks directory
+ * scanning. A new platform is its module (URL patterns, host profile, settings, record objects:
+ * see ./types.ts) and its entry here; the registry (host profiles, matching), the configuration
+ * (lib/config.ts reads each platform's settings) and docs/configuration.md are assembled from this
+ * list. It keeps each platform's own type (`as const`), so `Config['platforms']` knows every
+ * platform's settings.
  */
-import type { Platform, PlatformMatch } from './types.js';
-import { videohost } from './videohost.js';
 import { codehost } from './codehost.js';
+import { clips } from './clips.js';
 import { forum } from './forum.js';
+import { marketplace } from './marketplace.js';
 import { microblog } from './microblog.js';
 import { photoshare } from './photoshare.js';
-import { clips } from './clips.js';
+import { createRegistry } from './registry.js';
 import { retailer } from './retailer.js';
-import { marketplace } from './marketplace.js';
+import type { Platform } from './types.js';
+import { videohost } from './videohost.js';
 
 export const PLATFORMS = [
   videohost,
@@ -25,10 +28,5 @@ export const PLATFORMS = [
   marketplace,
 ] as const satisfies readonly Platform[];
 
-export function matchPlatform(url: URL): { platform: Platform; match: PlatformMatch } | undefined {
-  for (const platform of PLATFORMS) {
-    const match = platform.match(url);
-    if (match) return { platform, match };
-  }
-  return undefined;
-}
+/** The registry of PLATFORMS: what the pipeline uses unless its ports name another (tests). */
+export const PLATFORM_REGISTRY = createRegistry(PLATFORMS);

@@ -12,7 +12,7 @@ import type { MarketplaceProduct } from '../contract/link.js';
 import { flattenJsonLd, type LdNode } from '../extract/json-ld.js';
 import { toImageSet } from '../media/host-images.js';
 import { hostImages } from './social-media.js';
-import { arr, cleanHtmlText, compact, fetchPlatformPage, isOk, obj, parseCount, parsePlatformPage, str } from './social-sources.js';
+import { arr, cleanHtmlText, compact, fetchPlatformPage, isOk, obj, parseCount, parsePlatformPage, str } from './shared.js';
 import { parseLocaleNumber, parsePrice } from './retailer-price.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 
@@ -35,7 +35,7 @@ export const marketplace: Platform = {
 const isType = (n: LdNode, t: string) => arr(n['@type']).concat(typeof n['@type'] === 'string' ? [n['@type']] : []).some((x) => String(x).toLowerCase() === t);
 
 async function extractListing(url: URL, listingId: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  // A FetchFailure propagates: preview.ts falls back to the generic preview.
+  // The only source: a FetchFailure propagates (the generic preview, ./types.ts).
   const res = await fetchPlatformPage(url.href, ctx);
   const page = parsePlatformPage(res, ctx);
   if (page.wall) return { type: 'MARKETPLACE_PRODUCT', ok: false, status: res.status, fields: {} };

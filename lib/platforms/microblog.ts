@@ -16,21 +16,34 @@
  * Users: the public profile timeline (syndication.twitter.com/srv/timeline-profile), whose embedded
  * data carries the full user (name, bio, location, url, avatar, banner, verified, protected,
  * followers/following/posts counts, joinedAt); else the bot HTML (name, username, bio, avatar).
+ * The upstream origins are its settings (below), given to it as `ctx.settings`.
  */
 import type { MicroblogPost, MicroblogUser } from '../contract/link.js';
-import { toImageSet } from '../media/host-images.js';
-import { firstImageSet, hostMedia, type MediaSource } from './social-media.js';
-import {
-  arr, bool, cleanHtmlText, compact, fetchPlatformPage, fetchSource, isoDate, isOk, obj, parseCount, parseJson,
-  parsePlatformPage, platformObjectId, scriptById, snowflakeTime, str, toSecond, type ParsedPage, unlessUnreachable } from './social-sources.js';
 import { flattenJsonLd, ldTypes } from '../extract/json-ld.js';
-import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
+import { toImageSet } from '../media/host-images.js';
+import { defineSettings, httpUrl } from '../settings.js';
+import {
+  arr, bool, cleanHtmlText, compact, fetchPlatformPage, fetchSource, isoDate, isOk, obj, optional, parseCount, parseJson,
+  parsePlatformPage, platformObjectId, scriptById, str, type ParsedPage } from './shared.js';
+import { firstImageSet, hostMedia, type MediaSource } from './social-media.js';
+import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
 
-export const MICROBLOG_SOURCES = {
-  syndication: 'https://cdn.syndication.twimg.com/tweet-result',
-  oembed: 'https://publish.twitter.com/oembed',
-  timelineProfile: 'https://syndication.twitter.com/srv/timeline-profile/screen-name/',
-};
+const settings = defineSettings('microblog', 'microblog (X / Twitter)', {
+  syndicationUrl: {
+    env: 'LINKPREVIEW_X_SYNDICATION_URL', type: httpUrl(), default: 'https://cdn.syndication.twimg.com',
+    doc: "The embed widget's syndication origin: a post (`/tweet-result`), the first source.",
+  },
+  oembedUrl: {
+    env: 'LINKPREVIEW_X_OEMBED_URL', type: httpUrl(), default: 'https://publish.twitter.com',
+    doc: "X's oEmbed origin (`/oembed`): a post's text, day and author when syndication has none.",
+  },
+  timelineUrl: {
+    env: 'LINKPREVIEW_X_TIMELINE_URL', type: httpUrl(), default: 'https://syndication.twitter.com',
+    doc: "The profile timeline's origin (`/srv/timeline-profile/screen-name/{user}`): a user's full profile.",
+  },
+});
+
+type Ctx = PlatformContextOf<typeof settings>;
 
 const HOSTS = /^(www\.|mobile\.)?(x|twitter)\.com$/i;
 /** First path segments that are X's own pages, not user names. */
@@ -58,8 +71,14 @@ export function syndicationToken(id: string): string {
   return ((Number(id) / 1e15) * Math.PI).toString(36).replace(/(0+|\.)/g, '');
 }
 
-export const microblog: Platform = {
+export const microblog: Platform<typeof settings> = {
   name: 'microblog',
+  settings,
+  hostProfile: {
+    hosts: ['x.com', 'twitter.com', 't.co'],
+    userAgent: 'Twitterbot/1.0 (compatible; linklens/1.0)',
+    note: 'serves a small Open Graph page to preview bots instead of the JavaScript app / login flow',
+  },
   match: matchMicroblog,
   async extract(url, match, ctx) {
     return match.kind === 'post' ? extractPost(url, match.ids.postId, match.ids.username, ctx) : extractUser(url, match.ids.username, ctx);
@@ -69,11 +88,11 @@ export const microblog: Platform = {
 // ---------------------------------------------------------------------------------------------
 // Posts
 
-async function extractPost(url: URL, postId: string, username: string | undefined, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
+async function extractPost(url: URL, postId: string, username: string | undefined, ctx: Ctx): Promise<PlatformPreview | undefined> {
   let goneStatus: number | undefined;
 
   // 1. Syndication.
-  const synd = await unlessUnreachable(() => fetchSource(`${MICROBLOG_SOURCES.syndication}?id=${postId}&lang=en&token=${syndicationToken(postId)}`, ctx));
+  const synd = await optional(() => fetchSource(`${ctx.settings.syndicationUrl}/tweet-result?id=${postId}&lang=en&token=${syndicationToken(postId)}`, ctx));
   if (synd) {
     const j = obj(parseJson(synd.text));
     if (j && j.__typename === 'TweetTombstone') return gone(404, obj(obj(j.tombstone)?.text)?.text);
@@ -83,7 +102,7 @@ async function extractPost(url: URL, postId: string, username: string | undefine
 
   // 2. oEmbed (also tells a deleted or protected post: 404 / 403).
   const canonical = `https://twitter.com/${username ?? 'i'}/status/${postId}`;
-  const oe = await unlessUnreachable(() => fetchSource(`${MICROBLOG_SOURCES.oembed}?url=${encodeURIComponent(canonical)}&omit_script=1&dnt=true`, ctx));
+  const oe = await optional(() => fetchSource(`${ctx.settings.oembedUrl}/oembed?url=${encodeURIComponent(canonical)}&omit_script=1&dnt=true`, ctx));
   if (oe) {
     const j = obj(parseJson(oe.text));
     if (j && str(j.html)) return fromOEmbed(j, postId, ctx);
@@ -101,9 +120,10 @@ async function extractPost(url: URL, postId: string, username: string | undefine
 }
 
 
-async function tryPage(url: string, ctx: PlatformContext): Promise<ParsedPage | undefined> {
-  const res = await unlessUnreachable(() => fetchPlatformPage(url, ctx));
-  if (!res || !isOk(res.status)) return undefined;
+/** The bot HTML, the last source: a FetchFailure propagates (the generic preview). */
+async function tryPage(url: string, ctx: Ctx): Promise<ParsedPage | undefined> {
+  const res = await fetchPlatformPage(url, ctx);
+  if (!isOk(res.status)) return undefined;
   const page = parsePlatformPage(res, ctx);
   return page.wall ? undefined : page;
 }
@@ -124,7 +144,7 @@ interface PostDraft {
   title?: string;
 }
 
-async function fromSyndication(j: Record<string, unknown>, ctx: PlatformContext): Promise<PlatformPreview> {
+async function fromSyndication(j: Record<string, unknown>, ctx: Ctx): Promise<PlatformPreview> {
   const id = str(j.id_str)!;
   const u = obj(j.user) ?? {};
   const uid = str(u.id_str);
@@ -212,7 +232,7 @@ function biggerAvatar(u: string | undefined): string | undefined {
   return u?.replace(/_(normal|bigger|mini|200x200)(\.[a-z]+)$/i, '_400x400$2');
 }
 
-function fromOEmbed(j: Record<string, unknown>, postId: string, _ctx: PlatformContext): Promise<PlatformPreview> {
+function fromOEmbed(j: Record<string, unknown>, postId: string, _ctx: Ctx): Promise<PlatformPreview> {
   const html = str(j.html)!;
   const p = /<p[^>]*>([\s\S]*?)<\/p>/i.exec(html)?.[1];
   const lang = /<p[^>]*\blang="([a-z-]+)"/i.exec(html)?.[1];
@@ -271,7 +291,7 @@ function firstTwimg(html: string, path: RegExp): string | undefined {
   return undefined;
 }
 
-async function finishPost(d: PostDraft, ctx: PlatformContext): Promise<PlatformPreview> {
+async function finishPost(d: PostDraft, ctx: Ctx): Promise<PlatformPreview> {
   const [media, avatar] = await Promise.all([hostMedia(d.media, ctx), ctx.hostImage(d.avatar)]);
   const user: MicroblogUser = { ...d.user, ...(avatar ? { avatar: toImageSet(avatar) } : {}) };
   const post: MicroblogPost = { ...d.post, user, ...(media.length ? { media } : {}) };
@@ -287,6 +307,12 @@ async function finishPost(d: PostDraft, ctx: PlatformContext): Promise<PlatformP
     icons: ICONS,
     fields: { microblogPost: post },
   };
+}
+
+/** The creation time in an X (snowflake) id: ms since 2010-11-04 in the bits above 22. */
+function snowflakeTime(id: string): string | undefined {
+  if (!/^\d{15,20}$/.test(id)) return undefined;
+  return isoDate(Number(BigInt(id) >> 22n) + 1288834974657);
 }
 
 /** Users are identified by their lower-cased username, which every source (and the URL) gives. */
@@ -308,9 +334,9 @@ function userTitle(u: Pick<MicroblogUser, 'name' | 'username'>): string {
 // ---------------------------------------------------------------------------------------------
 // Users
 
-async function extractUser(url: URL, username: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
+async function extractUser(url: URL, username: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
   // 1. The public profile timeline: the full user object inside its embedded data.
-  const tl = await unlessUnreachable(() => fetchSource(`${MICROBLOG_SOURCES.timelineProfile}${encodeURIComponent(username)}?showReplies=false`, ctx, { accept: 'text/html' }));
+  const tl = await optional(() => fetchSource(`${ctx.settings.timelineUrl}/srv/timeline-profile/screen-name/${encodeURIComponent(username)}?showReplies=false`, ctx, { accept: 'text/html' }));
   const fromTimeline = tl?.text ? timelineUser(tl.text, username) : undefined;
   if (fromTimeline) return finishUser(fromTimeline, ctx);
 
@@ -441,7 +467,7 @@ function profileSchema(page: ParsedPage, username: string): (Partial<Omit<Microb
   return undefined;
 }
 
-async function finishUser(d: UserDraft, ctx: PlatformContext): Promise<PlatformPreview> {
+async function finishUser(d: UserDraft, ctx: Ctx): Promise<PlatformPreview> {
   const [avatar, cover] = await Promise.all([ctx.hostImage(d.avatar), ctx.hostImage(d.cover)]);
   const user: MicroblogUser = { ...d.user, ...(avatar ? { avatar: toImageSet(avatar) } : {}), ...(cover ? { cover: toImageSet(cover) } : {}) };
   return {

@@ -13,16 +13,26 @@
  * Users: og:description "1,234 Followers, 56 Following, 789 Posts - See Instagram photos and
  * videos from Name (@user)", og:title, og:image (avatar), `is_verified` / `is_private` in the page.
  * The login redirect is an ok:false record, never a preview titled "Login • Instagram".
+ * The embed page's origin is its setting (below), given to it as `ctx.settings`.
  */
 import type { MediaImage, PhotosharePost, PhotoshareUser, Video } from '../contract/link.js';
+import { FACEBOOK_BOT } from '../fetch/host-profiles.js';
 import { toImageSet } from '../media/host-images.js';
-import { firstImageSet, hostMedia, type MediaSource } from './social-media.js';
+import { defineSettings, httpUrl } from '../settings.js';
 import {
-  arr, bool, cleanHtmlText, compact, fetchPlatformPage, isoDate, isOk, obj, parseCount, parseJson, parsePlatformPage,
-  platformObjectId, str, toSecond, type ParsedPage, unlessUnreachable } from './social-sources.js';
-import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
+  arr, bool, cleanHtmlText, compact, fetchPage, fetchPlatformPage, isoDate, isOk, obj, optional, parseCount, parseJson, parsePlatformPage,
+  platformObjectId, str, toSecond, type ParsedPage } from './shared.js';
+import { firstImageSet, hostMedia, type MediaSource } from './social-media.js';
+import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
 
-export const PHOTOSHARE_SITE = 'https://www.instagram.com';
+const settings = defineSettings('photoshare', 'photoshare (Instagram)', {
+  baseUrl: {
+    env: 'LINKPREVIEW_INSTAGRAM_BASE_URL', type: httpUrl(), default: 'https://www.instagram.com',
+    doc: "Instagram's web origin: a post's embed page (`/p/{code}/embed/captioned/`: exact time, owner, media).",
+  },
+});
+
+type Ctx = PlatformContextOf<typeof settings>;
 const HOSTS = /^(www\.|m\.)?instagram\.com$/i;
 const RESERVED = new Set([
   'accounts', 'explore', 'direct', 'stories', 'about', 'developer', 'legal', 'p', 'reel', 'reels', 'tv', 'web', 'static',
@@ -52,8 +62,14 @@ export function shortcodeTime(code: string): string | undefined {
   return iso && iso <= new Date(Date.now() + 86_400_000).toISOString() ? toSecond(iso) : undefined;
 }
 
-export const photoshare: Platform = {
+export const photoshare: Platform<typeof settings> = {
   name: 'photoshare',
+  settings,
+  hostProfile: {
+    hosts: ['instagram.com'],
+    userAgent: FACEBOOK_BOT,
+    note: 'serves Open Graph HTML to the Facebook crawler instead of the login redirect',
+  },
   match: matchPhotoshare,
   async extract(url, match, ctx) {
     return match.kind === 'post' ? extractPost(url, match.ids.shortcode, ctx) : extractUser(url, match.ids.username, ctx);
@@ -77,8 +93,9 @@ interface PostDraft {
 // ---------------------------------------------------------------------------------------------
 // Posts
 
-async function extractPost(url: URL, code: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const res = await unlessUnreachable(() => fetchPlatformPage(url.href, ctx));
+async function extractPost(url: URL, code: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
+  // The post page may fail: the embed page is the next source.
+  const res = await optional(() => fetchPlatformPage(url.href, ctx));
   const page = res ? parsePlatformPage(res, ctx) : undefined;
   const draft: PostDraft = { media: [] };
   const login = !!page && (page.wall === 'login-redirect' || isLoginUrl(page.res.finalUrl) || isLoginTitle(page));
@@ -90,7 +107,8 @@ async function extractPost(url: URL, code: string, ctx: PlatformContext): Promis
 
   // The embed page: the exact time, the owner (verified, avatar) and media URLs.
   if (!draft.username || !draft.publishedAt || draft.media.length === 0 || draft.verified === undefined) {
-    const embed = await unlessUnreachable(() => fetchPlatformPage(`${PHOTOSHARE_SITE}/p/${code}/embed/captioned/`, ctx));
+    // Optional too: what the post page gave may be enough.
+    const embed = await optional(() => fetchPage(`${ctx.settings.baseUrl}/p/${code}/embed/captioned/`, ctx));
     if (embed && isOk(embed.status)) fromEmbed(parsePlatformPage(embed, ctx), draft);
   }
 
@@ -305,9 +323,8 @@ export function parseProfileDescription(d: string): { followersCount?: number; f
   return compact(out);
 }
 
-async function extractUser(url: URL, username: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const res = await unlessUnreachable(() => fetchPlatformPage(url.href, ctx));
-  if (!res) return undefined;
+async function extractUser(url: URL, username: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
+  const res = await fetchPlatformPage(url.href, ctx);
   const page = parsePlatformPage(res, ctx);
   if (page.wall === 'login-redirect' || isLoginUrl(res.finalUrl) || isLoginTitle(page)) return { type: 'PHOTOSHARE_USER', ok: false, status: res.status, fields: {} };
   if (res.status === 404) return { type: 'PHOTOSHARE_USER', ok: false, status: 404, fields: {} };

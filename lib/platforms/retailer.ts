@@ -16,7 +16,7 @@ import type { Element } from 'domhandler';
 import type { RetailerProduct } from '../contract/link.js';
 import { toImageSet } from '../media/host-images.js';
 import { hostImages } from './social-media.js';
-import { cleanHtmlText, compact, fetchPlatformPage, isOk, parseCount, parseJson, parsePlatformPage, type ParsedPage } from './social-sources.js';
+import { cleanHtmlText, compact, fetchPlatformPage, isOk, parseCount, parseJson, parsePlatformPage, type ParsedPage } from './shared.js';
 import { marketplaceTld, parseLocaleNumber, parsePrice } from './retailer-price.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 
@@ -38,7 +38,7 @@ export const retailer: Platform = {
 };
 
 async function extractProduct(url: URL, asin: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  // A FetchFailure propagates: preview.ts falls back to the generic preview.
+  // The only source: a FetchFailure propagates (the generic preview, ./types.ts).
   const res = await fetchPlatformPage(url.href, ctx);
   const page = parsePlatformPage(res, ctx);
   const captcha = page.wall === 'amazon-robot-check' || /validateCaptcha|Type the characters you see in this image|api-services-support@amazon\.com/i.test(page.html.slice(0, 200_000));

@@ -1,16 +1,29 @@
 /**
- * A platform (videohost, codehost, forum, ...) is one file under lib/platforms/ exporting a
- * Platform, plus one line in lib/platforms/index.ts. It matches the platform's real URL forms
- * and returns the platform's own data; when it cannot (blocked, rate-limited, unknown form) it
- * returns undefined and the generic PAGE preview of the same URL is used instead.
+ * A platform (videohost, codehost, forum, ...) is one module under lib/platforms/ exporting a
+ * Platform, listed once in lib/platforms/index.ts. The module declares everything about the
+ * platform: its URL patterns (`match`), the request profile of its hosts (`hostProfile`), its
+ * settings (`settings`: upstream base URLs, keys) and the record objects it builds (their types
+ * come from ../contract/link.js, generated from openapi.yaml). The registry, the configuration
+ * and the host profiles are assembled from the modules (lib/platforms/registry.ts).
+ *
+ * The failure convention, the same in every platform:
+ *  - `extract` returns the platform's preview; an ok:false preview when the platform itself says
+ *    the object is gone (deleted, private, a robot check);
+ *  - it returns `undefined` when the answer is not something it can read (not a product page, no
+ *    player data): the generic PAGE preview of the same URL is used instead;
+ *  - an upstream failure (the FetchFailure of a source: unreachable, timed out, too large) is
+ *    thrown, not caught: the registry's runner (`extractPlatform`) turns it into the same generic
+ *    preview. A platform catches one only where it has another source to try next, with
+ *    `optional()` from ./shared.ts.
  */
-import type { Config } from '../config.js';
 import type { ImageSet, LinkRecord, LinkType, MediaImage } from '../contract/link.js';
+import type { CoreConfig } from '../core-settings.js';
 import type { IconCandidate } from '../extract/icons.js';
 import type { FieldRules } from '../extract/rules.js';
+import type { HostProfile } from '../fetch/host-profiles.js';
 import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
 import type { JobRunner } from '../ports.js';
-import type { SettingsGroup } from '../settings.js';
+import type { GroupValues, SettingsGroup } from '../settings.js';
 
 export interface PlatformMatch {
   /** What the URL names, e.g. 'video', 'channel', 'repository', 'post', 'user', 'community'. */
@@ -19,9 +32,18 @@ export interface PlatformMatch {
   ids: Record<string, string>;
 }
 
-export interface PlatformContext {
+/** Every platform's settings values, by platform name (lib/config.ts reads them into `config.platforms`). */
+export type PlatformSettingsValues = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+/** What a platform is given: `S` is the values of its own settings. */
+export interface PlatformContext<S = Readonly<Record<string, unknown>>> {
   fetch: Fetcher;
-  config: Config;
+  /** The core settings (page and time limits, the User-Agent); the platform's own are `settings`. */
+  config: CoreConfig;
+  /** The platform's own settings (its `settings` group, read from the environment). */
+  settings: S;
+  /** The platform's own host profile (its `hostProfile`), which fetchPlatformPage presents. */
+  hostProfile?: HostProfile;
   jobs: JobRunner;
   requestId: string;
   /** Epoch ms: the record's deadline, for image jobs. */
@@ -34,6 +56,9 @@ export interface PlatformContext {
   /** Hosts one image (avatar, thumbnail, banner) through the image job; undefined when it fails. */
   hostImage(url: string | undefined): Promise<MediaImage | undefined>;
 }
+
+/** The context of a platform whose settings are the group `G` (`PlatformContextOf<typeof settings>`). */
+export type PlatformContextOf<G extends SettingsGroup> = PlatformContext<GroupValues<G>>;
 
 export interface PlatformPreview {
   type: LinkType;
@@ -57,11 +82,13 @@ export interface Platform<G extends SettingsGroup = SettingsGroup> {
   name: string;
   /**
    * The platform's own settings (upstream base URLs, keys), declared with `defineSettings(name, ...)`
-   * from lib/settings.ts under the platform's name; read as `ctx.config.platforms.<name>`.
+   * from lib/settings.ts under the platform's name; given to `extract` as `ctx.settings`.
    */
   settings?: G;
+  /** The request profile of the platform's hosts (User-Agent, cookies): lib/fetch/host-profiles.ts. */
+  hostProfile?: HostProfile;
   match(url: URL): PlatformMatch | undefined;
-  extract(url: URL, match: PlatformMatch, ctx: PlatformContext): Promise<PlatformPreview | undefined>;
+  extract(url: URL, match: PlatformMatch, ctx: PlatformContextOf<G>): Promise<PlatformPreview | undefined>;
   /**
    * Field rules put in front of the defaults when the platform falls back to the generic preview
    * of its own page (its source blocked or rate-limited), e.g. the page's `<title>` over a

@@ -1,12 +1,10 @@
 /**
  * Reading YouTube pages: the JSON objects the page embeds (`ytInitialPlayerResponse`,
  * `ytInitialData`), found by walking a balanced object instead of a regex (the objects are
- * megabytes long and contain `};` inside strings), and the counts YouTube prints in the page's
- * language ("1.2M subscribers", "4,69 M de suscriptores", "like this video along with 13,725,279
- * other people").
+ * megabytes long and contain `};` inside strings), YouTube's text objects, thumbnails and the
+ * Data API's durations. Counts and dates are read by ./shared.ts.
  */
-
-export type Json = Record<string, unknown>;
+import type { Json } from './shared.js';
 
 /** The JSON object assigned to `name` in the page (`var name = {...};` or `window["name"] = {...};`). */
 export function embeddedJson(html: string, name: string): Json | undefined {
@@ -54,16 +52,6 @@ function balancedEnd(s: string, start: number): number {
   return -1;
 }
 
-/** Follows a path of keys and indexes; undefined when any step is missing. */
-export function at(obj: unknown, ...path: (string | number)[]): unknown {
-  let cur: unknown = obj;
-  for (const key of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string | number, unknown>)[key];
-  }
-  return cur;
-}
-
 /** Every value stored under `key` anywhere in the tree (depth-first, in document order), up to `limit`. */
 export function findAll(obj: unknown, key: string, limit = 50): unknown[] {
   const out: unknown[] = [];
@@ -103,57 +91,12 @@ export function ytText(v: unknown): string | undefined {
   return undefined;
 }
 
-const MULTIPLIERS: [RegExp, number][] = [
-  [/^(k|tsd\.?|mil|thousand|k\.)$/i, 1e3],
-  [/^(m|mn|mio\.?|millones|million|millions|mln|m\.)$/i, 1e6],
-  [/^(b|bn|md|mrd\.?|billion|billions|mil millones)$/i, 1e9],
-];
-
-/**
- * A count as YouTube prints it: "1,234,567", "1.234.567", "1 234 567", "1.2M", "4,69 M",
- * "6,8 K", "215 K", "13M". With a multiplier, one `.` or `,` followed by 1-2 digits is the
- * decimal mark; without one, every separator is a thousands separator. Undefined when the text
- * has no number ("No views").
- */
-export function parseCount(text: string | undefined): number | undefined {
-  if (!text) return undefined;
-  const t = text.replace(/[\u00a0\u202f\u2009]/g, ' ');
-  const m = /(\d[\d.,' ]*)\s*([A-Za-z][A-Za-z.]*(?: millones)?)?/.exec(t);
-  if (!m) return undefined;
-  const digits = m[1].trim();
-  const suffix = (m[2] ?? '').trim();
-  const mult = MULTIPLIERS.find(([re]) => re.test(suffix))?.[1];
-  if (mult) {
-    const dec = /^(\d{1,3}(?:[ .,']\d{3})*|\d+)(?:[.,](\d{1,2}))?$/.exec(digits);
-    if (!dec) return undefined;
-    const whole = Number(dec[1].replace(/[ .,']/g, ''));
-    const frac = dec[2] ? Number(`0.${dec[2]}`) : 0;
-    return Math.round((whole + frac) * mult);
-  }
-  const n = Number(digits.replace(/[ .,']/g, ''));
-  return Number.isFinite(n) ? n : undefined;
-}
-
-/** The exact number in an accessibility text ("like this video along with 13,725,279 other people"). */
-export function exactCount(text: string | undefined): number | undefined {
-  if (!text) return undefined;
-  const m = /(\d{1,3}(?:[,. \u00a0\u202f]\d{3})+|\d+)/.exec(text);
-  return m ? Number(m[1].replace(/[,. \u00a0\u202f]/g, '')) : undefined;
-}
-
 /** ISO 8601 durations of the Data API ("PT1H2M3S", "P1DT2S") in seconds. */
 export function isoDurationSeconds(s: string | undefined): number | undefined {
   if (!s) return undefined;
   const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(s);
   if (!m) return undefined;
   return Number(m[1] ?? 0) * 86400 + Number(m[2] ?? 0) * 3600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0);
-}
-
-/** A date-time string in UTC (`2017-04-14T16:02:38.000Z`) from anything Date understands. */
-export function isoDate(v: unknown): string | undefined {
-  if (typeof v !== 'string' && typeof v !== 'number') return undefined;
-  const d = new Date(typeof v === 'number' ? v : /^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
 }
 
 /** The largest of a YouTube thumbnail list (`[{url, width, height}]`). */

@@ -8,26 +8,23 @@
  *  - the channel page's `ytInitialData` (channelMetadataRenderer and the header);
  *  - oEmbed when the page gives no player data (consent wall, bot check);
  *  - the Data API v3 when YOUTUBE_API_KEY is set: exact counts, channel joinedAt and viewsCount.
- * Upstream base URLs and the key are its settings (below), read as `config.platforms.videohost`.
+ * Upstream base URLs and the key are its settings (below), given to it as `ctx.settings`.
  */
 import type { ImageSet, LinkRecord, VideohostUser, VideohostVideo } from '../contract/link.js';
 import { iconCandidates, type IconCandidate } from '../extract/icons.js';
 import type { PageData } from '../extract/parse-page.js';
 import { cleanText } from '../extract/text.js';
-import { hostProfileHeaders } from '../fetch/host-profiles.js';
-import { FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
-import { stableId } from '../ids.js';
+import type { FetchResult } from '../fetch/safe-fetch.js';
 import { toImageSet } from '../media/host-images.js';
-import { parsePlatformPage } from './social-sources.js';
 import { defineSettings, httpUrl, text } from '../settings.js';
-import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 import {
-  at, embeddedJson, exactCount, findAll, findFirst, isoDate, isoDurationSeconds, largestThumbnail, parseCount, ytText, type Json,
-} from './videohost-parse.js';
+  at, exactCount, fetchPage, fetchSource, isoDate, num, obj, optional, parseCount, parseJson, parsePlatformPage, platformObjectId, type Json,
+} from './shared.js';
+import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
+import { embeddedJson, findAll, findFirst, isoDurationSeconds, largestThumbnail, ytText } from './videohost-parse.js';
 
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const CANONICAL = 'https://www.youtube.com';
-const JSON_LIMITS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 5000 };
 
 const settings = defineSettings('videohost', 'videohost (YouTube)', {
   baseUrl: {
@@ -44,11 +41,13 @@ const settings = defineSettings('videohost', 'videohost (YouTube)', {
   },
 });
 
+type Ctx = PlatformContextOf<typeof settings>;
+
 function videoObjectId(videoId: string): number {
-  return stableId(`videohost:video:${videoId}`);
+  return platformObjectId('videohost', 'video', videoId);
 }
 function channelObjectId(channelId: string): number {
-  return stableId(`videohost:user:${channelId}`);
+  return platformObjectId('videohost', 'user', channelId);
 }
 
 export function matchVideohost(url: URL): PlatformMatch | undefined {
@@ -85,6 +84,13 @@ function decodeSafe(s: string): string {
 export const videohost: Platform<typeof settings> = {
   name: 'videohost',
   settings,
+  hostProfile: {
+    hosts: ['youtube.com', 'youtu.be', 'youtube-nocookie.com'],
+    // SOCS=CAI: the "reject all" consent choice; skips the consent.youtube.com redirect in the EU.
+    // Sent on the watch and channel pages whatever host the base URL names.
+    cookies: { SOCS: 'CAI', CONSENT: 'PENDING+987' },
+    note: 'EU consent interstitial (consent.youtube.com) avoided with the SOCS consent cookie',
+  },
   match: matchVideohost,
   async extract(url, match, ctx) {
     return match.kind === 'video' ? extractVideo(match.ids.videoId, ctx) : extractChannel(match.ids, ctx);
@@ -94,39 +100,10 @@ export const videohost: Platform<typeof settings> = {
 // ---------------------------------------------------------------------------------------------
 // Fetching
 
-function pageHeaders(ctx: PlatformContext): Record<string, string> {
-  // The YouTube profile's consent cookie (SOCS) whatever host the base URL names.
-  return {
-    ...hostProfileHeaders(`${CANONICAL}/`, ctx.config.userAgent),
-    ...(ctx.acceptLanguage ? { 'accept-language': ctx.acceptLanguage } : {}),
-  };
-}
-
-async function fetchPage(url: string, ctx: PlatformContext): Promise<FetchResult | undefined> {
-  try {
-    return await ctx.fetch(url, { maxBytes: ctx.config.maxPageBytes, onTooLarge: 'truncate', timeoutMs: ctx.config.fetchTimeoutMs, headers: pageHeaders(ctx) });
-  } catch (err) {
-    if (err instanceof FetchFailure) return undefined;
-    throw err;
-  }
-}
-
-async function fetchJson(url: string, ctx: PlatformContext): Promise<{ status: number; json?: Json }> {
-  try {
-    const res = await ctx.fetch(url, {
-      maxBytes: JSON_LIMITS.maxBytes,
-      onTooLarge: 'fail',
-      timeoutMs: Math.min(JSON_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs),
-      maxRedirects: 3,
-      headers: { accept: 'application/json', 'user-agent': ctx.config.userAgent },
-    });
-    if (res.status < 200 || res.status >= 300) return { status: res.status };
-    const json = JSON.parse(res.body.toString('utf8'));
-    return { status: res.status, json: json && typeof json === 'object' && !Array.isArray(json) ? json : undefined };
-  } catch (err) {
-    if (err instanceof FetchFailure || err instanceof SyntaxError) return { status: err instanceof FetchFailure ? err.status : 200 };
-    throw err;
-  }
+/** A JSON object from the API or oEmbed (`json` only on a 2xx answer that is one). A FetchFailure propagates. */
+async function fetchJson(url: string, ctx: Ctx): Promise<{ status: number; json?: Json }> {
+  const { status, text } = await fetchSource(url, ctx, { accept: 'application/json' });
+  return { status, json: obj(parseJson(text)) };
 }
 
 /** The site icons the page declares, best first (the page extraction's ranking), then YouTube's favicon. */
@@ -146,14 +123,15 @@ function isConsentWall(res: FetchResult): boolean {
 // ---------------------------------------------------------------------------------------------
 // Videos
 
-async function extractVideo(videoId: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const yt = ctx.config.platforms.videohost;
+async function extractVideo(videoId: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
+  const yt = ctx.settings;
   const watchUrl = `${yt.baseUrl}/watch?v=${videoId}`;
   const apiUrl = yt.apiKey
     ? `${yt.apiUrl}/videos?part=snippet,statistics,contentDetails&id=${videoId}&key=${encodeURIComponent(yt.apiKey)}`
     : undefined;
   const reuse = ctx.page && matchVideohost(new URL(ctx.page.finalUrl))?.ids.videoId === videoId && ctx.page.status === 200 ? ctx.page : undefined;
-  const [res, api] = await Promise.all([reuse ?? fetchPage(watchUrl, ctx), apiUrl ? fetchJson(apiUrl, ctx) : undefined]);
+  // Either source may fail: the other (then oEmbed) stands in.
+  const [res, api] = await Promise.all([reuse ?? optional(() => fetchPage(watchUrl, ctx)), apiUrl ? optional(() => fetchJson(apiUrl, ctx)) : undefined]);
 
   const page = res && res.status === 200 && !isConsentWall(res) ? parsePlatformPage(res, ctx) : undefined;
   const html = page?.html ?? '';
@@ -229,12 +207,6 @@ interface VideoDraft {
   publishedAt?: string;
   thumbnailUrl?: string;
   user?: UserDraft;
-}
-
-function num(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'string' && /^\d+$/.test(v.trim())) return Number(v.trim());
-  return undefined;
 }
 
 function handleFrom(url: unknown): string | undefined {
@@ -343,9 +315,9 @@ function finishUser(u: UserDraft, avatar: ImageSet | undefined): VideohostUser {
   return user;
 }
 
-async function fromOEmbed(videoId: string, ctx: PlatformContext, pageStatus: number): Promise<PlatformPreview | undefined> {
+async function fromOEmbed(videoId: string, ctx: Ctx, pageStatus: number): Promise<PlatformPreview | undefined> {
   const target = `${CANONICAL}/watch?v=${videoId}`;
-  const o = await fetchJson(`${ctx.config.platforms.videohost.baseUrl}/oembed?url=${encodeURIComponent(target)}&format=json`, ctx);
+  const o = await fetchJson(`${ctx.settings.baseUrl}/oembed?url=${encodeURIComponent(target)}&format=json`, ctx);
   const j = o.json;
   if (!j || typeof j.title !== 'string') return undefined; // nothing usable: the generic preview of the link
   const thumb = await ctx.hostImage(typeof j.thumbnail_url === 'string' ? j.thumbnail_url : undefined);
@@ -371,13 +343,14 @@ async function fromOEmbed(videoId: string, ctx: PlatformContext, pageStatus: num
 // ---------------------------------------------------------------------------------------------
 // Channels
 
-async function extractChannel(ids: Record<string, string>, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
-  const yt = ctx.config.platforms.videohost;
+async function extractChannel(ids: Record<string, string>, ctx: Ctx): Promise<PlatformPreview | undefined> {
+  const yt = ctx.settings;
   const path = ids.handle ? `/${encodeURIComponent(ids.handle).replace(/^%40/, '@')}`
     : ids.channelId ? `/channel/${ids.channelId}`
       : ids.custom ? `/c/${encodeURIComponent(ids.custom)}`
         : `/user/${encodeURIComponent(ids.user)}`;
-  const res = await fetchPage(`${yt.baseUrl}${path}`, ctx);
+  // The page may fail: the Data API, when it has a key, stands in.
+  const res = await optional(() => fetchPage(`${yt.baseUrl}${path}`, ctx));
   const page = res && res.status === 200 && !isConsentWall(res) ? parsePlatformPage(res, ctx) : undefined;
   const html = page?.html ?? '';
   const data = html ? embeddedJson(html, 'ytInitialData') : undefined;
@@ -387,8 +360,8 @@ async function extractChannel(ids: Record<string, string>, ctx: PlatformContext)
   if (yt.apiKey) {
     const q = draft.externalId ? `id=${draft.externalId}` : ids.handle ? `forHandle=${encodeURIComponent(ids.handle)}` : ids.user ? `forUsername=${encodeURIComponent(ids.user)}` : '';
     if (q) {
-      const api = await fetchJson(`${yt.apiUrl}/channels?part=snippet,statistics,brandingSettings&${q}&key=${encodeURIComponent(yt.apiKey)}`, ctx);
-      const item = at(api.json, 'items', 0) as Json | undefined;
+      const api = await optional(() => fetchJson(`${yt.apiUrl}/channels?part=snippet,statistics,brandingSettings&${q}&key=${encodeURIComponent(yt.apiKey)}`, ctx));
+      const item = at(api?.json, 'items', 0) as Json | undefined;
       if (item) mergeChannelApi(draft, item);
     }
   }

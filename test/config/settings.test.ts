@@ -39,6 +39,9 @@ test("the platforms' settings are read from their own variables into config.plat
       baseUrl: 'https://www.reddit.com', oauthUrl: 'https://oauth.reddit.com', tokenUrl: 'https://www.reddit.com/api/v1/access_token',
       clientId: undefined, clientSecret: undefined,
     },
+    microblog: { syndicationUrl: 'https://cdn.syndication.twimg.com', oembedUrl: 'https://publish.twitter.com', timelineUrl: 'https://syndication.twitter.com' },
+    photoshare: { baseUrl: 'https://www.instagram.com' },
+    clips: { baseUrl: 'https://www.tiktok.com' },
   });
   const config = loadConfig({
     LINKPREVIEW_GITHUB_API_URL: 'https://ghe.example/api/v3/', GITHUB_TOKEN: ' ghp_x ', YOUTUBE_API_KEY: 'k', REDDIT_CLIENT_ID: 'id', REDDIT_CLIENT_SECRET: '',

@@ -3,6 +3,7 @@ import { finalize, titleFromUrl } from '../../lib/extract/defaults';
 import { fileNameFromDisposition } from '../../lib/fetch/headers';
 import { hostProfileHeaders } from '../../lib/fetch/host-profiles';
 import { DEFAULT_USER_AGENT } from '../../lib/config';
+import { PLATFORM_REGISTRY } from '../../lib/platforms/index';
 import type { LinkRecord } from '../../lib/contract/link';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../helpers/service';
@@ -37,13 +38,14 @@ describe('wall detection', () => {
 });
 
 describe('host profiles', () => {
+  const profiles = PLATFORM_REGISTRY.hostProfiles;
   it('sends the SOCS consent cookie to YouTube and a preview-bot User-Agent to hosts that serve bots clean HTML', () => {
-    expect(hostProfileHeaders('https://www.youtube.com/watch?v=1', DEFAULT_USER_AGENT).cookie).toMatch(/(^|; )SOCS=CAI(;|$)/);
-    expect(hostProfileHeaders('https://youtu.be/1', DEFAULT_USER_AGENT).cookie).toContain('SOCS=');
-    const ig = hostProfileHeaders('https://www.instagram.com/p/x/', DEFAULT_USER_AGENT)['user-agent'];
+    expect(hostProfileHeaders('https://www.youtube.com/watch?v=1', DEFAULT_USER_AGENT, profiles).cookie).toMatch(/(^|; )SOCS=CAI(;|$)/);
+    expect(hostProfileHeaders('https://youtu.be/1', DEFAULT_USER_AGENT, profiles).cookie).toContain('SOCS=');
+    const ig = hostProfileHeaders('https://www.instagram.com/p/x/', DEFAULT_USER_AGENT, profiles)['user-agent'];
     expect(ig).toContain('facebookexternalhit');
     expect(ig).toContain('linklens');
-    expect(hostProfileHeaders('https://example.com/', DEFAULT_USER_AGENT)).toEqual({});
+    expect(hostProfileHeaders('https://example.com/', DEFAULT_USER_AGENT, profiles)).toEqual({});
     expect(DEFAULT_USER_AGENT).toContain('linklens');
   });
 });

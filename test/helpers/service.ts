@@ -17,6 +17,7 @@ import { createApiHandler } from '../../lib/http/api-handler';
 import type { Log } from '../../lib/log';
 import type { Resolver } from '../../lib/fetch/address-guard';
 import { createFetcher, type Fetcher } from '../../lib/fetch/safe-fetch';
+import type { PlatformRegistry } from '../../lib/platforms/registry';
 import { buildLocalDeps } from '../../functions/wiring';
 import { startLocalServer, type LocalServer } from '../../functions/local-server';
 import { describeRequest } from '../../lib/http/event';
@@ -79,9 +80,13 @@ export interface TestHandler {
   cleanup(): void;
 }
 
-export function createTestHandler(options: { config?: Partial<Config>; resolver?: Resolver; log?: Log; fetch?: Fetcher } = {}): TestHandler {
+/** `platforms`: a registry of the test's own (an extra platform), used instead of the service's. */
+export function createTestHandler(options: { config?: Partial<Config>; resolver?: Resolver; log?: Log; fetch?: Fetcher; platforms?: PlatformRegistry } = {}): TestHandler {
   const config = testConfig(options.config);
-  const deps = buildLocalDeps({ config, log: options.log ?? silentLog, baseUrl: () => 'http://assets.test', resolver: options.resolver, fetch: options.fetch });
+  const deps = {
+    ...buildLocalDeps({ config, log: options.log ?? silentLog, baseUrl: () => 'http://assets.test', resolver: options.resolver, fetch: options.fetch }),
+    ...(options.platforms ? { platforms: options.platforms } : {}),
+  };
   const handler = createApiHandler(deps);
   return {
     deps,

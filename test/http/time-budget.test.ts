@@ -22,7 +22,7 @@ import { createObservability } from '../../functions/observability';
 import { html } from '../helpers/fixture-server';
 import { createTestHandler, httpApiEvent, recordingLog, silentLog, TEST_KEY } from '../helpers/service';
 import { buildLocalDeps } from '../../functions/wiring';
-import { image, page, startWorld, type World } from '../platforms/part1/harness';
+import { image, page, startWorld, type World } from '../platforms/harness';
 import type http from 'node:http';
 
 const BUDGET_MS = 1500;
@@ -52,7 +52,8 @@ const saved = { oembed: OEMBED_LIMITS.timeoutMs, manifest: SUBFETCH_LIMITS.timeo
 beforeAll(async () => {
   OEMBED_LIMITS.timeoutMs = 20_000;
   SUBFETCH_LIMITS.timeoutMs = 20_000;
-  w = await startWorld(SLOW);
+  // codehost's API and repository page on hosts of their own, apart from the generic fetch of the link.
+  w = await startWorld({ config: SLOW, env: { LINKPREVIEW_GITHUB_API_URL: 'https://gh-api', LINKPREVIEW_GITHUB_BASE_URL: 'https://gh' } });
   Object.assign(w.handler.deps, { log });
   const s = w.server;
   // The page fetch.
@@ -64,14 +65,14 @@ beforeAll(async () => {
   // Platform (codehost): the API and the repository page stall; the generic page answers.
   s.route('/gh-api/repos/stalled/api', stall);
   s.route('/gh/stalled/api', stall);
-  s.route('/web/github.com/stalled/api', page(REPO_PAGE));
+  s.route('/github.com/stalled/api', page(REPO_PAGE));
   // The generic fallback after the platform failed (an API error, no repository page): it stalls.
   s.route('/gh-api/repos/broken/api', { status: 500, headers: { 'content-type': 'application/json' }, body: '{}' });
   s.route('/gh/broken/api', { status: 404, body: 'no' });
-  s.route('/web/github.com/broken/api', stall);
+  s.route('/github.com/broken/api', stall);
   // A short link resolved to a platform URL: the second resolution's API stalls.
-  s.route('/web/sho.rt/kite', { status: 301, headers: { location: `${w.origin}/web/github.com/short/kite` } });
-  s.route('/web/github.com/short/kite', page(html('<title>Fetched through the short link</title>')));
+  s.route('/sho.rt/kite', { status: 301, headers: { location: `${w.origin}/github.com/short/kite` } });
+  s.route('/github.com/short/kite', page(html('<title>Fetched through the short link</title>')));
   s.route('/gh-api/repos/short/kite', stall);
   s.route('/gh/short/kite', stall);
   // Sub-fetches: the oEmbed endpoint and the manifest stall.
@@ -144,7 +145,7 @@ describe('each phase stalls in turn: a 200 with the record so far, at the budget
     const { res, record, stalls: stalled, logged } = await preview('https://github.com/stalled/api');
     expect(res.statusCode).toBe(200);
     expect(record).toMatchObject({ ok: true, type: 'PAGE', status: 200, title: 'skyfolk/paper-kite: the generic page', description: 'Read generically' });
-    expect(w.asked()).toEqual(expect.arrayContaining(['/gh-api/repos/stalled/api', '/web/github.com/stalled/api']));
+    expect(w.asked()).toEqual(expect.arrayContaining(['/gh-api/repos/stalled/api', '/github.com/stalled/api']));
     // The platform's slice ended its stalled API call; the generic page then answered in the rest.
     await expectStopped(stalled, ['/gh-api/repos/stalled/api']);
     expect(logged.outOfTime).toBeUndefined();
@@ -156,7 +157,7 @@ describe('each phase stalls in turn: a 200 with the record so far, at the budget
     expect(record).toMatchObject({ ok: false, status: 0, url: 'https://github.com/broken/api', domain: 'github.com' });
     expect(res.headers['x-linklens-upstream-error']).toBe('TIMEOUT');
     expect(logged.outOfTime).toBe(true);
-    await expectStopped(stalled, ['/web/github.com/broken/api']);
+    await expectStopped(stalled, ['/github.com/broken/api']);
   });
 
   test("a short link's second resolution stalls: the page already fetched is read generically", async () => {

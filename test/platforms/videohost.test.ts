@@ -1,8 +1,12 @@
-import { matchVideohost } from '../../../lib/platforms/videohost';
-import { parseCount } from '../../../lib/platforms/videohost-parse';
-import { stableId } from '../../../lib/ids';
+import { matchVideohost } from '../../lib/platforms/videohost';
+import { parseCount } from '../../lib/platforms/shared';
+import { stableId } from '../../lib/ids';
 import { CHANNEL_ID, VIDEO_ID, channelPage, playerResponse, watchPage } from './fixtures/videohost';
 import { image, json, page, redirect, startWorld, type World } from './harness';
+
+// The platform's sources on hosts of their own (the harness maps every host onto the fixture
+// server): they answer under /<host>/..., apart from the generic fetch of the same link.
+const SOURCES = { LINKPREVIEW_YOUTUBE_BASE_URL: 'https://yt', LINKPREVIEW_YOUTUBE_API_URL: 'https://yt-api' };
 
 describe('videohost matcher: one test per URL form', () => {
   it.each([
@@ -46,7 +50,7 @@ describe('videohost video from the watch page', () => {
   let w: World;
   let r: any;
   beforeAll(async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/yt/watch', page(watchPage(w.origin)));
     for (const p of [`/img/vi/${VIDEO_ID}/maxresdefault.jpg`, '/img/avatar-176.jpg']) w.server.route(p, await image(64, 36));
     r = await w.preview(`https://youtu.be/${VIDEO_ID}`);
@@ -95,7 +99,7 @@ describe('videohost with YOUTUBE_API_KEY: exact counts from the Data API', () =>
   let w: World;
   afterEach(() => w.close());
   it('API counts win over the page, the key is sent, the rest comes from the page', async () => {
-    w = await startWorld({}, { YOUTUBE_API_KEY: 'yt-key' });
+    w = await startWorld({ env: { ...SOURCES, YOUTUBE_API_KEY: 'yt-key' } });
     w.server.route('/yt/watch', page(watchPage(w.origin)));
     w.server.route('/yt-api/videos', json({
       items: [{ id: VIDEO_ID, snippet: { publishedAt: '2021-05-04T16:15:00Z', channelId: CHANNEL_ID, title: 'API title', channelTitle: 'Paper Skies' },
@@ -106,14 +110,14 @@ describe('videohost with YOUTUBE_API_KEY: exact counts from the Data API', () =>
     expect(w.asked().find((u) => u.startsWith('/yt-api/videos'))).toContain('key=yt-key');
   });
   it('the top-level description is the watch page\'s one-line summary when it has one; the full text stays on the video', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/yt/watch', page(watchPage(w.origin, undefined, undefined, 'How to fold and fly a paper kite.Materials in the first…')));
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
     expect(r.description).toBe('How to fold and fly a paper kite.Materials in the first…');
     expect(r.videohostVideo.description).toBe('How to fold and fly a paper kite.\nMaterials in the first minute.');
   });
   it('the API alone gives the video when the page is blocked', async () => {
-    w = await startWorld({}, { YOUTUBE_API_KEY: 'yt-key' });
+    w = await startWorld({ env: { ...SOURCES, YOUTUBE_API_KEY: 'yt-key' } });
     w.server.route('/yt/watch', page('<html><title>Sorry</title></html>', 429));
     w.server.route('/yt-api/videos', json({ items: [{ id: VIDEO_ID, snippet: { title: 'API title', description: 'API text', channelId: CHANNEL_ID, channelTitle: 'Paper Skies' }, statistics: { viewCount: '10' }, contentDetails: { duration: 'PT1H2S' } }] }));
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
@@ -127,9 +131,9 @@ describe('videohost fallbacks', () => {
   afterEach(() => w.close());
 
   it('consent redirect: the interstitial never becomes the preview; oEmbed gives the video', async () => {
-    w = await startWorld();
-    w.server.route('/yt/watch', redirect(`${w.origin}/consent/ml?continue=https://www.youtube.com/watch`, 302));
-    w.server.route('/consent/ml', page('<html><head><title>Before you continue to YouTube</title></head></html>'));
+    w = await startWorld({ env: SOURCES });
+    w.server.route('/yt/watch', redirect('/consent.youtube.com/ml?continue=https://www.youtube.com/watch', 302));
+    w.server.route('/consent.youtube.com/ml', page('<html><head><title>Before you continue to YouTube</title></head></html>'));
     w.server.route('/yt/oembed', json({ title: 'Building a kite from paper', author_name: 'Paper Skies', author_url: 'https://www.youtube.com/@PaperSkies', thumbnail_url: `${w.origin}/img/hq.jpg`, type: 'video' }));
     w.server.route('/img/hq.jpg', await image(48, 36));
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
@@ -140,13 +144,12 @@ describe('videohost fallbacks', () => {
   });
 
   it('consent wall and no oEmbed: the generic preview reports the wall as ok:false, not as content', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     const consent = page('<html><head><title>Before you continue to YouTube</title></head><body>cookies</body></html>');
-    w.server.route('/yt/watch', redirect(`${w.origin}/consent/ml?continue=x`, 302));
-    w.server.route('/consent/ml', consent);
+    w.server.route('/yt/watch', redirect('/consent.youtube.com/ml?continue=x', 302));
     w.server.route('/yt/oembed', json({ error: 'nope' }, 429));
-    w.server.route('/web/www.youtube.com/watch', redirect(`${w.origin}/web/consent.youtube.com/ml?continue=x`, 302));
-    w.server.route('/web/consent.youtube.com/ml', consent);
+    w.server.route('/www.youtube.com/watch', redirect('/consent.youtube.com/ml?continue=x', 302));
+    w.server.route('/consent.youtube.com/ml', consent);
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
     expect(r.type).toBe('PAGE');
     expect(r.ok).toBe(false);
@@ -154,16 +157,16 @@ describe('videohost fallbacks', () => {
   });
 
   it('rate limit (429) on the page and oEmbed: the generic PAGE preview of the same URL', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/yt/watch', page('<html><title>429</title></html>', 429));
     w.server.route('/yt/oembed', page('', 429));
-    w.server.route('/web/www.youtube.com/watch', page('<html><head><title>Kite video</title><meta property="og:title" content="Kite video"></head></html>'));
+    w.server.route('/www.youtube.com/watch', page('<html><head><title>Kite video</title><meta property="og:title" content="Kite video"></head></html>'));
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
     expect(r).toMatchObject({ ok: true, type: 'PAGE', title: 'Kite video' });
   });
 
   it('removed video: ok:false VIDEOHOST_VIDEO with the player\'s reason', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     const player = { playabilityStatus: { status: 'ERROR', reason: 'This video has been removed by the uploader' } };
     w.server.route('/yt/watch', page(watchPage(w.origin, player, {})));
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
@@ -172,12 +175,12 @@ describe('videohost fallbacks', () => {
   });
 
   it('a player response for another video is not taken for this one', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     const other = playerResponse(w.origin);
     (other.videoDetails as any).videoId = 'Zz9_yY-xXw8';
     w.server.route('/yt/watch', page(watchPage(w.origin, other)));
     w.server.route('/yt/oembed', page('', 404));
-    w.server.route('/web/www.youtube.com/watch', page('<html><head><title>Generic</title></head></html>'));
+    w.server.route('/www.youtube.com/watch', page('<html><head><title>Generic</title></head></html>'));
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
     expect(r.type).toBe('PAGE');
   });
@@ -187,7 +190,7 @@ describe('videohost channels', () => {
   let w: World;
   let r: any;
   beforeAll(async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/yt/@PaperSkies', page(channelPage(w.origin)));
     for (const p of ['/img/avatar-900.jpg', '/img/banner-2560.jpg']) w.server.route(p, await image(60, 40));
     r = await w.preview('https://www.youtube.com/@PaperSkies');
@@ -220,7 +223,7 @@ describe('videohost channels', () => {
   });
 
   it('the older c4TabbedHeader layout, localized counts (/channel/UC…)', async () => {
-    const w2 = await startWorld();
+    const w2 = await startWorld({ env: SOURCES });
     try {
       w2.server.route(`/yt/channel/${CHANNEL_ID}`, page(channelPage(w2.origin, 'c4')));
       const r2 = await w2.preview(`https://www.youtube.com/channel/${CHANNEL_ID}`);
@@ -231,7 +234,7 @@ describe('videohost channels', () => {
   });
 
   it('joinedAt and viewsCount from the Data API when YOUTUBE_API_KEY is set', async () => {
-    const w2 = await startWorld({}, { YOUTUBE_API_KEY: 'k' });
+    const w2 = await startWorld({ env: { ...SOURCES, YOUTUBE_API_KEY: 'k' } });
     try {
       w2.server.route('/yt/user/paperskies', page(channelPage(w2.origin)));
       w2.server.route('/yt-api/channels', json({ items: [{ id: CHANNEL_ID, snippet: { title: 'Paper Skies', publishedAt: '2012-03-01T10:00:00Z', customUrl: '@paperskies' }, statistics: { viewCount: '98765432', subscriberCount: '1210000', videoCount: '346', hiddenSubscriberCount: false } }] }));
@@ -244,10 +247,10 @@ describe('videohost channels', () => {
   });
 
   it('a channel that does not exist (404): the generic preview, ok:false', async () => {
-    const w2 = await startWorld();
+    const w2 = await startWorld({ env: SOURCES });
     try {
       w2.server.route('/yt/@nobody', page('<html><title>404</title></html>', 404));
-      w2.server.route('/web/www.youtube.com/@nobody', page('<html><head><title>404 Not Found</title></head></html>', 404));
+      w2.server.route('/www.youtube.com/@nobody', page('<html><head><title>404 Not Found</title></head></html>', 404));
       const r2 = await w2.preview('https://www.youtube.com/@nobody');
       expect(r2).toMatchObject({ ok: false, type: 'PAGE', status: 404 });
     } finally {

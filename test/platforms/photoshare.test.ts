@@ -1,5 +1,5 @@
 /** photoshare (Instagram): URL forms, og description parsing, the embed page, profiles and the login wall. */
-import { matchPhotoshare, parsePostDescription, parseProfileDescription, shortcodeTime } from '../../../lib/platforms/photoshare';
+import { matchPhotoshare, parsePostDescription, parseProfileDescription, shortcodeTime } from '../../lib/platforms/photoshare';
 import { image, page, redirect, startWorld, type World } from './harness';
 import * as fx from './fixtures/photoshare';
 

@@ -1,6 +1,10 @@
-import { matchForum, postType } from '../../../lib/platforms/forum';
-import { stableId } from '../../../lib/ids';
+import { matchForum, postType } from '../../lib/platforms/forum';
+import { stableId } from '../../lib/ids';
 import { image, json, page, redirect, startWorld, type World } from './harness';
+
+// The platform's sources on hosts of their own (the harness maps every host onto the fixture
+// server): they answer under /<host>/..., apart from the generic fetch of the same link.
+const SOURCES = { LINKPREVIEW_REDDIT_BASE_URL: 'https://rd' };
 
 function listing(post: Record<string, unknown>) {
   return [
@@ -69,7 +73,7 @@ describe('forum post from the .json endpoint', () => {
   let w: World;
   let r: any;
   beforeAll(async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/rd/comments/k1t3x9.json', json(listing(basePost(w.origin))));
     w.server.route('/rd/r/kites/about.json', json(about(w.origin)));
     for (const p of ['/img/preview.png', '/img/icon.png', '/img/banner.png']) w.server.route(p, await image(64, 48));
@@ -120,7 +124,7 @@ describe('forum post media', () => {
   afterEach(() => w.close());
 
   it('GALLERY: every gallery item in order', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     const post = basePost(w.origin, {
       is_self: false, selftext: '', is_gallery: true, post_hint: undefined,
       gallery_data: { items: [{ media_id: 'm2' }, { media_id: 'm1' }] },
@@ -137,7 +141,7 @@ describe('forum post media', () => {
   });
 
   it('IMAGE: the image itself', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     const post = basePost(w.origin, { is_self: false, selftext: '', post_hint: 'image', url: `${w.origin}/img/full.png`, url_overridden_by_dest: `${w.origin}/img/full.png` });
     w.server.route('/rd/comments/k1t3x9.json', json(listing(post)));
     w.server.route('/img/full.png', await image(80, 60));
@@ -146,7 +150,7 @@ describe('forum post media', () => {
   });
 
   it('VIDEO: the poster frame as media; LINK posts keep the preview image', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     const post = basePost(w.origin, { is_self: false, selftext: '', is_video: true, post_hint: 'hosted:video', media: { reddit_video: { fallback_url: 'https://v.redd.it/x/DASH_720.mp4', duration: 12 } } });
     w.server.route('/rd/comments/k1t3x9.json', json(listing(post)));
     w.server.route('/img/preview.png', await image(64, 48));
@@ -159,7 +163,7 @@ describe('forum share links', () => {
   let w: World;
   afterAll(() => w.close());
   it('/r/{sub}/s/{code} follows the redirect to the post', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/rd/r/kites/s/Ab12Cd34Ef', redirect('/rd/r/kites/comments/k1t3x9/my_first_paper_kite/?share_id=xyz', 301));
     w.server.route('/rd/r/kites/comments/k1t3x9/my_first_paper_kite/', page('<html></html>'));
     w.server.route('/rd/comments/k1t3x9.json', json(listing(basePost(w.origin))));
@@ -174,7 +178,7 @@ describe('forum share links', () => {
 describe('forum community and user', () => {
   let w: World;
   beforeAll(async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/rd/r/kites/about.json', json(about(w.origin)));
     w.server.route('/rd/user/windfolder/about.json', json({
       kind: 't2',
@@ -217,7 +221,7 @@ describe('forum fallbacks and content that is gone', () => {
   afterEach(() => w.close());
 
   it('removed post: ok:false FORUM_POST saying so, not "Reddit - Dive into anything"', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/rd/comments/k1t3x9.json', json(listing(basePost(w.origin, { selftext: '[removed]', removed_by_category: 'moderator', preview: undefined }))));
     const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/x/');
     expect(r).toMatchObject({ ok: false, type: 'FORUM_POST', status: 200, description: 'This post was removed by the moderators.' });
@@ -226,7 +230,7 @@ describe('forum fallbacks and content that is gone', () => {
   });
 
   it('deleted post (404 JSON): ok:false FORUM_POST', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/rd/comments/zz9.json', json({ message: 'Not Found', error: 404 }, 404));
     const r = await w.preview('https://www.reddit.com/r/kites/comments/zz9/gone/');
     expect(r).toMatchObject({ ok: false, type: 'FORUM_POST', status: 404 });
@@ -234,21 +238,21 @@ describe('forum fallbacks and content that is gone', () => {
   });
 
   it('private subreddit (403 reason private): ok:false FORUM_COMMUNITY', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/rd/r/secretkites/about.json', json({ reason: 'private', message: 'Forbidden', error: 403 }, 403));
     const r = await w.preview('https://www.reddit.com/r/secretkites');
     expect(r).toMatchObject({ ok: false, type: 'FORUM_COMMUNITY', status: 403, description: 'This community is private.' });
   });
 
   it('banned subreddit (404 reason banned)', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/rd/r/badkites/about.json', json({ reason: 'banned', message: 'Not Found', error: 404 }, 404));
     const r = await w.preview('https://www.reddit.com/r/badkites');
     expect(r).toMatchObject({ ok: false, type: 'FORUM_COMMUNITY', description: 'This community was banned.' });
   });
 
   it('suspended account: ok:false FORUM_USER', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/rd/user/spammer/about.json', json({ kind: 't2', data: { name: 'spammer', is_suspended: true, awardee_karma: 0 } }));
     const r = await w.preview('https://www.reddit.com/user/spammer');
     expect(r).toMatchObject({ ok: false, type: 'FORUM_USER', description: 'This account has been suspended.', forumUser: { username: 'spammer' } });
@@ -258,17 +262,17 @@ describe('forum fallbacks and content that is gone', () => {
     ['429 rate limit', json({ message: 'Too Many Requests', error: 429 }, 429)],
     ['403 HTML block page', page('<html><head><title>Blocked</title></head><body>You have been blocked by network security.</body></html>', 403)],
   ])('%s on the .json: the generic PAGE preview of the same URL', async (_name, answer) => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/rd/comments/k1t3x9.json', answer);
-    w.server.route('/web/www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/', page('<html><head><meta property="og:title" content="My first paper kite flew for an hour : r/kites"><meta property="og:site_name" content="Reddit"></head></html>'));
+    w.server.route('/www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/', page('<html><head><meta property="og:title" content="My first paper kite flew for an hour : r/kites"><meta property="og:site_name" content="Reddit"></head></html>'));
     const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/');
     expect(r).toMatchObject({ ok: true, type: 'PAGE', title: 'My first paper kite flew for an hour : r/kites' });
   });
 
   it('the generic preview of a Reddit page uses its own <title> and meta description over the templated og tags', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/rd/comments/k1t3x9.json', json({ message: 'Too Many Requests', error: 429 }, 429));
-    w.server.route('/web/www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/', page(`<html lang="en-US"><head>
+    w.server.route('/www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/', page(`<html lang="en-US"><head>
       <title>My first paper kite flew for an hour : r/kites</title>
       <meta name="description" content="It took two sheets of A4 and a lot of string. Here is how it went…">
       <meta property="og:title" content="From the kites community on Reddit: My first paper kite flew for an hour">
@@ -281,14 +285,14 @@ describe('forum fallbacks and content that is gone', () => {
 
 describe('app-only OAuth when REDDIT_CLIENT_ID/SECRET are set', () => {
   // The default token and OAuth URLs (www.reddit.com/api/v1/access_token, oauth.reddit.com) are
-  // mapped onto the fixture server by the harness, under /web/<host>/<path>.
+  // mapped onto the fixture server by the harness, under /<host>/<path>.
   let w: World;
   afterEach(() => w.close());
 
   it('gets a client_credentials token by POST and calls the OAuth host with it', async () => {
-    w = await startWorld({}, { REDDIT_CLIENT_ID: 'cid', REDDIT_CLIENT_SECRET: 'csecret' });
+    w = await startWorld({ env: { ...SOURCES, REDDIT_CLIENT_ID: 'cid', REDDIT_CLIENT_SECRET: 'csecret' } });
     const seen: { method?: string; auth?: string; body: string }[] = [];
-    w.server.route('/web/www.reddit.com/api/v1/access_token', (req, res) => {
+    w.server.route('/www.reddit.com/api/v1/access_token', (req, res) => {
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', () => {
@@ -297,18 +301,18 @@ describe('app-only OAuth when REDDIT_CLIENT_ID/SECRET are set', () => {
         res.end(JSON.stringify({ access_token: 'tok-123', token_type: 'bearer', expires_in: 3600 }));
       });
     });
-    w.server.route('/web/oauth.reddit.com/comments/k1t3x9.json', json(listing(basePost(w.origin))));
+    w.server.route('/oauth.reddit.com/comments/k1t3x9.json', json(listing(basePost(w.origin))));
     const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/my_first_kite/');
     expect(r.type).toBe('FORUM_POST');
     expect(seen).toEqual([{ method: 'POST', auth: `Basic ${Buffer.from('cid:csecret').toString('base64')}`, body: 'grant_type=client_credentials' }]);
-    const call = w.server.requests.find((x) => x.url.startsWith('/web/oauth.reddit.com/comments/'))!;
+    const call = w.server.requests.find((x) => x.url.startsWith('/oauth.reddit.com/comments/'))!;
     expect(call.headers.authorization).toBe('Bearer tok-123');
     expect(w.asked().some((u) => u.startsWith('/rd/comments/'))).toBe(false);
   });
 
   it('falls back to the key-less .json when the token call fails', async () => {
-    w = await startWorld({}, { REDDIT_CLIENT_ID: 'denied-client', REDDIT_CLIENT_SECRET: 'x' });
-    w.server.route('/web/www.reddit.com/api/v1/access_token', json({ error: 401 }, 401));
+    w = await startWorld({ env: { ...SOURCES, REDDIT_CLIENT_ID: 'denied-client', REDDIT_CLIENT_SECRET: 'x' } });
+    w.server.route('/www.reddit.com/api/v1/access_token', json({ error: 401 }, 401));
     w.server.route('/rd/comments/k1t3x9.json', json(listing(basePost(w.origin))));
     const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/my_first_kite/');
     expect(r.type).toBe('FORUM_POST');

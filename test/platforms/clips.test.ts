@@ -1,5 +1,5 @@
 /** clips (TikTok): URL forms, short links, the rehydration JSON, SIGI_STATE, oEmbed, removed/private videos and users. */
-import { clipsIdTime, matchClips } from '../../../lib/platforms/clips';
+import { clipsIdTime, matchClips } from '../../lib/platforms/clips';
 import { image, json, page, redirect, startWorld, type World } from './harness';
 import * as fx from './fixtures/clips';
 

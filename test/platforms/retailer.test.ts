@@ -1,8 +1,8 @@
 /** retailer (Amazon): URL forms, short links, every field, locale prices and currencies, the robot check. */
-import { matchRetailer } from '../../../lib/platforms/retailer';
-import { marketplaceTld, parseLocaleNumber, parsePrice } from '../../../lib/platforms/retailer-price';
+import { matchRetailer } from '../../lib/platforms/retailer';
+import { marketplaceTld, parseLocaleNumber, parsePrice } from '../../lib/platforms/retailer-price';
 import net from 'node:net';
-import { createFetcher, FetchFailure, type Fetcher } from '../../../lib/fetch/safe-fetch';
+import { createFetcher, FetchFailure, type Fetcher } from '../../lib/fetch/safe-fetch';
 import { image, page, redirect, startWorld, type World } from './harness';
 import * as fx from './fixtures/retailer';
 

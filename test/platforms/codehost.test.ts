@@ -1,6 +1,10 @@
-import { countFromLink, languageShares, matchCodehost } from '../../../lib/platforms/codehost';
-import { stableId } from '../../../lib/ids';
+import { countFromLink, languageShares, matchCodehost } from '../../lib/platforms/codehost';
+import { stableId } from '../../lib/ids';
 import { image, json, page, startWorld, type World } from './harness';
+
+// The platform's sources on hosts of their own (the harness maps every host onto the fixture
+// server): they answer under /<host>/..., apart from the generic fetch of the same link.
+const SOURCES = { LINKPREVIEW_GITHUB_API_URL: 'https://gh-api', LINKPREVIEW_GITHUB_BASE_URL: 'https://gh' };
 
 const REPO = {
   id: 424242, node_id: 'R_x', name: 'paper-kite', full_name: 'skyfolk/paper-kite', private: false,
@@ -58,7 +62,7 @@ describe('codehost repository from the REST API', () => {
   let w: World;
   let r: any;
   beforeAll(async () => {
-    w = await startWorld({}, { GITHUB_TOKEN: 'ghp_test' });
+    w = await startWorld({ env: { ...SOURCES, GITHUB_TOKEN: 'ghp_test' } });
     repoRoutes(w);
     w.server.route('/img/org.png', await image(50, 50));
     r = await w.preview('https://github.com/skyfolk/paper-kite/blob/main/README.md');
@@ -121,7 +125,7 @@ describe('codehost fallbacks', () => {
     ['403 rate limit', 403, { 'x-ratelimit-remaining': '0' }],
     ['429', 429, {}],
   ])('%s on the API: the repository is read from the HTML page', async (_name, status, headers) => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/gh-api/repos/skyfolk/paper-kite', json({ message: 'API rate limit exceeded for 127.0.0.1.' }, status, headers));
     w.server.route('/gh/skyfolk/paper-kite', page(HTML_PAGE));
     const r = await w.preview('https://github.com/skyfolk/paper-kite');
@@ -135,24 +139,24 @@ describe('codehost fallbacks', () => {
   });
 
   it('rate-limited API and a page that is not a repository: the generic preview', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/gh-api/repos/skyfolk/paper-kite', json({ message: 'rate limit' }, 429));
     w.server.route('/gh/skyfolk/paper-kite', page('<html><head><title>Too many requests</title></head></html>', 429));
-    w.server.route('/web/github.com/skyfolk/paper-kite', page('<html><head><title>Too many requests</title></head></html>', 429));
+    w.server.route('/github.com/skyfolk/paper-kite', page('<html><head><title>Too many requests</title></head></html>', 429));
     const r = await w.preview('https://github.com/skyfolk/paper-kite');
     expect(r).toMatchObject({ ok: false, type: 'PAGE', status: 429 });
   });
 
   it('a repository that does not exist (404): the generic preview, ok:false', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     w.server.route('/gh-api/repos/skyfolk/nothing', json({ message: 'Not Found' }, 404));
-    w.server.route('/web/github.com/skyfolk/nothing', page('<html><head><title>Page not found · GitHub</title></head></html>', 404));
+    w.server.route('/github.com/skyfolk/nothing', page('<html><head><title>Page not found · GitHub</title></head></html>', 404));
     const r = await w.preview('https://github.com/skyfolk/nothing');
     expect(r).toMatchObject({ ok: false, type: 'PAGE', status: 404 });
   });
 
   it('an empty repository: no commits (409), no contributors (204)', async () => {
-    w = await startWorld();
+    w = await startWorld({ env: SOURCES });
     const api = '/gh-api/repos/skyfolk/empty';
     w.server.route(api, json({ ...REPO, name: 'empty', full_name: 'skyfolk/empty', open_issues_count: 0, topics: [] }));
     w.server.route(`${api}/languages`, json({}));

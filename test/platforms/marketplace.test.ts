@@ -1,5 +1,5 @@
 /** marketplace (Etsy): URL forms, JSON-LD Product, og / Twitter-card fallbacks, the DataDome block. */
-import { matchMarketplace } from '../../../lib/platforms/marketplace';
+import { matchMarketplace } from '../../lib/platforms/marketplace';
 import { image, page, startWorld, type World } from './harness';
 import * as fx from './fixtures/marketplace';
 

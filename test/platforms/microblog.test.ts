@@ -2,8 +2,8 @@
  * microblog (X): every URL form, each source (syndication, oEmbed, bot HTML, profile timeline)
  * and each field mapping, deleted/protected posts and the login wall, on loopback fixtures.
  */
-import { matchMicroblog, syndicationToken } from '../../../lib/platforms/microblog';
-import { mp4 } from '../../media-types/fixtures';
+import { matchMicroblog, syndicationToken } from '../../lib/platforms/microblog';
+import { mp4 } from '../media-types/fixtures';
 import { image, json, page, redirect, startWorld, type World } from './harness';
 import * as fx from './fixtures/microblog';
 
