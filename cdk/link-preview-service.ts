@@ -5,7 +5,7 @@
  *   const links = new LinkPreviewService(this, 'Links', { apiKeys: ApiKeys.fromParameter('/linklens/api-key-hashes') });
  *   links.grantInvoke(myFunction);
  */
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, loadConfig } from '../lib/config.js';
+import { ConfigError, loadConfig, type Config } from '../lib/config.js';
 import type { LinkRecord } from '../lib/contract/link.js';
 import { createPreviewHandler } from '../lib/http/preview-handler.js';
 import { createConsoleLogger } from '../lib/log.js';
@@ -33,7 +33,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     io.err(`${USAGE}\n`);
     return args[0] === '--help' || args[0] === '-h' ? 0 : 2;
   }
-  let config;
+  let config: Config;
   try {
     config = loadConfig(io.env);
   } catch (err) {

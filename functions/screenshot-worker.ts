@@ -38,4 +38,7 @@ async function build() {
 }
 
 /** The Lambda entry (functions.screenshot-worker.handler). */
-export const handler = async (event: SQSEvent, context: unknown): Promise<SQSBatchResponse> => (await (built ??= build().catch((err) => { built = undefined; throw err; })))(event, context);
+export const handler = async (event: SQSEvent, context: unknown): Promise<SQSBatchResponse> => {
+  built ??= build().catch((err) => { built = undefined; throw err; });
+  return (await built)(event, context);
+};

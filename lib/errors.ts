@@ -28,6 +28,15 @@ export class ExpectedFailure extends Error {
   }
 }
 
+/**
+ * A value the code's own flow guarantees (set by an earlier step, or checked just before): the
+ * value, typed as present. Its absence is a bug, thrown as a plain Error that names what is missing.
+ */
+export function required<T>(value: T | null | undefined, what: string): T {
+  if (value === undefined || value === null) throw new Error(`${what} is missing`);
+  return value;
+}
+
 /** An upstream HTTP status that may change on a later try: any 5xx, and 429 Too Many Requests. */
 export function isTransientStatus(status: number): boolean {
   return status >= 500 || status === 429;

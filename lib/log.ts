@@ -1,7 +1,7 @@
 /**
  * The logging port: the few methods the service uses. Powertools' Logger satisfies it in the
  * Lambdas; `createConsoleLogger` writes JSON lines locally. Callers never pass secrets: request
- * headers are logged only through `redactHeaders`.
+ * headers are never logged.
  */
 export interface Log {
   debug(message: string, extra?: Record<string, unknown>): void;
@@ -20,14 +20,6 @@ export function createConsoleLogger(level: LogLevel = 'info', stream: NodeJS.Wri
     stream.write(`${JSON.stringify({ level: lvl.toUpperCase(), timestamp: new Date().toISOString(), message, ...extra })}\n`);
   };
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
-}
-
-const SECRET_HEADERS = /^(authorization|cookie|set-cookie|x-api-key|proxy-authorization)$/i;
-
-function redactHeaders(headers: Record<string, string | undefined>): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(headers)) out[k] = SECRET_HEADERS.test(k) ? '[redacted]' : v;
-  return out;
 }
 
 export function errorFields(err: unknown): Record<string, unknown> {

@@ -75,8 +75,8 @@ interface SoFar {
 
 export async function previewLink(request: PreviewRequest, ports: PreviewPorts, ctx: PreviewContext): Promise<PreviewOutcome> {
   const link = request.link;
-  const own = ctx.budget ? undefined : TimeBudget.start({ budgetMs: ports.config.jobDeadlineMs });
-  const budget = ctx.budget ?? own!;
+  const budget = ctx.budget ?? TimeBudget.start({ budgetMs: ports.config.jobDeadlineMs });
+  const own = ctx.budget ? undefined : budget;
   const base: Base = {
     id: stableId(canonicalUrl(link)),
     requestId: ctx.requestId,

@@ -4,9 +4,20 @@ import { Construct } from 'constructs';
 import { buildFfmpegLayer, buildSharpLayer, layerHashes, layerVersions } from '../../layers/build-layers.js';
 import { layerCode } from './bundling.js';
 
+type LayerCode = { ffmpeg: lambda.Code; sharp: lambda.Code };
+
 export interface MediaLayersProps {
   /** Replaces the built layer contents (tests pass tiny folders; bundling is skipped there anyway). */
-  code?: { ffmpeg: lambda.Code; sharp: lambda.Code };
+  code?: LayerCode;
+}
+
+/** The layers built from npm packages, each keyed by its asset hash. */
+function builtLayerCode(): LayerCode {
+  const hashes = layerHashes();
+  return {
+    ffmpeg: layerCode((out) => buildFfmpegLayer(out), hashes.ffmpeg),
+    sharp: layerCode((out) => buildSharpLayer(out), hashes.sharp),
+  };
 }
 
 /**
@@ -22,7 +33,7 @@ export class MediaLayers extends Construct {
   constructor(scope: Construct, id: string, props: MediaLayersProps = {}) {
     super(scope, id);
     const versions = layerVersions();
-    const hashes = props.code ? undefined : layerHashes();
+    const code = props.code ?? builtLayerCode();
     const common = {
       compatibleRuntimes: [lambda.Runtime.NODEJS_22_X],
       compatibleArchitectures: [lambda.Architecture.X86_64],
@@ -31,12 +42,12 @@ export class MediaLayers extends Construct {
     this.ffmpeg = new lambda.LayerVersion(this, 'Ffmpeg', {
       ...common,
       description: `ffprobe + ffmpeg static builds in /opt/bin (${versions.ffmpeg})`,
-      code: props.code?.ffmpeg ?? layerCode((out) => buildFfmpegLayer(out), hashes!.ffmpeg),
+      code: code.ffmpeg,
     });
     this.sharp = new lambda.LayerVersion(this, 'Sharp', {
       ...common,
       description: `sharp + libvips for linux-x64 glibc in /opt/nodejs/node_modules (${versions.sharp})`,
-      code: props.code?.sharp ?? layerCode((out) => buildSharpLayer(out), hashes!.sharp),
+      code: code.sharp,
     });
   }
 }

@@ -57,7 +57,8 @@ export async function withBrowser<T>(config: Pick<Config, 'browserPath'>, launch
   if (idleTimer) { clearTimeout(idleTimer); idleTimer = undefined; }
   users++;
   try {
-    let browser = await (current ??= launch(config, launchTimeoutMs));
+    current ??= launch(config, launchTimeoutMs);
+    let browser = await current;
     if (!browser.isConnected()) {
       current = launch(config, launchTimeoutMs);
       browser = await current;

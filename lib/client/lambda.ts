@@ -4,7 +4,7 @@
  * lambda:InvokeFunction on the preview function. This entry point of the client is the one place
  * in lib/ outside lib/adapters/aws that imports an AWS SDK; the service never imports it.
  */
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import type { LinkRecord } from '../contract/link.js';
 import { isErrorBody, LinkPreviewClientError, type LinkPreviewClient, type PreviewOptions } from './index.js';
 
@@ -18,7 +18,7 @@ export function createLambdaClient(options: LambdaClientOptions): LinkPreviewCli
   const lambda = options.lambda ?? new LambdaClient({});
   return {
     async preview(link: string, opts: PreviewOptions = {}): Promise<LinkRecord> {
-      let out;
+      let out: InvokeCommandOutput;
       try {
         out = await lambda.send(
           new InvokeCommand({ FunctionName: options.functionName, Payload: new TextEncoder().encode(JSON.stringify({ link, source: opts.source ?? 'API' })) }),

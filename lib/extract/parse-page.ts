@@ -99,7 +99,12 @@ const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input'
 const CHROME = new Set(['nav', 'footer', 'header', 'aside', 'form']);
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/g;
 
-const clip = (s: string | undefined, n = PAGE_LIMITS.attributeChars) => (s === undefined ? undefined : s.length > n ? s.slice(0, n) : s);
+/** `s` cut to `n` characters; a string stays a string, undefined stays undefined. */
+function clip(s: string, n?: number): string;
+function clip(s: string | undefined, n?: number): string | undefined;
+function clip(s: string | undefined, n = PAGE_LIMITS.attributeChars): string | undefined {
+  return s === undefined ? undefined : s.length > n ? s.slice(0, n) : s;
+}
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 const num = (s: string | undefined) => (s && /^\d+/.test(s) ? parseInt(s, 10) : undefined);
 
@@ -224,7 +229,7 @@ class PageParser {
               property: clip(a.property?.toLowerCase(), 200),
               itemprop: clip(a.itemprop, 200),
               httpEquiv: clip(a['http-equiv']?.toLowerCase(), 100),
-              content: clip(content)!,
+              content: clip(content),
               ...(content.trim() && cutByStrayQuote(a, contentKey) ? { cut: true as const } : {}),
             });
           }
@@ -234,7 +239,7 @@ class PageParser {
         if (a.href && a.rel && d.links.length < PAGE_LIMITS.links) {
           d.links.push({
             rel: a.rel.toLowerCase().split(/\s+/).filter(Boolean),
-            href: clip(a.href, 4096)!,
+            href: clip(a.href, 4096),
             type: clip(a.type?.toLowerCase(), 200),
             sizes: clip(a.sizes, 200),
             title: clip(a.title, 500),
@@ -262,7 +267,7 @@ class PageParser {
         const src = a.src || a['data-src'] || a['data-lazy-src'] || a['data-original'];
         if (src && d.images.length < PAGE_LIMITS.images) {
           d.images.push({
-            src: clip(src, 4096)!, width: num(a.width), height: num(a.height), alt: clip(a.alt, 300), className: clip(a.class, 300), id: clip(a.id, 200),
+            src: clip(src, 4096), width: num(a.width), height: num(a.height), alt: clip(a.alt, 300), className: clip(a.class, 300), id: clip(a.id, 200),
             inChrome: this.chromeDepth > 0 || this.headDepth > 0 || undefined,
           });
         }
@@ -292,7 +297,7 @@ class PageParser {
 
   private itemprop(prop: string, value: string): void {
     if (this.data.itemprops.length < PAGE_LIMITS.itemprops) {
-      this.data.itemprops.push({ prop: clip(prop, 100)!, value: collapse(clip(value)!), itemtype: this.currentItemtype() });
+      this.data.itemprops.push({ prop: clip(prop, 100), value: collapse(clip(value)), itemtype: this.currentItemtype() });
     }
   }
 
@@ -326,7 +331,8 @@ class PageParser {
     const idx = this.stack.lastIndexOf(name);
     if (idx === -1) return;
     while (this.stack.length > idx) {
-      const tag = this.stack.pop()!;
+      const tag = this.stack.pop();
+      if (tag === undefined) break;
       this.itemtypes.pop();
       if (this.skipFlags.pop()) this.skipDepth--;
       if (CHROME.has(tag) && this.chromeDepth > 0) this.chromeDepth--;

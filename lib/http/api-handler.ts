@@ -16,7 +16,7 @@ import { describeRequest, type HttpRequestInfo } from './event.js';
 import { InternalError, toErrorBody, UnauthorizedError } from '../errors.js';
 import { errorFields } from '../log.js';
 import { PhaseTimer } from '../timing.js';
-import { ConcurrencyGate, OverloadedError } from './overload.js';
+import { type ConcurrencyGate, OverloadedError } from './overload.js';
 import { createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
 
 export interface ApiDeps extends HandlerDeps {

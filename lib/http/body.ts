@@ -17,7 +17,7 @@ export interface ContentTypeInfo {
 }
 
 export function parseContentType(header: string | undefined): ContentTypeInfo {
-  if (!header || !header.trim()) {
+  if (!header?.trim()) {
     throw new BadRequestError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type is required: application/json, multipart/form-data or text/plain.');
   }
   const [rawMime, ...rawParams] = header.split(';');

@@ -29,7 +29,7 @@ function parseAccept(accept: string): Range[] {
 
 /** Picks the response type for an Accept header, or throws 406. */
 export function negotiate(accept: string | undefined): ResponseType {
-  if (!accept || !accept.trim()) return 'application/json';
+  if (!accept?.trim()) return 'application/json';
   const ranges = parseAccept(accept);
   if (ranges.length === 0) return 'application/json';
   let best: ResponseType | undefined;

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context as LambdaContext } from 'aws-lambda';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import { BadRequestError, InternalError, LinkPreviewError, toErrorBody, UnauthorizedError } from '../errors.js';
+import { BadRequestError, InternalError, LinkPreviewError, required, toErrorBody, UnauthorizedError } from '../errors.js';
 import { validatePreviewRequest, type PreviewRequest } from '../contract/request.js';
 import type { LinkRecord } from '../contract/link.js';
 import { errorFields, type Log } from '../log.js';
@@ -69,7 +69,8 @@ type Request = middy.Request<Event, unknown, Error, Context>;
 
 
 export function createPreviewHandler(deps: HandlerDeps) {
-  const state = (request: Request): State => request.context.linklens!;
+  const contextState = (context: Context): State => required(context.linklens, 'the request state (set by the first middleware)');
+  const state = (request: Request): State => contextState(request.context);
 
   const describe = {
     before: async (request: Request) => {
@@ -124,10 +125,10 @@ export function createPreviewHandler(deps: HandlerDeps) {
   };
 
   /** middy's JSON parser, run only for JSON bodies (never for direct invocations, whose event may be anything). */
-  const jsonParser = httpJsonBodyParser({ disableContentTypeError: true });
+  const parseJson = required(httpJsonBodyParser({ disableContentTypeError: true }).before, "middy's JSON body parser");
   const jsonBody = {
     before: async (request: Request) => {
-      if (state(request).contentType?.kind === 'json') await jsonParser.before!(request as never);
+      if (state(request).contentType?.kind === 'json') await parseJson(request as never);
     },
   };
 
@@ -167,8 +168,8 @@ export function createPreviewHandler(deps: HandlerDeps) {
   };
 
   const core = async (_event: Event, context: Context) => {
-    const s = context.linklens!;
-    const outcome = await previewLink(s.input!, deps, {
+    const s = contextState(context);
+    const outcome = await previewLink(required(s.input, 'the validated request'), deps, {
       requestId: s.requestId,
       timer: s.timer,
       acceptLanguage: s.info.headers['accept-language'],

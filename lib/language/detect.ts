@@ -53,7 +53,7 @@ export async function detectLanguage(text: string): Promise<Detection | undefine
   } catch {
     return undefined;
   }
-  if (!r || !r.language || r.language === 'und' || /-latn$/i.test(r.language)) return undefined;
+  if (!r?.language || r.language === 'und' || /-latn$/i.test(r.language)) return undefined;
   const language = RENAMED[r.language] ?? r.language.toLowerCase();
   return { language, probability: r.probability, reliable: r.is_reliable };
 }

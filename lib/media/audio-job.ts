@@ -46,7 +46,8 @@ async function describeAudio(input: MediaJobInput, ctx: JobContext): Promise<Aud
     } catch (err) {
       if (!(err instanceof ExpectedFailure)) throw err;
     }
-    if (!probe?.audio && !tags.codec) throw new MediaRejected('no audio stream found');
+    const audioCodec = probe?.audio?.codec ?? (tags.codec ? tags.codec.toLowerCase() : undefined);
+    if (audioCodec === undefined) throw new MediaRejected('no audio stream found');
 
     const duration = (media.complete ? probe?.duration ?? tags.duration : prefixDuration(tags, probe, media.bytes.length, size)) ?? 0;
     const bitRate = probe?.audio?.bitRate ?? (media.complete ? probe?.bitRate : undefined) ?? tags.bitRate ?? (duration > 0 ? (size * 8) / duration : 0);
@@ -55,7 +56,7 @@ async function describeAudio(input: MediaJobInput, ctx: JobContext): Promise<Aud
       creationDate: creationDate(tags, probe, media.lastModified, input.fetchedAt),
       size,
       bitRate: Math.round(bitRate),
-      audioCodec: probe?.audio?.codec ?? tags.codec!.toLowerCase(),
+      audioCodec,
     };
     const fmt = format ?? probe?.formatName.split(',')[0] ?? tags.container?.toLowerCase();
     if (fmt) audio.format = fmt;

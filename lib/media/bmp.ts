@@ -108,10 +108,10 @@ export function decodeDib(dib: Buffer, options: DibOptions): RgbaImage {
         const p = row + x * 4;
         b = dib[p]; g = dib[p + 1]; r = dib[p + 2]; a = dib[p + 3];
         if (a !== 0) anyAlpha = true;
-      } else {
+      } else if (masks && field) {
         const v = bitCount === 16 ? dib.readUInt16LE(row + x * 2) : dib.readUInt32LE(row + x * 4);
-        [r, g, b] = [field![0](v), field![1](v), field![2](v)];
-        if (masks![3]) { a = field![3](v); anyAlpha = true; }
+        [r, g, b] = [field[0](v), field[1](v), field[2](v)];
+        if (masks[3]) { a = field[3](v); anyAlpha = true; }
       }
       out[o] = r; out[o + 1] = g; out[o + 2] = b; out[o + 3] = a;
     }

@@ -8,7 +8,7 @@
  * and `ok` as the fetch said.
  */
 import type { Config } from '../config.js';
-import type { Audio, DocumentInfo, LinkRecord, LinkType, Video } from '../contract/link.js';
+import type { Audio, DocumentInfo, LinkRecord, LinkType, TextInfo, Video } from '../contract/link.js';
 import { decodeText } from '../fetch/charset.js';
 import { header } from '../fetch/headers.js';
 import type { FetchResult } from '../fetch/safe-fetch.js';
@@ -94,17 +94,16 @@ async function describeText(res: FetchResult, name: string | undefined, blobs: B
   const contentType = header(res.headers, 'content-type');
   const { text } = decodeText(res.body, contentType);
   const clean = text.replace(/\u0000/g, '');
-  const out: Partial<LinkRecord> = {
-    text: {
-      size: res.declaredSize ?? res.body.length,
-      estimatedReadingTime: readingMinutes(countText(clean)),
-    },
+  const textInfo: TextInfo = {
+    size: res.declaredSize ?? res.body.length,
+    estimatedReadingTime: readingMinutes(countText(clean)),
   };
+  const out: Partial<LinkRecord> = { text: textInfo };
   if (res.truncated && res.declaredSize && res.body.length > 0) {
     // Only a prefix was read: the reading time is scaled to the whole.
-    out.text!.estimatedReadingTime = readingMinutes(scaleCounts(countText(clean), res.declaredSize / res.body.length));
+    textInfo.estimatedReadingTime = readingMinutes(scaleCounts(countText(clean), res.declaredSize / res.body.length));
   }
-  if (clean.trim()) out.text!.rawTextUrl = await storeRawText(clean, blobs);
+  if (clean.trim()) textInfo.rawTextUrl = await storeRawText(clean, blobs);
   const structured = /json|csv|tab-separated/i.test(contentType ?? '');
   const heading = structured ? undefined : firstHeadingLine(clean);
   const title = heading ?? name;

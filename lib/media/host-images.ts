@@ -79,7 +79,7 @@ export async function hostImages(sources: ImageSources, jobs: JobRunner, options
   else if (sources.image?.url) list.push(imageJob('image', { url: sources.image.url }));
   const seen = new Set<string>();
   const icons = (sources.icons ?? []).filter((c) => c.url && !seen.has(c.url) && seen.add(c.url)).slice(0, MAX_ICON_CANDIDATES);
-  icons.forEach((c, i) => list.push(imageJob(`icon-${i}`, { url: c.url })));
+  list.push(...icons.map((c, i) => imageJob(`icon-${i}`, { url: c.url })));
   if (list.length === 0) return {};
 
   const outcomes = await jobs.run(list, options);

@@ -42,7 +42,7 @@ async function main() {
     try {
       info = await parser.getInfo();
     } catch (err) {
-      parentPort.postMessage({ step: 'error', name: err && err.name, message: String((err && err.message) || err) });
+      parentPort.postMessage({ step: 'error', name: err?.name, message: String(err?.message || err) });
       return;
     }
     const dates = info.getDateNode();
@@ -100,4 +100,4 @@ function plain(obj) {
   return out;
 }
 
-main().catch((err) => parentPort.postMessage({ step: 'error', name: err && err.name, message: String((err && err.message) || err) }));
+main().catch((err) => parentPort.postMessage({ step: 'error', name: err?.name, message: String(err?.message || err) }));

@@ -6,7 +6,7 @@
  * decoder open the network, and DEMUXERS stops it from opening other files through playlists.
  */
 import { spawn } from 'node:child_process';
-import { ExpectedFailure } from '../errors.js';
+import { ExpectedFailure, required } from '../errors.js';
 
 /**
  * The installer packages are CommonJS and are required lazily: only a process that decodes needs
@@ -93,13 +93,13 @@ export function runTool(binary: string, args: string[], options: RunToolOptions)
       fn();
     };
 
-    child.stdout!.on('data', (chunk: Buffer) => {
+    required(child.stdout, 'the stdout pipe').on('data', (chunk: Buffer) => {
       if (options.onStdout) { options.onStdout(chunk); return; }
       bytes += chunk.length;
       if (bytes > maxStdout) { kill('stdout'); return; }
       chunks.push(chunk);
     });
-    child.stderr!.on('data', (chunk: Buffer) => {
+    required(child.stderr, 'the stderr pipe').on('data', (chunk: Buffer) => {
       if (stderr.length < 8192) stderr += chunk.toString('utf8');
     });
     child.on('error', (err) => done(() => reject(new ToolError(`could not run ${binary}: ${err.message}`))));
@@ -111,8 +111,9 @@ export function runTool(binary: string, args: string[], options: RunToolOptions)
       resolve({ stdout: Buffer.concat(chunks), stderr, code });
     }));
     if (options.stdin) {
-      child.stdin!.on('error', () => { /* the child may exit before reading everything */ });
-      child.stdin!.end(options.stdin);
+      const stdin = required(child.stdin, 'the stdin pipe');
+      stdin.on('error', () => { /* the child may exit before reading everything */ });
+      stdin.end(options.stdin);
     }
   });
 }

@@ -41,9 +41,10 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
   return withTempFile(media.bytes, 'input.bin', async (file, dir) => {
     const tool = { timeoutMs: cfg.mediaDecodeTimeoutMs, signal: ctx.signal, dir, ffmpegPath: cfg.ffmpegPath, ffprobePath: cfg.ffprobePath };
     // An MP4 whose index is after the media data (no faststart): its index from the end of the file.
-    const indexAt = !media.complete && media.ranged && media.totalSize ? indexOffsetBeyond(media.bytes, media.totalSize) : undefined;
-    if (indexAt !== undefined) {
-      await fillIndexTail(file, input.url, indexAt, media.totalSize!, Math.min(cfg.mediaProbeBytes, cfg.maxMediaBytes), ctx).catch((err: unknown) => {
+    const totalSize = !media.complete && media.ranged ? media.totalSize : undefined;
+    const indexAt = totalSize ? indexOffsetBeyond(media.bytes, totalSize) : undefined;
+    if (totalSize && indexAt !== undefined) {
+      await fillIndexTail(file, input.url, indexAt, totalSize, Math.min(cfg.mediaProbeBytes, cfg.maxMediaBytes), ctx).catch((err: unknown) => {
         if (err instanceof ExpectedFailure) return false;
         throw err;
       });

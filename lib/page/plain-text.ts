@@ -18,7 +18,8 @@ export function plainText(root: DomNode): string {
   const breaks = (n: number) => {
     let have = 0;
     for (let i = out.length - 1; i >= 0 && have < n; i--) {
-      const m = /(\n*)[ \t]*$/.exec(out[i])!;
+      const m = /(\n*)[ \t]*$/.exec(out[i]);
+      if (!m) break;
       have += m[1].length;
       if (m[0].length !== out[i].length) break;
     }

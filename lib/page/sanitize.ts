@@ -75,8 +75,8 @@ export function sanitizeTree(root: DomElement, base: string): void {
   // <source> is dropped below: an <img> in a <picture> with no address of its own takes the first source's.
   for (const img of Array.from(root.querySelectorAll('picture img'))) {
     if (lazyOrSrc(img)) continue;
-    const source = Array.from((img.parentNode as DomElement).querySelectorAll('source')).find((s) => s.getAttribute('srcset'));
-    if (source) img.setAttribute('data-srcset', source.getAttribute('srcset')!);
+    const srcset = Array.from((img.parentNode as DomElement).querySelectorAll('source')).find((s) => s.getAttribute('srcset'))?.getAttribute('srcset');
+    if (srcset) img.setAttribute('data-srcset', srcset);
   }
   walk(root, base);
 }
@@ -177,6 +177,8 @@ function lazyOrSrc(el: DomElement, base = 'http://invalid/'): string | undefined
 /** The width a srcset candidate is picked for: the `large` rendition (lib/media/image-sizes.ts). */
 const SRCSET_TARGET_WIDTH = 1280;
 
+type SrcsetCandidate = { url: string; w?: number; x?: number };
+
 /**
  * The srcset candidate to host: with width descriptors the smallest at least SRCSET_TARGET_WIDTH
  * wide (else the widest), with density descriptors the largest up to 2x (else the smallest).
@@ -184,7 +186,7 @@ const SRCSET_TARGET_WIDTH = 1280;
  */
 export function bestSrcsetCandidate(srcset: string | null | undefined): string | undefined {
   if (!srcset) return undefined;
-  const candidates: { url: string; w?: number; x?: number }[] = [];
+  const candidates: SrcsetCandidate[] = [];
   let i = 0;
   while (i < srcset.length) {
     while (i < srcset.length && /[\s,]/.test(srcset[i])) i++;
@@ -202,14 +204,16 @@ export function bestSrcsetCandidate(srcset: string | null | undefined): string |
     const x = /^(\d+(?:\.\d+)?)x$/.exec(d);
     candidates.push({ url, w: w ? Number(w[1]) : undefined, x: x ? Number(x[1]) : d ? undefined : 1 });
   }
-  const widths = candidates.filter((c) => c.w !== undefined).sort((a, b) => a.w! - b.w!);
-  if (widths.length) return (widths.find((c) => c.w! >= SRCSET_TARGET_WIDTH) ?? widths[widths.length - 1]).url;
-  const densities = candidates.filter((c) => c.x !== undefined).sort((a, b) => a.x! - b.x!);
-  if (densities.length) return ([...densities].reverse().find((c) => c.x! <= 2) ?? densities[0]).url;
+  const widths = candidates.filter((c): c is SrcsetCandidate & { w: number } => c.w !== undefined).sort((a, b) => a.w - b.w);
+  if (widths.length) return (widths.find((c) => c.w >= SRCSET_TARGET_WIDTH) ?? widths[widths.length - 1]).url;
+  const densities = candidates.filter((c): c is SrcsetCandidate & { x: number } => c.x !== undefined).sort((a, b) => a.x - b.x);
+  if (densities.length) return ([...densities].reverse().find((c) => c.x <= 2) ?? densities[0]).url;
   return candidates[0]?.url;
 }
 
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 }

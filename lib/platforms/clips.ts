@@ -134,7 +134,7 @@ function videoItem(html: string, videoId: string): { item: Item } | { gone: numb
       const stats = obj(obj(sigi?.UserModule)?.stats);
       const handle = str(item.author);
       const author = handle ? obj(users?.[handle]) : undefined;
-      return { item: { ...item, ...(author ? { author, authorStats: obj(stats?.[handle!]) ?? item.authorStats } : { author: { uniqueId: handle, nickname: str(item.nickname) } }) } };
+      return { item: { ...item, ...(handle && author ? { author, authorStats: obj(stats?.[handle]) ?? item.authorStats } : { author: { uniqueId: handle, nickname: str(item.nickname) } }) } };
     }
   }
   return undefined;
@@ -224,7 +224,7 @@ function userFromState(html: string, username: string): UserDraft | { gone: numb
     const users = obj(um.users) ?? {};
     const key = Object.keys(users).find((k) => k.toLowerCase() === username.toLowerCase()) ?? Object.keys(users)[0];
     const u = key ? obj(users[key]) : undefined;
-    if (u) return userDraft(u, obj(obj(um.stats)?.[key!]));
+    if (key && u) return userDraft(u, obj(obj(um.stats)?.[key]));
   }
   return undefined;
 }

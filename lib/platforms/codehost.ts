@@ -63,7 +63,7 @@ export const codehost: Platform<typeof settings> = {
   name: 'codehost',
   settings,
   match: matchCodehost,
-  extract: (url, match, ctx) => extractRepository(match.ids.owner, match.ids.repo, ctx),
+  extract: (_url, match, ctx) => extractRepository(match.ids.owner, match.ids.repo, ctx),
 };
 
 function languageColor(name: string): string {

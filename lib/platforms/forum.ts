@@ -189,7 +189,7 @@ async function extractShare(url: URL, subreddit: string, share: string, ctx: Ctx
   });
   const toCanonical = (u: string) => onCanonicalHost(u, ctx.settings.baseUrl);
   const target = matchForum(new URL(toCanonical(res.finalUrl)));
-  if (!target || target.kind !== 'post') return undefined;
+  if (target?.kind !== 'post') return undefined;
   const out = await extractPost(target.ids.postId, ctx);
   if (!out) return undefined;
   // The link's own trail: the share link, then where it led (on Reddit's host, whatever base URL answered).

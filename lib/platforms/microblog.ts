@@ -96,7 +96,8 @@ async function extractPost(url: URL, postId: string, username: string | undefine
   if (synd) {
     const j = obj(parseJson(synd.text));
     if (j && j.__typename === 'TweetTombstone') return gone(404, obj(obj(j.tombstone)?.text)?.text);
-    if (j && str(j.id_str)) return fromSyndication(j, ctx);
+    const id = j && str(j.id_str);
+    if (j && id) return fromSyndication(j, id, ctx);
     if (synd.status === 404) goneStatus = 404;
   }
 
@@ -105,7 +106,8 @@ async function extractPost(url: URL, postId: string, username: string | undefine
   const oe = await optional(() => fetchSource(`${ctx.settings.oembedUrl}/oembed?url=${encodeURIComponent(canonical)}&omit_script=1&dnt=true`, ctx));
   if (oe) {
     const j = obj(parseJson(oe.text));
-    if (j && str(j.html)) return fromOEmbed(j, postId, ctx);
+    const html = j && str(j.html);
+    if (j && html) return fromOEmbed(j, html, postId, ctx);
     if (oe.status === 404 || oe.status === 403) goneStatus = oe.status;
   }
   if (goneStatus !== undefined && synd?.status === 404) return gone(goneStatus);
@@ -144,8 +146,7 @@ interface PostDraft {
   title?: string;
 }
 
-async function fromSyndication(j: Record<string, unknown>, ctx: Ctx): Promise<PlatformPreview> {
-  const id = str(j.id_str)!;
+async function fromSyndication(j: Record<string, unknown>, id: string, ctx: Ctx): Promise<PlatformPreview> {
   const u = obj(j.user) ?? {};
   const uid = str(u.id_str);
   const screen = str(u.screen_name);
@@ -184,8 +185,8 @@ async function fromSyndication(j: Record<string, unknown>, ctx: Ctx): Promise<Pl
       draft.media.push({ kind: 'video', image: str(md.media_url_https), video: bestMp4(arr(obj(md.video_info)?.variants)), author: screen ? `@${screen}` : undefined });
     }
   }
-  if (draft.media.length === 0 && obj(j.video)) {
-    const v = obj(j.video)!;
+  const v = obj(j.video);
+  if (draft.media.length === 0 && v) {
     const best = arr(v.variants).map(obj).find((x) => x && /mp4/.test(String(x.type)))?.src;
     draft.media.push({ kind: 'video', image: str(v.poster), video: str(best) });
   }
@@ -232,8 +233,7 @@ function biggerAvatar(u: string | undefined): string | undefined {
   return u?.replace(/_(normal|bigger|mini|200x200)(\.[a-z]+)$/i, '_400x400$2');
 }
 
-function fromOEmbed(j: Record<string, unknown>, postId: string, _ctx: Ctx): Promise<PlatformPreview> {
-  const html = str(j.html)!;
+function fromOEmbed(j: Record<string, unknown>, html: string, postId: string, _ctx: Ctx): Promise<PlatformPreview> {
   const p = /<p[^>]*>([\s\S]*?)<\/p>/i.exec(html)?.[1];
   const lang = /<p[^>]*\blang="([a-z-]+)"/i.exec(html)?.[1];
   const links = [...html.matchAll(/<a [^>]*>([^<]*)<\/a>/gi)];
@@ -343,7 +343,7 @@ async function extractUser(url: URL, username: string, ctx: Ctx): Promise<Platfo
   // 2. The bot HTML of the profile.
   const page = await tryPage(url.href, ctx);
   if (page) {
-    const u = crawlerUser(page, username);
+    const u = crawlerUser(page);
     if (u) return finishUser(u, ctx);
   }
   return undefined;
@@ -411,7 +411,7 @@ function expandText(text: string | undefined, urls: unknown[]): string | undefin
   return out;
 }
 
-function crawlerUser(page: ParsedPage, username: string): UserDraft | undefined {
+function crawlerUser(page: ParsedPage): UserDraft | undefined {
   const title = page.meta('og:title', 'twitter:title') ?? page.data.title;
   if (!title) return undefined;
   const m = /^(.*?) \(@([A-Za-z0-9_]{1,15})\) (?:on X|on Twitter|\/ X|\/ Twitter)$/s.exec(title);

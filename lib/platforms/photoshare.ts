@@ -115,7 +115,7 @@ async function extractPost(url: URL, code: string, ctx: Ctx): Promise<PlatformPr
   const found = draft.username || draft.text || draft.media.length > 0;
   if (!found) {
     // The login redirect (or a page with none of the post): an honest ok:false, not "Login • Instagram".
-    if (login) return { type: 'PHOTOSHARE_POST', ok: false, status: res!.status, fields: {} };
+    if (login && res) return { type: 'PHOTOSHARE_POST', ok: false, status: res.status, fields: {} };
     if (res && res.status === 404) return { type: 'PHOTOSHARE_POST', ok: false, status: 404, fields: {} };
     return undefined;
   }

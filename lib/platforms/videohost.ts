@@ -11,6 +11,7 @@
  * Upstream base URLs and the key are its settings (below), given to it as `ctx.settings`.
  */
 import type { ImageSet, LinkRecord, VideohostUser, VideohostVideo } from '../contract/link.js';
+import { required } from '../errors.js';
 import { iconCandidates, type IconCandidate } from '../extract/icons.js';
 import type { PageData } from '../extract/parse-page.js';
 import { cleanText } from '../extract/text.js';
@@ -92,7 +93,7 @@ export const videohost: Platform<typeof settings> = {
     note: 'EU consent interstitial (consent.youtube.com) avoided with the SOCS consent cookie',
   },
   match: matchVideohost,
-  async extract(url, match, ctx) {
+  async extract(_url, match, ctx) {
     return match.kind === 'video' ? extractVideo(match.ids.videoId, ctx) : extractChannel(match.ids, ctx);
   },
 };
@@ -141,7 +142,7 @@ async function extractVideo(videoId: string, ctx: Ctx): Promise<PlatformPreview 
   const details = at(player, 'videoDetails') as Json | undefined;
 
   let draft: VideoDraft | undefined;
-  if (details && details.videoId === videoId) draft = fromPlayer(player!, data);
+  if (player && details && details.videoId === videoId) draft = fromPlayer(player, data);
   if (apiItem) draft = mergeApi(draft, apiItem);
 
   if (!draft) {
@@ -304,8 +305,8 @@ function mergeApi(draft: VideoDraft | undefined, item: Json): VideoDraft {
 }
 
 function finishUser(u: UserDraft, avatar: ImageSet | undefined): VideohostUser {
-  const key = u.channelId ?? u.handle!;
-  const user: VideohostUser = { id: channelObjectId(key), username: u.handle ?? u.channelId! };
+  const key = required(u.channelId ?? u.handle, "the user's channel id or handle");
+  const user: VideohostUser = { id: channelObjectId(key), username: u.handle ?? key };
   if (u.name) user.name = u.name;
   if (u.channelId) user.externalId = u.channelId;
   user.url = u.handle ? `${CANONICAL}/${u.handle}` : `${CANONICAL}/channel/${u.channelId}`;
@@ -356,7 +357,7 @@ async function extractChannel(ids: Record<string, string>, ctx: Ctx): Promise<Pl
   const data = html ? embeddedJson(html, 'ytInitialData') : undefined;
   const meta = at(data, 'metadata', 'channelMetadataRenderer') as Json | undefined;
 
-  const draft: ChannelDraft = meta ? fromChannelData(data!, meta) : { handle: ids.handle, externalId: ids.channelId };
+  const draft: ChannelDraft = data && meta ? fromChannelData(data, meta) : { handle: ids.handle, externalId: ids.channelId };
   if (yt.apiKey) {
     const q = draft.externalId ? `id=${draft.externalId}` : ids.handle ? `forHandle=${encodeURIComponent(ids.handle)}` : ids.user ? `forUsername=${encodeURIComponent(ids.user)}` : '';
     if (q) {
@@ -369,7 +370,8 @@ async function extractChannel(ids: Record<string, string>, ctx: Ctx): Promise<Pl
 
   const [avatar, banner] = await Promise.all([ctx.hostImage(draft.avatarUrl), ctx.hostImage(draft.bannerUrl)]);
   const externalId = draft.externalId;
-  const user: VideohostUser = { id: channelObjectId(externalId ?? draft.handle!), username: draft.handle ?? externalId! };
+  const key = required(externalId ?? draft.handle, "the channel's id or handle");
+  const user: VideohostUser = { id: channelObjectId(key), username: draft.handle ?? key };
   user.name = draft.name;
   if (draft.description !== undefined) user.description = draft.description;
   if (externalId) user.externalId = externalId;

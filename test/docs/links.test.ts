@@ -23,7 +23,7 @@ function stripCode(text: string): string {
 }
 
 /** GitHub's heading slugs: lower case, punctuation but '-' dropped, spaces to '-', repeats numbered. */
-export function anchorsOf(markdown: string): Set<string> {
+function anchorsOf(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   const text = markdown.replace(/^```[\s\S]*?^```/gm, '');
@@ -37,7 +37,7 @@ export function anchorsOf(markdown: string): Set<string> {
 }
 
 /** Every problem with the links of one markdown file. */
-export function linkProblems(file: string, text: string, repoRoot: string): string[] {
+function linkProblems(file: string, text: string, repoRoot: string): string[] {
   const problems: string[] = [];
   const body = stripCode(text);
   const targets = [

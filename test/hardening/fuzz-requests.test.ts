@@ -92,7 +92,7 @@ test('multipart bodies with fuzzed boundaries and fields', async () => {
   const boundary = fc.stringMatching(/^[a-zA-Z0-9-]{1,70}$/);
   await fc.assert(
     fc.asyncProperty(boundary, fc.array(fc.tuple(fc.constantFrom('link', 'source', 'forceNewSnapshot', 'x', 'link[]'), fc.string({ maxLength: 60 })), { maxLength: 5 }), fc.boolean(), async (b, fields, truncate) => {
-      let body = fields.map(([n, val]) => `--${b}\r\nContent-Disposition: form-data; name="${n}"\r\n\r\n${val}\r\n`).join('') + `--${b}--\r\n`;
+      let body = `${fields.map(([n, val]) => `--${b}\r\nContent-Disposition: form-data; name="${n}"\r\n\r\n${val}\r\n`).join('')}--${b}--\r\n`;
       if (truncate) body = body.slice(0, Math.floor(body.length / 2));
       await expectWellFormed(await svc.post(body, { 'content-type': `multipart/form-data; boundary=${b}` }));
     }),

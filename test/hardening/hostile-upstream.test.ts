@@ -9,7 +9,7 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import iconv from 'iconv-lite';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
-import { PAGE_LIMITS, parsePage } from '../../lib/extract/parse-page';
+import { PAGE_LIMITS, parsePage, type PageData } from '../../lib/extract/parse-page';
 import { createTestHandler, recordingLog, type TestHandler } from '../helpers/service';
 
 let site: FixtureServer;
@@ -132,7 +132,7 @@ test.each([
   // here, so only the nesting cap can cut the parse short.
   const parseMs = PAGE_LIMITS.parseMs;
   PAGE_LIMITS.parseMs = Number.POSITIVE_INFINITY;
-  let data;
+  let data: PageData;
   try {
     data = parsePage(page);
   } finally {

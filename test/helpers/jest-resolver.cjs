@@ -8,10 +8,10 @@ const ESM_CONDITIONS = ['import', 'module-sync', 'node', 'default'];
 module.exports = (request, options) => {
   try {
     return options.defaultResolver(request, options);
-  } catch (err) {
+  } catch {
     if (request.startsWith('.') && request.endsWith('.js')) {
       try {
-        return options.defaultResolver(request.slice(0, -3) + '.ts', options);
+        return options.defaultResolver(`${request.slice(0, -3)}.ts`, options);
       } catch { /* fall through */ }
     }
     return options.defaultResolver(request, { ...options, conditions: ESM_CONDITIONS });

@@ -161,7 +161,7 @@ describe('the holds the job code takes', () => {
   let fixture: FixtureServer;
   const cleanups: (() => void)[] = [];
   beforeAll(async () => { fixture = await startFixtureServer(); });
-  afterAll(async () => { cleanups.forEach((c) => c()); await fixture.close(); });
+  afterAll(async () => { for (const c of cleanups) c(); await fixture.close(); });
 
   /** A job context whose lease records every hold: its size, and whether another was held at the time. */
   function recordingContext(overrides: Parameters<typeof testConfig>[0] = {}) {

@@ -15,7 +15,7 @@ import type { BlobStore } from '../../lib/ports';
 import { silentLog, testConfig } from '../helpers/service';
 
 const cleanups: (() => void)[] = [];
-afterAll(() => cleanups.forEach((c) => c()));
+afterAll(() => { for (const c of cleanups) c(); });
 
 function memoryBlobs(): BlobStore & { keys: () => string[] } {
   const store = new Map<string, Buffer>();

@@ -13,7 +13,7 @@ import * as fx from './fixtures';
 
 const MAX = 50_000_000;
 const cleanups: (() => void)[] = [];
-afterAll(() => cleanups.forEach((c) => c()));
+afterAll(() => { for (const c of cleanups) c(); });
 
 function jobContext(overrides: Partial<Config> = {}) {
   const config = testConfig(overrides);

@@ -37,7 +37,7 @@ export type JobResultObject = {
 /** A key segment from an id: only [A-Za-z0-9_=-], everything else escaped, so ids cannot walk out of their prefix. */
 function keySegment(id: string): string {
   if (!id) throw new Error('empty id');
-  return id.replace(/[^A-Za-z0-9_=-]/g, (c) => `~${c.codePointAt(0)!.toString(16)}`);
+  return id.replace(/[^A-Za-z0-9_=-]/g, (c) => `~${c.charCodeAt(0).toString(16)}`);
 }
 
 function jobPrefix(requestId: string): string {
