@@ -8,7 +8,7 @@ import { loadConfig } from '../../lib/config.js';
 import { browserAvailable, closeBrowser } from '../../lib/browser/browser.js';
 import { captureScreenshot } from '../../lib/browser/screenshot.js';
 import { createFetcher } from '../../lib/fetch/safe-fetch.js';
-import { extractPageContent, PAGE_CONTENT_LIMITS } from '../../lib/page/page-content.js';
+import { extractPageContent, PAGE_CONTENT_LIMITS } from '../../lib/page/page-content-dom.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';
 import { articlePage, paragraphs } from '../page/fixtures.js';
 import { median, timeRuns } from './bench.js';
