@@ -28,6 +28,7 @@ module.exports = {
   testEnvironment: 'node',
   resolver: '<rootDir>/test/helpers/jest-resolver.cjs',
   setupFiles: ['<rootDir>/test/helpers/loopback-only.cjs'],
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/cpu-pools.ts'],
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {

@@ -188,10 +188,31 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots', {
   },
 });
 
+/** `auto` (one per core) or a count of threads. */
+const threadCount: SettingType<number | 'auto'> = {
+  allowed: '`auto`, or 0 to 64',
+  schema: (env) => v.pipe(
+    v.string(),
+    v.trim(),
+    v.toLowerCase(),
+    v.check((s) => s === 'auto' || (/^\d+$/.test(s) && Number(s) <= 64), `${env} must be auto or a whole number from 0 to 64`),
+    v.transform((s) => (s === 'auto' ? 'auto' as const : Number(s))),
+  ),
+};
+
 const SERVICE = defineSettings('service', 'Jobs, assets and logs', {
   jobConcurrency: {
     env: 'LINKPREVIEW_JOB_CONCURRENCY', type: int(1, 64), default: 4,
     doc: 'Jobs running at once in this process (shared by all requests); in the worker Lambda, records of a batch run at once (at most).',
+  },
+  cpuThreads: {
+    env: 'LINKPREVIEW_CPU_THREADS', type: threadCount, default: 'auto',
+    defaultDoc: '`auto`: one per core (`os.availableParallelism()`); in a Lambda, one per 1,769 MB of its memory (a vCPU)',
+    doc: "Worker threads for the jobs' CPU-heavy steps (a page's content: DOM, Readability, sanitizer, Markdown), off the event loop; a step past its job's deadline is stopped with its thread. `0`: in-process.",
+  },
+  cpuQueue: {
+    env: 'LINKPREVIEW_CPU_QUEUE', type: int(0, 10_000), default: 32,
+    doc: 'Steps waiting for a CPU thread at most; beyond it a job fails at once (a transient failure) instead of waiting.',
   },
   dataDir: {
     env: 'LINKPREVIEW_DATA_DIR', type: text({ trim: false, allowed: 'path' }), default: '.data',

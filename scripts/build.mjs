@@ -5,6 +5,7 @@
  *
  *   dist/start-local.js, dist/cli.js   the local server (npm start) and the CLI (bin/linklens.mjs),
  *                                       their shared code in dist/chunk-*.js
+ *   dist/cpu-worker.mjs                 the CPU pool's thread module (lib/jobs/cpu-worker.ts)
  *   dist/pdf-worker.cjs, dist/openapi.yaml
  *                                       files the server loads beside its modules (__dirname)
  *   dist/client/index.js, lambda.js     the client entry points (linklens/client, linklens/lambda)
@@ -32,6 +33,8 @@ const EXTERNAL = [
   'playwright-core', '@sparticuz/chromium',
   'cld3-asm',
   'pdf-parse', 'pdfjs-dist', '@napi-rs/canvas',
+  // piscina starts each thread with its own worker.js, found beside its package.
+  'piscina',
   '@aws-sdk/*',
 ];
 
@@ -68,6 +71,17 @@ async function buildJs() {
     banner: { js: NODE_BANNER },
     external: EXTERNAL,
   });
+  // The CPU pool's thread module (lib/jobs/cpu-pool.ts loads dist/cpu-worker.mjs): a file of its own, no shared chunks.
+  const cpuWorker = await esbuild.build({
+    ...common,
+    splitting: false,
+    entryPoints: { 'cpu-worker': 'lib/jobs/cpu-worker.ts' },
+    outdir: DIST,
+    outExtension: { '.js': '.mjs' },
+    mainFields: ['module', 'main'],
+    banner: { js: NODE_BANNER },
+    external: EXTERNAL,
+  });
   // The client: no banner and nothing bundled but its own code (plain fetch; the Lambda SDK is a peer).
   const client = await esbuild.build({
     ...common,
@@ -81,7 +95,7 @@ async function buildJs() {
   for (const [from, to] of Object.entries(FILES)) fs.copyFileSync(path.join(ROOT, from), path.join(DIST, to));
   // dist/ is ESM: its .js files are modules and its .d.ts files describe modules.
   fs.writeFileSync(path.join(DIST, 'package.json'), `${JSON.stringify({ type: 'module' }, null, 2)}\n`);
-  const inputs = [...Object.keys(server.metafile.inputs), ...Object.keys(client.metafile.inputs)].filter((f) => !f.includes('node_modules/'));
+  const inputs = [server, cpuWorker, client].flatMap((b) => Object.keys(b.metafile.inputs)).filter((f) => !f.includes('node_modules/'));
   writeStamp({ builtAt, types: false, inputs: [...new Set([...inputs, ...BUILD_INPUTS])].sort() });
 }
 

@@ -41,6 +41,8 @@ export interface BundleSpec {
   packages?: string[];
   /** Files copied beside the bundle, flat. */
   files?: string[];
+  /** Modules that worker threads load, each built like the bundle into its own file beside it (file name: entry). */
+  threadEntries?: Record<string, string>;
   /** Files copied at their path relative to the project root. */
   tree?: string[];
   define?: Record<string, string>;
@@ -71,13 +73,16 @@ export const PREVIEW_BUNDLE: BundleSpec = {
 /**
  * The job worker: sharp from its layer; the pdf.js thread (lib/media/pdf-worker.cjs loads
  * `pdf-parse` with require) from the worker script, pdf-parse's self-contained CommonJS build and
- * pdf.js's worker module (not the whole 21 MB pdfjs-dist), and @napi-rs/canvas for page renders.
+ * pdf.js's worker module (not the whole 21 MB pdfjs-dist), and @napi-rs/canvas for page renders;
+ * the CPU pool's threads (lib/jobs/cpu-pool.ts) from cpu-worker.mjs, started by piscina (shipped:
+ * it starts each thread with a worker.js of its own package).
  */
 export const WORKER_BUNDLE: BundleSpec = {
   entry: 'functions/worker.ts',
   layerPackages: ['sharp', '@img/*'],
-  packages: [...LANGUAGE_PACKAGES, '@napi-rs/canvas'],
+  packages: [...LANGUAGE_PACKAGES, '@napi-rs/canvas', 'piscina'],
   files: ['lib/media/pdf-worker.cjs'],
+  threadEntries: { 'cpu-worker.mjs': 'lib/jobs/cpu-worker.ts' },
   neverLoaded: BROWSER_ONLY,
   tree: ['node_modules/pdf-parse/package.json', 'node_modules/pdf-parse/dist/pdf-parse/cjs/index.cjs', 'node_modules/pdf-parse/dist/pdf-parse/cjs/pdf.worker.mjs'],
 };
@@ -124,10 +129,15 @@ export interface BuiltBundle {
  */
 export function buildFunctionBundle(spec: BundleSpec, outDir: string, root = PROJECT_ROOT, ship: ShipOptions = {}): BuiltBundle {
   fs.mkdirSync(outDir, { recursive: true });
-  const result = esbuild.buildSync(esbuildOptions(spec, path.join(outDir, 'index.mjs'), root));
-  const warnings = result.warnings.map((w) => `${w.location?.file ?? ''}: ${w.text}`);
-  const fatal = warnings.filter((w) => /crash at run-?time/i.test(w));
-  if (fatal.length) throw new Error(`${spec.entry}: the bundle would fail on Lambda (ship the package beside it instead, BundleSpec.packages):\n  ${fatal.join('\n  ')}`);
+  const builds = [{ entry: spec.entry, file: 'index.mjs' }, ...Object.entries(spec.threadEntries ?? {}).map(([file, entry]) => ({ entry, file }))];
+  const warnings: string[] = [];
+  for (const { entry, file } of builds) {
+    const result = esbuild.buildSync(esbuildOptions({ ...spec, entry }, path.join(outDir, file), root));
+    const own = result.warnings.map((w) => `${w.location?.file ?? ''}: ${w.text}`);
+    const fatal = own.filter((w) => /crash at run-?time/i.test(w));
+    if (fatal.length) throw new Error(`${entry}: the bundle would fail on Lambda (ship the package beside it instead, BundleSpec.packages):\n  ${fatal.join('\n  ')}`);
+    warnings.push(...own);
+  }
   for (const f of spec.files ?? []) fs.copyFileSync(path.join(root, f), path.join(outDir, path.basename(f)));
   for (const f of spec.tree ?? []) {
     fs.mkdirSync(path.join(outDir, path.dirname(f)), { recursive: true });

@@ -110,7 +110,7 @@ export interface PageContentResult {
   images?: PageImagesOutcome;
 }
 
-export interface PageImagesOutcome {
+interface PageImagesOutcome {
   /** Distinct image addresses in the content. */
   found: number;
   /** Of those, hosted (their <img> rewritten). */

@@ -28,7 +28,10 @@ const MB = 1024 * 1024;
  * The worker process with its code loaded and no job running, after one job of every kind: bench
  * case `base`, 282 MB on Node 22 under tsx. tsx adds about 60 MB that the Lambda's plain bundle
  * does not carry; the Lambda runtime client, the AWS SDK and Powertools, which the bench does not
- * load, take some of it back. Rounded up.
+ * load, take some of it back. Rounded up. Not re-measured since the page-content DOM work moved to
+ * the CPU pool (lib/jobs/cpu-pool.ts: one thread on the 1769 MB worker, about 35 MB loaded and
+ * idle, up to about 64 MB after a large page, from the bundle on Node 22; the main thread no longer
+ * loads the DOM libraries): WORKER_HEADROOM_MB covers it until the next `base` measurement.
  */
 export const WORKER_BASE_MB = 300;
 
@@ -105,17 +108,28 @@ export interface RenderSize {
 }
 
 /**
+ * Sources up to this many pixels are decoded once and each size is resized from the next larger
+ * one's raw pixels (lib/media/images.ts); larger ones get a decode per size, so that their whole
+ * raw pixels (150 MB for a 50 MP RGB image) are not held beside the encoders.
+ */
+export const ONE_DECODE_MAX_PIXELS = 16_000_000;
+
+/**
  * The peak of one render: 50 MP is 257-271 MB as JPEG (sharp shrinks it on load for the small
  * sizes), 330-370 MB as RGB PNG or TIFF, 710-890 MB with alpha, where libwebp's lossless alpha
  * plane dominates (bench `image-*`, and renders of 12, 25 and 50 MP JPEG, PNG, 16-bit PNG, WebP
- * and TIFF sources). Per MP and a constant, fitted over those and rounded up.
+ * and TIFF sources). Per MP and a constant, fitted over those and rounded up. An opaque source
+ * decoded once (up to ONE_DECODE_MAX_PIXELS) also holds its raw pixels: 4 bytes a pixel more (a
+ * 12 MP JPEG peaked 28 MB higher than with a decode per size; with alpha, no higher: the alpha
+ * figure's margin covers it).
  */
 export function imageRenderMb(size: RenderSize, maxPixels = Infinity): number {
   const frames = Math.max(1, size.pages ?? 1);
   const mp = Math.min(size.width * size.height * frames, Math.max(size.width * size.height, maxPixels)) / 1e6;
+  const decodedOnce = size.width * size.height <= ONE_DECODE_MAX_PIXELS && size.format !== 'svg' ? 4 * ((size.width * size.height) / 1e6) : 0;
   if (size.hasAlpha || frames > 1) return Math.ceil(160 + 16 * mp);
-  if (size.format === 'jpeg') return Math.ceil(30 + 5 * mp);
-  return Math.ceil(60 + 7 * mp);
+  if (size.format === 'jpeg') return Math.ceil(30 + 5 * mp + decodedOnce);
+  return Math.ceil(60 + 7 * mp + decodedOnce);
 }
 
 /**

@@ -19,12 +19,12 @@ import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { ExpectedFailure, isTransientStatus } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
-import { imageRenderMb, MemoryWaitAborted, type RenderSize } from '../jobs/memory.js';
+import { imageRenderMb, MemoryWaitAborted, ONE_DECODE_MAX_PIXELS, type RenderSize } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 import { decodeBmp } from './bmp.js';
 import { decodeIcoEntry, icoEntries, type IcoImage } from './ico.js';
 import { iconBackgroundColor } from './icon-background.js';
-import { IMAGE_SIZES, RENDITION_CONTENT_TYPE, renditionKey, type ImageSizeName } from './image-sizes.js';
+import { fitWithin, IMAGE_SIZES, RENDITION_CONTENT_TYPE, renditionKey, type ImageSizeName } from './image-sizes.js';
 import { sniffImageFormat, type ImageFormat } from './sniff-image.js';
 import { sanitizeSvg } from './svg-safety.js';
 
@@ -240,13 +240,11 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
   const animated = (meta.pages ?? 1) > 1 && (prepared.format === 'gif' || prepared.format === 'webp');
   const quality = options.quality ?? WEBP_QUALITY;
 
-  const renderStill = async (name: ImageSizeName, box: number | undefined): Promise<Rendition> => {
-    let p: Sharp = sharp(prepared.input, prepared.options).timeout({ seconds: SHARP_TIMEOUT_SECONDS });
-    if (box !== undefined) p = p.resize({ width: box, height: box, fit: 'inside', withoutEnlargement: true });
+  const encode = async (name: ImageSizeName, box: number | undefined, p: Sharp): Promise<Rendition> => {
     const { data, info } = await p.webp({ quality, effort: options.effort ?? webpEffortFor(box) }).toBuffer({ resolveWithObject: true });
     return { name, width: info.width, height: info.height, data };
   };
-  const renderAnimatedOriginal = async (): Promise<Rendition> => {
+  const renderAnimatedOriginal = async (): Promise<Rendition | undefined> => {
     try {
       const { data, info } = await sharp(prepared.input, { ...prepared.options, animated: true })
         .timeout({ seconds: SHARP_TIMEOUT_SECONDS })
@@ -254,15 +252,40 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
         .toBuffer({ resolveWithObject: true });
       return { name: 'original', width: info.width, height: info.pageHeight ?? stillHeight, data };
     } catch {
-      return renderStill('original', undefined);
+      return undefined; // the first frame, as a still
     }
   };
 
   const release = await options.reserve?.({ width, height: stillHeight, format: prepared.format, hasAlpha: prepared.hasAlpha ?? !!meta.hasAlpha, pages: animated ? meta.pages : 1 });
   try {
-    const renditions = await Promise.all(
-      IMAGE_SIZES.map((s) => (s.name === 'original' && animated ? renderAnimatedOriginal() : renderStill(s.name, s.box))),
-    );
+    const animatedOriginal = animated ? renderAnimatedOriginal() : undefined;
+    /** The rendition of a size; an animation's `original` is the animated render when there is one. */
+    const render = (s: (typeof IMAGE_SIZES)[number], p: () => Sharp): Promise<Rendition> => {
+      const still = () => encode(s.name, s.box, p());
+      const r = s.name === 'original' && animatedOriginal ? animatedOriginal.then((a) => a ?? still()) : still();
+      r.catch(() => undefined); // awaited with the others below; marked handled now, as it can fail before
+      return r;
+    };
+    let renders: Promise<Rendition>[];
+    if (prepared.format === 'svg' || width * stillHeight > ONE_DECODE_MAX_PIXELS) {
+      // Each size rendered from the source: a vector image at its own scale; a very large image
+      // with a decode per size (a JPEG shrinks on load), not its whole raw pixels in memory.
+      renders = IMAGE_SIZES.map((s) => render(s, () => (s.box === undefined ? pipeline(prepared) : pipeline(prepared).resize(insideBox(s.box)))));
+    } else {
+      // One decode (the first frame, oriented), then each size resized from the next larger
+      // one's pixels (less work than a decode per size: `npm run bench -- images`) and encoded
+      // while the next smaller one is resized. Each keeps the size it has when resized from the
+      // source (sharp's `inside` fit: fitWithin).
+      const full = await decoded(prepared);
+      let image = full;
+      renders = [];
+      for (const s of [...IMAGE_SIZES].reverse()) {
+        image = await resized(image, s.box, fitWithin(full.width, full.height, s.box));
+        const pixels = image;
+        renders.unshift(render(s, () => pipeline(pixels)));
+      }
+    }
+    const renditions = await Promise.all(renders);
     const thumb = renditions.find((r) => r.name === 'thumbnail')!;
     const tiny = await sharp(thumb.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer();
     return {
@@ -273,6 +296,39 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
   } finally {
     release?.();
   }
+}
+
+/** Raw pixels in memory, as a pipeline's input. */
+interface DecodedImage {
+  input: Buffer;
+  options: SharpOptions;
+  width: number;
+  height: number;
+}
+
+function pipeline(image: { input: Buffer; options: SharpOptions }): Sharp {
+  return sharp(image.input, image.options).timeout({ seconds: SHARP_TIMEOUT_SECONDS });
+}
+
+/** The image's raw pixels (oriented, the first frame of an animation): one decode of the source. */
+async function decoded(image: { input: Buffer; options: SharpOptions }, resize?: (p: Sharp) => Sharp): Promise<DecodedImage> {
+  const p = pipeline(image);
+  const { data, info } = await (resize ? resize(p) : p).raw().toBuffer({ resolveWithObject: true });
+  return { input: data, options: { raw: { width: info.width, height: info.height, channels: info.channels } }, width: info.width, height: info.height };
+}
+
+const insideBox = (box: number) => ({ width: box, height: box, fit: 'inside' as const, withoutEnlargement: true });
+
+/**
+ * The image fitted in a `box` square, at `size` (the same image when it has that size already):
+ * the `inside` fit where it gives that size, else resized to it exactly (a fit of a fit can round
+ * a side one pixel off).
+ */
+async function resized(image: DecodedImage, box: number | undefined, size: { width: number; height: number }): Promise<DecodedImage> {
+  if (image.width === size.width && image.height === size.height) return image;
+  const inside = fitWithin(image.width, image.height, box);
+  const exact = inside.width === size.width && inside.height === size.height;
+  return decoded(image, (p) => p.resize(exact ? insideBox(box!) : { ...size, fit: 'fill' }));
 }
 
 async function prepareInput(bytes: Buffer, maxPixels: number): Promise<PreparedInput> {

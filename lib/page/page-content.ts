@@ -2,247 +2,21 @@
  * The `page-content` job: the main content of an HTML page as three hosted text versions
  * (sanitized HTML, Markdown, plain text) and its reading time.
  *
- * - Articles: @mozilla/readability on a linkedom DOM finds the main content.
- * - Pages that are not articles (home pages, apps): the body, minus navigation, header, footer,
- *   asides, forms, cookie banners and other boilerplate.
- * Either way the result goes through the allowlist sanitizer (lib/page/sanitize.ts), then turndown
- * (with the GFM plugin: tables, strikethrough, task lists; fenced code blocks) for Markdown, and
- * a block-aware walk for plain text. In the job, the content's images are hosted and their <img>
- * rewritten, or removed (lib/page/page-images.ts) before the HTML and Markdown are written: the
- * hosted HTML allows images from its own origin only. The assets are content-addressed, stored
- * as UTF-8 with their charset in the Content-Type.
+ * The DOM work (decode, linkedom, Readability or the body minus boilerplate, the sanitizer,
+ * turndown, the plain text) is lib/page/page-content-dom.ts; it runs in the CPU pool's threads
+ * (lib/jobs/cpu-pool.ts: off the event loop, cancelled at the job's deadline) or, with the pool
+ * off, in-process. Here, between its two steps, the content's images are hosted (lib/page/page-images.ts)
+ * so that each <img> is rewritten or removed before the HTML and Markdown are written: the hosted
+ * HTML allows images from its own origin only. The versions are content-addressed, stored as UTF-8
+ * with their charset in the Content-Type.
  */
 import { createHash } from 'node:crypto';
-import { isProbablyReaderable, Readability } from '@mozilla/readability';
-import { Parser } from 'htmlparser2';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
-import { gfm } from 'turndown-plugin-gfm';
-import { decodeText } from '../fetch/charset.js';
+import { runCpuTask } from '../jobs/cpu-pool.js';
 import type { JobContext } from '../jobs/context.js';
 import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import { IMMUTABLE_CACHE, type BlobStore } from '../ports.js';
 import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
-import { countText, readingMinutes } from './reading-time.js';
-import { plainText } from './plain-text.js';
-import { escapeHtml, sanitizeTree, type DomElement } from './sanitize.js';
-
-export const PAGE_CONTENT_LIMITS = {
-  /**
-   * Decoded characters handed to the DOM at most, after scripts, styles, SVG and comments are cut
-   * out (a larger page is cut there). A DOM costs about 6 bytes of heap per character of HTML.
-   */
-  maxChars: 512 * 1024,
-  /** Readability gives up beyond this many elements; the body fallback is used then. */
-  maxElements: 60_000,
-  /**
-   * Element nesting beyond which a page gets no text versions. Browsers stop nesting at 512
-   * (Chromium's parser flattens deeper trees); a DOM walk that deep costs seconds of CPU and ends in
-   * a stack overflow (100,000 nested <div>s: 3.7 s, then "Maximum call stack size exceeded").
-   */
-  maxDepth: 512,
-};
-
-/** Elements that are site chrome or boilerplate when a page is not an article. */
-const BOILERPLATE = [
-  'nav', 'header', 'footer', 'aside', 'form', 'dialog', 'noscript', 'script', 'style', 'template', 'iframe',
-  '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="complementary"]', '[role="search"]', '[role="dialog"]', '[role="alert"]',
-  '[aria-hidden="true"]', '[hidden]',
-  '[id*="cookie" i]', '[class*="cookie" i]', '[id*="consent" i]', '[class*="consent" i]', '[class*="newsletter" i]',
-  '[class*="share" i]', '[class*="social" i]', '[class*="breadcrumb" i]', '[class*="sidebar" i]', '[id*="sidebar" i]',
-  '[class*="advert" i]', '[class*="promo" i]', '[class*="skip-link" i]',
-].join(',');
-
-export interface PageContent {
-  title?: string;
-  excerpt?: string;
-  lang?: string;
-  article: boolean;
-  html: string;
-  markdown: string;
-  text: string;
-}
-
-/** The sanitized content of a page, before it is written out (its images can still be rewritten). */
-interface ParsedPageContent {
-  title?: string;
-  excerpt?: string;
-  lang?: string;
-  article: boolean;
-  /** The sanitized content (absent: the page has no body). */
-  root?: DomElement;
-  /** The page's final URL (the canonical link of the HTML version). */
-  url: string;
-  /** Why there is no content although the page has a body (nested beyond PAGE_CONTENT_LIMITS.maxDepth). */
-  refused?: string;
-}
-
-/**
- * How deep the document's elements nest, counted by htmlparser2 (implied end tags and void
- * elements as the HTML parser handles them), stopping as soon as `limit` is passed.
- */
-export function nestingDepth(html: string, limit: number): number {
-  let depth = 0;
-  let max = 0;
-  const parser: Parser = new Parser(
-    {
-      onopentag() {
-        depth++;
-        if (depth > max) max = depth;
-        if (max > limit) parser.pause();
-      },
-      onclosetag() {
-        depth--;
-      },
-    },
-    { decodeEntities: false },
-  );
-  parser.write(html);
-  if (max <= limit) parser.end();
-  return max;
-}
-
-/** Extracts the content of an HTML document (pure: no storage; images keep their absolute source URLs). */
-export function extractPageContent(html: string, url: string): PageContent {
-  const parsed = parsePageContent(html, url);
-  return { ...writePageContent(parsed), text: contentText(parsed) };
-}
-
-/** Finds and sanitizes the main content of an HTML document. */
-function parsePageContent(html: string, url: string): ParsedPageContent {
-  const lean = html.length > PAGE_CONTENT_LIMITS.maxChars ? withoutInertBlocks(html) : html;
-  const source = lean.length > PAGE_CONTENT_LIMITS.maxChars ? lean.slice(0, PAGE_CONTENT_LIMITS.maxChars) : lean;
-  if (nestingDepth(source, PAGE_CONTENT_LIMITS.maxDepth) > PAGE_CONTENT_LIMITS.maxDepth) {
-    return { article: false, url, refused: `elements nested deeper than ${PAGE_CONTENT_LIMITS.maxDepth}` };
-  }
-  const { document } = parseHTML(source);
-  const base = pageBase(document as unknown as DomElement, url);
-  const lang = (document.documentElement?.getAttribute('lang') ?? '').trim() || undefined;
-  const docTitle = document.querySelector('title')?.textContent?.replace(/\s+/g, ' ').trim() || undefined;
-
-  let root: DomElement | undefined;
-  let title = docTitle;
-  let excerpt: string | undefined;
-  let article = false;
-  const readerable = isProbablyReaderable(document as never);
-  if (readerable) {
-    try {
-      const parsed = new Readability<DomElement>(document as never, {
-        maxElemsToParse: PAGE_CONTENT_LIMITS.maxElements,
-        // Classes are kept for the sanitizer, which drops them all but <code>'s language-xxx.
-        keepClasses: true,
-        serializer: (node) => node as unknown as DomElement,
-      }).parse();
-      const content = parsed?.content;
-      if (parsed && content && (parsed.length ?? 0) > 0) {
-        root = content;
-        article = true;
-        title = parsed.title?.trim() || docTitle;
-        excerpt = parsed.excerpt?.replace(/\s+/g, ' ').trim() || undefined;
-      }
-    } catch {
-      root = undefined; // too many elements, or Readability failed: the body below
-    }
-  }
-  if (!root) {
-    // Readability changes the document it reads; the body fallback then starts from a fresh parse.
-    const fresh = readerable ? parseHTML(source).document : document;
-    const body = fresh.body as unknown as DomElement | null;
-    if (body) {
-      for (const el of Array.from(body.querySelectorAll(BOILERPLATE))) el.remove();
-      root = body;
-    }
-  }
-  if (!root) return { title, excerpt, lang, article: false, url };
-  sanitizeTree(root, base);
-  return { title, excerpt, lang, article, root, url };
-}
-
-/** The title is added as a heading when the content does not start with it. */
-function addsHeading(parsed: ParsedPageContent): parsed is ParsedPageContent & { title: string } {
-  return !!parsed.title && !!parsed.root && !startsWithHeading(parsed.root, parsed.title);
-}
-
-/** The plain-text version (image alt texts included, whether or not the image is hosted). */
-function contentText(parsed: ParsedPageContent): string {
-  if (!parsed.root) return '';
-  return (addsHeading(parsed) ? `${parsed.title}\n\n` : '') + plainText(parsed.root);
-}
-
-/** The HTML document and the Markdown of the content as it is now. */
-function writePageContent(parsed: ParsedPageContent): Omit<PageContent, 'text'> {
-  const { title, excerpt, lang, article, root, url } = parsed;
-  if (!root) return { title, excerpt, lang, article: false, html: '', markdown: '' };
-  const body = root.innerHTML.trim();
-  const heading = addsHeading(parsed) ? `<h1>${escapeHtml(parsed.title)}</h1>\n` : '';
-  const markdown = toMarkdown(root, heading && title ? title : undefined);
-  const doc = [
-    '<!doctype html>',
-    `<html${lang ? ` lang="${escapeHtml(lang)}"` : ''}>`,
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="referrer" content="no-referrer">',
-    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
-    title ? `<title>${escapeHtml(title)}</title>` : '',
-    `<link rel="canonical" href="${escapeHtml(url)}">`,
-    '</head>',
-    '<body>',
-    `<article>\n${heading}${body}\n</article>`,
-    '</body>',
-    '</html>',
-    '',
-  ].filter((l) => l !== '').join('\n');
-  return { title, excerpt, lang, article, html: doc, markdown };
-}
-
-/** Scripts, styles, SVG, templates and comments never reach the content: cut before parsing a large page. */
-function withoutInertBlocks(html: string): string {
-  return html
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .replace(/<(script|style|svg|template|noscript)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '');
-}
-
-function pageBase(document: DomElement, url: string): string {
-  const href = document.querySelectorAll('base[href]')[0]?.getAttribute('href');
-  if (href) {
-    try {
-      const b = new URL(href, url);
-      if (b.protocol === 'http:' || b.protocol === 'https:') return b.href;
-    } catch { /* ignore a broken base */ }
-  }
-  return url;
-}
-
-function startsWithHeading(root: DomElement, title: string): boolean {
-  const h = root.querySelectorAll('h1, h2')[0];
-  if (!h) return false;
-  const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
-  const a = norm(h.textContent ?? '');
-  const b = norm(title);
-  return a.length > 0 && (a === b || b.startsWith(a) || a.startsWith(b));
-}
-
-let turndown: TurndownService | undefined;
-function turndownService(): TurndownService {
-  if (turndown) return turndown;
-  const t = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_', hr: '---', linkStyle: 'inlined' });
-  t.use(gfm);
-  t.remove(['script', 'style', 'noscript'] as TurndownService.Filter);
-  turndown = t;
-  return t;
-}
-
-function toMarkdown(root: DomElement, title: string | undefined): string {
-  // Turndown accepts a DOM node; linkedom's serves it without a second parse.
-  let md: string;
-  try {
-    md = turndownService().turndown(root as unknown as TurndownService.Node);
-  } catch {
-    md = turndownService().turndown(root.innerHTML);
-  }
-  md = md.replace(/\n{3,}/g, '\n\n').trim();
-  return `${title ? `# ${title.replace(/\s+/g, ' ')}\n\n` : ''}${md}\n`;
-}
+import { readingMinutes } from './reading-time.js';
 
 /** Stores a text asset under `assets/<sha256>/<name>` with its charset; returns its public URL. */
 async function storeTextAsset(blobs: BlobStore, name: string, contentType: string, text: string): Promise<string> {
@@ -259,33 +33,33 @@ export const PAGE_ASSET_TYPES = {
 } as const;
 
 /**
- * The job handler: decode, extract, host the content's images (rewriting or removing each <img>),
- * store the three versions, count the reading time. The full JobContext (the job runners give
- * it) is needed for the images; with only the blob store every image is removed.
+ * The job handler: read the content, host its images (rewriting or removing each <img>), store
+ * the three versions, count the reading time. The full JobContext (the job runners give it) is
+ * needed for the images and the CPU pool; with only the blob store every image is removed and the
+ * DOM work runs in-process.
  */
 export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobContext, 'blobs' | 'signal'> & Partial<JobContext>): Promise<PageContentResult> {
   const started = Date.now();
-  const bytes = Buffer.from(input.bytesBase64, 'base64');
-  const { text: html } = decodeText(bytes, input.contentType);
-  const parsed = parsePageContent(html, input.url);
-  const text = contentText(parsed);
+  const read = await runCpuTask(ctx.config, 'readPageContent', { url: input.url, bytesBase64: input.bytesBase64, contentType: input.contentType }, ctx.signal);
   ctx.signal?.throwIfAborted();
-  const counts = countText(text);
-  const result: PageContentResult = { words: counts.words, cjkChars: counts.cjkChars, article: parsed.article };
-  if (parsed.title) result.title = parsed.title;
-  if (parsed.excerpt) result.excerpt = parsed.excerpt;
-  if (parsed.refused) return { ...result, reason: parsed.refused };
-  if (!text.trim() || !parsed.root) return { ...result, reason: 'no text' };
-  result.estimatedReadingTimeInMinutes = readingMinutes(counts);
-  const until = input.deadline !== undefined ? input.deadline - PAGE_IMAGE_LIMITS.reserveMs : started + PAGE_IMAGE_LIMITS.defaultMs;
-  const images = await hostPageImages(parsed.root, ctx, until);
-  if (images.found) result.images = images;
-  ctx.signal?.throwIfAborted();
-  const content = writePageContent(parsed);
+  const result: PageContentResult = { words: read.words, cjkChars: read.cjkChars, article: read.article };
+  if (read.title) result.title = read.title;
+  if (read.excerpt) result.excerpt = read.excerpt;
+  if (read.refused) return { ...result, reason: read.refused };
+  let versions = read.versions;
+  if (!versions && !read.images) return { ...result, reason: 'no text' };
+  result.estimatedReadingTimeInMinutes = readingMinutes(read);
+  if (read.images) {
+    const until = input.deadline !== undefined ? input.deadline - PAGE_IMAGE_LIMITS.reserveMs : started + PAGE_IMAGE_LIMITS.defaultMs;
+    const hosted = await hostPageImages(read.images.urls, ctx, until);
+    if (read.images.urls.length) result.images = { found: read.images.urls.length, hosted: hosted.size };
+    ctx.signal?.throwIfAborted();
+    versions = await runCpuTask(ctx.config, 'writePageVersions', { content: read.images.content, hosted: Object.fromEntries(hosted) }, ctx.signal);
+  }
   const [htmlUrl, markdownUrl, rawTextUrl] = await Promise.all([
-    storeTextAsset(ctx.blobs, 'page.html', PAGE_ASSET_TYPES.html, content.html),
-    storeTextAsset(ctx.blobs, 'page.md', PAGE_ASSET_TYPES.markdown, content.markdown),
-    storeTextAsset(ctx.blobs, 'page.txt', PAGE_ASSET_TYPES.text, text),
+    storeTextAsset(ctx.blobs, 'page.html', PAGE_ASSET_TYPES.html, versions!.html),
+    storeTextAsset(ctx.blobs, 'page.md', PAGE_ASSET_TYPES.markdown, versions!.markdown),
+    storeTextAsset(ctx.blobs, 'page.txt', PAGE_ASSET_TYPES.text, read.text),
   ]);
   return { ...result, htmlUrl, markdownUrl, rawTextUrl };
 }

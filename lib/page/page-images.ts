@@ -13,15 +13,14 @@
  *    four WebP renditions without metadata, content-addressed, so an image already hosted (by any
  *    page or record) is neither rendered nor, within URL_MEMO, downloaded again;
  *  - the <img> gets the `medium` rendition (640 px box) as src and `large` (1280 px) as its 2x in
- *    srcset; width/height are the page's own, else the medium rendition's;
+ *    srcset (lib/page/page-content-dom.ts rewrites and removes them, on the content's DOM);
  *  - hosting stops in time for the versions to be stored before the record's deadline (or when
  *    the job is aborted): what has not arrived by then is removed, never left broken.
  */
 import type { JobContext } from '../jobs/context.js';
-import type { HostedImage, PageImagesOutcome } from '../jobs/kinds.js';
+import type { HostedImage } from '../jobs/kinds.js';
 import { runImageJob } from '../media/images.js';
 import type { BlobStore } from '../ports.js';
-import type { DomElement } from './sanitize.js';
 
 export const PAGE_IMAGE_LIMITS = {
   /** Distinct image addresses hosted at most; the images after them are removed. */
@@ -38,74 +37,19 @@ export const PAGE_IMAGE_LIMITS = {
   defaultMs: 10_000,
 };
 
-/** Declared as at most this many pixels each way: a tracking pixel or spacer, removed without a fetch. */
-const PIXEL_MAX = 2;
-
 type ImageContext = Pick<JobContext, 'fetch' | 'blobs' | 'config' | 'signal' | 'memory'>;
 
 /**
- * Hosts the images of `root` (sanitized content, changed in place) and rewrites or removes every
- * <img>; `until` is the epoch ms by which hosting must be over. Without a fetcher or a
- * configuration (a caller that only stores text) every image is removed.
+ * Hosts the content's images (`urls`: its distinct addresses in document order, the first
+ * PAGE_IMAGE_LIMITS.maxImages of them), a few at once, under the byte caps, until `until` (epoch
+ * ms) or the job's abort; the map has those hosted in time, by address. Without a fetcher or a
+ * configuration (a caller that only stores text) none is.
  */
-export async function hostPageImages(root: DomElement, ctx: Pick<JobContext, 'blobs' | 'signal'> & Partial<ImageContext>, until: number): Promise<PageImagesOutcome> {
-  const imgs = Array.from(root.querySelectorAll('img'));
-  const urls: string[] = [];
-  for (const img of imgs) {
-    const src = img.getAttribute('src');
-    if (!src || isPixel(img) || urls.includes(src)) continue;
-    urls.push(src);
-  }
-  const hosted = ctx.fetch && ctx.config && urls.length ? await hostAll(urls.slice(0, PAGE_IMAGE_LIMITS.maxImages), ctx as ImageContext, until) : new Map<string, HostedImage>();
-  for (const img of imgs) {
-    const h = hosted.get(img.getAttribute('src') ?? '');
-    if (h && !isPixel(img)) rewrite(img, h);
-    else removeImage(img, root);
-  }
-  return { found: urls.length, hosted: hosted.size };
-}
-
-function isPixel(img: DomElement): boolean {
-  const w = Number(img.getAttribute('width') ?? NaN);
-  const h = Number(img.getAttribute('height') ?? NaN);
-  return w <= PIXEL_MAX && h <= PIXEL_MAX;
-}
-
-function rewrite(img: DomElement, h: HostedImage): void {
-  img.setAttribute('src', h.medium.url);
-  if (h.large.width > h.medium.width) img.setAttribute('srcset', `${h.medium.url} 1x, ${h.large.url} 2x`);
-  else img.removeAttribute('srcset');
-  if (img.getAttribute('width') === null && img.getAttribute('height') === null) {
-    img.setAttribute('width', String(h.medium.width));
-    img.setAttribute('height', String(h.medium.height));
-  }
-}
-
-/** Wrappers an image leaves behind: removed when nothing but whitespace (or, for a figure, its caption) is left. */
-const WRAPPERS = new Set(['picture', 'a', 'span', 'p', 'div', 'center', 'figure']);
-
-function removeImage(img: DomElement, root: DomElement): void {
-  let parent = img.parentNode as DomElement | null;
-  img.remove();
-  while (parent && parent !== root && parent.nodeType === 1 && WRAPPERS.has(parent.tagName.toLowerCase())) {
-    const tag = parent.tagName.toLowerCase();
-    const empty = tag === 'figure'
-      ? Array.from(parent.querySelectorAll('img, table, pre, blockquote, ul, ol')).length === 0
-        && !Array.from(parent.childNodes).filter((n) => n.nodeName.toLowerCase() !== 'figcaption').map((n) => n.textContent ?? '').join('').trim()
-      : !(parent.textContent ?? '').trim() && Array.from(parent.querySelectorAll('img, table, pre, hr')).length === 0;
-    if (!empty) break;
-    const next = parent.parentNode as DomElement | null;
-    parent.remove();
-    parent = next;
-  }
-}
-
-/**
- * Hosts the images, a few at once, under the byte caps, until `until` or the job's abort; the
- * map has those that were hosted in time (keyed by their address).
- */
-async function hostAll(urls: string[], ctx: ImageContext, until: number): Promise<Map<string, HostedImage>> {
+export async function hostPageImages(all: string[], given: Pick<JobContext, 'blobs' | 'signal'> & Partial<ImageContext>, until: number): Promise<Map<string, HostedImage>> {
   const done = new Map<string, HostedImage>();
+  if (!given.fetch || !given.config || all.length === 0) return done;
+  const ctx = given as ImageContext;
+  const urls = all.slice(0, PAGE_IMAGE_LIMITS.maxImages);
   const perImage = Math.min(PAGE_IMAGE_LIMITS.maxImageBytes, ctx.config.maxImageBytes);
   const stop = new AbortController();
   const onAbort = () => stop.abort();

@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { ffmpegBinary } from '../../lib/media/run-tool';
 import { buildAwsDeps, buildAwsWorkerDeps, InvocationBudget } from '../../functions/aws-deps';
 import { createWorkerHandler } from '../../functions/worker';
+import type { RunSummary } from '../../lib/adapters/aws/sqs-job-runner';
 import { createLambdaPreviewHandler } from '../../functions/preview';
 import { createObservability } from '../../functions/observability';
 import { createPreviewHandler, type HttpResponse } from '../../lib/http/preview-handler';
@@ -59,7 +60,8 @@ async function post(handler: (e: unknown, c?: any) => Promise<unknown>, link: st
 
 test('a page preview: the image is rendered by the worker behind SQS, stored in S3, and linked through CloudFront', async () => {
   poller = startPoller(em, worker());
-  const handler = createPreviewHandler(buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs }));
+  const settled: RunSummary[] = [];
+  const handler = createPreviewHandler(buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs, onJobsSettled: (s) => settled.push(s) }));
   const { out, json } = await post(handler, site.url('/page'), 'req-page-1');
 
   expect(out.statusCode).toBe(200);
@@ -78,6 +80,12 @@ test('a page preview: the image is rendered by the worker behind SQS, stored in 
   }
   // The job result sits under the request id, which the message carried to the worker.
   expect(await keys('jobs/req-page-1/')).toContain('jobs/req-page-1/image.json');
+  // Each result read came with its delay after the worker finished it (the runner's 'jobs settled').
+  expect(settled.length).toBeGreaterThan(0);
+  for (const run of settled) {
+    expect(run.resultDelayMs).toHaveLength(run.jobs - run.late - run.notQueued);
+    for (const ms of run.resultDelayMs) expect(Number.isFinite(ms) && ms >= 0).toBe(true);
+  }
   const messages = poller.events.flatMap((e) => e.Records.map((r) => JSON.parse(r.body)));
   expect(messages.find((m) => m.jobId === 'image')).toMatchObject({ version: 1, requestId: 'req-page-1', kind: 'image', input: { url: site.url('/pic.png') } });
 });

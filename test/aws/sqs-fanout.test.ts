@@ -6,7 +6,7 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { SQSEvent } from 'aws-lambda';
 import { S3BlobStore } from '../../lib/adapters/aws/s3-blob-store';
-import { SqsJobRunner } from '../../lib/adapters/aws/sqs-job-runner';
+import { DEFAULT_POLL, SqsJobRunner, type RunSummary } from '../../lib/adapters/aws/sqs-job-runner';
 import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
 import type { Job } from '../../lib/ports';
 import { createWorkerHandler } from '../../functions/worker';
@@ -127,6 +127,29 @@ describe('SqsJobRunner with the worker behind SQS', () => {
   test('the hard (invocation) deadline wins over a later record deadline', async () => {
     const outcomes = await runner({ hardDeadline: () => Date.now() + 300 }).run([echo('x', 1)], { requestId: 'req-hard', deadline: Date.now() + 20000 });
     expect(outcomes.get('x')).toMatchObject({ ok: false, error: 'deadline exceeded' });
+  });
+
+  test('each result read is reported with its delay after the worker finished the job (its finishedAt)', async () => {
+    const summaries: RunSummary[] = [];
+    // The result is already there, written (as the worker writes it) an hour after it finished.
+    const hourAgo = Date.now() - 3600_000;
+    await blobs.put(resultKey('req-delay', 'done'), encodeJson({ version: 1, requestId: 'req-delay', jobId: 'done', kind: 'echo', ok: true, result: { value: 1 }, ms: 5, finishedAt: new Date(hourAgo).toISOString() }), { contentType: 'application/json' });
+    const outcomes = await runner({ onRun: (s) => summaries.push(s) }).run([echo('done', 1), echo('never', 2)], { requestId: 'req-delay', deadline: Date.now() + 300 });
+    expect(outcomes.get('done')).toMatchObject({ ok: true, result: { value: 1 } });
+    expect(outcomes.get('never')).toMatchObject({ ok: false, error: 'deadline exceeded' });
+    // One delay, for the one result read, measured from the result's finishedAt.
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0].resultDelayMs).toHaveLength(1);
+    expect(summaries[0].resultDelayMs[0]).toBeGreaterThanOrEqual(3600_000);
+  });
+
+  test('the poll schedule: a kind whose first poll is later than the deadline is looked for once, at the deadline', async () => {
+    const gets = new Map<string, number>();
+    const counting = Object.create(blobs, { get: { value: (key: string) => { gets.set(key, (gets.get(key) ?? 0) + 1); return blobs.get(key); } } });
+    const outcomes = await runner({ blobs: counting, poll: { firstMs: { echo: 60_000 } } }).run([echo('late-first', 1)], { requestId: 'req-first', deadline: Date.now() + 300 });
+    expect(outcomes.get('late-first')).toMatchObject({ ok: false, error: 'deadline exceeded' });
+    expect(gets.get(resultKey('req-first', 'late-first'))).toBe(1);
+    expect(DEFAULT_POLL.maxMs).toBeLessThanOrEqual(50);
   });
 
   test('an input too large for a message is stored in S3 beside its result and read back by the worker', async () => {

@@ -3,7 +3,7 @@
  * + sanitizer + turndown + text), median over runs, once on a 3 MB article (cut to the HTML cap),
  * and the heap the DOM takes for 300 KB and 3 MB. `npm run bench -- content`.
  */
-import { extractPageContent, PAGE_CONTENT_LIMITS } from '../../lib/page/page-content.js';
+import { extractPageContent, PAGE_CONTENT_LIMITS } from '../../lib/page/page-content-dom.js';
 import { articlePage, paragraphs } from '../page/fixtures.js';
 import { median, timeRuns } from './bench.js';
 

@@ -1,13 +1,18 @@
 /**
  * `npm run bench -- images`: median time to render the four WebP sizes (lib/media/images.ts
- * renderImage: decode, orient, resize, encode; no storage) of a 1600x1000 and a 4000x3000 JPEG,
- * both timed in the same run, with the production settings (per-size WebP effort), then with one
- * effort for every size for comparison (4 is sharp's default). BENCH_RUNS sets the runs (9).
+ * renderImage: one decode, each size resized from the next larger one, encode; no storage) of a
+ * 1600x1000 and a 4000x3000 JPEG, and of three 1600x1000 JPEGs at once (a page's images), with
+ * libvips at one thread per pipeline (sharp.concurrency(1), what sharp picks on glibc and what the
+ * service keeps) and at two; BENCH_POOL=1 keeps a CPU pool thread parsing a 300 KB page meanwhile
+ * (a page-content job beside the renders). Then one effort for every size for comparison (4 is
+ * sharp's default). BENCH_RUNS sets the runs (9).
  */
 import { loadavg } from 'node:os';
 import sharp from 'sharp';
+import { CpuPool } from '../../lib/jobs/cpu-pool.js';
 import { renderImage } from '../../lib/media/images.js';
 import { median, timeRuns } from './bench.js';
+import { largeArticle } from './content.bench.js';
 
 /** A photo-like JPEG: smooth gradients plus noise, so it is not trivially compressible. */
 export async function photoJpeg(width: number, height: number): Promise<Buffer> {
@@ -32,16 +37,38 @@ export async function run(): Promise<void> {
   const small = await photoJpeg(1600, 1000);
   const big = await photoJpeg(4000, 3000);
   const runs = Number(process.env.BENCH_RUNS ?? 9);
-  process.stdout.write(`sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}, sharp.concurrency() = ${sharp.concurrency()}, runs = ${runs}, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}\n`);
+  const initial = sharp.concurrency();
+  process.stdout.write(`sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}, sharp.concurrency() = ${initial}, runs = ${runs}, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}\n`);
   const row = async (label: string, bytes: Buffer, effort?: number) => {
     const render = () => renderImage(bytes, { maxPixels: MAX_PIXELS, effort });
     const times = await timeRuns(runs, render);
     const r = await render();
     const kib = r.renditions.map((x) => `${x.name} ${x.width}x${x.height} ${(x.data.length / 1024).toFixed(0)} KiB`).join(', ');
-    process.stdout.write(`${label.padEnd(44)} median ${median(times).toFixed(1).padStart(7)} ms (min ${Math.min(...times).toFixed(1)})  ${kib}\n`);
+    process.stdout.write(`${label.padEnd(52)} median ${median(times).toFixed(1).padStart(7)} ms (min ${Math.min(...times).toFixed(1)})  ${kib}\n`);
   };
-  await row('1600x1000 JPEG -> 4 WebP sizes', small);
-  await row('4000x3000 JPEG -> 4 WebP sizes', big);
+  const three = async (label: string) => {
+    const times = await timeRuns(runs, () => Promise.all([0, 1, 2].map(() => renderImage(small, { maxPixels: MAX_PIXELS }))));
+    process.stdout.write(`${label.padEnd(52)} median ${median(times).toFixed(1).padStart(7)} ms (min ${Math.min(...times).toFixed(1)})\n`);
+  };
+  // A pool thread kept busy with page content, as a page-content job beside the renders.
+  let busy = process.env.BENCH_POOL === '1';
+  const pool = busy ? new CpuPool({ threads: 1, maxQueue: 4 }) : undefined;
+  const page = { url: 'https://news.example/a', bytesBase64: Buffer.from(largeArticle(300 * 1024)).toString('base64') };
+  const background = pool ? (async () => { while (busy) await pool.run('readPageContent', page); })() : undefined;
+  try {
+    for (const threads of [1, 2]) {
+      sharp.concurrency(threads);
+      const tag = `libvips ${threads} thread${threads > 1 ? 's' : ''}${pool ? ', pool busy' : ''}`;
+      await row(`1600x1000 JPEG -> 4 WebP sizes (${tag})`, small);
+      await row(`4000x3000 JPEG -> 4 WebP sizes (${tag})`, big);
+      await three(`three 1600x1000 JPEGs at once (${tag})`);
+    }
+  } finally {
+    sharp.concurrency(initial);
+    busy = false;
+    await background;
+    await pool?.close();
+  }
   if (process.env.BENCH_EFFORTS !== '0') {
     for (const effort of [0, 2, 4]) await row(`1600x1000 JPEG, effort ${effort} for every size`, small, effort);
   }

@@ -1,6 +1,16 @@
-/** The preview bundle as the stack builds it: it must load without sharp (only the worker has the layer). */
+/**
+ * The bundles as the stack builds them: the preview bundle must load without sharp (only the
+ * worker has the layer); the worker bundle carries the CPU pool's thread module.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
-import { previewEsbuildOptions, RUNTIME_PROVIDED } from '../../cdk/constructs/bundling';
+import { buildFunctionBundle, previewEsbuildOptions, RUNTIME_PROVIDED, WORKER_BUNDLE } from '../../cdk/constructs/bundling';
+
+const run = promisify(execFile);
 
 test('the preview bundle has the AWS adapters only: no sharp, no local job runner, and the AWS SDK left to the runtime', async () => {
   const out = await esbuild.build({ ...previewEsbuildOptions('/tmp/linklens-preview-check.mjs'), write: false });
@@ -8,6 +18,7 @@ test('the preview bundle has the AWS adapters only: no sharp, no local job runne
   expect(code).not.toMatch(/from"sharp"/);
   expect(code).toMatch(/from"@aws-sdk\/client-sqs"/);
   expect(code).not.toContain('LINKLENS_BUNDLE_AWS_ONLY');
+  expect(code).not.toContain('cpu-worker'); // no job code, so no CPU pool
   expect(out.outputFiles[0].contents.length).toBeLessThan(4 * 1024 * 1024);
 });
 
@@ -24,3 +35,34 @@ test('the key digests of a parameter or a secret: Powertools parameters is insid
   expect(RUNTIME_PROVIDED).toEqual(['@aws-sdk/*']);
   expect(inputs.some((i) => i.includes('node_modules/@aws-sdk/'))).toBe(false);
 });
+
+test('the worker bundle ships the CPU pool: cpu-worker.mjs beside index.mjs, self-contained, and a pool thread started from the bundle loads it and runs its tasks', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'linklens-worker-bundle-'));
+  try {
+    buildFunctionBundle(WORKER_BUNDLE, dir);
+    const index = readFileSync(path.join(dir, 'index.mjs'), 'utf8');
+    const thread = readFileSync(path.join(dir, 'cpu-worker.mjs'), 'utf8');
+    // index.mjs loads piscina from the shipped package (it starts threads with its own worker.js).
+    expect(index).toMatch(/from"piscina"/);
+    expect(existsSync(path.join(dir, 'node_modules/piscina/dist/worker.js'))).toBe(true);
+    // The thread module imports nothing but Node's own modules.
+    const specifiers = [...thread.matchAll(/(?:from|import\()\s*"([^"]+)"/g)].map((m) => m[1]).filter((s) => !s.startsWith(')'));
+    expect(specifiers.length).toBeGreaterThan(0);
+    expect(specifiers.filter((s) => !s.startsWith('node:'))).toEqual([]);
+    // A pool as the bundle starts it (piscina resolved from the bundle's node_modules, nothing above /tmp), on the built thread module.
+    const check = path.join(dir, 'pool-check.mjs');
+    writeFileSync(check, [
+      "import { Piscina } from 'piscina';",
+      "const pool = new Piscina({ filename: new URL('./cpu-worker.mjs', import.meta.url).pathname, minThreads: 1, maxThreads: 1 });",
+      "const html = '<html lang=\"en\"><head><title>T</title></head><body><article><h1>T</h1><p>' + 'word '.repeat(300) + '</p><img src=\"a.png\"></article></body></html>';",
+      "const read = await pool.run({ url: 'https://x.example/', bytesBase64: Buffer.from(html).toString('base64') }, { name: 'readPageContent' });",
+      "const versions = await pool.run({ content: read.images.content, hosted: {} }, { name: 'writePageVersions' });",
+      'process.stdout.write(JSON.stringify({ words: read.words, urls: read.images.urls, markdown: versions.markdown.slice(0, 4) }));',
+      'await pool.destroy();',
+    ].join('\n'));
+    const { stdout } = await run(process.execPath, [check], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual({ words: 301, urls: ['https://x.example/a.png'], markdown: '# T\n' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);

@@ -8,7 +8,7 @@
  * only); elsewhere it says so and is skipped.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { CLOUDFRONT_DOMAIN, LAMBDA_UNZIPPED_LIMIT, node22Binary, startRehearsal, type Rehearsal } from '../rehearsal/stack-rehearsal';
+import { CLOUDFRONT_DOMAIN, jobResultDelays, LAMBDA_UNZIPPED_LIMIT, node22Binary, startRehearsal, type Rehearsal } from '../rehearsal/stack-rehearsal';
 import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import { jpeg, png } from '../media/fixtures';
 import { makePdf, mp3, mp4, proseDocument, serveBytes } from '../media-types/fixtures';
@@ -58,6 +58,11 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
         const s = f.stats;
         figures.push(`${s.logicalId}: init (import) ${s.initMs.map((m) => `${m.toFixed(0)} ms`).join(', ') || 'not started'}; ${s.invocations} invocations; peak RSS ${s.peakRssMb.toFixed(0)}/${s.memoryMb} MB; code ${(s.codeBytes / 1e6).toFixed(1)} MB + layers ${(s.layerBytes / 1e6).toFixed(1)} MB = ${((s.codeBytes + s.layerBytes) / 1e6).toFixed(1)} of ${LAMBDA_UNZIPPED_LIMIT / 1e6} MB`);
       }
+      const delays = jobResultDelays(r.fnByService('linklens-preview')).sort((a, b) => a - b);
+      const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))];
+      figures.push(delays.length
+        ? `job result seen by the preview after the worker finished it (S3 PUT + poll wait + GET): p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${delays[delays.length - 1]} ms over ${delays.length} results`
+        : 'job result delays: none logged');
       for (const m of r.mappings) figures.push(`${m.queue} -> ${m.fn}: batch size ${m.batchSize}, ${m.batches} batches, ${m.messages} messages, ${m.batchItemFailures} item failures, ${m.failedInvocations} failed invocations`);
       process.stdout.write(`\ndeploy rehearsal figures:\n  ${figures.join('\n  ')}\n`);
       await r.close();

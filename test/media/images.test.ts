@@ -4,7 +4,7 @@ import type { Config } from '../../lib/config';
 import type { JobContext } from '../../lib/jobs/context';
 import type { HostedImage, ImageJobResult } from '../../lib/jobs/kinds';
 import { renderImage, runImageJob, URL_MEMO } from '../../lib/media/images';
-import { IMAGE_SIZE_NAMES } from '../../lib/media/image-sizes';
+import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES } from '../../lib/media/image-sizes';
 import type { BlobStore } from '../../lib/ports';
 import { buildFetcher } from '../../functions/wiring';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
@@ -51,6 +51,15 @@ describe('renderImage (real sharp)', () => {
       expect(m.exif).toBeUndefined();
       expect(m.orientation).toBeUndefined();
     }
+  });
+
+  test('each size resized from the next larger one keeps the size it has when resized from the source (no side a pixel off)', async () => {
+    // 1500x1000 -> 1280x853 -> 640x427 -> 320x214 if each fit were taken from the one before; from the source the thumbnail is 320x213.
+    for (const [w, h] of [[1500, 1000], [1400, 900], [999, 1777]] as const) {
+      const r = await renderImage(await fx.jpeg(w, h), { maxPixels: MAX });
+      expect(sizes(r)).toEqual(Object.fromEntries(IMAGE_SIZES.map((s) => { const f = fitWithin(w, h, s.box); return [s.name, [f.width, f.height]]; })));
+    }
+    expect(sizes(await renderImage(await fx.jpeg(1500, 1000), { maxPixels: MAX })).thumbnail).toEqual([320, 213]);
   });
 
   test('a large PNG with alpha: every box, WebP keeping the alpha channel', async () => {

@@ -8,8 +8,9 @@
  * HTTP and through Lambda Invoke against a loopback stand-in of the Invoke API.
  *
  * The previews are chosen to reach every file the compiled server loads beside its modules or
- * packages: cld3's WebAssembly (a page without a declared language), sharp (an image), the pdf.js
- * worker script and pdf-parse (a PDF), the ffprobe binary (a video), and openapi.yaml.
+ * packages: cld3's WebAssembly (a page without a declared language), the CPU pool's thread module
+ * (the page's text versions), sharp (an image), the pdf.js worker script and pdf-parse (a PDF), the
+ * ffprobe binary (a video), and openapi.yaml.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -212,6 +213,8 @@ test('a strict program type-checks against the declarations (real types, not any
   for (const r of [page, image, pdf, video]) assertConforms(r);
   expect(output.type).toBe('PAGE');
   expect(page).toMatchObject({ ok: true, type: 'PAGE', title: 'Une page', language: 'fr' });
+  // Written by a thread of the CPU pool (dist/cpu-worker.mjs).
+  expect(page.page).toMatchObject({ htmlUrl: expect.stringMatching(/page\.html$/), markdownUrl: expect.stringMatching(/page\.md$/), rawTextUrl: expect.stringMatching(/page\.txt$/) });
   expect(image).toMatchObject({ ok: true, type: 'IMAGE', image: { large: { width: expect.any(Number) } } });
   expect(pdf).toMatchObject({ ok: true, type: 'DOCUMENT', document: { title: 'Packed Report', pageCount: 2, language: 'en' } });
   expect(video).toMatchObject({ ok: true, type: 'VIDEO', video: { videoCodec: 'h264', width: 320, height: 240 } });

@@ -6,7 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
-import { extractPageContent, nestingDepth, PAGE_ASSET_TYPES, PAGE_CONTENT_LIMITS, runPageContentJob } from '../../lib/page/page-content';
+import { PAGE_ASSET_TYPES, runPageContentJob } from '../../lib/page/page-content';
+import { extractPageContent, nestingDepth, PAGE_CONTENT_LIMITS, readPageContent, writePageVersions } from '../../lib/page/page-content-dom';
+import { loadConfig } from '../../lib/config';
+import type { HostedImage } from '../../lib/jobs/kinds';
 import { countText, countWords, CJK_CHARS_PER_MINUTE, readingMinutes, WORDS_PER_MINUTE } from '../../lib/page/reading-time';
 import * as mediaText from '../../lib/media/text';
 import { ARTICLE_PROSE_WORDS, articlePage, CJK_PROSE_CHARS, cjkArticlePage, homePage, hostilePage } from './fixtures';
@@ -203,5 +206,46 @@ describe('the page-content job', () => {
     const deep = `<html><body>${'<div>'.repeat(500)}<p>${'A paragraph of real words about rivers. '.repeat(20)}</p>${'</div>'.repeat(500)}</body></html>`;
     const ok = await runPageContentJob({ url: URL_, bytesBase64: Buffer.from(deep).toString('base64') }, { blobs });
     expect(ok.rawTextUrl).toBeDefined();
+  });
+});
+
+describe('in the CPU pool (lib/jobs/cpu-pool.ts)', () => {
+  let dir: string;
+  beforeAll(() => { dir = mkdtempSync(path.join(tmpdir(), 'linklens-page-pool-')); });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const pages: [string, string, string][] = [
+    ['article', articlePage(), URL_],
+    ['home page', homePage(), 'https://acme.example/'],
+    ['CJK article', cjkArticlePage(), 'https://zh.example/a'],
+    ['hostile page', hostilePage(), 'https://news.example/hostile/page.html'],
+  ];
+
+  test.each(pages)('%s: the job gives the same result and stores the same versions as in-process', async (_name, html, url) => {
+    const blobs = new FsBlobStore(dir, () => 'http://assets.test');
+    const input = { url, bytesBase64: Buffer.from(html).toString('base64'), contentType: 'text/html; charset=utf-8' };
+    const pooled = await runPageContentJob(input, { blobs, config: { ...loadConfig({}), cpuThreads: 2 } });
+    const inProcess = await runPageContentJob(input, { blobs, config: { ...loadConfig({}), cpuThreads: 0 } });
+    // The asset URLs are content hashes: equal URLs are equal versions.
+    expect(pooled).toEqual(inProcess);
+    expect(pooled.htmlUrl).toMatch(/page\.html$/);
+    const text = (await blobs.get(pooled.rawTextUrl!.replace('http://assets.test/', '')))!.toString('utf8');
+    expect(text).toBe(extractPageContent(html, url).text);
+  }, 30_000);
+
+  test('content with images travels between the two steps as a tree: the versions are those of the page DOM itself', () => {
+    // Each image "hosted" at its own address with the page's own size: the rewrite leaves every <img> as it was.
+    const read = readPageContent({ url: URL_, bytesBase64: Buffer.from(articlePage()).toString('base64') });
+    expect(read.images?.urls).toEqual(['https://news.example/2024/images/canyon.jpg']);
+    const same = (u: string) => ({ url: u, width: 800, height: 600 });
+    const hosted = Object.fromEntries(read.images!.urls.map((u) => [u, { medium: same(u), large: same(u) } as unknown as HostedImage]));
+    const versions = writePageVersions({ content: read.images!.content, hosted });
+    const direct = extractPageContent(articlePage(), URL_);
+    expect(versions).toEqual({ html: direct.html, markdown: direct.markdown });
+    expect(read.text).toBe(direct.text);
+    // Not hosted: removed, with the figure it leaves empty.
+    const removed = writePageVersions({ content: read.images!.content, hosted: {} });
+    expect(removed.html).not.toMatch(/<img|canyon\.jpg/);
+    expect(direct.html).toMatch(/<img src="https:\/\/news\.example\/2024\/images\/canyon\.jpg"/);
   });
 });

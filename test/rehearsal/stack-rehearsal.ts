@@ -283,6 +283,22 @@ export interface Rehearsal {
   close(): Promise<void>;
 }
 
+/**
+ * The job result delays the preview function logged (lib/adapters/aws/sqs-job-runner.ts, its
+ * 'jobs settled' lines): for each result read, ms from the worker's finishedAt to the read.
+ */
+export function jobResultDelays(preview: { logs: string[] }): number[] {
+  const delays: number[] = [];
+  for (const line of preview.logs) {
+    if (!line.includes('jobs settled')) continue;
+    try {
+      const entry = JSON.parse(line.slice(line.indexOf('{')));
+      if (entry.message === 'jobs settled' && Array.isArray(entry.resultDelayMs)) delays.push(...entry.resultDelayMs.filter((n: unknown) => typeof n === 'number'));
+    } catch { /* not a JSON line */ }
+  }
+  return delays;
+}
+
 function assertNoNodeModulesAbove(dir: string): void {
   for (let d = path.dirname(dir); ; d = path.dirname(d)) {
     if (fs.existsSync(path.join(d, 'node_modules'))) throw new Error(`rehearsal: ${path.join(d, 'node_modules')} exists above ${dir}; a function would resolve packages from it`);

@@ -16,8 +16,8 @@ export interface SqsJobRunnerOptions {
    * the invocation budget inside API Gateway's 29 s limit (see functions/preview.ts).
    */
   hardDeadline?: () => number | undefined;
-  /** Polling backoff for results: first delay, growth factor, and cap (ms). */
-  poll?: { initialMs?: number; factor?: number; maxMs?: number };
+  /** How each job's result is polled for (ms): see PollSchedule. */
+  poll?: PollSchedule;
   /** Inputs whose message would be larger than this go to S3 (SQS allows 256 KiB per message and per batch). */
   maxInlineBytes?: number;
   log?: Log;
@@ -34,27 +34,51 @@ export interface RunSummary {
   notQueued: number;
   /** From the first send to the last result (or the deadline). */
   waitMs: number;
+  /**
+   * For each result read: how long after the worker finished the job (its `finishedAt`) this
+   * runner read it, in ms: the worker's S3 PUT, the wait for the next poll, and the GET. The
+   * clocks are the two Lambdas' (kept in sync by AWS's time service).
+   */
+  resultDelayMs: number[];
 }
+
+/**
+ * When a job's result is looked for: first `firstMs[kind]` (else `initialMs`) after the jobs are
+ * sent, then after each miss a delay that grows by `factor` up to `maxMs`. A result is seen on
+ * average half a poll interval after it is written (plus the GET), so the cap sets the delay; each
+ * poll is one S3 GET ($0.0004 per 1,000): a job of 2 s costs about 50 GETs at the 40 ms cap.
+ */
+export interface PollSchedule {
+  initialMs?: number;
+  factor?: number;
+  maxMs?: number;
+  /** The first poll of a kind that never finishes sooner (a screenshot: a browser page load). */
+  firstMs?: Partial<Record<JobKind, number>>;
+}
+
+export const DEFAULT_POLL: Required<PollSchedule> = {
+  initialMs: 20,
+  factor: 1.5,
+  maxMs: 40,
+  // A warm screenshot is a page load plus a capture: well over 300 ms.
+  firstMs: { screenshot: 300 },
+};
 
 const BATCH = 10;
 
 /**
  * The JobRunner on AWS: a fan-out with a synchronous wait. Jobs go to SQS with SendMessageBatch
  * (one versioned JSON message each); the worker Lambdas run them with the same job code as the
- * local runner and write each result to S3; this runner polls S3 for the results with a short
- * backoff until they are all there or the deadline passes. A job that failed, could not be
+ * local runner and write each result to S3; this runner polls S3 for the results (PollSchedule)
+ * until they are all there or the deadline passes. A job that failed, could not be
  * queued or is late is reported as failed, and the record goes out without it.
  */
 export class SqsJobRunner implements JobRunner {
-  private readonly initialMs: number;
-  private readonly factor: number;
-  private readonly maxMs: number;
+  private readonly poll: Required<PollSchedule>;
   private readonly maxInlineBytes: number;
 
   constructor(private readonly options: SqsJobRunnerOptions) {
-    this.initialMs = options.poll?.initialMs ?? 40;
-    this.factor = options.poll?.factor ?? 1.5;
-    this.maxMs = options.poll?.maxMs ?? 400;
+    this.poll = { ...DEFAULT_POLL, ...options.poll };
     this.maxInlineBytes = options.maxInlineBytes ?? 200 * 1024;
   }
 
@@ -90,16 +114,30 @@ export class SqsJobRunner implements JobRunner {
     }
     for (const job of jobs) if (!queued.has(job.id) && !outcomes.has(job.id)) fail(job.id, 'deadline exceeded before queueing');
 
-    // 2. Wait: poll S3 for the results with a short backoff, up to the deadline.
-    const pending = new Map(jobs.filter((j) => queued.has(j.id)).map((j) => [j.id, resultKey(requestId, j.id)]));
+    // 2. Wait: poll S3 for each result on its own schedule (PollSchedule), up to the deadline.
+    const sent = Date.now();
     const kinds = new Map(jobs.map((j) => [j.id, j.kind]));
-    let delay = this.initialMs;
+    const pending = new Map(
+      jobs.filter((j) => queued.has(j.id)).map((j) => {
+        const first = this.poll.firstMs[j.kind] ?? this.poll.initialMs;
+        return [j.id, { key: resultKey(requestId, j.id), at: sent + first, delay: Math.min(first, this.poll.maxMs) }];
+      }),
+    );
+    const resultDelayMs: number[] = [];
     while (pending.size > 0) {
+      const next = Math.min(...[...pending.values()].map((p) => p.at));
+      const wait = Math.min(next, deadline) - Date.now();
+      if (wait > 0) await sleep(wait);
+      const now = Date.now();
+      // At the deadline, one last look for every result still missing.
+      const last = now >= deadline;
       await Promise.all(
-        [...pending].map(async ([id, key]) => {
+        [...pending].filter(([, p]) => last || p.at <= now).map(async ([id, p]) => {
+          p.delay = Math.min(p.delay * this.poll.factor, this.poll.maxMs);
+          p.at = now + p.delay;
           let text: Buffer | undefined;
           try {
-            text = await this.options.blobs.get(key);
+            text = await this.options.blobs.get(p.key);
           } catch (err) {
             this.options.log?.warn('job result read failed', { requestId, jobId: id, error: (err as Error).message });
             return;
@@ -107,16 +145,14 @@ export class SqsJobRunner implements JobRunner {
           const r = text && parseJobResult(text.toString('utf8'));
           if (!r) return;
           pending.delete(id);
+          const finished = Date.parse(r.finishedAt);
+          if (Number.isFinite(finished)) resultDelayMs.push(Math.max(0, Date.now() - finished));
           const ms = performance.now() - t0;
           // The worker stored the result of the job's own kind (its handler's, lib/jobs/registry.ts).
           outcomes.set(id, r.ok ? ({ id, kind: kinds.get(id), ok: true, result: r.result, ms } as JobOutcome<K>) : { id, ok: false, error: r.error, ms });
         }),
       );
-      if (pending.size === 0) break;
-      const left = deadline - Date.now();
-      if (left <= 0) break;
-      await sleep(Math.min(delay, left));
-      delay = Math.min(delay * this.factor, this.maxMs);
+      if (last) break;
     }
     for (const id of pending.keys()) fail(id, 'deadline exceeded');
 
@@ -128,6 +164,7 @@ export class SqsJobRunner implements JobRunner {
       late: pending.size,
       notQueued: jobs.length - queued.size,
       waitMs: Math.round(performance.now() - t0),
+      resultDelayMs,
     };
     this.options.log?.info('jobs settled', { ...summary });
     this.options.onRun?.(summary);
