@@ -11,11 +11,16 @@ function esmPackages() {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
       if (entry.name.startsWith('.')) continue;
-      if (entry.name.startsWith('@') && !prefix) { visit(path.join(dir, entry.name), entry.name + '/'); continue; }
+      if (entry.name.startsWith('@') && !prefix) {
+        visit(path.join(dir, entry.name), `${entry.name}/`);
+        continue;
+      }
       try {
         const pkg = JSON.parse(fs.readFileSync(path.join(dir, entry.name, 'package.json'), 'utf8'));
         if (pkg.type === 'module') names.push(prefix + entry.name);
-      } catch { /* not a package */ }
+      } catch {
+        /* not a package */
+      }
     }
   };
   visit(root, '');
@@ -32,10 +37,13 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    '^.+\\.(t|j|mj)sx?$': ['@swc/jest', {
-      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-      module: { type: 'commonjs' },
-    }],
+    '^.+\\.(t|j|mj)sx?$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        module: { type: 'commonjs' },
+      },
+    ],
   },
   transformIgnorePatterns: [`node_modules/(?!(${esm.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],

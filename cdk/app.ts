@@ -30,7 +30,11 @@ const ctx = (key: string): string | undefined => {
   if (v === undefined || v === null || v === '') return undefined;
   return Array.isArray(v) ? v.join(',') : String(v);
 };
-const list = (key: string) => (ctx(key) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const list = (key: string) =>
+  (ctx(key) ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const num = (key: string) => {
   const v = ctx(key);
   if (v === undefined) return undefined;

@@ -20,7 +20,10 @@ export class LinkPreviewStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: service.api.url, description: 'POST here with "Authorization: Bearer <key>"' });
     service.store.addOutputs(this);
     new CfnOutput(this, 'PreviewFunctionName', { value: service.previewFunction.functionName, description: 'For direct invocation from other Lambdas' });
-    new CfnOutput(this, 'PreviewFunctionArn', { value: service.previewFunction.functionArn, description: 'Grant lambda:InvokeFunction on this ARN to callers' });
+    new CfnOutput(this, 'PreviewFunctionArn', {
+      value: service.previewFunction.functionArn,
+      description: 'Grant lambda:InvokeFunction on this ARN to callers',
+    });
     new CfnOutput(this, 'JobQueueUrl', { value: service.jobs.queue.queueUrl });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: service.jobs.deadLetterQueue.queueUrl });
     if (service.screenshotJobs) new CfnOutput(this, 'ScreenshotQueueUrl', { value: service.screenshotJobs.queue.queueUrl });

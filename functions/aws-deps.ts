@@ -7,19 +7,19 @@ import { S3Client } from '@aws-sdk/client-s3';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SSMClient } from '@aws-sdk/client-ssm';
+import { secretKeyHashSource, ssmKeyHashSource } from '../lib/adapters/aws/key-hash-source.js';
+import { S3BlobStore } from '../lib/adapters/aws/s3-blob-store.js';
+import { type RunSummary, SqsJobRunner } from '../lib/adapters/aws/sqs-job-runner.js';
 import { createKeyStore } from '../lib/auth/key-store.js';
+import { BUDGET_MARGIN_MS, TimeBudget } from '../lib/budget.js';
 import type { Config } from '../lib/config.js';
 import { ENV } from '../lib/core-settings.js';
-import { ConfigError } from '../lib/settings.js';
-import { secretKeyHashSource, ssmKeyHashSource } from '../lib/adapters/aws/key-hash-source.js';
-import { fetcherFromConfig, type Fetcher } from '../lib/fetch/safe-fetch.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
-import { S3BlobStore } from '../lib/adapters/aws/s3-blob-store.js';
-import { SqsJobRunner, type RunSummary } from '../lib/adapters/aws/sqs-job-runner.js';
+import { type Fetcher, fetcherFromConfig } from '../lib/fetch/safe-fetch.js';
 import type { HandlerDeps } from '../lib/http/preview-handler.js';
 import type { Log } from '../lib/log.js';
 import type { BlobStore, KeyStore } from '../lib/ports.js';
-import { BUDGET_MARGIN_MS, TimeBudget } from '../lib/budget.js';
+import { ConfigError } from '../lib/settings.js';
 
 /** True when the environment names a bucket and a queue: the preview Lambda then uses S3 + SQS. */
 export function awsConfigured(config: Config): boolean {
@@ -78,7 +78,8 @@ export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: Bl
  */
 export function buildAwsKeyStore(options: { config: Config; log: Log; ssm?: SSMClient; secrets?: SecretsManagerClient }): KeyStore {
   const { config, log } = options;
-  if (config.apiKeyParameter && config.apiKeySecret) throw new ConfigError(`Invalid configuration: ${ENV.apiKeyParameter} and ${ENV.apiKeySecret} are both set (set one)`);
+  if (config.apiKeyParameter && config.apiKeySecret)
+    throw new ConfigError(`Invalid configuration: ${ENV.apiKeyParameter} and ${ENV.apiKeySecret} are both set (set one)`);
   const read = { maxAgeSeconds: config.apiKeyCacheSeconds, log, retryAfterMs: Math.min(config.apiKeyCacheSeconds * 1000, 60_000) };
   const source = config.apiKeyParameter
     ? ssmKeyHashSource({ ...read, name: config.apiKeyParameter, client: options.ssm })
@@ -104,7 +105,10 @@ export function buildAwsWorkerDeps(options: { config: Config; log: Log; s3?: S3C
 export class InvocationBudget {
   private current: TimeBudget | undefined;
 
-  constructor(private readonly budgetMs: number, private readonly marginMs = BUDGET_MARGIN_MS) {}
+  constructor(
+    private readonly budgetMs: number,
+    private readonly marginMs = BUDGET_MARGIN_MS,
+  ) {}
 
   start(context?: { getRemainingTimeInMillis?: () => number }, now = Date.now()): TimeBudget {
     const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;

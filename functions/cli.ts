@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, loadConfig, type Config } from '../lib/config.js';
+import { type Config, ConfigError, loadConfig } from '../lib/config.js';
 import type { LinkRecord } from '../lib/contract/link.js';
 import { createPreviewHandler } from '../lib/http/preview-handler.js';
 import { createConsoleLogger } from '../lib/log.js';
@@ -51,7 +51,10 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
 
   const started = Date.now();
   io.err(`previewing ${args[0]} …\n`);
-  const progress = setInterval(() => io.err(`  still working (${Math.round((Date.now() - started) / 1000)} s: fetching, probing media, rendering images)\n`), 2000);
+  const progress = setInterval(
+    () => io.err(`  still working (${Math.round((Date.now() - started) / 1000)} s: fetching, probing media, rendering images)\n`),
+    2000,
+  );
   let result: Record<string, unknown>;
   try {
     result = (await handler({ link: args[0] }, { awsRequestId: `cli-${process.pid}-${started}` })) as Record<string, unknown>;
@@ -68,10 +71,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
 }
 
 export function summary(r: LinkRecord): string {
-  const lines = [
-    `${r.ok ? 'OK' : 'NOT OK'}  ${r.type}  HTTP ${r.status}${r.size !== undefined ? `  ${r.size} bytes` : ''}`,
-    `url:         ${r.url}`,
-  ];
+  const lines = [`${r.ok ? 'OK' : 'NOT OK'}  ${r.type}  HTTP ${r.status}${r.size !== undefined ? `  ${r.size} bytes` : ''}`, `url:         ${r.url}`];
   if (r.redirected) lines.push(`redirected:  ${r.redirectionTrail?.join(' -> ')}`);
   if (r.title !== undefined) lines.push(`title:       ${r.title}`);
   if (r.description) lines.push(`description: ${r.description.length > 160 ? `${r.description.slice(0, 157)}…` : r.description}`);

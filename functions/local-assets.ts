@@ -14,7 +14,12 @@ export interface AssetAnswer {
 }
 
 /** The answer for a GET or HEAD of an /assets/ path, or undefined when it names no asset (404). */
-export async function assetAnswer(assets: FsBlobStore | undefined, method: string, path: string, ifNoneMatch: string | undefined): Promise<AssetAnswer | undefined> {
+export async function assetAnswer(
+  assets: FsBlobStore | undefined,
+  method: string,
+  path: string,
+  ifNoneMatch: string | undefined,
+): Promise<AssetAnswer | undefined> {
   const key = assetKey(path);
   // A key that is not a regular file (a directory, nothing), or that went between has() and get(), is 404.
   const bytes = assets && key && (await assets.has(key).catch(() => false)) ? await assets.get(key).catch(() => undefined) : undefined;

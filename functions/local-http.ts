@@ -99,7 +99,13 @@ function httpApiEvent(req: http.IncomingMessage, path: string, body: Buffer, req
     rawQueryString: rawQuery,
     headers,
     requestContext: {
-      http: { method: req.method ?? 'GET', path, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '', userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method: req.method ?? 'GET',
+        path,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '',
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId,
       stage: '$default',
       timeEpoch: Date.now(),
@@ -121,7 +127,10 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | nu
     let size = 0;
     const onData = (c: Buffer) => {
       size += c.length;
-      if (size <= limit) { chunks.push(c); return; }
+      if (size <= limit) {
+        chunks.push(c);
+        return;
+      }
       req.off('data', onData);
       req.pause();
       chunks.length = 0;
@@ -138,7 +147,15 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | nu
  * lacks them. When the request body was not read to its end (a refused or oversized upload), the
  * answer says `connection: close` and the connection is closed after it: the body is not drained.
  */
-function send(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: Record<string, string>, body: string | Buffer | undefined, requestId: string, timer: PhaseTimer): void {
+function send(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+  requestId: string,
+  timer: PhaseTimer,
+): void {
   const out: Record<string, string> = { ...headers };
   if (!out['x-request-id']) out['x-request-id'] = requestId;
   if (!out['server-timing']) out['server-timing'] = timer.header([]);
@@ -148,9 +165,20 @@ function send(req: http.IncomingMessage, res: http.ServerResponse, status: numbe
   res.end(body);
   // With `connection: close`, node shuts the socket down once the answer is written and reads on
   // only until then; a client that keeps sending after that is cut off.
-  if (unread) res.once('finish', () => { setTimeout(() => req.socket.destroy(), 1000).unref(); });
+  if (unread)
+    res.once('finish', () => {
+      setTimeout(() => req.socket.destroy(), 1000).unref();
+    });
 }
 
 function sendJson(req: http.IncomingMessage, res: http.ServerResponse, status: number, body: unknown, requestId: string, timer: PhaseTimer): void {
-  send(req, res, status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }, JSON.stringify(body), requestId, timer);
+  send(
+    req,
+    res,
+    status,
+    { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+    JSON.stringify(body),
+    requestId,
+    timer,
+  );
 }

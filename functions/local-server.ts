@@ -7,15 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from '../lib/config.js';
 import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
-import type { HandlerDeps } from '../lib/http/preview-handler.js';
-import { createApiHandler } from '../lib/http/api-handler.js';
-import { ConcurrencyGate } from '../lib/http/overload.js';
-import { createConsoleLogger, type Log } from '../lib/log.js';
-import type { Resolver } from '../lib/fetch/address-guard.js';
 import { browserAvailable } from '../lib/browser/availability.js';
 import { closeBrowser } from '../lib/browser/browser.js';
+import { type Config, loadConfig } from '../lib/config.js';
+import type { Resolver } from '../lib/fetch/address-guard.js';
+import { createApiHandler } from '../lib/http/api-handler.js';
+import { ConcurrencyGate } from '../lib/http/overload.js';
+import type { HandlerDeps } from '../lib/http/preview-handler.js';
+import { createConsoleLogger, type Log } from '../lib/log.js';
 import { createLocalHttpServer } from './local-http.js';
 import { buildLocalDeps } from './wiring.js';
 
@@ -47,7 +47,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const log = options.log ?? createConsoleLogger(config.logLevel);
   let url = '';
   const deps = buildLocalDeps({ config, log, baseUrl: () => url, resolver: options.resolver });
-  const handler = createApiHandler({ ...deps, status: localStatusDeps(config), gate: new ConcurrencyGate(config.maxConcurrentPreviews, config.maxQueuedPreviews) });
+  const handler = createApiHandler({
+    ...deps,
+    status: localStatusDeps(config),
+    gate: new ConcurrencyGate(config.maxConcurrentPreviews, config.maxQueuedPreviews),
+  });
   noteMissingBrowser(config, log);
   const server = createLocalHttpServer({ handler, keys: deps.keys, assets: deps.blobs instanceof FsBlobStore ? deps.blobs : undefined, log });
   url = await listen(server, options.host ?? config.host, options.port ?? config.port);
@@ -57,7 +61,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     keyGenerated,
     deps,
     server,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }).then(() => closeBrowser()),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }).then(() => closeBrowser()),
   };
 }
 

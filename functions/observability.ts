@@ -9,8 +9,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
-import { setLanguageDetectorLog } from '../lib/language/detect.js';
 import type { Config } from '../lib/config.js';
+import { setLanguageDetectorLog } from '../lib/language/detect.js';
 import type { Log } from '../lib/log.js';
 
 export { MetricUnit };

@@ -7,7 +7,7 @@
  * with a synchronous wait inside the invocation budget. Without them it falls back to the local
  * adapters (a data dir under /tmp, jobs in-process).
  */
-import middy from '@middy/core';
+
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
@@ -15,10 +15,11 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { ENV, loadConfig, type Config } from '../lib/config.js';
+import middy from '@middy/core';
+import { type Config, ENV, loadConfig } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
+import { type ApiDeps, createApiHandler } from '../lib/http/api-handler.js';
 import type { HandlerDeps, PreviewHandler } from '../lib/http/preview-handler.js';
-import { createApiHandler, type ApiDeps } from '../lib/http/api-handler.js';
 import { awsConfigured, buildAwsDeps, InvocationBudget } from './aws-deps.js';
 import { createObservability, MetricUnit, type Observability } from './observability.js';
 

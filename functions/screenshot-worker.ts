@@ -39,6 +39,9 @@ async function build() {
 
 /** The Lambda entry (functions.screenshot-worker.handler). */
 export const handler = async (event: SQSEvent, context: unknown): Promise<SQSBatchResponse> => {
-  built ??= build().catch((err) => { built = undefined; throw err; });
+  built ??= build().catch((err) => {
+    built = undefined;
+    throw err;
+  });
   return (await built)(event, context);
 };

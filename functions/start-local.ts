@@ -10,7 +10,9 @@ startLocalServer()
     // LINKPREVIEW_ALLOW_LOOPBACK / LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: say what the SSRF guard lets through.
     const opened = openGuardWarning(s.deps.config);
     if (opened) s.deps.log.warn(opened);
-    const stop = () => { s.close().then(() => process.exit(0)); };
+    const stop = () => {
+      s.close().then(() => process.exit(0));
+    };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   })

@@ -2,12 +2,13 @@
  * Composition root: builds the ports for a given configuration. The local server and the
  * Lambdas differ only here, in which adapters they plug in.
  */
-import { createKeyStore } from '../lib/auth/key-store.js';
-import type { Config } from '../lib/config.js';
-import { fetcherFromConfig, type Fetcher } from '../lib/fetch/safe-fetch.js';
-import type { Resolver } from '../lib/fetch/address-guard.js';
+
 import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
 import { InlineJobRunner } from '../lib/adapters/local/inline-job-runner.js';
+import { createKeyStore } from '../lib/auth/key-store.js';
+import type { Config } from '../lib/config.js';
+import type { Resolver } from '../lib/fetch/address-guard.js';
+import { type Fetcher, fetcherFromConfig } from '../lib/fetch/safe-fetch.js';
 import type { HandlerDeps } from '../lib/http/preview-handler.js';
 import type { Log } from '../lib/log.js';
 import type { BlobStore, JobRunner } from '../lib/ports.js';

@@ -15,23 +15,33 @@
  *   (lib/jobs/memory.ts); the others wait their turn within their own deadlines. An
  *   out-of-memory kill would lose the whole batch.
  */
-import middy from '@middy/core';
+
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { S3Client } from '@aws-sdk/client-s3';
+import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { loadConfig, type Config } from '../lib/config.js';
+import {
+  decodeJson,
+  encodeJson,
+  InvalidJobMessage,
+  JOB_MESSAGE_VERSION,
+  type JobMessage,
+  type JobResultObject,
+  parseJobMessage,
+  resultKey,
+} from '../lib/adapters/aws/job-message.js';
+import { type Config, loadConfig } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import type { Fetcher } from '../lib/fetch/safe-fetch.js';
 import { ConcurrencyGate } from '../lib/http/overload.js';
-import { jobMemoryMb, MemoryGate, workerMemoryBudgetMb } from '../lib/jobs/memory.js';
 import type { JobContext } from '../lib/jobs/context.js';
+import { jobMemoryMb, MemoryGate, workerMemoryBudgetMb } from '../lib/jobs/memory.js';
 import { isJobKind, jobHandler } from '../lib/jobs/registry.js';
 import type { Log } from '../lib/log.js';
 import type { BlobStore } from '../lib/ports.js';
-import { decodeJson, encodeJson, InvalidJobMessage, JOB_MESSAGE_VERSION, parseJobMessage, resultKey, type JobMessage, type JobResultObject } from '../lib/adapters/aws/job-message.js';
 import { buildAwsWorkerDeps } from './aws-deps.js';
 import { createObservability } from './observability.js';
 
@@ -70,7 +80,13 @@ export function createWorkerHandler(deps: WorkerDeps) {
       count('JobMessageInvalid');
       throw new RetryRecord((err as Error).message); // poison: retried, then parked in the DLQ for a human to look at
     }
-    const ids = { requestId: msg.requestId, jobId: msg.jobId, kind: msg.kind, messageId: record.messageId, receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1) };
+    const ids = {
+      requestId: msg.requestId,
+      jobId: msg.jobId,
+      kind: msg.kind,
+      messageId: record.messageId,
+      receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+    };
     const key = resultKey(msg.requestId, msg.jobId);
     if (await deps.blobs.has(key)) {
       deps.log.info('job already done, skipped', ids);
@@ -110,7 +126,13 @@ export function createWorkerHandler(deps: WorkerDeps) {
       body = { ...base, ok: true, result, ms: Math.round(performance.now() - t0), finishedAt: new Date().toISOString() };
     } catch (err) {
       if (err instanceof InvalidJobMessage) throw err;
-      body = { ...base, ok: false, error: (err as Error).message || 'job failed', ms: Math.round(performance.now() - t0), finishedAt: new Date().toISOString() };
+      body = {
+        ...base,
+        ok: false,
+        error: (err as Error).message || 'job failed',
+        ms: Math.round(performance.now() - t0),
+        finishedAt: new Date().toISOString(),
+      };
     } finally {
       clearTimeout(timer);
       lease.release();
@@ -147,7 +169,9 @@ export function createWorkerHandler(deps: WorkerDeps) {
       }
     };
     // A batch where every record failed is answered like any other (all of them in batchItemFailures), not thrown.
-    const { batchItemFailures } = await processPartialResponse({ Records: event.Records ?? [] }, processRecord, new BatchProcessor(EventType.SQS), { throwOnFullBatchFailure: false });
+    const { batchItemFailures } = await processPartialResponse({ Records: event.Records ?? [] }, processRecord, new BatchProcessor(EventType.SQS), {
+      throwOnFullBatchFailure: false,
+    });
     return { batchItemFailures: [...batchItemFailures], outcomes };
   };
 }
@@ -176,4 +200,7 @@ function build() {
 }
 
 /** The Lambda entry (functions.worker.handler); the deps are built on the first event of a container. */
-export const handler = (event: SQSEvent, context: unknown): Promise<SQSBatchResponse> => (built ??= build())(event, context);
+export const handler = (event: SQSEvent, context: unknown): Promise<SQSBatchResponse> => {
+  built ??= build();
+  return built(event, context);
+};

@@ -17,7 +17,10 @@ import path from 'node:path';
 import { closureFingerprint, fingerprint, locatePackage, packageClosure, shipPackages } from '../cdk/constructs/package-closure.js';
 
 const ROOT = path.resolve(__dirname, '..');
-const FFMPEG_PACKAGES = [['@ffprobe-installer/linux-x64', 'ffprobe'], ['@ffmpeg-installer/linux-x64', 'ffmpeg']] as const;
+const FFMPEG_PACKAGES = [
+  ['@ffprobe-installer/linux-x64', 'ffprobe'],
+  ['@ffmpeg-installer/linux-x64', 'ffmpeg'],
+] as const;
 /** The code that decides what a layer holds: a change to it changes the layers' asset hashes. */
 const BUILD_SOURCES = [__filename, path.join(ROOT, 'cdk', 'constructs', 'package-closure.ts')];
 
@@ -26,7 +29,10 @@ const BUILD_SOURCES = [__filename, path.join(ROOT, 'cdk', 'constructs', 'package
  * and the registry's integrity of each), so a layer is rebuilt and re-uploaded when either changes.
  */
 export function layerHashes(root = ROOT): { ffmpeg: string; sharp: string } {
-  const ffmpegClosure = packageClosure(FFMPEG_PACKAGES.map(([p]) => p), root);
+  const ffmpegClosure = packageClosure(
+    FFMPEG_PACKAGES.map(([p]) => p),
+    root,
+  );
   return {
     ffmpeg: fingerprint(BUILD_SOURCES, ['ffmpeg', closureFingerprint(ffmpegClosure)]),
     sharp: fingerprint(BUILD_SOURCES, ['sharp', closureFingerprint(packageClosure(['sharp'], root))]),

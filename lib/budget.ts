@@ -9,7 +9,7 @@
  * LINKPREVIEW_JOB_DEADLINE_MS, `remainingMs` the Lambda's `getRemainingTimeInMillis()` (the local
  * server passes the API Gateway limit), so the response leaves before the function times out.
  */
-import { FetchFailure, type Fetcher } from './fetch/safe-fetch.js';
+import { type Fetcher, FetchFailure } from './fetch/safe-fetch.js';
 
 /** Kept free at the end of an invocation for assembling and returning the record. */
 export const BUDGET_MARGIN_MS = 1500;
@@ -36,7 +36,10 @@ export class TimeBudget {
   private unlink: (() => void) | undefined;
 
   /** `deadline` is epoch ms; a slice (see `slice`) also ends with its parent. */
-  constructor(readonly deadline: number, parent?: TimeBudget) {
+  constructor(
+    readonly deadline: number,
+    parent?: TimeBudget,
+  ) {
     this.signal = this.controller.signal;
     const left = deadline - Date.now();
     if (left <= 0) {

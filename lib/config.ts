@@ -15,10 +15,10 @@ import { CORE_GROUPS, type CoreConfig } from './core-settings.js';
 import { PLATFORMS } from './platforms/index.js';
 import { platformSettingsGroups } from './platforms/registry.js';
 import type { Platform } from './platforms/types.js';
-import { assertUniqueVariables, readGroups, readSettings, type Env, type GroupValues, type SettingsGroup } from './settings.js';
+import { assertUniqueVariables, type Env, type GroupValues, readGroups, readSettings, type SettingsGroup } from './settings.js';
 
-export { ConfigError } from './settings.js';
 export { CORE_GROUPS, DEFAULT_USER_AGENT, ENV } from './core-settings.js';
+export { ConfigError } from './settings.js';
 
 /** The settings groups the registered platforms declare (a platform without settings declares none). */
 type DeclaredGroup<G> = G extends SettingsGroup<infer N> ? (string extends N ? never : G) : never;

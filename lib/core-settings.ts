@@ -7,64 +7,93 @@
  * from here without loading the service's code.
  */
 import * as v from 'valibot';
-import { bool, bytes, defineSettings, envNames, int, list, oneOf, text, type GroupsValues, type SettingType } from './settings.js';
+import { bool, bytes, defineSettings, envNames, type GroupsValues, int, list, oneOf, type SettingType, text } from './settings.js';
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; linklens/1.0; +https://github.com/linklens/linklens)';
 
 /** An SQS queue URL, or empty. */
 const queueUrl: SettingType<string> = {
   allowed: 'SQS queue URL',
-  schema: (env) => v.pipe(v.string(), v.trim(), v.check((s) => s === '' || /^https?:\/\/[^/]+\/.+/i.test(s), `${env} must be an SQS queue URL`)),
+  schema: (env) =>
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.check((s) => s === '' || /^https?:\/\/[^/]+\/.+/i.test(s), `${env} must be an SQS queue URL`),
+    ),
 };
 
 const SECURITY = defineSettings('security', 'Keys and the SSRF guard', {
   apiKeys: {
-    env: 'LINKPREVIEW_API_KEYS', type: list(), default: [],
+    env: 'LINKPREVIEW_API_KEYS',
+    type: list(),
+    default: [],
     doc: 'Bearer keys. Unset locally: the local server generates one and prints it at start.',
   },
   apiKeyHashes: {
     env: 'LINKPREVIEW_API_KEY_HASHES',
     type: {
       allowed: 'comma-separated SHA-256 hex digests',
-      schema: (env) => v.pipe(
-        v.string(),
-        v.transform((s) => s.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean)),
-        v.check((a) => a.every((h) => /^[0-9a-f]{64}$/.test(h)), `${env} must be comma-separated SHA-256 hex digests`),
-      ),
+      schema: (env) =>
+        v.pipe(
+          v.string(),
+          v.transform((s) =>
+            s
+              .split(',')
+              .map((x) => x.trim().toLowerCase())
+              .filter(Boolean),
+          ),
+          v.check((a) => a.every((h) => /^[0-9a-f]{64}$/.test(h)), `${env} must be comma-separated SHA-256 hex digests`),
+        ),
     },
     default: [],
     doc: 'SHA-256 hex digests of bearer keys: what the AWS stack passes (plain keys never reach AWS).',
   },
   apiKeyParameter: {
-    env: 'LINKPREVIEW_API_KEY_PARAMETER', type: text({ allowed: 'SSM parameter name or ARN' }), default: '',
+    env: 'LINKPREVIEW_API_KEY_PARAMETER',
+    type: text({ allowed: 'SSM parameter name or ARN' }),
+    default: '',
     doc: 'AWS: an SSM parameter holding more key digests (a SecureString or String of comma-separated digests, or a StringList), read by the preview Lambda and cached for `LINKPREVIEW_API_KEY_CACHE_S`: keys are added and revoked without a redeploy.',
   },
   apiKeySecret: {
-    env: 'LINKPREVIEW_API_KEY_SECRET', type: text({ allowed: 'Secrets Manager secret name or ARN' }), default: '',
+    env: 'LINKPREVIEW_API_KEY_SECRET',
+    type: text({ allowed: 'Secrets Manager secret name or ARN' }),
+    default: '',
     doc: 'AWS: or a Secrets Manager secret holding them (comma-separated digests or a JSON array of them), read and cached the same way. Not both.',
   },
   apiKeyCacheSeconds: {
-    env: 'LINKPREVIEW_API_KEY_CACHE_S', type: int(0, 86_400), default: 300,
+    env: 'LINKPREVIEW_API_KEY_CACHE_S',
+    type: int(0, 86_400),
+    default: 300,
     doc: 'Seconds the digests of the parameter or secret are cached: an added or revoked key takes effect within this time (0: read at every request). A failed read keeps the last digests this long (a minute at most).',
   },
   allowLoopback: {
-    env: 'LINKPREVIEW_ALLOW_LOOPBACK', type: bool(), default: false,
+    env: 'LINKPREVIEW_ALLOW_LOOPBACK',
+    type: bool(),
+    default: false,
     doc: 'Local development: opens the SSRF guard to loopback alone (127.0.0.0/8, `::1`, `localhost`) on any port; nothing private, link-local or metadata. Warns at start.',
   },
   allowPrivateNetworks: {
-    env: 'LINKPREVIEW_ALLOW_PRIVATE_NETWORKS', type: bool(), default: false,
+    env: 'LINKPREVIEW_ALLOW_PRIVATE_NETWORKS',
+    type: bool(),
+    default: false,
     doc: 'Tests only: opens the SSRF guard to loopback and private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) on any port; never link-local or cloud metadata addresses. Warns at start. Prefer `LINKPREVIEW_ALLOW_LOOPBACK`.',
   },
   allowedPorts: {
     env: 'LINKPREVIEW_ALLOWED_PORTS',
     type: {
       allowed: 'comma-separated port numbers',
-      schema: (env) => v.pipe(
-        v.string(),
-        v.transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
-        v.check((a) => a.every((p) => /^\d+$/.test(p) && +p > 0 && +p < 65536), `${env} must be comma-separated port numbers`),
-        v.transform((a) => a.map(Number)),
-      ),
+      schema: (env) =>
+        v.pipe(
+          v.string(),
+          v.transform((s) =>
+            s
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean),
+          ),
+          v.check((a) => a.every((p) => /^\d+$/.test(p) && +p > 0 && +p < 65536), `${env} must be comma-separated port numbers`),
+          v.transform((a) => a.map(Number)),
+        ),
     },
     default: [],
     doc: 'Ports allowed besides 80 and 443 while the guard is closed.',
@@ -73,27 +102,39 @@ const SECURITY = defineSettings('security', 'Keys and the SSRF guard', {
 
 const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
   userAgent: {
-    env: 'LINKPREVIEW_USER_AGENT', type: text({ nonEmpty: true }), default: DEFAULT_USER_AGENT,
+    env: 'LINKPREVIEW_USER_AGENT',
+    type: text({ nonEmpty: true }),
+    default: DEFAULT_USER_AGENT,
     doc: 'The User-Agent of outbound fetches (some hosts get their own: lib/fetch/host-profiles.ts).',
   },
   maxPageBytes: {
-    env: 'LINKPREVIEW_MAX_PAGE_BYTES', type: bytes(1024, 100 * 1024 * 1024), default: 5 * 1024 * 1024,
+    env: 'LINKPREVIEW_MAX_PAGE_BYTES',
+    type: bytes(1024, 100 * 1024 * 1024),
+    default: 5 * 1024 * 1024,
     doc: 'Bytes read of the link itself: HTML beyond it is cut (metadata is at the top), other bodies are only measured.',
   },
   maxImageBytes: {
-    env: 'LINKPREVIEW_MAX_IMAGE_BYTES', type: bytes(1024, 200 * 1024 * 1024), default: 15 * 1024 * 1024,
+    env: 'LINKPREVIEW_MAX_IMAGE_BYTES',
+    type: bytes(1024, 200 * 1024 * 1024),
+    default: 15 * 1024 * 1024,
     doc: 'Cap on any image download.',
   },
   maxImagePixels: {
-    env: 'LINKPREVIEW_MAX_IMAGE_PIXELS', type: int(1, 1_000_000_000), default: 50_000_000,
+    env: 'LINKPREVIEW_MAX_IMAGE_PIXELS',
+    type: int(1, 1_000_000_000),
+    default: 50_000_000,
     doc: 'Decoded pixels an image (or a video frame) may have before it is refused (decompression bombs).',
   },
   fetchTimeoutMs: {
-    env: 'LINKPREVIEW_FETCH_TIMEOUT_MS', type: int(100, 120_000), default: 10_000,
+    env: 'LINKPREVIEW_FETCH_TIMEOUT_MS',
+    type: int(100, 120_000),
+    default: 10_000,
     doc: "Total time of one fetch, all redirect hops included, within the request's time budget.",
   },
   maxRedirects: {
-    env: 'LINKPREVIEW_MAX_REDIRECTS', type: int(0, 10), default: 10,
+    env: 'LINKPREVIEW_MAX_REDIRECTS',
+    type: int(0, 10),
+    default: 10,
     doc: 'Redirect hops followed.',
   },
   // Every phase (platform lookups, the fetch and its redirects, the generic fallback, sub-fetches,
@@ -101,51 +142,75 @@ const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
   // (and the local server, which stands in for API Gateway) it is also cut to the invocation's
   // remaining time less 1.5 s (lib/budget.ts), so the answer leaves inside API Gateway's 29 s.
   jobDeadlineMs: {
-    env: 'LINKPREVIEW_JOB_DEADLINE_MS', type: int(100, 28_000), default: 25_000,
-    doc: "The time budget of one request, every phase included; in the Lambda also cut to its remaining time less 1.5 s.",
+    env: 'LINKPREVIEW_JOB_DEADLINE_MS',
+    type: int(100, 28_000),
+    default: 25_000,
+    doc: 'The time budget of one request, every phase included; in the Lambda also cut to its remaining time less 1.5 s.',
   },
   recordDeadlineMs: {
-    env: 'LINKPREVIEW_DEADLINE_MS', type: int(100, 28_000), default: 20_000,
+    env: 'LINKPREVIEW_DEADLINE_MS',
+    type: int(100, 28_000),
+    default: 20_000,
     doc: "The jobs' own deadline, from when they start (after the fetch), within the request's budget: a late job's part is left out.",
   },
 });
 
 const MEDIA = defineSettings('media', 'Media and documents', {
   maxMediaBytes: {
-    env: 'LINKPREVIEW_MAX_MEDIA_BYTES', type: bytes(1024, 1024 * 1024 * 1024), default: 50 * 1024 * 1024,
+    env: 'LINKPREVIEW_MAX_MEDIA_BYTES',
+    type: bytes(1024, 1024 * 1024 * 1024),
+    default: 50 * 1024 * 1024,
     doc: 'Cap on a media or document download.',
   },
   mediaProbeBytes: {
-    env: 'LINKPREVIEW_MEDIA_PROBE_BYTES', type: bytes(1024, 1024 * 1024 * 1024), default: 16 * 1024 * 1024,
+    env: 'LINKPREVIEW_MEDIA_PROBE_BYTES',
+    type: bytes(1024, 1024 * 1024 * 1024),
+    default: 16 * 1024 * 1024,
     doc: 'Video/audio: the prefix fetched (a Range request where the server supports it, else a bounded download) and probed.',
   },
   mediaMaxDurationSeconds: {
-    env: 'LINKPREVIEW_MEDIA_MAX_DURATION_S', type: int(1, 24 * 3600), default: 3600,
+    env: 'LINKPREVIEW_MEDIA_MAX_DURATION_S',
+    type: int(1, 24 * 3600),
+    default: 3600,
     doc: 'Video/audio: seconds decoded at most (waveform, frames); a longer file is described from its header.',
   },
   mediaDecodeTimeoutMs: {
-    env: 'LINKPREVIEW_MEDIA_DECODE_TIMEOUT_MS', type: int(100, 120_000), default: 12_000,
+    env: 'LINKPREVIEW_MEDIA_DECODE_TIMEOUT_MS',
+    type: int(100, 120_000),
+    default: 12_000,
     doc: 'Time cap of one decoder run (ffprobe, ffmpeg, the pdf.js thread); the child process is killed after it.',
   },
   videoSnapshots: {
-    env: 'LINKPREVIEW_VIDEO_SNAPSHOTS', type: int(0, 12), default: 4,
+    env: 'LINKPREVIEW_VIDEO_SNAPSHOTS',
+    type: int(0, 12),
+    default: 4,
     doc: 'Video: frames grabbed as `snapshots` (besides the poster).',
   },
   pdfMaxPages: {
-    env: 'LINKPREVIEW_PDF_MAX_PAGES', type: int(1, 10_000), default: 200,
+    env: 'LINKPREVIEW_PDF_MAX_PAGES',
+    type: int(1, 10_000),
+    default: 200,
     doc: 'PDF: pages read for text.',
   },
   pdfRenderPages: {
-    env: 'LINKPREVIEW_PDF_RENDER_PAGES', type: int(0, 20), default: 3,
+    env: 'LINKPREVIEW_PDF_RENDER_PAGES',
+    type: int(0, 20),
+    default: 3,
     doc: 'PDF: the first pages rendered as `pages` screenshots.',
   },
   ffprobePath: {
-    env: 'LINKPREVIEW_FFPROBE_PATH', type: text({ allowed: 'path' }), default: '', defaultDoc: 'the npm package\'s binary',
-    doc: 'The ffprobe binary (the worker\'s Lambda layer puts it at `/opt/bin/ffprobe`). Empty: @ffprobe-installer\'s.',
+    env: 'LINKPREVIEW_FFPROBE_PATH',
+    type: text({ allowed: 'path' }),
+    default: '',
+    defaultDoc: "the npm package's binary",
+    doc: "The ffprobe binary (the worker's Lambda layer puts it at `/opt/bin/ffprobe`). Empty: @ffprobe-installer's.",
   },
   ffmpegPath: {
-    env: 'LINKPREVIEW_FFMPEG_PATH', type: text({ allowed: 'path' }), default: '', defaultDoc: 'the npm package\'s binary',
-    doc: 'The ffmpeg binary (the worker\'s Lambda layer puts it at `/opt/bin/ffmpeg`). Empty: @ffmpeg-installer\'s.',
+    env: 'LINKPREVIEW_FFMPEG_PATH',
+    type: text({ allowed: 'path' }),
+    default: '',
+    defaultDoc: "the npm package's binary",
+    doc: "The ffmpeg binary (the worker's Lambda layer puts it at `/opt/bin/ffmpeg`). Empty: @ffmpeg-installer's.",
   },
 });
 
@@ -154,36 +219,49 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots', {
     env: 'LINKPREVIEW_SCREENSHOTS',
     type: {
       allowed: '`on`, `off`, `auto` (or `true`/`false`, `1`/`0`, `yes`/`no`)',
-      schema: (env) => v.pipe(
-        v.string(),
-        v.trim(),
-        v.toLowerCase(),
-        v.picklist(['on', 'off', 'auto', 'true', 'false', '1', '0', 'yes', 'no', ''], `${env} must be on, off or auto`),
-        v.transform((s) => (['on', 'true', '1', 'yes'].includes(s) ? 'on' as const : ['off', 'false', '0', 'no'].includes(s) ? 'off' as const : 'auto' as const)),
-      ),
+      schema: (env) =>
+        v.pipe(
+          v.string(),
+          v.trim(),
+          v.toLowerCase(),
+          v.picklist(['on', 'off', 'auto', 'true', 'false', '1', '0', 'yes', 'no', ''], `${env} must be on, off or auto`),
+          v.transform((s) =>
+            ['on', 'true', '1', 'yes'].includes(s) ? ('on' as const) : ['off', 'false', '0', 'no'].includes(s) ? ('off' as const) : ('auto' as const),
+          ),
+        ),
     },
     default: 'auto',
     defaultDoc: '`auto`: on where a browser exists at `LINKPREVIEW_BROWSER_PATH`',
     doc: 'Page screenshots in headless Chromium.',
   },
   browserPath: {
-    env: 'LINKPREVIEW_BROWSER_PATH', type: text({ nonEmpty: true, allowed: 'path' }), default: '/usr/bin/chromium',
+    env: 'LINKPREVIEW_BROWSER_PATH',
+    type: text({ nonEmpty: true, allowed: 'path' }),
+    default: '/usr/bin/chromium',
     doc: 'The Chromium (or Chrome) executable for screenshots.',
   },
   screenshotTimeoutMs: {
-    env: 'LINKPREVIEW_SCREENSHOT_TIMEOUT_MS', type: int(1000, 60_000), default: 10_000,
+    env: 'LINKPREVIEW_SCREENSHOT_TIMEOUT_MS',
+    type: int(1000, 60_000),
+    default: 10_000,
     doc: 'Time cap of one capture: browser launch or page, load, network quiet and capture.',
   },
   screenshotQuietMs: {
-    env: 'LINKPREVIEW_SCREENSHOT_QUIET_MS', type: int(0, 1000), default: 100,
+    env: 'LINKPREVIEW_SCREENSHOT_QUIET_MS',
+    type: int(0, 1000),
+    default: 100,
     doc: 'After the load event, the page is captured once none of its requests has been running for this long (at most 1 s after the load event).',
   },
   screenshotWaitMs: {
-    env: 'LINKPREVIEW_SCREENSHOT_WAIT_MS', type: int(0, 28_000), default: 250,
+    env: 'LINKPREVIEW_SCREENSHOT_WAIT_MS',
+    type: int(0, 28_000),
+    default: 250,
     doc: "Once the rest of the record is ready, how long it waits for the screenshot (within the jobs' deadline). A later screenshot is still stored, and remembered for its URL.",
   },
   screenshotMemoTtlMs: {
-    env: 'LINKPREVIEW_SCREENSHOT_MEMO_TTL_MS', type: int(0, 86_400_000), default: 3_600_000,
+    env: 'LINKPREVIEW_SCREENSHOT_MEMO_TTL_MS',
+    type: int(0, 86_400_000),
+    default: 3_600_000,
     doc: 'How long a screenshot is remembered for its URL: a preview of that URL in that time takes it instead of rendering the page again; a record never carries an older one. 0: never remembered. On AWS at most a day (jobs/ objects expire then).',
   },
 });
@@ -191,31 +269,40 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots', {
 /** `auto` (one per core) or a count of threads. */
 const threadCount: SettingType<number | 'auto'> = {
   allowed: '`auto`, or 0 to 64',
-  schema: (env) => v.pipe(
-    v.string(),
-    v.trim(),
-    v.toLowerCase(),
-    v.check((s) => s === 'auto' || (/^\d+$/.test(s) && Number(s) <= 64), `${env} must be auto or a whole number from 0 to 64`),
-    v.transform((s) => (s === 'auto' ? 'auto' as const : Number(s))),
-  ),
+  schema: (env) =>
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.toLowerCase(),
+      v.check((s) => s === 'auto' || (/^\d+$/.test(s) && Number(s) <= 64), `${env} must be auto or a whole number from 0 to 64`),
+      v.transform((s) => (s === 'auto' ? ('auto' as const) : Number(s))),
+    ),
 };
 
 const SERVICE = defineSettings('service', 'Jobs, assets and logs', {
   jobConcurrency: {
-    env: 'LINKPREVIEW_JOB_CONCURRENCY', type: int(1, 64), default: 4,
+    env: 'LINKPREVIEW_JOB_CONCURRENCY',
+    type: int(1, 64),
+    default: 4,
     doc: 'Jobs running at once in this process (shared by all requests); in the worker Lambda, records of a batch run at once (at most).',
   },
   cpuThreads: {
-    env: 'LINKPREVIEW_CPU_THREADS', type: threadCount, default: 'auto',
+    env: 'LINKPREVIEW_CPU_THREADS',
+    type: threadCount,
+    default: 'auto',
     defaultDoc: '`auto`: one per core (`os.availableParallelism()`); in a Lambda, one per 1,769 MB of its memory (a vCPU)',
     doc: "Worker threads for the jobs' CPU-heavy steps (a page's content: DOM, Readability, sanitizer, Markdown), off the event loop; a step past its job's deadline is stopped with its thread. `0`: in-process.",
   },
   cpuQueue: {
-    env: 'LINKPREVIEW_CPU_QUEUE', type: int(0, 10_000), default: 32,
+    env: 'LINKPREVIEW_CPU_QUEUE',
+    type: int(0, 10_000),
+    default: 32,
     doc: 'Steps waiting for a CPU thread at most; beyond it a job fails at once (a transient failure) instead of waiting.',
   },
   dataDir: {
-    env: 'LINKPREVIEW_DATA_DIR', type: text({ trim: false, allowed: 'path' }), default: '.data',
+    env: 'LINKPREVIEW_DATA_DIR',
+    type: text({ trim: false, allowed: 'path' }),
+    default: '.data',
     defaultDoc: '`.data` (`/tmp/linklens` in the preview Lambda without AWS adapters)',
     doc: 'The local asset store (assets are served under `/assets/`).',
   },
@@ -223,23 +310,28 @@ const SERVICE = defineSettings('service', 'Jobs, assets and logs', {
     env: 'LINKPREVIEW_PUBLIC_URL',
     type: {
       allowed: 'http(s) URL',
-      schema: (env) => v.pipe(
-        v.string(),
-        v.trim(),
-        v.check((s) => s === '' || /^https?:\/\/[^/]+/i.test(s), `${env} must be an http(s) URL`),
-        v.transform((s) => s.replace(/\/+$/, '')),
-      ),
+      schema: (env) =>
+        v.pipe(
+          v.string(),
+          v.trim(),
+          v.check((s) => s === '' || /^https?:\/\/[^/]+/i.test(s), `${env} must be an http(s) URL`),
+          v.transform((s) => s.replace(/\/+$/, '')),
+        ),
     },
     default: '',
     defaultDoc: "the local server's address",
     doc: 'Base URL of `/assets/...` in records.',
   },
   logLevel: {
-    env: 'LINKPREVIEW_LOG_LEVEL', type: oneOf(['debug', 'info', 'warn', 'error', 'silent']), default: 'info',
+    env: 'LINKPREVIEW_LOG_LEVEL',
+    type: oneOf(['debug', 'info', 'warn', 'error', 'silent']),
+    default: 'info',
     doc: 'Log level (JSON lines on stderr locally).',
   },
   openApiPath: {
-    env: 'LINKPREVIEW_OPENAPI_PATH', type: text({ allowed: 'path' }), default: '',
+    env: 'LINKPREVIEW_OPENAPI_PATH',
+    type: text({ allowed: 'path' }),
+    default: '',
     defaultDoc: '`openapi.yaml` in the working directory, else beside the code (the Lambda bundle ships it)',
     doc: 'Where `GET /openapi.json` reads the OpenAPI document.',
   },
@@ -247,19 +339,27 @@ const SERVICE = defineSettings('service', 'Jobs, assets and logs', {
 
 const LOCAL = defineSettings('local', 'Local server', {
   host: {
-    env: 'HOST', type: text({ trim: false, allowed: 'host name or address' }), default: '127.0.0.1',
+    env: 'HOST',
+    type: text({ trim: false, allowed: 'host name or address' }),
+    default: '127.0.0.1',
     doc: 'The interface `npm start` listens on.',
   },
   port: {
-    env: 'PORT', type: int(0, 65_535), default: 3000,
+    env: 'PORT',
+    type: int(0, 65_535),
+    default: 3000,
     doc: 'The port `npm start` listens on (`0` picks a free one).',
   },
   maxConcurrentPreviews: {
-    env: 'LINKPREVIEW_MAX_CONCURRENT', type: int(1, 10_000), default: 32,
+    env: 'LINKPREVIEW_MAX_CONCURRENT',
+    type: int(1, 10_000),
+    default: 32,
     doc: 'Previews running at once; more wait in a queue.',
   },
   maxQueuedPreviews: {
-    env: 'LINKPREVIEW_MAX_QUEUED', type: int(0, 100_000), default: 128,
+    env: 'LINKPREVIEW_MAX_QUEUED',
+    type: int(0, 100_000),
+    default: 128,
     doc: 'Previews waiting; beyond it a request gets 503 `OVERLOADED` with `Retry-After` at once.',
   },
 });
@@ -275,26 +375,38 @@ const AWS = defineSettings('aws', 'AWS', {
     doc: 'The S3 bucket for assets (`assets/`) and job results (`jobs/`); with `LINKPREVIEW_JOB_QUEUE_URL` it switches the Lambda to the AWS adapters. Empty: local adapters.',
   },
   jobQueueUrl: {
-    env: 'LINKPREVIEW_JOB_QUEUE_URL', type: queueUrl, default: '',
+    env: 'LINKPREVIEW_JOB_QUEUE_URL',
+    type: queueUrl,
+    default: '',
     doc: 'The SQS queue the preview function sends jobs to. Empty: jobs run in-process.',
   },
   screenshotQueueUrl: {
-    env: 'LINKPREVIEW_SCREENSHOT_QUEUE_URL', type: queueUrl, default: '',
+    env: 'LINKPREVIEW_SCREENSHOT_QUEUE_URL',
+    type: queueUrl,
+    default: '',
     doc: "The screenshot worker's SQS queue. Empty: the job queue.",
   },
   // Set by Lambda: the worker admits jobs while their declared worst cases fit in it
   // (lib/jobs/memory.ts). 0 where unset (locally): no memory admission, only jobConcurrency.
   functionMemoryMb: {
-    env: 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE', type: int(128, 10_240), default: 0, defaultDoc: 'set by Lambda; unset: 0',
+    env: 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE',
+    type: int(128, 10_240),
+    default: 0,
+    defaultDoc: 'set by Lambda; unset: 0',
     doc: "The function's memory in MB: the worker admits jobs while their declared worst cases fit in it (0: by `LINKPREVIEW_JOB_CONCURRENCY` alone).",
   },
   powertoolsLogLevel: {
-    env: 'POWERTOOLS_LOG_LEVEL', type: text({ allowed: 'a Powertools level (`DEBUG`, `INFO`, `WARN`, `ERROR`, `SILENT`, ...)' }), default: '', defaultDoc: '`LINKPREVIEW_LOG_LEVEL`',
+    env: 'POWERTOOLS_LOG_LEVEL',
+    type: text({ allowed: 'a Powertools level (`DEBUG`, `INFO`, `WARN`, `ERROR`, `SILENT`, ...)' }),
+    default: '',
+    defaultDoc: '`LINKPREVIEW_LOG_LEVEL`',
     doc: "The Lambda functions' log level, over `LINKPREVIEW_LOG_LEVEL` (Powertools' own variable).",
   },
   metricsNamespace: {
-    env: 'POWERTOOLS_METRICS_NAMESPACE', type: text({ trim: false }), default: 'linklens',
-    doc: 'The CloudWatch metrics namespace (Powertools\' own variable).',
+    env: 'POWERTOOLS_METRICS_NAMESPACE',
+    type: text({ trim: false }),
+    default: 'linklens',
+    doc: "The CloudWatch metrics namespace (Powertools' own variable).",
   },
 });
 

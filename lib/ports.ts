@@ -3,7 +3,7 @@
  * local adapter (lib/adapters/local) and an AWS adapter (lib/adapters/aws); only functions/
  * choose which. Nothing else in lib/ imports an AWS SDK.
  */
-import type { JobKind, JobInput, JobResult } from './jobs/kinds.js';
+import type { JobInput, JobKind, JobResult } from './jobs/kinds.js';
 
 export interface PutOptions {
   contentType: string;

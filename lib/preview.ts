@@ -11,25 +11,35 @@ import { budgetedFetcher, TimeBudget } from './budget.js';
 import type { Config } from './config.js';
 import type { LinkRecord, LinkType } from './contract/link.js';
 import type { PreviewRequest } from './contract/request.js';
-import { FetchFailure, type Fetcher, type FetchResult } from './fetch/safe-fetch.js';
 import { classify } from './extract/classify.js';
-import { fetchManifest, oembedToFetch, pageFields, pageIcons, pageLanguage, readPage, type OEmbedField, type PageFields, type PageRead } from './extract/extract-page.js';
+import { type DefaultHints, finalize } from './extract/defaults.js';
+import {
+  fetchManifest,
+  type OEmbedField,
+  oembedToFetch,
+  type PageFields,
+  type PageRead,
+  pageFields,
+  pageIcons,
+  pageLanguage,
+  readPage,
+} from './extract/extract-page.js';
+import { normalizeLanguage } from './extract/language.js';
 import { fetchOEmbed } from './extract/oembed.js';
 import { withRules } from './extract/rules.js';
-import { finalize, type DefaultHints } from './extract/defaults.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
-import { hostImage, hostImages, type HostedImages, type ImageSources } from './media/host-images.js';
-import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
-import { describePage, type DescribedPage } from './page/describe-page.js';
+import { type Fetcher, FetchFailure, type FetchResult } from './fetch/safe-fetch.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
+import { acceptedLanguage, detectLanguage } from './language/detect.js';
+import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
+import { type HostedImages, hostImage, hostImages, type ImageSources } from './media/host-images.js';
+import { type DescribedPage, describePage } from './page/describe-page.js';
 import { PLATFORM_REGISTRY } from './platforms/index.js';
 import { extractPlatform, type MatchedPlatform, type PlatformRegistry, type PlatformRun } from './platforms/registry.js';
-import { acceptedLanguage, detectLanguage } from './language/detect.js';
-import { normalizeLanguage } from './extract/language.js';
 import type { PlatformPreview } from './platforms/types.js';
 import type { BlobStore, JobRunner, RunOptions } from './ports.js';
-import { timedJobRunner, type PhaseTimer } from './timing.js';
+import { type PhaseTimer, timedJobRunner } from './timing.js';
 
 export interface PreviewPorts {
   config: Config;
@@ -148,7 +158,13 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
 }
 
 /** Fetches the link with its host's profile (User-Agent, consent cookie) and the caller's language; a FetchFailure is returned, not thrown. */
-async function fetchLink(link: string, fetch: Fetcher, config: Config, platforms: PlatformRegistry, acceptLanguage: string | undefined): Promise<FetchResult | FetchFailure> {
+async function fetchLink(
+  link: string,
+  fetch: Fetcher,
+  config: Config,
+  platforms: PlatformRegistry,
+  acceptLanguage: string | undefined,
+): Promise<FetchResult | FetchFailure> {
   try {
     return await fetch(link, {
       maxBytes: config.maxPageBytes,
@@ -175,7 +191,14 @@ function unanswered(base: Base, err: FetchFailure): PreviewOutcome {
 
 /** The record of a link that answered, before anything is read from its body. */
 function answeredRecord(base: Base, res: FetchResult): LinkRecord {
-  return { ...base, ok: res.status >= 200 && res.status < 300, type: 'UNKNOWN', status: res.status, size: res.declaredSize ?? res.body.length, ...redirection(res.trail) };
+  return {
+    ...base,
+    ok: res.status >= 200 && res.status < 300,
+    type: 'UNKNOWN',
+    status: res.status,
+    size: res.declaredSize ?? res.body.length,
+    ...redirection(res.trail),
+  };
 }
 
 /** What the extract step found in the body. */
@@ -237,16 +260,25 @@ export function recordOEmbedFields(found: PageFields): OEmbedField[] {
  * jobs (content versions, screenshot). oEmbed is fetched only when it could change a field of the
  * record; the language is detected once the title is final, beside the jobs.
  */
-async function pageJobs(res: FetchResult, extraction: Extraction, page: NonNullable<Extraction['page']>, ports: PreviewPorts, jobOptions: RunOptions, timer: PhaseTimer, sofar: SoFar): Promise<Done> {
+async function pageJobs(
+  res: FetchResult,
+  extraction: Extraction,
+  page: NonNullable<Extraction['page']>,
+  ports: PreviewPorts,
+  jobOptions: RunOptions,
+  timer: PhaseTimer,
+  sofar: SoFar,
+): Promise<Done> {
   const { read, found } = page;
   const { fetch, jobs } = ports;
   const oUrl = oembedToFetch(read, found, recordOEmbedFields(found));
   const fields: Promise<PageFields> = oUrl
     ? timer.time('subfetch', () => fetchOEmbed(fetch, oUrl)).then((oembed) => (oembed ? pageFields(read, oembed) : found))
     : Promise.resolve(found);
-  const image = oUrl && found.oembedCouldChange.includes('image')
-    ? fields.then((f) => hostImages({ image: f.image }, jobs, jobOptions))
-    : hostImages({ image: found.image }, jobs, jobOptions);
+  const image =
+    oUrl && found.oembedCouldChange.includes('image')
+      ? fields.then((f) => hostImages({ image: f.image }, jobs, jobOptions))
+      : hostImages({ image: found.image }, jobs, jobOptions);
   const manifestUrl = read.manifestUrl;
   const icon = manifestUrl
     ? timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)).then((manifest) => hostImages(pageIcons(read, manifest), jobs, jobOptions))
@@ -260,9 +292,10 @@ async function pageJobs(res: FetchResult, extraction: Extraction, page: NonNulla
   });
   // The screenshot's wait (LINKPREVIEW_SCREENSHOT_WAIT_MS) starts once the rest of the record is ready.
   const othersReady = Promise.all([record, image, icon]);
-  const described = !read.wall && extraction.record.ok
-    ? describePage(res, header(res.headers, 'content-type'), ports, { ...jobOptions, othersReady }).catch((): DescribedPage => ({}))
-    : undefined;
+  const described =
+    !read.wall && extraction.record.ok
+      ? describePage(res, header(res.headers, 'content-type'), ports, { ...jobOptions, othersReady }).catch((): DescribedPage => ({}))
+      : undefined;
   const [r, f, hostedImage, hostedIcon, d] = await Promise.all([record, fields, image, icon, described]);
   return { record: r, hints: pageHints(f), hosted: { ...hostedImage, ...hostedIcon }, described: d };
 }
@@ -294,7 +327,15 @@ function assemble(done: Done): LinkRecord {
 }
 
 /** Runs the matching platform, if any; undefined means "use the generic preview". */
-async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar, page?: FetchResult): Promise<LinkRecord | undefined> {
+async function platformRecord(
+  url: URL,
+  base: Base,
+  ports: PreviewPorts,
+  ctx: PreviewContext,
+  budget: TimeBudget,
+  sofar: SoFar,
+  page?: FetchResult,
+): Promise<LinkRecord | undefined> {
   const found = platformsOf(ports).match(url);
   if (!found) return undefined;
   // Image and media jobs: the record deadline within the budget.
@@ -315,7 +356,15 @@ async function platformRecord(url: URL, base: Base, ports: PreviewPorts, ctx: Pr
  * The platform's preview, its language filled in; undefined when its source failed. Its sources
  * get a share of the time left, so a stalled platform API leaves time for the generic preview.
  */
-async function runPlatform(found: MatchedPlatform, url: URL, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, jobOptions: RunOptions, page?: FetchResult): Promise<PlatformPreview | undefined> {
+async function runPlatform(
+  found: MatchedPlatform,
+  url: URL,
+  ports: PreviewPorts,
+  ctx: PreviewContext,
+  budget: TimeBudget,
+  jobOptions: RunOptions,
+  page?: FetchResult,
+): Promise<PlatformPreview | undefined> {
   const sources = budget.slice(PLATFORM_SHARE);
   let declared: string | undefined;
   const run: PlatformRun = {
@@ -327,7 +376,9 @@ async function runPlatform(found: MatchedPlatform, url: URL, ports: PreviewPorts
     acceptLanguage: ctx.acceptLanguage,
     page,
     hostImage: async (src) => (src ? hostImage({ url: src }, ports.jobs, jobOptions) : undefined),
-    noteLanguage: (tag) => { declared ??= normalizeLanguage(tag); },
+    noteLanguage: (tag) => {
+      declared ??= normalizeLanguage(tag);
+    },
   };
   let out: PlatformPreview | undefined;
   try {

@@ -89,13 +89,14 @@ const FALSE = ['false', '0', 'no', 'off'];
 export function bool(): SettingType<boolean> {
   return {
     allowed: '`true`, `false` (or `1`/`0`, `yes`/`no`, `on`/`off`)',
-    schema: (env) => v.pipe(
-      v.string(),
-      v.trim(),
-      v.toLowerCase(),
-      v.picklist([...TRUE, ...FALSE, ''], `${env} must be true or false`),
-      v.transform((s) => TRUE.includes(s)),
-    ),
+    schema: (env) =>
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.toLowerCase(),
+        v.picklist([...TRUE, ...FALSE, ''], `${env} must be true or false`),
+        v.transform((s) => TRUE.includes(s)),
+      ),
   };
 }
 
@@ -104,20 +105,25 @@ export function int(min: number, max: number, show: (n: number) => string = Stri
   return {
     allowed: `${show(min)} to ${show(max)}`,
     show,
-    schema: (env) => v.pipe(
-      v.string(),
-      v.trim(),
-      v.regex(/^\d+$/, `${env} must be a whole number`),
-      v.transform(Number),
-      v.minValue(min, `${env} must be at least ${min}`),
-      v.maxValue(max, `${env} must be at most ${max}`),
-    ),
+    schema: (env) =>
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.regex(/^\d+$/, `${env} must be a whole number`),
+        v.transform(Number),
+        v.minValue(min, `${env} must be at least ${min}`),
+        v.maxValue(max, `${env} must be at most ${max}`),
+      ),
   };
 }
 
 /** A byte count as the docs show it: in the largest binary unit it is a whole number of. */
 function showBytes(n: number): string {
-  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
     if (n >= size && n % size === 0) return `${n / size} ${unit}`;
   }
   return String(n);
@@ -132,7 +138,16 @@ export function bytes(min: number, max: number): SettingType<number> {
 export function list(): SettingType<string[]> {
   return {
     allowed: 'comma-separated',
-    schema: () => v.pipe(v.string(), v.transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))),
+    schema: () =>
+      v.pipe(
+        v.string(),
+        v.transform((s) =>
+          s
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean),
+        ),
+      ),
   };
 }
 
@@ -140,12 +155,13 @@ export function list(): SettingType<string[]> {
 export function httpUrl(): SettingType<string> {
   return {
     allowed: 'http(s) URL',
-    schema: (env) => v.pipe(
-      v.string(),
-      v.trim(),
-      v.regex(/^https?:\/\/[^/]+/i, `${env} must be an http(s) URL`),
-      v.transform((s) => s.replace(/\/+$/, '')),
-    ),
+    schema: (env) =>
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.regex(/^https?:\/\/[^/]+/i, `${env} must be an http(s) URL`),
+        v.transform((s) => s.replace(/\/+$/, '')),
+      ),
   };
 }
 
@@ -154,11 +170,12 @@ export function text(options: { trim?: boolean; nonEmpty?: boolean; allowed?: st
   const { trim = true, nonEmpty = false } = options;
   return {
     allowed: options.allowed ?? (nonEmpty ? 'non-empty text' : 'text'),
-    schema: (env) => v.pipe(
-      v.string(),
-      v.transform((s) => (trim ? s.trim() : s)),
-      v.check((s) => !nonEmpty || s.length > 0, `${env} must not be empty`),
-    ),
+    schema: (env) =>
+      v.pipe(
+        v.string(),
+        v.transform((s) => (trim ? s.trim() : s)),
+        v.check((s) => !nonEmpty || s.length > 0, `${env} must not be empty`),
+      ),
   };
 }
 
@@ -166,7 +183,12 @@ export function text(options: { trim?: boolean; nonEmpty?: boolean; allowed?: st
 export function optionalText(): SettingType<string | undefined> {
   return {
     allowed: 'text',
-    schema: () => v.pipe(v.string(), v.trim(), v.transform((s) => s || undefined)),
+    schema: () =>
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.transform((s) => s || undefined),
+      ),
   };
 }
 
@@ -184,9 +206,7 @@ export function oneOf<const V extends string>(values: readonly V[]): SettingType
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /** The values of several groups, as one object (keys are unique across them: see `envNames`). */
-export type GroupsValues<Gs extends readonly SettingsGroup[]> = UnionToIntersection<GroupValues<Gs[number]>> extends infer I
-  ? { [K in keyof I]: I[K] }
-  : never;
+export type GroupsValues<Gs extends readonly SettingsGroup[]> = UnionToIntersection<GroupValues<Gs[number]>> extends infer I ? { [K in keyof I]: I[K] } : never;
 
 /** Reads several groups into one object. */
 export function readGroups<const Gs extends readonly SettingsGroup[]>(groups: Gs, env: Env): GroupsValues<Gs> {

@@ -14,7 +14,10 @@ import { constants, promises as fs } from 'node:fs';
 import pkg from '../package.json';
 import type { BlobStore, JobRunner } from './ports.js';
 
-export interface DependencyState { ok: boolean; detail?: string }
+export interface DependencyState {
+  ok: boolean;
+  detail?: string;
+}
 
 export interface ServiceStatus {
   ok: boolean;
@@ -45,7 +48,12 @@ const notChecked = (): DependencyState => ({ ok: true, detail: 'not checked' });
 async function check(fn: () => Promise<void>, timeoutMs = 3000): Promise<DependencyState> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([fn(), new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('timed out')), timeoutMs); })]);
+    await Promise.race([
+      fn(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timed out')), timeoutMs);
+      }),
+    ]);
     return { ok: true };
   } catch (err) {
     return { ok: false, detail: (err as Error).message === 'timed out' ? 'timed out' : 'unavailable' };
@@ -93,7 +101,10 @@ function probeBlobStore(blobs: BlobStore): Promise<DependencyState> {
 
 function probeJobRunner(jobs: JobRunner): Promise<DependencyState> {
   return check(async () => {
-    const out = await jobs.run([{ id: 'status', kind: 'echo', input: { value: 'ping' } }], { requestId: `status-${randomUUID()}`, deadline: Date.now() + 2500 });
+    const out = await jobs.run([{ id: 'status', kind: 'echo', input: { value: 'ping' } }], {
+      requestId: `status-${randomUUID()}`,
+      deadline: Date.now() + 2500,
+    });
     if (!out.get('status')?.ok) throw new Error('echo job failed');
   });
 }

@@ -28,11 +28,16 @@ const STAMP = path.join(DIST, 'build-stamp.json');
 
 /** Left out of the server bundle: native code, binaries or WebAssembly located beside the package, or big and loaded lazily. */
 const EXTERNAL = [
-  'sharp', '@img/*',
-  '@ffmpeg-installer/*', '@ffprobe-installer/*',
-  'playwright-core', '@sparticuz/chromium',
+  'sharp',
+  '@img/*',
+  '@ffmpeg-installer/*',
+  '@ffprobe-installer/*',
+  'playwright-core',
+  '@sparticuz/chromium',
   'cld3-asm',
-  'pdf-parse', 'pdfjs-dist', '@napi-rs/canvas',
+  'pdf-parse',
+  'pdfjs-dist',
+  '@napi-rs/canvas',
   // piscina starts each thread with its own worker.js, found beside its package.
   'piscina',
   '@aws-sdk/*',
@@ -58,7 +63,16 @@ const BUILD_INPUTS = ['scripts/build.mjs', 'package.json', 'node_modules/.packag
 async function buildJs() {
   const builtAt = Date.now();
   const esbuild = await loadEsbuild();
-  const common = { bundle: true, platform: 'node', target: 'node20.19', format: 'esm', splitting: true, metafile: true, logLevel: 'warning', absWorkingDir: ROOT };
+  const common = {
+    bundle: true,
+    platform: 'node',
+    target: 'node20.19',
+    format: 'esm',
+    splitting: true,
+    metafile: true,
+    logLevel: 'warning',
+    absWorkingDir: ROOT,
+  };
   fs.rmSync(DIST, { recursive: true, force: true });
   const server = await esbuild.build({
     ...common,
@@ -208,7 +222,9 @@ async function loadEsbuild() {
   try {
     return await import('esbuild');
   } catch (err) {
-    throw new Error(`dist/ must be built and esbuild is not installed: run \`npm ci\` (with the dev dependencies) or \`npm run build\` where it is (${err.message})`);
+    throw new Error(
+      `dist/ must be built and esbuild is not installed: run \`npm ci\` (with the dev dependencies) or \`npm run build\` where it is (${err.message})`,
+    );
   }
 }
 

@@ -59,7 +59,10 @@ export class Alarms extends Construct {
       const m = SNS_ARN.exec(topicArn);
       if (!m) throw new Error(`alarmTopicArn: "${topicArn}" is not an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)`);
       if (!Token.isUnresolved(stack.region) && m[1] !== stack.region) {
-        Annotations.of(this).addWarningV2('linklens:alarmTopicRegion', `alarmTopicArn is in ${m[1]} but the stack in ${stack.region}: CloudWatch alarms notify topics of their own region`);
+        Annotations.of(this).addWarningV2(
+          'linklens:alarmTopicRegion',
+          `alarmTopicArn is in ${m[1]} but the stack in ${stack.region}: CloudWatch alarms notify topics of their own region`,
+        );
       }
     }
     if (email !== undefined && !Token.isUnresolved(email) && !EMAIL.test(email)) {
@@ -88,7 +91,8 @@ export class Alarms extends Construct {
 
     this.deadLetterQueue = new cloudwatch.Alarm(this, 'DeadLetterQueueDepth', {
       alarmName: name('dead-letter-queue'),
-      alarmDescription: 'A job failed all its deliveries and was parked in the dead-letter queue (media or screenshot). Read the message, fix the cause, purge or redrive.',
+      alarmDescription:
+        'A job failed all its deliveries and was parked in the dead-letter queue (media or screenshot). Read the message, fix the cause, purge or redrive.',
       metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period: ALARM_PERIOD }),
       ...atLeastOne,
     });
@@ -96,7 +100,8 @@ export class Alarms extends Construct {
     const fn = props.preview.fn;
     this.previewErrors = new cloudwatch.Alarm(this, 'PreviewErrors', {
       alarmName: name('preview-errors'),
-      alarmDescription: 'A preview invocation failed (timeout, out of memory, init failure such as a bad setting), or the preview answered a 500 (a bug it caught). See its log group.',
+      alarmDescription:
+        'A preview invocation failed (timeout, out of memory, init failure such as a bad setting), or the preview answered a 500 (a bug it caught). See its log group.',
       // An invocation error (timeout, out of memory, init failure) counts in Lambda's Errors; a bug
       // the handler catches is a 500 answer, which the function counts itself (ServerErrors).
       metric: new cloudwatch.MathExpression({
@@ -118,7 +123,8 @@ export class Alarms extends Construct {
     });
     this.previewThrottles = new cloudwatch.Alarm(this, 'PreviewThrottles', {
       alarmName: name('preview-throttles'),
-      alarmDescription: 'The preview function was throttled (account or reserved concurrency): those requests failed. Raise the concurrency quota or lower the API throttle.',
+      alarmDescription:
+        'The preview function was throttled (account or reserved concurrency): those requests failed. Raise the concurrency quota or lower the API throttle.',
       metric: fn.metricThrottles({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
       ...atLeastOne,
     });

@@ -77,9 +77,16 @@ function cacheSeconds(options: RemoteKeysOptions): string {
 }
 
 class ParameterKeys extends ApiKeys {
-  constructor(private readonly parameter: string | ssm.IParameter, private readonly options: ParameterKeysOptions) {
+  constructor(
+    private readonly parameter: string | ssm.IParameter,
+    private readonly options: ParameterKeysOptions,
+  ) {
     super();
-    if (typeof parameter === 'string' && !Token.isUnresolved(parameter) && !/^(arn:aws[a-z-]*:ssm:[^:]*:\d{12}:parameter)?\/?[A-Za-z0-9_.\-/]{1,2011}$/.test(parameter)) {
+    if (
+      typeof parameter === 'string' &&
+      !Token.isUnresolved(parameter) &&
+      !/^(arn:aws[a-z-]*:ssm:[^:]*:\d{12}:parameter)?\/?[A-Za-z0-9_.\-/]{1,2011}$/.test(parameter)
+    ) {
       throw new Error(`apiKeyParameter: "${parameter}" is not an SSM parameter name or ARN`);
     }
   }
@@ -87,11 +94,15 @@ class ParameterKeys extends ApiKeys {
   bind(fn: lambda.Function): void {
     const stack = Stack.of(fn);
     const p = this.parameter;
-    const { name, arn } = typeof p !== 'string'
-      ? { name: p.parameterName, arn: p.parameterArn }
-      : p.startsWith('arn:')
-        ? { name: p, arn: p }
-        : { name: p, arn: stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: p.replace(/^\//, ''), arnFormat: ArnFormat.SLASH_RESOURCE_NAME }) };
+    const { name, arn } =
+      typeof p !== 'string'
+        ? { name: p.parameterName, arn: p.parameterArn }
+        : p.startsWith('arn:')
+          ? { name: p, arn: p }
+          : {
+              name: p,
+              arn: stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: p.replace(/^\//, ''), arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+            };
     fn.addEnvironment(ENV.apiKeyParameter, name);
     fn.addEnvironment(ENV.apiKeyCacheSeconds, cacheSeconds(this.options));
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['ssm:GetParameter'], resources: [arn] }));
@@ -111,17 +122,21 @@ class ParameterKeys extends ApiKeys {
 }
 
 class SecretKeys extends ApiKeys {
-  constructor(private readonly secret: string | secretsmanager.ISecret, private readonly options: RemoteKeysOptions) {
+  constructor(
+    private readonly secret: string | secretsmanager.ISecret,
+    private readonly options: RemoteKeysOptions,
+  ) {
     super();
   }
 
   bind(fn: lambda.Function): void {
     const s = this.secret;
-    const secret = typeof s !== 'string'
-      ? s
-      : s.startsWith('arn:')
-        ? secretsmanager.Secret.fromSecretCompleteArn(fn, 'ApiKeySecret', s)
-        : secretsmanager.Secret.fromSecretNameV2(fn, 'ApiKeySecret', s);
+    const secret =
+      typeof s !== 'string'
+        ? s
+        : s.startsWith('arn:')
+          ? secretsmanager.Secret.fromSecretCompleteArn(fn, 'ApiKeySecret', s)
+          : secretsmanager.Secret.fromSecretNameV2(fn, 'ApiKeySecret', s);
     fn.addEnvironment(ENV.apiKeySecret, secret.secretFullArn ?? secret.secretName);
     fn.addEnvironment(ENV.apiKeyCacheSeconds, cacheSeconds(this.options));
     // GetSecretValue and DescribeSecret on this secret, and kms:Decrypt (through Secrets Manager) when it has its own key.

@@ -81,7 +81,10 @@ export class AssetStore extends Construct {
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
     });
-    Annotations.of(this.distribution).acknowledgeWarning('@aws-cdk/aws-cloudfront-origins:updateImportedBucketPolicyOac', 'The bucket policy statement for the OAC is added by AssetStore, scoped to assets/*.');
+    Annotations.of(this.distribution).acknowledgeWarning(
+      '@aws-cdk/aws-cloudfront-origins:updateImportedBucketPolicyOac',
+      'The bucket policy statement for the OAC is added by AssetStore, scoped to assets/*.',
+    );
     const stack = Stack.of(this);
     this.bucket.addToResourcePolicy(
       new iam.PolicyStatement({

@@ -8,10 +8,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import * as esbuild from 'esbuild';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { shipPackages, type ClosurePackage, type ShipOptions } from './package-closure.js';
+import * as esbuild from 'esbuild';
+import { type ClosurePackage, type ShipOptions, shipPackages } from './package-closure.js';
 
 /** The repository root (this file is cdk/constructs/bundling.ts; tsx and Jest both run it as CommonJS). */
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
@@ -84,7 +84,11 @@ export const WORKER_BUNDLE: BundleSpec = {
   files: ['lib/media/pdf-worker.cjs'],
   threadEntries: { 'cpu-worker.mjs': 'lib/jobs/cpu-worker.ts' },
   neverLoaded: BROWSER_ONLY,
-  tree: ['node_modules/pdf-parse/package.json', 'node_modules/pdf-parse/dist/pdf-parse/cjs/index.cjs', 'node_modules/pdf-parse/dist/pdf-parse/cjs/pdf.worker.mjs'],
+  tree: [
+    'node_modules/pdf-parse/package.json',
+    'node_modules/pdf-parse/dist/pdf-parse/cjs/index.cjs',
+    'node_modules/pdf-parse/dist/pdf-parse/cjs/pdf.worker.mjs',
+  ],
 };
 
 /** The screenshot worker: sharp and @sparticuz/chromium from its layers, playwright-core beside the bundle. */
@@ -135,7 +139,8 @@ export function buildFunctionBundle(spec: BundleSpec, outDir: string, root = PRO
     const result = esbuild.buildSync(esbuildOptions({ ...spec, entry }, path.join(outDir, file), root));
     const own = result.warnings.map((w) => `${w.location?.file ?? ''}: ${w.text}`);
     const fatal = own.filter((w) => /crash at run-?time/i.test(w));
-    if (fatal.length) throw new Error(`${entry}: the bundle would fail on Lambda (ship the package beside it instead, BundleSpec.packages):\n  ${fatal.join('\n  ')}`);
+    if (fatal.length)
+      throw new Error(`${entry}: the bundle would fail on Lambda (ship the package beside it instead, BundleSpec.packages):\n  ${fatal.join('\n  ')}`);
     warnings.push(...own);
   }
   for (const f of spec.files ?? []) fs.copyFileSync(path.join(root, f), path.join(outDir, path.basename(f)));
@@ -160,7 +165,12 @@ export function functionCode(spec: BundleSpec): lambda.Code {
       // options and tryBundle does not serialize: without the spec here, every function built
       // from functions/ would get the first one's bundle.
       command: ['linklens-bundle', JSON.stringify(spec)],
-      local: { tryBundle: (outputDir: string) => { buildFunctionBundle(spec, outputDir); return true; } },
+      local: {
+        tryBundle: (outputDir: string) => {
+          buildFunctionBundle(spec, outputDir);
+          return true;
+        },
+      },
     },
   });
 }
@@ -172,7 +182,12 @@ export function layerCode(build: (outDir: string) => void, hash: string): lambda
     assetHash: hash,
     bundling: {
       image: NO_DOCKER,
-      local: { tryBundle: (outputDir: string) => { build(outputDir); return true; } },
+      local: {
+        tryBundle: (outputDir: string) => {
+          build(outputDir);
+          return true;
+        },
+      },
     },
   });
 }

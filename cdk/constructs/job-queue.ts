@@ -27,11 +27,13 @@ export class JobQueue extends Construct {
   constructor(scope: Construct, id: string, props: JobQueueProps) {
     super(scope, id);
     this.maxReceiveCount = props.maxReceiveCount ?? 3;
-    this.deadLetterQueue = props.deadLetterQueue ?? new sqs.Queue(this, 'DeadLetterQueue', {
-      retentionPeriod: Duration.days(14),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
+    this.deadLetterQueue =
+      props.deadLetterQueue ??
+      new sqs.Queue(this, 'DeadLetterQueue', {
+        retentionPeriod: Duration.days(14),
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+      });
     const visibilityTimeout = Duration.seconds(props.workerTimeout.toSeconds() * 6);
     this.queue = new sqs.Queue(this, 'Queue', {
       visibilityTimeout,

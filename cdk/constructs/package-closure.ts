@@ -136,7 +136,8 @@ export function packageClosure(names: string[], root: string): ClosurePackage[] 
   for (const name of names) {
     const top = `node_modules/${name}`;
     if (!packages[top]) throw new PackageClosureError(`${name} is not in package-lock.json (add it to package.json and run npm install)`);
-    if (!runsOnLambda(packages[top])) throw new PackageClosureError(`${name} is not built for ${LAMBDA_PLATFORM.os}-${LAMBDA_PLATFORM.cpu}-${LAMBDA_PLATFORM.libc}`);
+    if (!runsOnLambda(packages[top]))
+      throw new PackageClosureError(`${name} is not built for ${LAMBDA_PLATFORM.os}-${LAMBDA_PLATFORM.cpu}-${LAMBDA_PLATFORM.libc}`);
     visit(top);
   }
   return [...seen.values()].sort((a, b) => a.path.localeCompare(b.path));
@@ -195,7 +196,10 @@ export function npmPack(pkg: ClosurePackage, into: string): void {
   try {
     let out: string;
     try {
-      out = execFileSync('npm', ['pack', `${pkg.name}@${pkg.version}`, '--pack-destination', tmp, '--silent'], { encoding: 'utf8', shell: process.platform === 'win32' });
+      out = execFileSync('npm', ['pack', `${pkg.name}@${pkg.version}`, '--pack-destination', tmp, '--silent'], {
+        encoding: 'utf8',
+        shell: process.platform === 'win32',
+      });
     } catch (err) {
       throw new PackageClosureError(
         `${pkg.name}@${pkg.version} (${pkg.path}) is needed on Lambda (${LAMBDA_PLATFORM.os}-${LAMBDA_PLATFORM.cpu}) but is not installed here, ` +
@@ -224,7 +228,13 @@ export function locatePackage(name: string, root: string, fetch: ShipOptions['fe
   const lockPath = `node_modules/${name}`;
   const entry = readLock(root)[lockPath];
   if (!entry) throw new PackageClosureError(`${name} is not in package-lock.json (npm install adds it)`);
-  const pkg: ClosurePackage = { name, version: entry.version ?? '0.0.0', path: lockPath, integrity: entry.integrity, installed: fs.existsSync(path.join(root, lockPath, 'package.json')) };
+  const pkg: ClosurePackage = {
+    name,
+    version: entry.version ?? '0.0.0',
+    path: lockPath,
+    integrity: entry.integrity,
+    installed: fs.existsSync(path.join(root, lockPath, 'package.json')),
+  };
   if (pkg.installed) return { pkg, dir: path.join(root, lockPath), cleanup() {} };
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'linklens-pkg-'));
   fetch(pkg, tmp);

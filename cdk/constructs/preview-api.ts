@@ -40,7 +40,10 @@ export class PreviewApi extends Construct {
       createDefaultStage: false,
       corsPreflight: cors,
     });
-    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     const throttle = props.throttle ?? { rateLimit: 20, burstLimit: 40 };
     this.stage = this.api.addStage('DefaultStage', {
       stageName: '$default',

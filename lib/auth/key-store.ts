@@ -17,10 +17,7 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
  * digests are added to the configured ones at each check; the source caches them.
  */
 export function createKeyStore(options: { apiKeys: string[]; apiKeyHashes: string[] }, source?: KeyHashSource): KeyStore {
-  const fixed = [
-    ...options.apiKeys.map((k) => createHash('sha256').update(k, 'utf8').digest()),
-    ...options.apiKeyHashes.map((h) => Buffer.from(h, 'hex')),
-  ];
+  const fixed = [...options.apiKeys.map((k) => createHash('sha256').update(k, 'utf8').digest()), ...options.apiKeyHashes.map((h) => Buffer.from(h, 'hex'))];
   let fetched: { hashes: readonly string[]; digests: Buffer[] } | undefined;
   const digests = async (): Promise<Buffer[]> => {
     if (!source) return fixed;
@@ -102,7 +99,8 @@ export function keyHashSource(read: () => Promise<string | Uint8Array | undefine
       const value = raw === undefined ? '' : typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
       if (last?.value === value) return last.hashes;
       const { hashes, invalid } = parseKeyHashes(value);
-      if (invalid > 0) options.log.warn('api keys: entries that are not SHA-256 hex digests are ignored', { source: options.name, invalid, keys: hashes.length });
+      if (invalid > 0)
+        options.log.warn('api keys: entries that are not SHA-256 hex digests are ignored', { source: options.name, invalid, keys: hashes.length });
       last = { value, hashes };
       return hashes;
     },

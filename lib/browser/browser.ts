@@ -54,7 +54,10 @@ let idleTimer: NodeJS.Timeout | undefined;
 
 /** Runs `fn` with the shared browser (launched on demand). */
 export async function withBrowser<T>(config: Pick<Config, 'browserPath'>, launchTimeoutMs: number, fn: (browser: Browser) => Promise<T>): Promise<T> {
-  if (idleTimer) { clearTimeout(idleTimer); idleTimer = undefined; }
+  if (idleTimer) {
+    clearTimeout(idleTimer);
+    idleTimer = undefined;
+  }
   users++;
   try {
     current ??= launch(config, launchTimeoutMs);
@@ -66,12 +69,21 @@ export async function withBrowser<T>(config: Pick<Config, 'browserPath'>, launch
     return await fn(browser);
   } catch (err) {
     // A failed launch is not kept: the next job tries again.
-    if (current && !(await current.then((b) => b.isConnected(), () => false))) current = undefined;
+    if (
+      current &&
+      !(await current.then(
+        (b) => b.isConnected(),
+        () => false,
+      ))
+    )
+      current = undefined;
     throw err;
   } finally {
     users--;
     if (users === 0 && current) {
-      idleTimer = setTimeout(() => { void closeBrowser(); }, IDLE_CLOSE_MS);
+      idleTimer = setTimeout(() => {
+        void closeBrowser();
+      }, IDLE_CLOSE_MS);
       idleTimer.unref();
     }
   }
@@ -91,7 +103,9 @@ async function launch(config: Pick<Config, 'browserPath'>, timeoutMs: number): P
     handleSIGTERM: false,
     handleSIGHUP: false,
   });
-  browser.on('disconnected', () => { current = undefined; });
+  browser.on('disconnected', () => {
+    current = undefined;
+  });
   try {
     await installInterceptionNet(browser);
   } catch (err) {
@@ -115,12 +129,18 @@ const netListeners = new Set<(r: NetRefusal) => void>();
 /** Calls `fn` with each refusal of the interception net (every browser, every context) until the returned function is called. */
 export function onNetRefusal(fn: (r: NetRefusal) => void): () => void {
   netListeners.add(fn);
-  return () => { netListeners.delete(fn); };
+  return () => {
+    netListeners.delete(fn);
+  };
 }
 
 function reportRefusal(r: NetRefusal): void {
   for (const fn of netListeners) {
-    try { fn(r); } catch { /* a listener's error is its own */ }
+    try {
+      fn(r);
+    } catch {
+      /* a listener's error is its own */
+    }
   }
 }
 
@@ -164,11 +184,16 @@ async function installInterceptionNet(browser: Browser): Promise<void> {
 
 /** Closes the shared browser (tests' afterAll, the local server's close). */
 export async function closeBrowser(): Promise<void> {
-  if (idleTimer) { clearTimeout(idleTimer); idleTimer = undefined; }
+  if (idleTimer) {
+    clearTimeout(idleTimer);
+    idleTimer = undefined;
+  }
   const b = current;
   current = undefined;
   if (!b) return;
   try {
     await (await b).close();
-  } catch { /* it was not running */ }
+  } catch {
+    /* it was not running */
+  }
 }

@@ -62,7 +62,18 @@ const PAGE_POLICY = 'connect-src http: https: data: blob:';
 /** Request headers the browser's request passes on to the fetcher. */
 const PASSED_HEADERS = ['accept', 'accept-language', 'cookie', 'referer', 'content-type'];
 /** Response headers never handed back to the browser (the body is already decoded and whole). */
-const DROPPED_RESPONSE_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'alt-svc', 'strict-transport-security', 'content-security-policy-report-only', 'report-to', 'nel']);
+const DROPPED_RESPONSE_HEADERS = new Set([
+  'content-encoding',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'alt-svc',
+  'strict-transport-security',
+  'content-security-policy-report-only',
+  'report-to',
+  'nel',
+]);
 
 export type RequestOutcome = 'fetched' | 'refused' | 'blocked' | 'failed';
 type AbortCode = 'blockedbyclient' | 'addressunreachable' | 'namenotresolved' | 'failed';

@@ -17,7 +17,7 @@ import { browserAvailable } from './availability.js';
 import { withBrowser } from './browser.js';
 import { PageTraffic, type RequestOutcome } from './route.js';
 import { rememberScreenshot } from './screenshot-memo.js';
-import { openSpareTab, takeTab, type Tab } from './tab.js';
+import { openSpareTab, type Tab, takeTab } from './tab.js';
 
 /** Kept at the end of the time cap for the network quiet and the capture itself. */
 const CAPTURE_RESERVE_MS = 2_000;
@@ -83,7 +83,10 @@ async function tabWithin(browser: Browser, cap: TimeCap): Promise<Tab> {
   try {
     return await cap.race(taking);
   } catch (err) {
-    void taking.then((t) => t.close(), () => {});
+    void taking.then(
+      (t) => t.close(),
+      () => {},
+    );
     throw err;
   }
 }
@@ -124,8 +127,13 @@ class TimeCap {
   private readonly over: Promise<never>;
   private readonly stop = () => this.controller.abort();
 
-  constructor(private readonly ms: number, private readonly outer?: AbortSignal) {
-    this.over = new Promise<never>((_, reject) => this.controller.signal.addEventListener('abort', () => reject(new Error('screenshot time cap reached')), { once: true }));
+  constructor(
+    private readonly ms: number,
+    private readonly outer?: AbortSignal,
+  ) {
+    this.over = new Promise<never>((_, reject) =>
+      this.controller.signal.addEventListener('abort', () => reject(new Error('screenshot time cap reached')), { once: true }),
+    );
     this.over.catch(() => {});
     this.timer = setTimeout(this.stop, ms);
     if (outer?.aborted) this.stop();

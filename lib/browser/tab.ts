@@ -37,13 +37,17 @@ async function openTab(browser: Browser): Promise<Tab> {
   try {
     await installRoute(context, () => holder);
     const page = await context.newPage();
-    page.on('dialog', (d) => { void d.dismiss().catch(() => {}); });
+    page.on('dialog', (d) => {
+      void d.dismiss().catch(() => {});
+    });
     const cdp = await context.newCDPSession(page);
     return {
       browser,
       page,
       cdp,
-      hold: (traffic) => { holder = traffic; },
+      hold: (traffic) => {
+        holder = traffic;
+      },
       close: () => context.close().catch(() => {}),
     };
   } catch (err) {

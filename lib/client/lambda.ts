@@ -4,9 +4,9 @@
  * lambda:InvokeFunction on the preview function. This entry point of the client is the one place
  * in lib/ outside lib/adapters/aws that imports an AWS SDK; the service never imports it.
  */
-import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
+import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import type { LinkRecord } from '../contract/link.js';
-import { isErrorBody, LinkPreviewClientError, type LinkPreviewClient, type PreviewOptions } from './index.js';
+import { isErrorBody, type LinkPreviewClient, LinkPreviewClientError, type PreviewOptions } from './index.js';
 
 export interface LambdaClientOptions {
   /** Name or ARN of the preview function (a stack output). */
@@ -35,10 +35,15 @@ export function createLambdaClient(options: LambdaClientOptions): LinkPreviewCli
         body = undefined;
       }
       if (out.FunctionError) {
-        throw new LinkPreviewClientError({ status: 500, errorCode: 'FUNCTION_ERROR', message: `${out.FunctionError}: ${(body as { errorMessage?: string })?.errorMessage ?? text.slice(0, 200)}` });
+        throw new LinkPreviewClientError({
+          status: 500,
+          errorCode: 'FUNCTION_ERROR',
+          message: `${out.FunctionError}: ${(body as { errorMessage?: string })?.errorMessage ?? text.slice(0, 200)}`,
+        });
       }
       if (isErrorBody(body)) throw new LinkPreviewClientError(body);
-      if (!body || typeof body !== 'object') throw new LinkPreviewClientError({ status: 500, errorCode: 'INVALID_RESPONSE', message: 'The function returned no Link record.' });
+      if (!body || typeof body !== 'object')
+        throw new LinkPreviewClientError({ status: 500, errorCode: 'INVALID_RESPONSE', message: 'The function returned no Link record.' });
       return body as LinkRecord;
     },
   };

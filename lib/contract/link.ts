@@ -5,7 +5,7 @@
  * Every schema of the document is a type of the same name here (ImageSet, Video, ForumPost, ...);
  * the names below only add the friendlier aliases the code uses.
  */
-import { linkTypeValues, type Document, type Link, type LinkType, type Page, type Text } from './openapi.gen.js';
+import { type Document, type Link, type LinkType, linkTypeValues, type Page, type Text } from './openapi.gen.js';
 
 export type * from './openapi.gen.js';
 

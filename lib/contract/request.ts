@@ -59,7 +59,7 @@ const BodySchema = v.object({
 type AcceptedBody = Flat<Omit<v.InferInput<typeof BodySchema>, 'link'> & { link: v.InferInput<typeof LinkSchema> }>;
 type ValidatedBody = Flat<Omit<v.InferOutput<typeof BodySchema>, 'link'> & { link: v.InferOutput<typeof LinkSchema> }>;
 type Flat<T> = { [K in keyof T]: T[K] };
-type Same<X, Y> = (<T>() => T extends X ? 1 : 2) extends (<T>() => T extends Y ? 1 : 2) ? true : false;
+type Same<X, Y> = (<T>() => T extends X ? 1 : 2) extends <T>() => T extends Y ? 1 : 2 ? true : false;
 /** T, provided each check is true: tsc fails on the alias below when one is false. */
 type Checked<T, _Checks extends true[]> = T;
 

@@ -17,8 +17,16 @@ function mimeOf(contentType: string | undefined): string {
 }
 
 const TEXT_MIMES = new Set([
-  'text/plain', 'text/markdown', 'text/x-markdown', 'text/csv', 'text/tab-separated-values',
-  'application/json', 'application/ld+json', 'text/json', 'application/x-ndjson', 'text/x-log',
+  'text/plain',
+  'text/markdown',
+  'text/x-markdown',
+  'text/csv',
+  'text/tab-separated-values',
+  'application/json',
+  'application/ld+json',
+  'text/json',
+  'application/x-ndjson',
+  'text/x-log',
 ]);
 const DOCUMENT_MIMES = new Set(['application/pdf', 'application/x-pdf']);
 const HTML_MIMES = new Set(['text/html', 'application/xhtml+xml']);
@@ -35,7 +43,11 @@ function typeFromMime(mime: string): LinkType {
 }
 
 function looksLikeHtml(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1').replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart().toLowerCase();
+  const head = Buffer.from(bytes.subarray(0, 1024))
+    .toString('latin1')
+    .replace(/^\uFEFF|^\xEF\xBB\xBF/, '')
+    .trimStart()
+    .toLowerCase();
   return head.startsWith('<!doctype html') || head.startsWith('<html') || /<(head|body|meta|title)[\s>]/.test(head);
 }
 
@@ -55,7 +67,10 @@ export async function classify(contentType: string | undefined, bytes: Uint8Arra
     const t = typeFromMime(sniffed);
     if (t !== 'UNKNOWN') return { type: t, mime: sniffed };
   }
-  if (declared === 'image/svg+xml' || (bytes.length && /^\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*<svg[\s>]/is.test(Buffer.from(bytes.subarray(0, 2048)).toString('utf8')))) {
+  if (
+    declared === 'image/svg+xml' ||
+    (bytes.length && /^\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*<svg[\s>]/is.test(Buffer.from(bytes.subarray(0, 2048)).toString('utf8')))
+  ) {
     return { type: 'IMAGE', mime: 'image/svg+xml' };
   }
   const fromHeader = typeFromMime(declared);

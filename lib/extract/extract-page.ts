@@ -14,12 +14,12 @@ import type { CoreConfig } from '../core-settings.js';
 import { detectEncoding } from '../fetch/charset.js';
 import { flatHeaders } from '../fetch/headers.js';
 import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
-import { backgroundColor, iconCandidates, manifestHref, parseManifest, type IconCandidate, type ManifestData } from './icons.js';
+import { backgroundColor, type IconCandidate, iconCandidates, type ManifestData, manifestHref, parseManifest } from './icons.js';
 import { contentNodes, flattenJsonLd } from './json-ld.js';
 import { resolveLanguage } from './language.js';
 import { fetchOEmbed, oembedUrl } from './oembed.js';
-import { parsePageBytes, type PageData } from './parse-page.js';
-import { DEFAULT_RULES, firstImage, firstText, oembedCouldChange, type FieldRules, type OEmbedData, type RuleContext } from './rules.js';
+import { type PageData, parsePageBytes } from './parse-page.js';
+import { DEFAULT_RULES, type FieldRules, firstImage, firstText, type OEmbedData, oembedCouldChange, type RuleContext } from './rules.js';
 import { detectWall, isWallTitle } from './walls.js';
 
 export interface PageExtraction {
@@ -55,7 +55,14 @@ export const SUBFETCH_LIMITS = { manifestBytes: 64 * 1024, timeoutMs: 2500 };
 
 export async function fetchManifest(fetch: Fetcher, url: string, signal?: AbortSignal): Promise<ManifestData | undefined> {
   try {
-    const res = await fetch(url, { maxBytes: SUBFETCH_LIMITS.manifestBytes, onTooLarge: 'fail', timeoutMs: SUBFETCH_LIMITS.timeoutMs, signal, headers: { accept: 'application/manifest+json,application/json' }, maxRedirects: 3 });
+    const res = await fetch(url, {
+      maxBytes: SUBFETCH_LIMITS.manifestBytes,
+      onTooLarge: 'fail',
+      timeoutMs: SUBFETCH_LIMITS.timeoutMs,
+      signal,
+      headers: { accept: 'application/manifest+json,application/json' },
+      maxRedirects: 3,
+    });
     if (res.status < 200 || res.status >= 300) return undefined;
     return parseManifest(res.body.toString('utf8'));
   } catch {
@@ -181,7 +188,9 @@ export async function pageLanguage(read: PageRead, fields: Pick<PageFields, 'tit
     try {
       const v = rule.get(read.ctx);
       for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string' && x.trim()) declared.push(x);
-    } catch { /* a broken rule gives nothing */ }
+    } catch {
+      /* a broken rule gives nothing */
+    }
   }
   return resolveLanguage({
     declared,
@@ -204,7 +213,12 @@ export async function extractPage(res: FetchResult, contentType: string | undefi
 }
 
 /** The extraction's record shape from its steps' results. */
-export function pageExtraction(read: PageRead, fields: PageFields, lang: { language?: string; source: string }, icons: { icons: IconCandidate[]; backgroundColor?: string }): PageExtraction {
+export function pageExtraction(
+  read: PageRead,
+  fields: PageFields,
+  lang: { language?: string; source: string },
+  icons: { icons: IconCandidate[]; backgroundColor?: string },
+): PageExtraction {
   const { oembedCouldChange: _, sources, ...values } = fields;
   return {
     ...values,

@@ -90,7 +90,10 @@ export function iconCandidates(page: Pick<PageData, 'links'>, base: string, fina
     }
   }
   // Stable sort: equal scores keep document order.
-  const ranked = out.map((c, i) => ({ c, i, s: score(c) })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.c);
+  const ranked = out
+    .map((c, i) => ({ c, i, s: score(c) }))
+    .sort((a, b) => b.s - a.s || a.i - b.i)
+    .map((x) => x.c);
   const fallback = new URL('/favicon.ico', finalUrl).href;
   if (!seen.has(fallback)) ranked.push({ url: fallback, rel: 'favicon.ico' });
   return ranked;

@@ -17,10 +17,14 @@ function tryParse(text: string): unknown {
 
 /** Parse one block, repairing the common breakages. */
 function parseJsonLdBlock(raw: string): unknown {
-  let text = raw.trim()
-    .replace(/^<!--/, '').replace(/-->$/, '')
-    .replace(/^\/\*\s*<!\[CDATA\[\s*\*\//, '').replace(/\/\*\s*\]\]>\s*\*\/$/, '')
-    .replace(/^<!\[CDATA\[/, '').replace(/\]\]>$/, '')
+  let text = raw
+    .trim()
+    .replace(/^<!--/, '')
+    .replace(/-->$/, '')
+    .replace(/^\/\*\s*<!\[CDATA\[\s*\*\//, '')
+    .replace(/\/\*\s*\]\]>\s*\*\/$/, '')
+    .replace(/^<!\[CDATA\[/, '')
+    .replace(/\]\]>$/, '')
     .trim();
   const direct = tryParse(text);
   if (direct !== undefined) return direct;
@@ -67,7 +71,8 @@ export function ldTypes(node: LdNode): string[] {
 }
 
 /** Types whose name/headline/description describe the page itself. */
-const CONTENT_TYPES = /^(\w*article|blogposting|report|scholarlyarticle|techarticle|socialmediaposting|discussionforumposting|liveblogposting|product|productgroup|videoobject|audioobject|musicrecording|musicalbum|musicplaylist|podcastepisode|podcastseries|episode|tvepisode|movie|tvseries|book|recipe|event|course|jobposting|softwareapplication|mobileapplication|webapplication|videogame|creativework|dataset|qapage|question|profilepage|collectionpage|itempage|aboutpage|webpage|mediaobject|imageobject|localbusiness|restaurant|hotel|place|person)$/;
+const CONTENT_TYPES =
+  /^(\w*article|blogposting|report|scholarlyarticle|techarticle|socialmediaposting|discussionforumposting|liveblogposting|product|productgroup|videoobject|audioobject|musicrecording|musicalbum|musicplaylist|podcastepisode|podcastseries|episode|tvepisode|movie|tvseries|book|recipe|event|course|jobposting|softwareapplication|mobileapplication|webapplication|videogame|creativework|dataset|qapage|question|profilepage|collectionpage|itempage|aboutpage|webpage|mediaobject|imageobject|localbusiness|restaurant|hotel|place|person)$/;
 const ARTICLE_TYPES = /^(\w*article|blogposting|report|socialmediaposting|discussionforumposting|liveblogposting)$/;
 
 /** Nodes ordered so the ones that describe the page come first: articles, then other content, then pages. */
@@ -79,7 +84,11 @@ export function contentNodes(nodes: LdNode[]): LdNode[] {
     if (types.some((t) => /^(webpage|itempage|collectionpage|aboutpage|profilepage|qapage)$/.test(t))) return 2;
     return 9;
   };
-  return nodes.map((n, i) => ({ n, i, r: rank(n) })).filter((x) => x.r < 9).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.n);
+  return nodes
+    .map((n, i) => ({ n, i, r: rank(n) }))
+    .filter((x) => x.r < 9)
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.n);
 }
 
 export function ldString(v: unknown): string | undefined {
@@ -111,7 +120,14 @@ export function ldImage(v: unknown): { url: string; width?: number; height?: num
   }
   if (v && typeof v === 'object') {
     const o = v as LdNode;
-    const url = typeof o.url === 'string' ? o.url : typeof o.contentUrl === 'string' ? o.contentUrl : typeof o['@id'] === 'string' && /\.(jpe?g|png|webp|gif|avif)(\?|$)/i.test(o['@id'] as string) ? (o['@id'] as string) : undefined;
+    const url =
+      typeof o.url === 'string'
+        ? o.url
+        : typeof o.contentUrl === 'string'
+          ? o.contentUrl
+          : typeof o['@id'] === 'string' && /\.(jpe?g|png|webp|gif|avif)(\?|$)/i.test(o['@id'] as string)
+            ? (o['@id'] as string)
+            : undefined;
     if (!url) return undefined;
     const num = (x: unknown) => (typeof x === 'number' ? x : typeof x === 'string' && /^\d+/.test(x) ? parseInt(x, 10) : undefined);
     return { url, width: num(o.width), height: num(o.height) };

@@ -4,7 +4,7 @@
  * Detection also overrules a declaration that is clearly wrong: a different writing system
  * (a CMS default `en` on a Japanese article), or a confident detection on plenty of text.
  */
-import { acceptedLanguage, detectLanguage, type Detection } from '../language/detect.js';
+import { acceptedLanguage, type Detection, detectLanguage } from '../language/detect.js';
 
 /** `en-US` / `en_us` -> `en-US`; `x-default`, `und` and garbage -> undefined. Region kept only when declared. */
 export function normalizeLanguage(tag: string | undefined): string | undefined {
@@ -15,17 +15,57 @@ export function normalizeLanguage(tag: string | undefined): string | undefined {
   if (lang === 'und' || lang === 'mul' || lang === 'zxx' || lang === 'xx') return undefined;
   lang = ({ iw: 'he', ji: 'yi', in: 'id', jw: 'jv' } as Record<string, string>)[lang] ?? lang;
   // Three-letter codes that have a two-letter form.
-  lang = ({ eng: 'en', jpn: 'ja', deu: 'de', ger: 'de', fra: 'fr', fre: 'fr', spa: 'es', ita: 'it', por: 'pt', rus: 'ru', zho: 'zh', chi: 'zh', kor: 'ko', nld: 'nl', dut: 'nl', pol: 'pl', tur: 'tr', ara: 'ar' } as Record<string, string>)[lang] ?? lang;
+  lang =
+    (
+      {
+        eng: 'en',
+        jpn: 'ja',
+        deu: 'de',
+        ger: 'de',
+        fra: 'fr',
+        fre: 'fr',
+        spa: 'es',
+        ita: 'it',
+        por: 'pt',
+        rus: 'ru',
+        zho: 'zh',
+        chi: 'zh',
+        kor: 'ko',
+        nld: 'nl',
+        dut: 'nl',
+        pol: 'pl',
+        tur: 'tr',
+        ara: 'ar',
+      } as Record<string, string>
+    )[lang] ?? lang;
   const region = m[3];
   return region ? `${lang}-${region.toUpperCase()}` : lang;
 }
 
 const SCRIPT_OF: [RegExp, string][] = [
-  [/^(ja)$/, 'Jpan'], [/^(zh|yue)$/, 'Hani'], [/^ko$/, 'Hang'],
-  [/^(ru|uk|be|bg|sr|mk|kk|ky|mn|tg)$/, 'Cyrl'], [/^(ar|fa|ur|ps|sd|ug)$/, 'Arab'], [/^(he|yi)$/, 'Hebr'],
-  [/^(el)$/, 'Grek'], [/^(hi|mr|ne|sa)$/, 'Deva'], [/^th$/, 'Thai'], [/^(ka)$/, 'Geor'], [/^(hy)$/, 'Armn'],
-  [/^(bn|as)$/, 'Beng'], [/^ta$/, 'Taml'], [/^te$/, 'Telu'], [/^(km)$/, 'Khmr'], [/^(lo)$/, 'Laoo'], [/^(my)$/, 'Mymr'],
-  [/^(am|ti)$/, 'Ethi'], [/^(gu)$/, 'Gujr'], [/^(pa)$/, 'Guru'], [/^(kn)$/, 'Knda'], [/^(ml)$/, 'Mlym'], [/^(si)$/, 'Sinh'],
+  [/^(ja)$/, 'Jpan'],
+  [/^(zh|yue)$/, 'Hani'],
+  [/^ko$/, 'Hang'],
+  [/^(ru|uk|be|bg|sr|mk|kk|ky|mn|tg)$/, 'Cyrl'],
+  [/^(ar|fa|ur|ps|sd|ug)$/, 'Arab'],
+  [/^(he|yi)$/, 'Hebr'],
+  [/^(el)$/, 'Grek'],
+  [/^(hi|mr|ne|sa)$/, 'Deva'],
+  [/^th$/, 'Thai'],
+  [/^(ka)$/, 'Geor'],
+  [/^(hy)$/, 'Armn'],
+  [/^(bn|as)$/, 'Beng'],
+  [/^ta$/, 'Taml'],
+  [/^te$/, 'Telu'],
+  [/^(km)$/, 'Khmr'],
+  [/^(lo)$/, 'Laoo'],
+  [/^(my)$/, 'Mymr'],
+  [/^(am|ti)$/, 'Ethi'],
+  [/^(gu)$/, 'Gujr'],
+  [/^(pa)$/, 'Guru'],
+  [/^(kn)$/, 'Knda'],
+  [/^(ml)$/, 'Mlym'],
+  [/^(si)$/, 'Sinh'],
 ];
 const scriptOf = (lang: string) => SCRIPT_OF.find(([re]) => re.test(lang))?.[1] ?? 'Latn';
 const primary = (tag: string) => tag.split('-')[0];

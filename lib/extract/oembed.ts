@@ -10,12 +10,25 @@ import type { PageData } from './parse-page.js';
 import type { OEmbedData } from './rules.js';
 import { resolveUrl } from './text.js';
 
-interface Provider { name: string; schemes: string[]; endpoint: string }
+interface Provider {
+  name: string;
+  schemes: string[];
+  endpoint: string;
+}
 
 const PROVIDERS: { name: string; patterns: RegExp[]; endpoint: string }[] = (providersFile.providers as Provider[]).map((p) => ({
   name: p.name,
   endpoint: p.endpoint,
-  patterns: p.schemes.map((s) => new RegExp(`^${s.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/^https:/, 'https?:')}$`, 'i')),
+  patterns: p.schemes.map(
+    (s) =>
+      new RegExp(
+        `^${s
+          .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/^https:/, 'https?:')}$`,
+        'i',
+      ),
+  ),
 }));
 
 export const OEMBED_LIMITS = { maxBytes: 256 * 1024, timeoutMs: 2500 };
@@ -42,16 +55,30 @@ export function parseOEmbed(text: string): OEmbedData | undefined {
   if (!j || typeof j !== 'object' || Array.isArray(j)) return undefined;
   const o = j as Record<string, unknown>;
   const str = (k: string) => (typeof o[k] === 'string' && (o[k] as string).trim() ? (o[k] as string).trim() : undefined);
-  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : typeof o[k] === 'string' && /^\d+$/.test(o[k] as string) ? Number(o[k]) : undefined);
+  const num = (k: string) =>
+    typeof o[k] === 'number' ? (o[k] as number) : typeof o[k] === 'string' && /^\d+$/.test(o[k] as string) ? Number(o[k]) : undefined;
   return {
-    type: str('type'), title: str('title'), author_name: str('author_name'), author_url: str('author_url'), provider_name: str('provider_name'),
-    thumbnail_url: str('thumbnail_url'), thumbnail_width: num('thumbnail_width'), thumbnail_height: num('thumbnail_height'),
+    type: str('type'),
+    title: str('title'),
+    author_name: str('author_name'),
+    author_url: str('author_url'),
+    provider_name: str('provider_name'),
+    thumbnail_url: str('thumbnail_url'),
+    thumbnail_width: num('thumbnail_width'),
+    thumbnail_height: num('thumbnail_height'),
   };
 }
 
 export async function fetchOEmbed(fetch: Fetcher, url: string, signal?: AbortSignal): Promise<OEmbedData | undefined> {
   try {
-    const res = await fetch(url, { maxBytes: OEMBED_LIMITS.maxBytes, onTooLarge: 'fail', timeoutMs: OEMBED_LIMITS.timeoutMs, signal, headers: { accept: 'application/json' }, maxRedirects: 3 });
+    const res = await fetch(url, {
+      maxBytes: OEMBED_LIMITS.maxBytes,
+      onTooLarge: 'fail',
+      timeoutMs: OEMBED_LIMITS.timeoutMs,
+      signal,
+      headers: { accept: 'application/json' },
+      maxRedirects: 3,
+    });
     if (res.status < 200 || res.status >= 300) return undefined;
     return parseOEmbed(res.body.toString('utf8'));
   } catch {

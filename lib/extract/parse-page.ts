@@ -94,7 +94,22 @@ export const PAGE_LIMITS = {
   chunkBytes: 64 * 1024,
 };
 
-const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'svg', 'nav', 'footer', 'header', 'aside', 'form', 'select', 'button', 'iframe', 'object']);
+const SKIP_TEXT = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'nav',
+  'footer',
+  'header',
+  'aside',
+  'form',
+  'select',
+  'button',
+  'iframe',
+  'object',
+]);
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr', 'param']);
 const CHROME = new Set(['nav', 'footer', 'header', 'aside', 'form']);
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/g;
@@ -216,7 +231,10 @@ class PageParser {
         if (a.href && d.baseHref === undefined) d.baseHref = clip(a.href, 2048);
         break;
       case 'title':
-        if (d.title === undefined && this.skipDepth === 0) { this.inTitle = true; this.titleBuf = ''; }
+        if (d.title === undefined && this.skipDepth === 0) {
+          this.inTitle = true;
+          this.titleBuf = '';
+        }
         break;
       case 'meta':
         if (d.metas.length < PAGE_LIMITS.metas) {
@@ -267,7 +285,12 @@ class PageParser {
         const src = a.src || a['data-src'] || a['data-lazy-src'] || a['data-original'];
         if (src && d.images.length < PAGE_LIMITS.images) {
           d.images.push({
-            src: clip(src, 4096), width: num(a.width), height: num(a.height), alt: clip(a.alt, 300), className: clip(a.class, 300), id: clip(a.id, 200),
+            src: clip(src, 4096),
+            width: num(a.width),
+            height: num(a.height),
+            alt: clip(a.alt, 300),
+            className: clip(a.class, 300),
+            id: clip(a.id, 200),
             inChrome: this.chromeDepth > 0 || this.headDepth > 0 || undefined,
           });
         }
@@ -280,7 +303,7 @@ class PageParser {
     if (a.itemprop && name !== 'meta' && name !== 'link' && name !== 'img') {
       // A link's value is its href, except for text properties sites put on links (`<a itemprop=headline href=…>Title</a>`).
       const textual = TEXT_PROPS.has(a.itemprop.toLowerCase());
-      const value = a.content ?? (textual ? undefined : a.href ?? a.src) ?? a.datetime;
+      const value = a.content ?? (textual ? undefined : (a.href ?? a.src)) ?? a.datetime;
       if (value !== undefined) this.itemprop(a.itemprop, value);
       else if (!VOID.has(name) && !this.propBuf) this.propBuf = { prop: a.itemprop, buf: '', depth: this.stack.length, itemtype: this.currentItemtype() };
     }
@@ -339,7 +362,12 @@ class PageParser {
       if (this.hardFlags.pop()) this.hardSkipDepth--;
       if (tag === 'head' && this.headDepth > 0) this.headDepth--;
     }
-    if (this.stack.length === 0) { this.skipDepth = 0; this.headDepth = 0; this.chromeDepth = 0; this.hardSkipDepth = 0; }
+    if (this.stack.length === 0) {
+      this.skipDepth = 0;
+      this.headDepth = 0;
+      this.chromeDepth = 0;
+      this.hardSkipDepth = 0;
+    }
   }
 
   private onText(text: string): void {

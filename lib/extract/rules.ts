@@ -5,7 +5,7 @@
  *
  * Platform extractors put their own rules in front with `withRules({ title: [myRule] })`.
  */
-import { ldImage, ldString, ldTypes, type LdNode } from './json-ld.js';
+import { type LdNode, ldImage, ldString, ldTypes } from './json-ld.js';
 import type { MetaTag, PageData } from './parse-page.js';
 import { cleanText, isJunkImage, isJunkText, resolveUrl, toInt } from './text.js';
 
@@ -91,8 +91,7 @@ function itempropValues(page: PageData, prop: string): string[] {
 }
 
 const ld = (field: string) => (ctx: RuleContext) => ctx.ld.map((n) => ldString(n[field]));
-const ldOf = (types: RegExp, field: string) => (ctx: RuleContext) =>
-  ctx.ld.filter((n) => ldTypes(n).some((t) => types.test(t))).map((n) => ldString(n[field]));
+const ldOf = (types: RegExp, field: string) => (ctx: RuleContext) => ctx.ld.filter((n) => ldTypes(n).some((t) => types.test(t))).map((n) => ldString(n[field]));
 
 function metaImage(ctx: RuleContext, prefix: 'og' | 'twitter'): ImageCandidate[] {
   const out: ImageCandidate[] = [];
@@ -121,7 +120,8 @@ function metaImage(ctx: RuleContext, prefix: 'og' | 'twitter'): ImageCandidate[]
   return out;
 }
 
-const LOGO_LIKE = /(^|[\W_])(logo|sprite|icon|favicon|avatar|badge|emoji|banner-ad|advert|ads|spinner|loader|rating|star|button|btn|arrow|social|share|flag|gravatar|blank|pixel|spacer)([\W_]|$)/i;
+const LOGO_LIKE =
+  /(^|[\W_])(logo|sprite|icon|favicon|avatar|badge|emoji|banner-ad|advert|ads|spinner|loader|rating|star|button|btn|arrow|social|share|flag|gravatar|blank|pixel|spacer)([\W_]|$)/i;
 
 /** The first large content image: sized at least 200px when sizes are declared, not a logo or sprite, not in site chrome. */
 function firstContentImage(ctx: RuleContext): ImageCandidate | undefined {
@@ -224,13 +224,14 @@ export const DEFAULT_RULES: FieldRules = {
     {
       name: 'json-ld headline',
       // When a node's headline is not in <title> but its name is (Wikipedia puts a description in headline), the name wins.
-      get: (c) => c.ld.map((n) => {
-        const headline = ldString(n.headline);
-        const name = ldString(n.name);
-        const t = c.page.title?.toLowerCase();
-        if (headline && name && t && !t.includes(headline.toLowerCase()) && t.includes(name.toLowerCase())) return name;
-        return headline;
-      }),
+      get: (c) =>
+        c.ld.map((n) => {
+          const headline = ldString(n.headline);
+          const name = ldString(n.name);
+          const t = c.page.title?.toLowerCase();
+          if (headline && name && t && !t.includes(headline.toLowerCase()) && t.includes(name.toLowerCase())) return name;
+          return headline;
+        }),
     },
     { name: 'json-ld name', get: ldOf(/./, 'name') },
     { name: 'oembed title', oembed: true, get: (c) => c.oembed?.title },
@@ -254,7 +255,14 @@ export const DEFAULT_RULES: FieldRules = {
   description: [
     { name: 'og:description', get: (c) => wholeMetaValues(c, 'description', 'og:description') },
     { name: 'twitter:description', get: (c) => wholeMetaValues(c, 'description', 'twitter:description') },
-    { name: 'meta description', get: (c) => [...wholeMetaValues(c, 'description', 'description'), ...itempropValues(c.page, 'description').slice(0, 1), ...wholeMetaValues(c, 'description', 'dc.description', 'dcterms.description', 'sailthru.description')] },
+    {
+      name: 'meta description',
+      get: (c) => [
+        ...wholeMetaValues(c, 'description', 'description'),
+        ...itempropValues(c.page, 'description').slice(0, 1),
+        ...wholeMetaValues(c, 'description', 'dc.description', 'dcterms.description', 'sailthru.description'),
+      ],
+    },
     { name: 'json-ld description', get: ld('description') },
     { name: 'first paragraph', get: firstParagraph },
   ],
@@ -262,19 +270,29 @@ export const DEFAULT_RULES: FieldRules = {
     { name: 'og:image', get: (c) => metaImage(c, 'og') },
     { name: 'twitter:image', get: (c) => metaImage(c, 'twitter') },
     { name: 'json-ld image', get: (c) => c.ld.flatMap((n) => [ldImage(n.image), ldImage(n.thumbnailUrl), ldImage(n.thumbnail)]) },
-    { name: 'oembed thumbnail', oembed: true, get: (c) => (c.oembed?.thumbnail_url ? { url: c.oembed.thumbnail_url, width: c.oembed.thumbnail_width, height: c.oembed.thumbnail_height } : undefined) },
+    {
+      name: 'oembed thumbnail',
+      oembed: true,
+      get: (c) => (c.oembed?.thumbnail_url ? { url: c.oembed.thumbnail_url, width: c.oembed.thumbnail_width, height: c.oembed.thumbnail_height } : undefined),
+    },
     { name: 'image_src', get: (c) => c.page.links.filter((l) => l.rel.includes('image_src')).map((l) => ({ url: l.href })) },
     { name: 'microdata image', get: (c) => [...itempropValues(c.page, 'image'), ...itempropValues(c.page, 'thumbnailurl')].map((url) => ({ url })) },
     { name: 'first content <img>', get: firstContentImage },
   ],
   siteName: [
     { name: 'og:site_name', get: (c) => metaValues(c.page, 'og:site_name') },
-    { name: 'application-name', get: (c) => metaValues(c.page, 'application-name', 'apple-mobile-web-app-title', 'al:ios:app_name', 'twitter:app:name:iphone') },
+    {
+      name: 'application-name',
+      get: (c) => metaValues(c.page, 'application-name', 'apple-mobile-web-app-title', 'al:ios:app_name', 'twitter:app:name:iphone'),
+    },
     { name: 'json-ld publisher', get: (c) => c.ld.map((n) => ldString((n.publisher as LdNode | undefined)?.name ?? n.publisher)) },
     { name: 'oembed provider', oembed: true, get: (c) => c.oembed?.provider_name },
   ],
   author: [
-    { name: 'meta author', get: (c) => metaValues(c.page, 'author', 'article:author', 'twitter:creator', 'dc.creator', 'citation_author', 'parsely-author', 'sailthru.author') },
+    {
+      name: 'meta author',
+      get: (c) => metaValues(c.page, 'author', 'article:author', 'twitter:creator', 'dc.creator', 'citation_author', 'parsely-author', 'sailthru.author'),
+    },
     { name: 'json-ld author', get: (c) => c.ld.map((n) => ldString(n.author)) },
     { name: 'oembed author', oembed: true, get: (c) => c.oembed?.author_name },
     { name: 'microdata author', get: (c) => itempropValues(c.page, 'author') },
@@ -282,7 +300,10 @@ export const DEFAULT_RULES: FieldRules = {
   language: [
     { name: '<html lang>', get: (c) => c.page.lang },
     { name: 'og:locale', get: (c) => metaValues(c.page, 'og:locale') },
-    { name: 'Content-Language', get: (c) => [c.headers['content-language']?.split(',')[0], ...c.page.metas.filter((m) => m.httpEquiv === 'content-language').map((m) => m.content)] },
+    {
+      name: 'Content-Language',
+      get: (c) => [c.headers['content-language']?.split(',')[0], ...c.page.metas.filter((m) => m.httpEquiv === 'content-language').map((m) => m.content)],
+    },
     { name: 'json-ld inLanguage', get: (c) => c.ld.map((n) => ldString(n.inLanguage)) },
     { name: 'meta language', get: (c) => metaValues(c.page, 'language', 'dc.language', 'dcterms.language', 'citation_language') },
   ],
@@ -318,7 +339,12 @@ export interface Found {
 }
 
 /** First good text value, with the rule that gave it. */
-export function firstText(rules: Rule<string>[], ctx: RuleContext, maxChars = 2000, accept: (s: string) => boolean = () => true): ({ value: string } & Found) | undefined {
+export function firstText(
+  rules: Rule<string>[],
+  ctx: RuleContext,
+  maxChars = 2000,
+  accept: (s: string) => boolean = () => true,
+): ({ value: string } & Found) | undefined {
   for (const [index, rule] of rules.entries()) {
     for (const raw of candidates(rule, ctx)) {
       if (typeof raw !== 'string') continue;

@@ -15,8 +15,27 @@ export function cleanText(s: string | undefined | null, maxChars = 2000): string
 }
 
 const JUNK_TEXT = new Set([
-  'untitled', 'untitled document', 'untitled page', 'new page', 'no title', 'title', 'home', 'index', 'null', 'undefined',
-  'none', 'n/a', 'loading', 'loading...', 'document', 'page not found', 'welcome', 'default', 'test', '-', '|',
+  'untitled',
+  'untitled document',
+  'untitled page',
+  'new page',
+  'no title',
+  'title',
+  'home',
+  'index',
+  'null',
+  'undefined',
+  'none',
+  'n/a',
+  'loading',
+  'loading...',
+  'document',
+  'page not found',
+  'welcome',
+  'default',
+  'test',
+  '-',
+  '|',
 ]);
 
 /** Values that are not a real title/description ("Untitled", "undefined", a bare URL-less dash ...). */
@@ -32,7 +51,9 @@ export function isJunkText(s: string): boolean {
 /** Resolve a URL against the page base (itself resolved against the final URL). http(s) only. */
 export function resolveUrl(u: string | undefined | null, base: string): string | undefined {
   if (!u) return undefined;
-  const raw = String(u).trim().replace(/^['"]|['"]$/g, '');
+  const raw = String(u)
+    .trim()
+    .replace(/^['"]|['"]$/g, '');
   if (!raw || /^(data|javascript|about|blob|mailto|tel):/i.test(raw)) return undefined;
   try {
     const abs = new URL(raw, base);
@@ -58,7 +79,9 @@ export function isJunkImage(url: string, hints?: { width?: number; height?: numb
   try {
     const u = new URL(url);
     path = u.host + u.pathname + u.search;
-  } catch { /* keep raw */ }
+  } catch {
+    /* keep raw */
+  }
   return JUNK_IMAGE.some((re) => re.test(path));
 }
 

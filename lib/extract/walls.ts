@@ -18,18 +18,39 @@ export interface WallInput {
 }
 
 const hostOf = (u: string) => {
-  try { return new URL(u).hostname.toLowerCase().replace(/^www\./, ''); } catch { return ''; }
+  try {
+    return new URL(u).hostname.toLowerCase().replace(/^www\./, '');
+  } catch {
+    return '';
+  }
 };
 const pathOf = (u: string) => {
-  try { return new URL(u).pathname; } catch { return ''; }
+  try {
+    return new URL(u).pathname;
+  } catch {
+    return '';
+  }
 };
 
 /** Titles that are only ever the wall itself; such a title is never kept as the preview's title. */
 const WALL_TITLES = [
-  /^just a moment\.*$/i, /^attention required!? \| cloudflare$/i, /^one more step$/i, /^please wait\.*$/i,
-  /^robot check$/i, /^amazon\.[a-z.]+ ?(:|-)? ?robot check$/i, /^access denied$/i, /^access to this page has been denied\.?$/i,
-  /^are you a robot\??$/i, /^security check$/i, /^ddos-guard$/i, /^checking your browser\.*$/i, /^verifying you are human\.*$/i,
-  /^before you continue( to youtube)?$/i, /^bevor sie zu youtube weitergehen$/i, /^captcha$/i, /^pardon our interruption\.*$/i,
+  /^just a moment\.*$/i,
+  /^attention required!? \| cloudflare$/i,
+  /^one more step$/i,
+  /^please wait\.*$/i,
+  /^robot check$/i,
+  /^amazon\.[a-z.]+ ?(:|-)? ?robot check$/i,
+  /^access denied$/i,
+  /^access to this page has been denied\.?$/i,
+  /^are you a robot\??$/i,
+  /^security check$/i,
+  /^ddos-guard$/i,
+  /^checking your browser\.*$/i,
+  /^verifying you are human\.*$/i,
+  /^before you continue( to youtube)?$/i,
+  /^bevor sie zu youtube weitergehen$/i,
+  /^captcha$/i,
+  /^pardon our interruption\.*$/i,
 ];
 
 export function isWallTitle(t: string | undefined): boolean {
@@ -58,8 +79,13 @@ export function detectWall(input: WallInput): WallKind | undefined {
 
   // Cloudflare challenge / block pages.
   if (headers['cf-mitigated'] === 'challenge') return 'cloudflare-challenge';
-  if (/^just a moment\.*$/i.test(title) || /^attention required!? \| cloudflare$/i.test(title) || /^checking your browser/i.test(title)) return 'cloudflare-challenge';
-  if ((status === 403 || status === 503 || status === 429) && /cdn-cgi\/challenge-platform|cf-browser-verification|cf_chl_opt|challenges\.cloudflare\.com/i.test(head)) return 'cloudflare-challenge';
+  if (/^just a moment\.*$/i.test(title) || /^attention required!? \| cloudflare$/i.test(title) || /^checking your browser/i.test(title))
+    return 'cloudflare-challenge';
+  if (
+    (status === 403 || status === 503 || status === 429) &&
+    /cdn-cgi\/challenge-platform|cf-browser-verification|cf_chl_opt|challenges\.cloudflare\.com/i.test(head)
+  )
+    return 'cloudflare-challenge';
 
   // Amazon's robot check.
   if (/robot check/i.test(title) && /amazon/i.test(`${finalHost} ${title}`)) return 'amazon-robot-check';

@@ -195,13 +195,17 @@ export function checkUrl(url: URL, policy: GuardPolicy): Verdict {
 export function openGuardWarning(policy: Pick<GuardPolicy, 'allowPrivateNetworks' | 'allowLoopback'>): string | undefined {
   const closed = 'link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::/32, 100.100.100.200) stay closed';
   if (policy.allowPrivateNetworks) {
-    return 'SSRF guard opened by LINKPREVIEW_ALLOW_PRIVATE_NETWORKS=true: links may reach loopback (127.0.0.0/8, ::1, localhost) and private networks '
-      + `(10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7) on any port; ${closed}. `
-      + 'For tests and local development only; LINKPREVIEW_ALLOW_LOOPBACK=true opens loopback alone.';
+    return (
+      'SSRF guard opened by LINKPREVIEW_ALLOW_PRIVATE_NETWORKS=true: links may reach loopback (127.0.0.0/8, ::1, localhost) and private networks ' +
+      `(10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7) on any port; ${closed}. ` +
+      'For tests and local development only; LINKPREVIEW_ALLOW_LOOPBACK=true opens loopback alone.'
+    );
   }
   if (policy.allowLoopback) {
-    return "SSRF guard opened by LINKPREVIEW_ALLOW_LOOPBACK=true: links may reach this machine's loopback addresses (127.0.0.0/8, ::1, localhost) on any port; "
-      + `private networks, ${closed}. For local development only.`;
+    return (
+      "SSRF guard opened by LINKPREVIEW_ALLOW_LOOPBACK=true: links may reach this machine's loopback addresses (127.0.0.0/8, ::1, localhost) on any port; " +
+      `private networks, ${closed}. For local development only.`
+    );
   }
   return undefined;
 }
@@ -216,7 +220,7 @@ export const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostna
  */
 export function guardedLookup(policy: GuardPolicy, resolve: Resolver = systemResolver): LookupFunction {
   return ((hostname: string, options: dns.LookupOptions | number | undefined, callback: (...args: unknown[]) => void) => {
-    const opts: dns.LookupOptions = typeof options === 'number' ? { family: options } : options ?? {};
+    const opts: dns.LookupOptions = typeof options === 'number' ? { family: options } : (options ?? {});
     resolve(hostname)
       .then((all) => {
         let addresses = all;
@@ -229,7 +233,13 @@ export function guardedLookup(policy: GuardPolicy, resolve: Resolver = systemRes
         for (const a of all) {
           const verdict = classifyAddress(a.address, policy);
           if (!verdict.allowed) {
-            callback(new LinkNotAllowedError(`${hostname} resolves to ${a.address} (${verdict.reason}), which is not allowed`, undefined, { hostname, address: a.address, reason: verdict.reason }));
+            callback(
+              new LinkNotAllowedError(`${hostname} resolves to ${a.address} (${verdict.reason}), which is not allowed`, undefined, {
+                hostname,
+                address: a.address,
+                reason: verdict.reason,
+              }),
+            );
             return;
           }
         }

@@ -68,6 +68,9 @@ function decodeExtValue(v: string): string | undefined {
 
 /** A file name made safe to show: its last path segment, no control characters, at most 255 characters. */
 export function baseFileName(name: string): string | undefined {
-  const base = (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f]/g, '').trim().slice(0, 255);
+  const base = (name.split(/[\\/]/).pop() ?? '')
+    .replace(/[\u0000-\u001f]/g, '')
+    .trim()
+    .slice(0, 255);
   return base || undefined;
 }

@@ -62,7 +62,10 @@ export function profileHeaders(profile: HostProfile | undefined, configuredUserA
   if (!profile) return {};
   const headers: Record<string, string> = { ...profile.headers };
   if (profile.userAgent) headers['user-agent'] = profile.userAgent.replace('{ua}', configuredUserAgent);
-  if (profile.cookies) headers.cookie = Object.entries(profile.cookies).map(([k, v]) => `${k}=${v}`).join('; ');
+  if (profile.cookies)
+    headers.cookie = Object.entries(profile.cookies)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('; ');
   return headers;
 }
 

@@ -17,14 +17,30 @@ import https from 'node:https';
 import got, { type Headers } from 'got';
 import { ExpectedFailure, LinkNotAllowedError } from '../errors.js';
 import type { Log } from '../log.js';
-import { checkUrl, guardedLookup, systemResolver, type GuardPolicy, type Resolver } from './address-guard.js';
+import { checkUrl, type GuardPolicy, guardedLookup, type Resolver, systemResolver } from './address-guard.js';
 
 export type FetchFailureCode =
-  | 'DNS_FAILURE' | 'CONNECTION_REFUSED' | 'CONNECTION_RESET' | 'TIMEOUT' | 'TLS_ERROR'
-  | 'TOO_MANY_REDIRECTS' | 'REDIRECT_LOOP' | 'REDIRECT_INVALID' | 'TOO_LARGE' | 'ABORTED' | 'NETWORK_ERROR';
+  | 'DNS_FAILURE'
+  | 'CONNECTION_REFUSED'
+  | 'CONNECTION_RESET'
+  | 'TIMEOUT'
+  | 'TLS_ERROR'
+  | 'TOO_MANY_REDIRECTS'
+  | 'REDIRECT_LOOP'
+  | 'REDIRECT_INVALID'
+  | 'TOO_LARGE'
+  | 'ABORTED'
+  | 'NETWORK_ERROR';
 
 /** Failures that may pass on a later try (the others are the resource's own: too large, a redirect loop ...). */
-const TRANSIENT_CODES: ReadonlySet<FetchFailureCode> = new Set(['TIMEOUT', 'CONNECTION_RESET', 'CONNECTION_REFUSED', 'DNS_FAILURE', 'NETWORK_ERROR', 'ABORTED']);
+const TRANSIENT_CODES: ReadonlySet<FetchFailureCode> = new Set([
+  'TIMEOUT',
+  'CONNECTION_RESET',
+  'CONNECTION_REFUSED',
+  'DNS_FAILURE',
+  'NETWORK_ERROR',
+  'ABORTED',
+]);
 
 /** An upstream failure: no usable response. Becomes an `ok: false` record, never a 5xx. */
 export class FetchFailure extends ExpectedFailure {
@@ -104,7 +120,8 @@ function classifyError(err: unknown): { code: FetchFailureCode; message: string 
   if (e.name === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return { code: 'TIMEOUT', message: 'The link did not answer in time.' };
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA' || code === 'ESERVFAIL') return { code: 'DNS_FAILURE', message: DNS_FAILURE_MESSAGE };
   if (code === 'ECONNREFUSED') return { code: 'CONNECTION_REFUSED', message: 'The server refused the connection.' };
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'HPE_INVALID_CONSTANT') return { code: 'CONNECTION_RESET', message: 'The connection was closed before the response was complete.' };
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'HPE_INVALID_CONSTANT')
+    return { code: 'CONNECTION_RESET', message: 'The connection was closed before the response was complete.' };
   if (code === 'ERR_ABORTED' || e.name === 'AbortError' || code === 'ABORT_ERR') return { code: 'ABORTED', message: 'The fetch was cancelled.' };
   if (/CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/i.test(code) || /certificate|ssl|tls/i.test(e.message ?? '')) {
     return { code: 'TLS_ERROR', message: `The TLS handshake failed (${code || e.message}).` };
@@ -177,7 +194,12 @@ function hostMatches(hostname: string, suffixes: string[] | undefined): boolean 
 }
 
 export function createFetcher(deps: FetcherDeps): Fetcher {
-  const policy: GuardPolicy = { allowPrivateNetworks: deps.allowPrivateNetworks, allowLoopback: deps.allowLoopback, allowedPorts: deps.allowedPorts, trustedAddresses: deps.trustedAddresses };
+  const policy: GuardPolicy = {
+    allowPrivateNetworks: deps.allowPrivateNetworks,
+    allowLoopback: deps.allowLoopback,
+    allowedPorts: deps.allowedPorts,
+    trustedAddresses: deps.trustedAddresses,
+  };
   const lookup = guardedLookup(policy, deps.resolver ?? systemResolver);
 
   return async function safeFetch(url, options) {
@@ -239,7 +261,13 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
       } catch (err) {
         if (err instanceof FetchFailure && err.cause instanceof LinkNotAllowedError) {
           const denied = err.cause;
-          deps.log?.warn('fetch refused: the host resolves to a forbidden address', { url: current.href, hop, host: denied.hostname, address: denied.address, reason: denied.reason });
+          deps.log?.warn('fetch refused: the host resolves to a forbidden address', {
+            url: current.href,
+            hop,
+            host: denied.hostname,
+            address: denied.address,
+            reason: denied.reason,
+          });
         }
         throw err;
       }
@@ -256,7 +284,10 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
         }
         next.hash = '';
         if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-          throw new LinkNotAllowedError(`The link redirects to a ${next.protocol.replace(':', '')}: URL, which is not allowed.`, { url: next.href.slice(0, 200), hop: hop + 1 });
+          throw new LinkNotAllowedError(`The link redirects to a ${next.protocol.replace(':', '')}: URL, which is not allowed.`, {
+            url: next.href.slice(0, 200),
+            hop: hop + 1,
+          });
         }
         if (hop + 1 > maxRedirects) {
           throw new FetchFailure('TOO_MANY_REDIRECTS', `The link redirects more than ${maxRedirects} times.`, trail, res.status);

@@ -11,11 +11,11 @@ import { randomUUID } from 'node:crypto';
 import type { Context as LambdaContext } from 'aws-lambda';
 import { bearerRejection } from '../auth/key-store.js';
 import { openApiDocument } from '../contract/openapi.js';
-import { serviceStatus, type StatusDeps } from '../status.js';
-import { describeRequest, type HttpRequestInfo } from './event.js';
 import { InternalError, toErrorBody, UnauthorizedError } from '../errors.js';
 import { errorFields } from '../log.js';
+import { type StatusDeps, serviceStatus } from '../status.js';
 import { PhaseTimer } from '../timing.js';
+import { describeRequest, type HttpRequestInfo } from './event.js';
 import { type ConcurrencyGate, OverloadedError } from './overload.js';
 import { createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
 

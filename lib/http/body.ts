@@ -25,20 +25,29 @@ export function parseContentType(header: string | undefined): ContentTypeInfo {
   const params: Record<string, string> = {};
   for (const p of rawParams) {
     const eq = p.indexOf('=');
-    if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    if (eq > 0)
+      params[p.slice(0, eq).trim().toLowerCase()] = p
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1');
   }
   let kind: BodyKind | undefined;
   if (mime === 'application/json' || /^application\/[\w.-]+\+json$/.test(mime)) kind = 'json';
   else if (mime === 'multipart/form-data') kind = 'multipart';
   else if (mime === 'text/plain') kind = 'text';
   if (!kind) {
-    throw new BadRequestError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${mime} is not supported: use application/json, multipart/form-data or text/plain.`, { contentType: mime.slice(0, 100) });
+    throw new BadRequestError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${mime} is not supported: use application/json, multipart/form-data or text/plain.`, {
+      contentType: mime.slice(0, 100),
+    });
   }
   // A text encoding of the WHATWG Encoding Standard, by any of its labels; an empty charset is none.
   const label = params.charset?.trim() || undefined;
   const charset = label === undefined ? undefined : encodingForLabel(label);
   if (label !== undefined && charset === undefined) {
-    throw new BadRequestError('UNSUPPORTED_CHARSET', `The charset ${label.slice(0, 50)} is not supported: use a text encoding of the WHATWG Encoding Standard (utf-8, utf-16le, windows-1252, shift_jis, ...).`);
+    throw new BadRequestError(
+      'UNSUPPORTED_CHARSET',
+      `The charset ${label.slice(0, 50)} is not supported: use a text encoding of the WHATWG Encoding Standard (utf-8, utf-16le, windows-1252, shift_jis, ...).`,
+    );
   }
   if (kind === 'multipart') {
     const boundary = params.boundary;

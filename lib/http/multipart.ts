@@ -25,15 +25,22 @@ export function parseMultipart(body: Buffer, contentType: string): Promise<Recor
       return;
     }
     parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
-      if (valueTruncated) { fail(`The multipart field "${name.slice(0, 50)}" is longer than ${MULTIPART_LIMITS.fieldSize} bytes.`); return; }
+      if (valueTruncated) {
+        fail(`The multipart field "${name.slice(0, 50)}" is longer than ${MULTIPART_LIMITS.fieldSize} bytes.`);
+        return;
+      }
       const key = name.endsWith('[]') ? name.slice(0, -2) : name;
       if (!(key in fields)) fields[key] = value; // the first value of a repeated field wins
     });
-    parser.on('file', (_name: string, stream: NodeJS.ReadableStream) => { stream.resume(); });
+    parser.on('file', (_name: string, stream: NodeJS.ReadableStream) => {
+      stream.resume();
+    });
     parser.on('fieldsLimit', () => fail(`At most ${MULTIPART_LIMITS.fields} multipart fields are accepted.`));
     parser.on('partsLimit', () => fail(`At most ${MULTIPART_LIMITS.parts} multipart parts are accepted.`));
     parser.on('error', (err: Error) => fail(`The multipart body is malformed: ${err.message}.`));
-    parser.on('finish', () => { if (!failed) resolve(fields); });
+    parser.on('finish', () => {
+      if (!failed) resolve(fields);
+    });
     try {
       parser.end(body);
     } catch (err) {

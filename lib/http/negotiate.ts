@@ -9,7 +9,11 @@ import { NotAcceptableError } from '../errors.js';
 const RESPONSE_TYPES = ['application/json', 'text/plain', 'multipart/form-data'] as const;
 export type ResponseType = (typeof RESPONSE_TYPES)[number];
 
-interface Range { type: string; subtype: string; q: number }
+interface Range {
+  type: string;
+  subtype: string;
+  q: number;
+}
 
 function parseAccept(accept: string): Range[] {
   const ranges: Range[] = [];
@@ -41,15 +45,24 @@ export function negotiate(accept: string | undefined): ResponseType {
     let specificity = -1;
     for (const r of ranges) {
       const s = r.type === type && r.subtype === subtype ? 2 : r.type === type && r.subtype === '*' ? 1 : r.type === '*' && r.subtype === '*' ? 0 : -1;
-      if (s > specificity) { specificity = s; q = r.q; }
+      if (s > specificity) {
+        specificity = s;
+        q = r.q;
+      }
     }
-    if (q > bestQ) { best = candidate; bestQ = q; }
+    if (q > bestQ) {
+      best = candidate;
+      bestQ = q;
+    }
   }
   if (!best) throw new NotAcceptableError(accept.slice(0, 200));
   return best;
 }
 
-export interface EncodedBody { contentType: string; body: string }
+export interface EncodedBody {
+  contentType: string;
+  body: string;
+}
 
 export function encodeBody(value: Record<string, unknown>, type: ResponseType): EncodedBody {
   if (type === 'application/json') return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(value) };

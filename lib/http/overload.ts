@@ -16,7 +16,10 @@ export class ConcurrencyGate {
   private readonly queue: (() => void)[] = [];
   rejected = 0;
 
-  constructor(readonly maxActive: number, readonly maxQueued: number) {}
+  constructor(
+    readonly maxActive: number,
+    readonly maxQueued: number,
+  ) {}
 
   get inFlight(): number {
     return this.active;
@@ -40,7 +43,8 @@ export class ConcurrencyGate {
       return await fn();
     } finally {
       const next = this.queue.shift();
-      if (next) next(); // the slot passes straight to the next waiter
+      if (next)
+        next(); // the slot passes straight to the next waiter
       else this.active--;
     }
   }

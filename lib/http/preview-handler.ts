@@ -6,22 +6,23 @@
  *   describe -> authorize -> negotiate -> body gate (multipart parsed here) -> json | text/plain parsers
  *   -> validate -> previewLink -> encode (or encode the error)
  */
-import { bearerRejection } from '../auth/key-store.js';
+
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
-import type { Context as LambdaContext } from 'aws-lambda';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import { BadRequestError, InternalError, LinkPreviewError, required, toErrorBody, UnauthorizedError } from '../errors.js';
-import { validatePreviewRequest, type PreviewRequest } from '../contract/request.js';
+import type { Context as LambdaContext } from 'aws-lambda';
+import { bearerRejection } from '../auth/key-store.js';
+import { BUDGET_MARGIN_MS, TimeBudget } from '../budget.js';
 import type { LinkRecord } from '../contract/link.js';
+import { type PreviewRequest, validatePreviewRequest } from '../contract/request.js';
+import { BadRequestError, InternalError, LinkPreviewError, required, toErrorBody, UnauthorizedError } from '../errors.js';
 import { errorFields, type Log } from '../log.js';
 import type { KeyStore } from '../ports.js';
-import { previewLink, type PreviewPorts } from '../preview.js';
-import { BUDGET_MARGIN_MS, TimeBudget } from '../budget.js';
+import { type PreviewPorts, previewLink } from '../preview.js';
 import { PhaseTimer } from '../timing.js';
-import { decodeBodyText, parseContentType, parseTextBody, type ContentTypeInfo } from './body.js';
+import { type ContentTypeInfo, decodeBodyText, parseContentType, parseTextBody } from './body.js';
+import { describeRequest, type HttpRequestInfo, isRootPath } from './event.js';
 import { parseMultipart } from './multipart.js';
-import { describeRequest, isRootPath, type HttpRequestInfo } from './event.js';
 import { encodeBody, negotiate, type ResponseType } from './negotiate.js';
 
 export interface HandlerDeps extends PreviewPorts {
@@ -67,7 +68,6 @@ type Event = Record<string, unknown>;
 type Context = LambdaContext & { linklens?: State };
 type Request = middy.Request<Event, unknown, Error, Context>;
 
-
 export function createPreviewHandler(deps: HandlerDeps) {
   const contextState = (context: Context): State => required(context.linklens, 'the request state (set by the first middleware)');
   const state = (request: Request): State => contextState(request.context);
@@ -81,7 +81,8 @@ export function createPreviewHandler(deps: HandlerDeps) {
       if (info.kind === 'direct') return;
       // middy's parsers read event.headers: give them the lower-cased view.
       request.event.headers = info.headers;
-      if (!isRootPath(info.path, stageOf(request.event))) throw new LinkPreviewError(404, 'NOT_FOUND', `No such path: ${info.path.slice(0, 100)}. The API is POST /.`);
+      if (!isRootPath(info.path, stageOf(request.event)))
+        throw new LinkPreviewError(404, 'NOT_FOUND', `No such path: ${info.path.slice(0, 100)}. The API is POST /.`);
       if (info.method !== 'POST') throw new LinkPreviewError(405, 'METHOD_NOT_ALLOWED', `Method ${info.method} is not allowed. The API is POST /.`);
     },
   };
@@ -155,7 +156,12 @@ export function createPreviewHandler(deps: HandlerDeps) {
       request.response = s.info.kind === 'direct' ? record : httpResponse(200, record as unknown as Record<string, unknown>, s);
     },
     onError: async (request: Request) => {
-      const s: State = request.context?.linklens ?? { info: describeRequest(request.event), requestId: request.context?.awsRequestId ?? randomUUID(), timer: new PhaseTimer(), responseType: 'application/json' };
+      const s: State = request.context?.linklens ?? {
+        info: describeRequest(request.event),
+        requestId: request.context?.awsRequestId ?? randomUUID(),
+        timer: new PhaseTimer(),
+        responseType: 'application/json',
+      };
       s.budget?.end();
       const err = toServiceError(request.error);
       if (err.status >= 500) deps.log.error('request failed', { requestId: s.requestId, ...errorFields(request.error) });
@@ -177,8 +183,13 @@ export function createPreviewHandler(deps: HandlerDeps) {
     });
     s.upstreamError = outcome.upstreamError;
     deps.log.info('preview', {
-      requestId: s.requestId, link: outcome.record.url, ok: outcome.record.ok, status: outcome.record.status,
-      type: outcome.record.type, upstreamError: outcome.upstreamError, timing: s.timer.header(),
+      requestId: s.requestId,
+      link: outcome.record.url,
+      ok: outcome.record.ok,
+      status: outcome.record.status,
+      type: outcome.record.type,
+      upstreamError: outcome.upstreamError,
+      timing: s.timer.header(),
       ...(outcome.outOfTime ? { outOfTime: true } : {}),
     });
     return outcome.record;

@@ -117,7 +117,10 @@ export function cpuPool(config: CpuSettings): CpuPool | undefined {
   if (threads === 0) return undefined;
   const key = `${threads}/${config.cpuQueue}`;
   let pool = pools.get(key);
-  if (!pool) pools.set(key, (pool = new CpuPool({ threads, maxQueue: config.cpuQueue })));
+  if (!pool) {
+    pool = new CpuPool({ threads, maxQueue: config.cpuQueue });
+    pools.set(key, pool);
+  }
   return pool;
 }
 
@@ -132,7 +135,12 @@ export async function closeCpuPools(): Promise<void> {
  * Runs a CPU step: in the process's pool, or in-process when the pool is off or there is no
  * configuration (a caller outside the job runners).
  */
-export async function runCpuTask<N extends keyof CpuTasks & string>(config: CpuSettings | undefined, name: N, input: TaskInput<CpuTasks, N>, signal?: AbortSignal): Promise<TaskOutput<CpuTasks, N>> {
+export async function runCpuTask<N extends keyof CpuTasks & string>(
+  config: CpuSettings | undefined,
+  name: N,
+  input: TaskInput<CpuTasks, N>,
+  signal?: AbortSignal,
+): Promise<TaskOutput<CpuTasks, N>> {
   const pool = config && cpuPool(config);
   if (pool) return pool.run(name, input, signal);
   if (signal?.aborted) throw cancelled(name, signal);

@@ -72,9 +72,7 @@ export type VideoJobResult = { video: Video; reason?: undefined } | { video?: un
 
 export type AudioJobResult = { audio: Audio; reason?: undefined } | { audio?: undefined; reason: string };
 
-export type DocumentJobResult =
-  | { document: DocumentInfo; reason?: undefined }
-  | { document?: undefined; reason: string };
+export type DocumentJobResult = { document: DocumentInfo; reason?: undefined } | { document?: undefined; reason: string };
 
 // ---------------------------------------------------------------------------------------------
 // page-content

@@ -231,12 +231,18 @@ export class MemoryGate {
         if (released) throw new Error('hold on a released lease');
         const amount = Math.max(0, extra);
         lease.waiting++;
-        await this.wait(amount, lease, holdSignal, () => {
-          lease.waiting--;
-          lease.held += amount;
-        }, () => {
-          lease.waiting--;
-        });
+        await this.wait(
+          amount,
+          lease,
+          holdSignal,
+          () => {
+            lease.waiting--;
+            lease.held += amount;
+          },
+          () => {
+            lease.waiting--;
+          },
+        );
         let given = false;
         return () => {
           if (given || released) return;
@@ -302,7 +308,10 @@ export class MemoryGate {
     // Nothing running can give memory back: the first waiter goes, a running job's hold first.
     const stalled = [...this.leases].every((l) => l.waiting > 0);
     if (!stalled) return;
-    const i = Math.max(0, this.waiters.findIndex((w) => w.lease !== undefined));
+    const i = Math.max(
+      0,
+      this.waiters.findIndex((w) => w.lease !== undefined),
+    );
     const [w] = this.waiters.splice(i, 1);
     w.grant();
   }

@@ -1,9 +1,9 @@
-import { runImageJob } from '../media/images.js';
+import { runScreenshotJob } from '../browser/screenshot.js';
 import { runAudioJob } from '../media/audio-job.js';
+import { runImageJob } from '../media/images.js';
 import { runDocumentJob } from '../media/pdf.js';
 import { runVideoJob } from '../media/video.js';
 import { runPageContentJob } from '../page/page-content.js';
-import { runScreenshotJob } from '../browser/screenshot.js';
 import type { JobContext } from './context.js';
 import type { JobInput, JobKind, JobResult } from './kinds.js';
 
@@ -14,7 +14,14 @@ const handlers: { [K in JobKind]: JobHandler<K> } = {
     if (input.delayMs) {
       await new Promise<void>((resolve, reject) => {
         const t = setTimeout(resolve, input.delayMs);
-        ctx.signal?.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')); }, { once: true });
+        ctx.signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(t);
+            reject(new Error('aborted'));
+          },
+          { once: true },
+        );
       });
     }
     if (input.fail) throw new Error('echo job asked to fail');
@@ -35,5 +42,5 @@ export function jobHandler<K extends JobKind>(kind: K): JobHandler<K> {
 }
 
 export function isJobKind(kind: string): kind is JobKind {
-  return Object.prototype.hasOwnProperty.call(handlers, kind);
+  return Object.hasOwn(handlers, kind);
 }

@@ -43,7 +43,11 @@ const RENAMED: Record<string, string> = { iw: 'he', jw: 'jv', in: 'id', mo: 'ro'
 const SAMPLE_CHARS = 1200;
 
 export async function detectLanguage(text: string): Promise<Detection | undefined> {
-  const sample = text.replace(/https?:\/\/\S+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, SAMPLE_CHARS);
+  const sample = text
+    .replace(/https?:\/\/\S+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, SAMPLE_CHARS);
   if (sample.replace(/[\s\d\p{P}\p{S}]/gu, '').length < 20) return undefined;
   const id = await getIdentifier();
   if (!id) return undefined;

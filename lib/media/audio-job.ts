@@ -13,11 +13,11 @@ import type { Audio } from '../contract/link.js';
 import { ExpectedFailure } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { AudioJobResult, MediaJobInput } from '../jobs/kinds.js';
-import { computeWaveform, readAudioTags, tagDate, type AudioTags } from './audio.js';
+import { type AudioTags, computeWaveform, readAudioTags, tagDate } from './audio.js';
 import { MediaRejected } from './failures.js';
 import { hostImageBytes } from './hosted-bytes.js';
 import { mediaBytes, withTempFile } from './media-fetch.js';
-import { probeFile, sniffMedia, tag, type ProbeResult } from './probe.js';
+import { type ProbeResult, probeFile, sniffMedia, tag } from './probe.js';
 
 export async function runAudioJob(input: MediaJobInput, ctx: JobContext): Promise<AudioJobResult> {
   try {
@@ -49,7 +49,7 @@ async function describeAudio(input: MediaJobInput, ctx: JobContext): Promise<Aud
     const audioCodec = probe?.audio?.codec ?? (tags.codec ? tags.codec.toLowerCase() : undefined);
     if (audioCodec === undefined) throw new MediaRejected('no audio stream found');
 
-    const duration = (media.complete ? probe?.duration ?? tags.duration : prefixDuration(tags, probe, media.bytes.length, size)) ?? 0;
+    const duration = (media.complete ? (probe?.duration ?? tags.duration) : prefixDuration(tags, probe, media.bytes.length, size)) ?? 0;
     const bitRate = probe?.audio?.bitRate ?? (media.complete ? probe?.bitRate : undefined) ?? tags.bitRate ?? (duration > 0 ? (size * 8) / duration : 0);
     const audio: Audio = {
       duration: round3(duration),

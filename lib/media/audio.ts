@@ -76,7 +76,11 @@ const DECODE_RATE = 4000;
 /** Peaks are kept per block of this many samples (10 ms), then folded into WAVEFORM_POINTS. */
 const BLOCK = 40;
 
-export interface WaveformOptions extends ToolPaths { maxSeconds: number; timeoutMs: number; signal?: AbortSignal }
+export interface WaveformOptions extends ToolPaths {
+  maxSeconds: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
 
 /**
  * About WAVEFORM_POINTS peak values in 0..1 (1 = full scale) over the decoded part of the file.
@@ -104,8 +108,27 @@ export async function computeWaveform(file: string, options: WaveformOptions): P
     }
   };
   const args = [
-    '-v', 'error', '-nostdin', ...SAFE_INPUT, '-t', String(options.maxSeconds), '-i', file,
-    '-map', '0:a:0', '-vn', '-sn', '-ac', '1', '-ar', String(DECODE_RATE), '-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1',
+    '-v',
+    'error',
+    '-nostdin',
+    ...SAFE_INPUT,
+    '-t',
+    String(options.maxSeconds),
+    '-i',
+    file,
+    '-map',
+    '0:a:0',
+    '-vn',
+    '-sn',
+    '-ac',
+    '1',
+    '-ar',
+    String(DECODE_RATE),
+    '-f',
+    's16le',
+    '-acodec',
+    'pcm_s16le',
+    'pipe:1',
   ];
   // A broken tail (a truncated download) still leaves the part that decoded.
   await runTool(await ffmpegBinary(options.ffmpegPath), args, { timeoutMs: options.timeoutMs, signal: options.signal, onStdout, allowFailure: true });

@@ -94,26 +94,42 @@ export function decodeDib(dib: Buffer, options: DibOptions): RgbaImage {
     const row = pixelStart + srcRow * stride;
     for (let x = 0; x < width; x++) {
       const o = (y * width + x) * 4;
-      let r = 0, g = 0, b = 0, a = 255;
+      let r = 0,
+        g = 0,
+        b = 0,
+        a = 255;
       if (palette) {
         const bitPos = x * bitCount;
         const byte = dib[row + (bitPos >> 3)];
         const index = bitCount === 8 ? byte : (byte >> (8 - bitCount - (bitPos & 7))) & ((1 << bitCount) - 1);
         const p = Math.min(index, palette.length / 4 - 1) * 4;
-        b = palette[p]; g = palette[p + 1]; r = palette[p + 2];
+        b = palette[p];
+        g = palette[p + 1];
+        r = palette[p + 2];
       } else if (bitCount === 24) {
         const p = row + x * 3;
-        b = dib[p]; g = dib[p + 1]; r = dib[p + 2];
+        b = dib[p];
+        g = dib[p + 1];
+        r = dib[p + 2];
       } else if (bitCount === 32 && !field) {
         const p = row + x * 4;
-        b = dib[p]; g = dib[p + 1]; r = dib[p + 2]; a = dib[p + 3];
+        b = dib[p];
+        g = dib[p + 1];
+        r = dib[p + 2];
+        a = dib[p + 3];
         if (a !== 0) anyAlpha = true;
       } else if (masks && field) {
         const v = bitCount === 16 ? dib.readUInt16LE(row + x * 2) : dib.readUInt32LE(row + x * 4);
         [r, g, b] = [field[0](v), field[1](v), field[2](v)];
-        if (masks[3]) { a = field[3](v); anyAlpha = true; }
+        if (masks[3]) {
+          a = field[3](v);
+          anyAlpha = true;
+        }
       }
-      out[o] = r; out[o + 1] = g; out[o + 2] = b; out[o + 3] = a;
+      out[o] = r;
+      out[o + 1] = g;
+      out[o + 2] = b;
+      out[o + 3] = a;
     }
   }
   // A 32-bit bitmap whose alpha bytes are all zero carries no alpha (old icons): use the mask or opaque.
@@ -129,7 +145,11 @@ export function decodeDib(dib: Buffer, options: DibOptions): RgbaImage {
     }
   }
   let hasAlpha = false;
-  for (let i = 3; i < out.length; i += 4) if (out[i] !== 255) { hasAlpha = true; break; }
+  for (let i = 3; i < out.length; i += 4)
+    if (out[i] !== 255) {
+      hasAlpha = true;
+      break;
+    }
   return { width, height, data: out, hasAlpha };
 }
 

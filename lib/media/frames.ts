@@ -49,15 +49,48 @@ export async function grabFrames(file: string, timestamps: number[], options: Fr
     if (left <= 0 || options.signal?.aborted) break;
     const out = path.join(options.dir, `frame-${i}.jpg`);
     const args = [
-      '-v', 'error', '-nostdin', '-y', ...decoderOptions(options), ...SAFE_INPUT, '-ss', String(timestamps[i]), '-i', file,
-      '-map', '0:V:0?', '-frames:v', '1', '-an', '-sn', '-threads', '1', '-c:v', 'mjpeg', '-q:v', '2', '-pix_fmt', 'yuvj420p', '-f', 'image2', out,
+      '-v',
+      'error',
+      '-nostdin',
+      '-y',
+      ...decoderOptions(options),
+      ...SAFE_INPUT,
+      '-ss',
+      String(timestamps[i]),
+      '-i',
+      file,
+      '-map',
+      '0:V:0?',
+      '-frames:v',
+      '1',
+      '-an',
+      '-sn',
+      '-threads',
+      '1',
+      '-c:v',
+      'mjpeg',
+      '-q:v',
+      '2',
+      '-pix_fmt',
+      'yuvj420p',
+      '-f',
+      'image2',
+      out,
     ];
-    const run = await runTool(await ffmpegBinary(options.ffmpegPath), args, { timeoutMs: left, signal: options.signal, allowFailure: true, maxStdoutBytes: 1024 * 1024 }).catch((err: unknown) => {
+    const run = await runTool(await ffmpegBinary(options.ffmpegPath), args, {
+      timeoutMs: left,
+      signal: options.signal,
+      allowFailure: true,
+      maxStdoutBytes: 1024 * 1024,
+    }).catch((err: unknown) => {
       if (err instanceof ToolError) return undefined; // timed out or aborted: no more frames
       throw err;
     });
     if (!run) break;
-    const size = await stat(out).then((st) => st.size, () => 0);
+    const size = await stat(out).then(
+      (st) => st.size,
+      () => 0,
+    );
     if (size > 0) frames[i] = await readFile(out);
   }
   return frames;
@@ -67,7 +100,11 @@ export async function grabFrames(file: string, timestamps: number[], options: Fr
 const CLIP_SECONDS = 3;
 const CLIP_BOX = 320;
 
-export interface Clip { mp4: Buffer; width: number; height: number }
+export interface Clip {
+  mp4: Buffer;
+  width: number;
+  height: number;
+}
 
 /** A short, small, silent MP4 starting at `start`; undefined when it cannot be made. */
 export async function makeClip(file: string, start: number, source: { width: number; height: number }, options: FrameOptions): Promise<Clip | undefined> {
@@ -76,11 +113,48 @@ export async function makeClip(file: string, start: number, source: { width: num
   const height = Math.max(2, fit.height - (fit.height % 2));
   const out = path.join(options.dir, 'clip.mp4');
   const args = [
-    '-v', 'error', '-nostdin', '-y', ...decoderOptions(options), ...SAFE_INPUT, '-ss', String(start), '-t', String(CLIP_SECONDS), '-i', file,
-    '-map', '0:V:0', '-an', '-sn', '-vf', `scale=${width}:${height},fps=15`, '-threads', '1', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '30',
-    '-pix_fmt', 'yuv420p', '-profile:v', 'baseline', '-movflags', '+faststart', '-f', 'mp4', out,
+    '-v',
+    'error',
+    '-nostdin',
+    '-y',
+    ...decoderOptions(options),
+    ...SAFE_INPUT,
+    '-ss',
+    String(start),
+    '-t',
+    String(CLIP_SECONDS),
+    '-i',
+    file,
+    '-map',
+    '0:V:0',
+    '-an',
+    '-sn',
+    '-vf',
+    `scale=${width}:${height},fps=15`,
+    '-threads',
+    '1',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '30',
+    '-pix_fmt',
+    'yuv420p',
+    '-profile:v',
+    'baseline',
+    '-movflags',
+    '+faststart',
+    '-f',
+    'mp4',
+    out,
   ];
-  const res = await runTool(await ffmpegBinary(options.ffmpegPath), args, { timeoutMs: options.timeoutMs, signal: options.signal, allowFailure: true, maxStdoutBytes: 1024 * 1024 });
+  const res = await runTool(await ffmpegBinary(options.ffmpegPath), args, {
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    allowFailure: true,
+    maxStdoutBytes: 1024 * 1024,
+  });
   const mp4 = await readFile(out).catch(() => undefined);
   if (res.code !== 0 || !mp4 || mp4.length < 64) return undefined;
   return { mp4, width, height };

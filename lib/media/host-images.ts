@@ -47,8 +47,15 @@ function hostedFrom(outcome: JobOutcome<'image'> | undefined): HostedImage | und
 /** The MediaImage part of a hosted image (what the spec's objects carry). */
 function toMediaImage(h: HostedImage): MediaImage {
   return {
-    width: h.width, height: h.height, size: h.size, format: h.format, hasAlphaChannel: h.hasAlphaChannel,
-    thumbnail: h.thumbnail, medium: h.medium, large: h.large, original: h.original,
+    width: h.width,
+    height: h.height,
+    size: h.size,
+    format: h.format,
+    hasAlphaChannel: h.hasAlphaChannel,
+    thumbnail: h.thumbnail,
+    medium: h.medium,
+    large: h.large,
+    original: h.original,
   };
 }
 

@@ -27,10 +27,15 @@ export function iconBackgroundColor(rgba: Uint8Array, width: number, height: num
 function dominant(rgba: Uint8Array, pixels: number[]): [number, number, number] {
   const buckets = new Map<number, { n: number; r: number; g: number; b: number }>();
   for (const i of pixels) {
-    const r = rgba[i * 4], g = rgba[i * 4 + 1], b = rgba[i * 4 + 2];
+    const r = rgba[i * 4],
+      g = rgba[i * 4 + 1],
+      b = rgba[i * 4 + 2];
     const key = ((r >> 4) << 8) | ((g >> 4) << 4) | (b >> 4);
     const e = buckets.get(key) ?? { n: 0, r: 0, g: 0, b: 0 };
-    e.n++; e.r += r; e.g += g; e.b += b;
+    e.n++;
+    e.r += r;
+    e.g += g;
+    e.b += b;
     buckets.set(key, e);
   }
   let best = { n: 0, r: 0, g: 0, b: 0 };

@@ -16,19 +16,23 @@
  */
 import { createHash } from 'node:crypto';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
-import { ExpectedFailure, isTransientStatus } from '../errors.js';
+import { ExpectedFailure, isTransientStatus, required } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
 import { imageRenderMb, MemoryWaitAborted, ONE_DECODE_MAX_PIXELS, type RenderSize } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 import { decodeBmp } from './bmp.js';
-import { decodeIcoEntry, icoEntries, type IcoImage } from './ico.js';
+import { decodeIcoEntry, type IcoImage, icoEntries } from './ico.js';
 import { iconBackgroundColor } from './icon-background.js';
-import { fitWithin, IMAGE_SIZES, RENDITION_CONTENT_TYPE, renditionKey, type ImageSizeName } from './image-sizes.js';
-import { sniffImageFormat, type ImageFormat } from './sniff-image.js';
+import { fitWithin, IMAGE_SIZES, type ImageSizeName, RENDITION_CONTENT_TYPE, renditionKey } from './image-sizes.js';
+import { type ImageFormat, sniffImageFormat } from './sniff-image.js';
 import { sanitizeSvg } from './svg-safety.js';
 
-interface RenditionInfo { width: number; height: number; bytes: number }
+interface RenditionInfo {
+  width: number;
+  height: number;
+  bytes: number;
+}
 
 /** What is known of a rendered source; stored as `assets/<sha256>/manifest.json` (the dedupe marker). */
 interface ImageManifest {
@@ -55,7 +59,11 @@ class ImageRejected extends ExpectedFailure {}
  * for URL_MEMO.failedMs (a broken og:image is otherwise fetched on every preview of its page).
  */
 export const URL_MEMO = { renderedMs: 6 * 3600_000, failedMs: 10 * 60_000 };
-interface UrlMemo { at: number; sha256?: string; reason?: string }
+interface UrlMemo {
+  at: number;
+  sha256?: string;
+  reason?: string;
+}
 
 const urlMemoKey = (url: string) => `jobs/image-url/${createHash('sha256').update(url).digest('hex')}.json`;
 
@@ -75,7 +83,9 @@ async function readUrlMemo(ctx: JobContext, url: string): Promise<UrlMemo | unde
 }
 
 async function writeUrlMemo(ctx: JobContext, url: string, memo: Omit<UrlMemo, 'at'>): Promise<void> {
-  await ctx.blobs.put(urlMemoKey(url), JSON.stringify({ at: Date.now(), ...memo }), { contentType: 'application/json', cacheControl: 'no-store' }).catch(() => undefined);
+  await ctx.blobs
+    .put(urlMemoKey(url), JSON.stringify({ at: Date.now(), ...memo }), { contentType: 'application/json', cacheControl: 'no-store' })
+    .catch(() => undefined);
 }
 
 export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult> {
@@ -120,11 +130,13 @@ async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<Host
   });
   checkAborted(ctx.signal);
   const renditions = {} as Record<ImageSizeName, RenditionInfo>;
-  await Promise.all(rendered.renditions.map(async (r) => {
-    const key = renditionKey(sha256, r.name);
-    if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE });
-    renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
-  }));
+  await Promise.all(
+    rendered.renditions.map(async (r) => {
+      const key = renditionKey(sha256, r.name);
+      if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE });
+      renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
+    }),
+  );
   // The manifest goes last: its presence means every rendition is stored.
   const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor: rendered.edgeColor, renditions };
   await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
@@ -144,7 +156,13 @@ async function sourceBytes(input: ImageJobInput, ctx: JobContext): Promise<Buffe
     return bytes;
   }
   if (!input.url) throw new ImageRejected('no image source');
-  const res = await ctx.fetch(input.url, { maxBytes: max, onTooLarge: 'fail', timeoutMs: ctx.config.fetchTimeoutMs, signal: ctx.signal, headers: { accept: 'image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5' } });
+  const res = await ctx.fetch(input.url, {
+    maxBytes: max,
+    onTooLarge: 'fail',
+    timeoutMs: ctx.config.fetchTimeoutMs,
+    signal: ctx.signal,
+    headers: { accept: 'image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5' },
+  });
   if (res.status < 200 || res.status >= 300) throw new ImageRejected(`image answered HTTP ${res.status}`, { transient: isTransientStatus(res.status) });
   if (res.truncated) throw new ImageRejected('image download broke off');
   if (res.body.length === 0) throw new ImageRejected('empty image');
@@ -152,9 +170,10 @@ async function sourceBytes(input: ImageJobInput, ctx: JobContext): Promise<Buffe
 }
 
 async function readManifest(ctx: JobContext, key: string): Promise<ImageManifest | undefined> {
-  if (!(await ctx.blobs.has(key))) return undefined;
+  const body = await ctx.blobs.get(key);
+  if (!body) return undefined;
   try {
-    const m = JSON.parse((await ctx.blobs.get(key))!.toString('utf8')) as ImageManifest;
+    const m = JSON.parse(body.toString('utf8')) as ImageManifest;
     return m.renditions && m.sha256 ? m : undefined;
   } catch {
     return undefined;
@@ -162,7 +181,11 @@ async function readManifest(ctx: JobContext, key: string): Promise<ImageManifest
 }
 
 function toHostedImage(m: ImageManifest, ctx: JobContext, reused: boolean): HostedImage {
-  const asset = (name: ImageSizeName) => ({ width: m.renditions[name].width, height: m.renditions[name].height, url: ctx.blobs.publicUrl(renditionKey(m.sha256, name)) });
+  const asset = (name: ImageSizeName) => ({
+    width: m.renditions[name].width,
+    height: m.renditions[name].height,
+    url: ctx.blobs.publicUrl(renditionKey(m.sha256, name)),
+  });
   return {
     width: m.width,
     height: m.height,
@@ -183,7 +206,12 @@ function toHostedImage(m: ImageManifest, ctx: JobContext, reused: boolean): Host
 // ---------------------------------------------------------------------------------------------
 // Rendering (no I/O): bytes in, WebP renditions out. Exported for the bench and for tests.
 
-export interface Rendition { name: ImageSizeName; width: number; height: number; data: Buffer }
+export interface Rendition {
+  name: ImageSizeName;
+  width: number;
+  height: number;
+  data: Buffer;
+}
 
 export interface RenderedImage {
   source: { format: ImageFormat; size: number; width: number; height: number; hasAlphaChannel: boolean; animated: boolean };
@@ -256,7 +284,13 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
     }
   };
 
-  const release = await options.reserve?.({ width, height: stillHeight, format: prepared.format, hasAlpha: prepared.hasAlpha ?? !!meta.hasAlpha, pages: animated ? meta.pages : 1 });
+  const release = await options.reserve?.({
+    width,
+    height: stillHeight,
+    format: prepared.format,
+    hasAlpha: prepared.hasAlpha ?? !!meta.hasAlpha,
+    pages: animated ? meta.pages : 1,
+  });
   try {
     const animatedOriginal = animated ? renderAnimatedOriginal() : undefined;
     /** The rendition of a size; an animation's `original` is the animated render when there is one. */
@@ -286,7 +320,10 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
       }
     }
     const renditions = await Promise.all(renders);
-    const thumb = renditions.find((r) => r.name === 'thumbnail')!;
+    const thumb = required(
+      renditions.find((r) => r.name === 'thumbnail'),
+      'the thumbnail rendition',
+    );
     const tiny = await sharp(thumb.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer();
     return {
       source: { format: prepared.format, size: bytes.length, width, height: stillHeight, hasAlphaChannel: prepared.hasAlpha ?? meta.hasAlpha, animated },
@@ -328,7 +365,7 @@ async function resized(image: DecodedImage, box: number | undefined, size: { wid
   if (image.width === size.width && image.height === size.height) return image;
   const inside = fitWithin(image.width, image.height, box);
   const exact = inside.width === size.width && inside.height === size.height;
-  return decoded(image, (p) => p.resize(exact ? insideBox(box!) : { ...size, fit: 'fill' }));
+  return decoded(image, (p) => p.resize(exact && box !== undefined ? insideBox(box) : { ...size, fit: 'fill' }));
 }
 
 async function prepareInput(bytes: Buffer, maxPixels: number): Promise<PreparedInput> {
@@ -337,13 +374,16 @@ async function prepareInput(bytes: Buffer, maxPixels: number): Promise<PreparedI
   const base: SharpOptions = { limitInputPixels: maxPixels, failOn: 'truncated', autoOrient: true, sequentialRead: true };
   try {
     switch (format) {
-      case 'ico': return await prepareIco(bytes, maxPixels, base);
+      case 'ico':
+        return await prepareIco(bytes, maxPixels, base);
       case 'bmp': {
         const img = decodeBmp(bytes, maxPixels);
         return { input: img.data, options: { ...base, raw: { width: img.width, height: img.height, channels: 4 } }, format, hasAlpha: img.hasAlpha };
       }
-      case 'svg': return await prepareSvg(bytes, maxPixels, base);
-      default: return { input: bytes, options: base, format };
+      case 'svg':
+        return await prepareSvg(bytes, maxPixels, base);
+      default:
+        return { input: bytes, options: base, format };
     }
   } catch (err) {
     // A decoder's refusal (bitmap, ICO, unsafe SVG) is the image's: rejected, with its format said.

@@ -48,15 +48,25 @@ async function main() {
     const dates = info.getDateNode();
     // Dates as epoch milliseconds: a Date would arrive from another realm (instanceof fails under Jest).
     const ms = (d) => (d && typeof d.getTime === 'function' && !Number.isNaN(d.getTime()) ? d.getTime() : null);
-    parentPort.postMessage({ step: 'info', total: info.total, info: plain(info.info), dates: {
-      ModDate: ms(dates.ModDate), XmpModifyDate: ms(dates.XmpModifyDate), XapModifyDate: ms(dates.XapModifyDate), CreationDate: ms(dates.CreationDate),
-    } });
+    parentPort.postMessage({
+      step: 'info',
+      total: info.total,
+      info: plain(info.info),
+      dates: {
+        ModDate: ms(dates.ModDate),
+        XmpModifyDate: ms(dates.XmpModifyDate),
+        XapModifyDate: ms(dates.XapModifyDate),
+        CreationDate: ms(dates.CreationDate),
+      },
+    });
     const pages = Math.min(info.total || 0, workerData.readPages);
     if (pages > 0) {
       try {
         const t = await parser.getText({ first: pages, pageJoiner: '' });
         parentPort.postMessage({ step: 'text', text: t.text.slice(0, workerData.maxTextChars) });
-      } catch { /* no text: the record keeps the rest */ }
+      } catch {
+        /* no text: the record keeps the rest */
+      }
     }
     const render = Math.min(info.total || 0, workerData.renderPages);
     if (render > 0) {
@@ -71,7 +81,9 @@ async function main() {
           // The renders so far, each time: if the thread is stopped on a later page, these are kept.
           if (r.pages.length) parentPort.postMessage({ step: 'shots', pages: shots });
         }
-      } catch { /* the renders done so far */ }
+      } catch {
+        /* the renders done so far */
+      }
     }
   } finally {
     await parser.destroy().catch(() => undefined);

@@ -14,19 +14,20 @@
  * An encrypted, truncated or corrupt PDF still gives a record with what is known (page count by
  * counting page objects, the encryption flag, the file name as title).
  */
-import { pdfFacts } from './pdf-facts.js';
+
 import path from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
+import { inflateSync } from 'node:zlib';
 import type { DocumentInfo, ImageSet } from '../contract/link.js';
-import { acceptedLanguage, detectLanguage } from '../language/detect.js';
 import { ExpectedFailure } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { DocumentJobResult, MediaJobInput } from '../jobs/kinds.js';
 import { PDF_RENDER_MAX_PIXELS, PDF_WORKER_HEAP_MB, PDF_WORKER_HOLD_MB, PDF_WORKER_MEMORY_MB } from '../jobs/memory.js';
-import { hostImageBytes } from './hosted-bytes.js';
+import { acceptedLanguage, detectLanguage } from '../language/detect.js';
 import { MediaRejected } from './failures.js';
+import { hostImageBytes } from './hosted-bytes.js';
 import { mediaBytes } from './media-fetch.js';
+import { pdfFacts } from './pdf-facts.js';
 import { countText, firstHeadingLine, leadSentences, readingMinutes, scaleCounts, storeRawText } from './text.js';
 
 /** Pages are rendered this wide (pixels); the hosted sizes are made from that. */
@@ -104,9 +105,12 @@ export function runPdfWorker(bytes: Buffer, opts: PdfWorkerOptions, timeoutMs: n
     const stats = (worker as Worker & { getHeapStatistics?: () => Promise<{ used_heap_size: number; external_memory?: number }> }).getHeapStatistics;
     const watchdog = stats
       ? setInterval(() => {
-          stats.call(worker).then((h) => {
-            if (h.used_heap_size + (h.external_memory ?? 0) > PDF_WORKER_MEMORY_MB * 1024 * 1024) finish();
-          }, () => undefined);
+          stats.call(worker).then(
+            (h) => {
+              if (h.used_heap_size + (h.external_memory ?? 0) > PDF_WORKER_MEMORY_MB * 1024 * 1024) finish();
+            },
+            () => undefined,
+          );
         }, MEMORY_CHECK_MS)
       : undefined;
     worker.on('message', (m: { step: string } & Record<string, unknown>) => {
@@ -125,7 +129,12 @@ export function runPdfWorker(bytes: Buffer, opts: PdfWorkerOptions, timeoutMs: n
 /** Above this many pages (declared or counted) pdf.js is not run at all. */
 const PDF_OPEN_MAX_PAGES = 5000;
 
-export async function describePdf(bytes: Buffer, name: string | undefined, ctx: JobContext, options: { complete: boolean }): Promise<DocumentJobResult & { document: DocumentInfo }> {
+export async function describePdf(
+  bytes: Buffer,
+  name: string | undefined,
+  ctx: JobContext,
+  options: { complete: boolean },
+): Promise<DocumentJobResult & { document: DocumentInfo }> {
   const head = bytes.subarray(0, 1024).toString('latin1');
   if (!head.includes('%PDF-')) throw new MediaRejected('not a PDF');
   const cfg = ctx.config;
@@ -142,7 +151,12 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
   let run: PdfWorkerReport;
   try {
     if (!withinInflateBudget(bytes, PDF_INFLATE_FACTOR * cfg.maxMediaBytes)) return { document: known };
-    run = await runPdfWorker(bytes, { readPages: cfg.pdfMaxPages, renderPages: cfg.pdfRenderPages, renderWidth: PDF_RENDER_WIDTH, maxTextChars: MAX_TEXT_CHARS }, cfg.mediaDecodeTimeoutMs, ctx.signal);
+    run = await runPdfWorker(
+      bytes,
+      { readPages: cfg.pdfMaxPages, renderPages: cfg.pdfRenderPages, renderWidth: PDF_RENDER_WIDTH, maxTextChars: MAX_TEXT_CHARS },
+      cfg.mediaDecodeTimeoutMs,
+      ctx.signal,
+    );
   } finally {
     release?.();
   }
@@ -189,7 +203,10 @@ export async function describePdf(bytes: Buffer, name: string | undefined, ctx: 
 
 function cleanMeta(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
-  const t = v.replace(/[\u0000-\u001f]/g, ' ').replace(/\s+/g, ' ').trim();
+  const t = v
+    .replace(/[\u0000-\u001f]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return t ? t.slice(0, 300) : undefined;
 }
 

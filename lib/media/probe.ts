@@ -6,8 +6,21 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { ffprobeBinary, runTool, SAFE_INPUT, ToolError, type ToolPaths } from './run-tool.js';
 
-export interface ProbeVideoStream { codec: string; width?: number; height?: number; frameRate?: number; bitRate?: number; duration?: number }
-export interface ProbeAudioStream { codec: string; sampleRate?: number; channels?: number; bitRate?: number; duration?: number }
+export interface ProbeVideoStream {
+  codec: string;
+  width?: number;
+  height?: number;
+  frameRate?: number;
+  bitRate?: number;
+  duration?: number;
+}
+export interface ProbeAudioStream {
+  codec: string;
+  sampleRate?: number;
+  channels?: number;
+  bitRate?: number;
+  duration?: number;
+}
 
 export interface ProbeResult {
   /** ffprobe's format name, e.g. `mov,mp4,m4a,3gp,3g2,mj2`. */
@@ -23,10 +36,23 @@ export interface ProbeResult {
 }
 
 interface RawStream {
-  codec_type?: string; codec_name?: string; width?: number; height?: number; avg_frame_rate?: string; r_frame_rate?: string;
-  bit_rate?: string; duration?: string; sample_rate?: string; channels?: number; disposition?: { attached_pic?: number }; tags?: Record<string, string>;
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  avg_frame_rate?: string;
+  r_frame_rate?: string;
+  bit_rate?: string;
+  duration?: string;
+  sample_rate?: string;
+  channels?: number;
+  disposition?: { attached_pic?: number };
+  tags?: Record<string, string>;
 }
-interface RawProbe { format?: { format_name?: string; duration?: string; bit_rate?: string; tags?: Record<string, string> }; streams?: RawStream[] }
+interface RawProbe {
+  format?: { format_name?: string; duration?: string; bit_rate?: string; tags?: Record<string, string> };
+  streams?: RawStream[];
+}
 
 /** A tag's value, cleaned (no NULs, trimmed, at most 500 characters); undefined when empty. */
 export function tag(tags: Record<string, string>, name: string): string | undefined {

@@ -37,9 +37,53 @@ export interface ToolPaths {
  * ffconcat, image2 patterns, tee ...) are left out: they would open other files.
  */
 const DEMUXERS = [
-  'mov', 'mp4', 'm4a', '3gp', 'matroska', 'webm', 'avi', 'flv', 'mpegts', 'mpeg', 'mpegvideo', 'm4v', 'ogg', 'mp3', 'wav', 'w64',
-  'flac', 'aac', 'asf', 'aiff', 'amr', 'ac3', 'eac3', 'dts', 'caf', 'au', 'wv', 'ape', 'mpc', 'mpc8', 'tta', 'h264', 'hevc', 'ivf',
-  'rm', 'nut', 'mxf', 'mjpeg', 'gif', 'opus', 'dsf', 'vqf', 'voc', 'xwma', 'truehd', 'mlp', 'obu',
+  'mov',
+  'mp4',
+  'm4a',
+  '3gp',
+  'matroska',
+  'webm',
+  'avi',
+  'flv',
+  'mpegts',
+  'mpeg',
+  'mpegvideo',
+  'm4v',
+  'ogg',
+  'mp3',
+  'wav',
+  'w64',
+  'flac',
+  'aac',
+  'asf',
+  'aiff',
+  'amr',
+  'ac3',
+  'eac3',
+  'dts',
+  'caf',
+  'au',
+  'wv',
+  'ape',
+  'mpc',
+  'mpc8',
+  'tta',
+  'h264',
+  'hevc',
+  'ivf',
+  'rm',
+  'nut',
+  'mxf',
+  'mjpeg',
+  'gif',
+  'opus',
+  'dsf',
+  'vqf',
+  'voc',
+  'xwma',
+  'truehd',
+  'mlp',
+  'obu',
 ].join(',');
 
 /** Input options put before every `-i`: no network, no playlists. */
@@ -47,7 +91,12 @@ export const SAFE_INPUT = ['-protocol_whitelist', 'file,pipe', '-format_whitelis
 
 /** A decoder that failed, timed out or was stopped; the last two are transient. */
 export class ToolError extends ExpectedFailure {
-  constructor(message: string, readonly stderr = '', readonly timedOut = false, aborted = false) {
+  constructor(
+    message: string,
+    readonly stderr = '',
+    readonly timedOut = false,
+    aborted = false,
+  ) {
     super(message, { transient: timedOut || aborted });
   }
 }
@@ -64,11 +113,18 @@ export interface RunToolOptions {
   allowFailure?: boolean;
 }
 
-export interface ToolResult { stdout: Buffer; stderr: string; code: number | null }
+export interface ToolResult {
+  stdout: Buffer;
+  stderr: string;
+  code: number | null;
+}
 
 export function runTool(binary: string, args: string[], options: RunToolOptions): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
-    if (options.signal?.aborted) { reject(new ToolError('aborted', '', false, true)); return; }
+    if (options.signal?.aborted) {
+      reject(new ToolError('aborted', '', false, true));
+      return;
+    }
     const child = spawn(binary, args, { stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true });
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -94,25 +150,35 @@ export function runTool(binary: string, args: string[], options: RunToolOptions)
     };
 
     required(child.stdout, 'the stdout pipe').on('data', (chunk: Buffer) => {
-      if (options.onStdout) { options.onStdout(chunk); return; }
+      if (options.onStdout) {
+        options.onStdout(chunk);
+        return;
+      }
       bytes += chunk.length;
-      if (bytes > maxStdout) { kill('stdout'); return; }
+      if (bytes > maxStdout) {
+        kill('stdout');
+        return;
+      }
       chunks.push(chunk);
     });
     required(child.stderr, 'the stderr pipe').on('data', (chunk: Buffer) => {
       if (stderr.length < 8192) stderr += chunk.toString('utf8');
     });
     child.on('error', (err) => done(() => reject(new ToolError(`could not run ${binary}: ${err.message}`))));
-    child.on('close', (code) => done(() => {
-      if (killedFor === 'timeout') return reject(new ToolError(`decoder timed out after ${options.timeoutMs} ms`, stderr, true));
-      if (killedFor === 'abort') return reject(new ToolError('aborted', stderr, false, true));
-      if (killedFor === 'stdout') return reject(new ToolError(`decoder output larger than ${maxStdout} bytes`, stderr));
-      if (code !== 0 && !options.allowFailure) return reject(new ToolError(`decoder failed (exit ${code}): ${lastLine(stderr)}`, stderr));
-      resolve({ stdout: Buffer.concat(chunks), stderr, code });
-    }));
+    child.on('close', (code) =>
+      done(() => {
+        if (killedFor === 'timeout') return reject(new ToolError(`decoder timed out after ${options.timeoutMs} ms`, stderr, true));
+        if (killedFor === 'abort') return reject(new ToolError('aborted', stderr, false, true));
+        if (killedFor === 'stdout') return reject(new ToolError(`decoder output larger than ${maxStdout} bytes`, stderr));
+        if (code !== 0 && !options.allowFailure) return reject(new ToolError(`decoder failed (exit ${code}): ${lastLine(stderr)}`, stderr));
+        resolve({ stdout: Buffer.concat(chunks), stderr, code });
+      }),
+    );
     if (options.stdin) {
       const stdin = required(child.stdin, 'the stdin pipe');
-      stdin.on('error', () => { /* the child may exit before reading everything */ });
+      stdin.on('error', () => {
+        /* the child may exit before reading everything */
+      });
       stdin.end(options.stdin);
     }
   });

@@ -18,7 +18,9 @@ export class UnsafeSvgError extends ExpectedFailure {}
 const SAFE_REF = /^\s*(#|data:image\/(png|jpeg|gif|webp);)/i;
 
 export function sanitizeSvg(bytes: Uint8Array): Buffer {
-  let text = Buffer.from(bytes).toString('utf8').replace(/^\uFEFF/, '');
+  let text = Buffer.from(bytes)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   if (/<!ENTITY/i.test(text)) throw new UnsafeSvgError('SVG declares entities');
   // Character references could spell `url(` or `http:` past the patterns below: decode those that
   // are not markup-significant (same meaning in XML). CSS escapes (`\75 rl(`) are refused.

@@ -7,12 +7,15 @@ import type { BlobStore } from '../ports.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 
 // Reading time has one implementation, shared with PAGE links (lib/page/reading-time.ts).
-export { WORDS_PER_MINUTE, countText, countWords, readingMinutes, scaleCounts } from '../page/reading-time.js';
+export { countText, countWords, readingMinutes, scaleCounts, WORDS_PER_MINUTE } from '../page/reading-time.js';
 
 /** The first line that reads like a heading (letters, not too long); markdown `#` and bullets stripped. */
 export function firstHeadingLine(text: string): string | undefined {
   for (const raw of text.split(/\r?\n/).slice(0, 40)) {
-    const line = raw.replace(/^\s*(#{1,6}\s+|[-*>]\s+)/, '').replace(/\s+/g, ' ').trim();
+    const line = raw
+      .replace(/^\s*(#{1,6}\s+|[-*>]\s+)/, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     if (!line) continue;
     if ((line.match(/\p{L}/gu)?.length ?? 0) < 3) continue;
     if (/^[[{"]/.test(line)) return undefined; // JSON, CSV of quoted fields: no heading

@@ -14,11 +14,12 @@
  * This side only builds the job inputs and reads the results, so the preview bundle carries
  * neither the DOM nor the browser code.
  */
+
+import { screenshotsEnabled } from '../browser/availability.js';
+import { recallScreenshot } from '../browser/screenshot-memo.js';
 import type { Config } from '../config.js';
 import type { ImageSet, PageInfo } from '../contract/link.js';
 import type { FetchResult } from '../fetch/safe-fetch.js';
-import { screenshotsEnabled } from '../browser/availability.js';
-import { recallScreenshot } from '../browser/screenshot-memo.js';
 import type { BlobStore, JobRunner, RunOptions } from '../ports.js';
 
 export interface DescribedPage {
@@ -49,7 +50,10 @@ export async function describePage(res: FetchResult, contentType: string | undef
 /** The `page-content` job's fields and excerpt (none when it failed or came late). */
 async function pageContent(res: FetchResult, contentType: string | undefined, jobs: JobRunner, run: RunOptions): Promise<DescribedPage> {
   // The deadline lets the job stop hosting the content's images in time to store its versions.
-  const outcomes = await jobs.run([{ id: 'page-content', kind: 'page-content', input: { url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: run.deadline } }], run);
+  const outcomes = await jobs.run(
+    [{ id: 'page-content', kind: 'page-content', input: { url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: run.deadline } }],
+    run,
+  );
   const outcome = outcomes.get('page-content');
   if (!outcome?.ok) return {};
   const r = outcome.result;
@@ -73,7 +77,9 @@ async function screenshotOf(url: string, ports: Ports, run: RunOptions): Promise
 /** What `p` gives within `ms`, else undefined (`p` goes on). */
 async function atMost<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), ms); });
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
   try {
     return await Promise.race([p, late]);
   } finally {

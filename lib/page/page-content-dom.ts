@@ -25,9 +25,9 @@ import TurndownService from 'turndown';
 import { gfm } from 'turndown-plugin-gfm';
 import { decodeText } from '../fetch/charset.js';
 import type { HostedImage } from '../jobs/kinds.js';
-import { countText } from './reading-time.js';
 import { plainText } from './plain-text.js';
-import { escapeHtml, sanitizeTree, type DomElement, type DomNode } from './sanitize.js';
+import { countText } from './reading-time.js';
+import { type DomElement, type DomNode, escapeHtml, sanitizeTree } from './sanitize.js';
 
 export const PAGE_CONTENT_LIMITS = {
   /**
@@ -47,12 +47,39 @@ export const PAGE_CONTENT_LIMITS = {
 
 /** Elements that are site chrome or boilerplate when a page is not an article. */
 const BOILERPLATE = [
-  'nav', 'header', 'footer', 'aside', 'form', 'dialog', 'noscript', 'script', 'style', 'template', 'iframe',
-  '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="complementary"]', '[role="search"]', '[role="dialog"]', '[role="alert"]',
-  '[aria-hidden="true"]', '[hidden]',
-  '[id*="cookie" i]', '[class*="cookie" i]', '[id*="consent" i]', '[class*="consent" i]', '[class*="newsletter" i]',
-  '[class*="share" i]', '[class*="social" i]', '[class*="breadcrumb" i]', '[class*="sidebar" i]', '[id*="sidebar" i]',
-  '[class*="advert" i]', '[class*="promo" i]', '[class*="skip-link" i]',
+  'nav',
+  'header',
+  'footer',
+  'aside',
+  'form',
+  'dialog',
+  'noscript',
+  'script',
+  'style',
+  'template',
+  'iframe',
+  '[role="navigation"]',
+  '[role="banner"]',
+  '[role="contentinfo"]',
+  '[role="complementary"]',
+  '[role="search"]',
+  '[role="dialog"]',
+  '[role="alert"]',
+  '[aria-hidden="true"]',
+  '[hidden]',
+  '[id*="cookie" i]',
+  '[class*="cookie" i]',
+  '[id*="consent" i]',
+  '[class*="consent" i]',
+  '[class*="newsletter" i]',
+  '[class*="share" i]',
+  '[class*="social" i]',
+  '[class*="breadcrumb" i]',
+  '[class*="sidebar" i]',
+  '[id*="sidebar" i]',
+  '[class*="advert" i]',
+  '[class*="promo" i]',
+  '[class*="skip-link" i]',
 ].join(',');
 
 export interface PageContent {
@@ -193,15 +220,15 @@ function writePageContent(parsed: ParsedPageContent): Omit<PageContent, 'text'> 
     '</body>',
     '</html>',
     '',
-  ].filter((l) => l !== '').join('\n');
+  ]
+    .filter((l) => l !== '')
+    .join('\n');
   return { title, excerpt, lang, article, html: doc, markdown };
 }
 
 /** Scripts, styles, SVG, templates and comments never reach the content: cut before parsing a large page. */
 function withoutInertBlocks(html: string): string {
-  return html
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .replace(/<(script|style|svg|template|noscript)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '');
+  return html.replace(/<!--[\s\S]*?-->/g, '').replace(/<(script|style|svg|template|noscript)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '');
 }
 
 function pageBase(document: DomElement, url: string): string {
@@ -210,7 +237,9 @@ function pageBase(document: DomElement, url: string): string {
     try {
       const b = new URL(href, url);
       if (b.protocol === 'http:' || b.protocol === 'https:') return b.href;
-    } catch { /* ignore a broken base */ }
+    } catch {
+      /* ignore a broken base */
+    }
   }
   return url;
 }
@@ -400,10 +429,15 @@ function removeImage(img: DomElement, root: DomElement): void {
   img.remove();
   while (parent && parent !== root && parent.nodeType === 1 && WRAPPERS.has(parent.tagName.toLowerCase())) {
     const tag = parent.tagName.toLowerCase();
-    const empty = tag === 'figure'
-      ? Array.from(parent.querySelectorAll('img, table, pre, blockquote, ul, ol')).length === 0
-        && !Array.from(parent.childNodes).filter((n) => n.nodeName.toLowerCase() !== 'figcaption').map((n) => n.textContent ?? '').join('').trim()
-      : !(parent.textContent ?? '').trim() && Array.from(parent.querySelectorAll('img, table, pre, hr')).length === 0;
+    const empty =
+      tag === 'figure'
+        ? Array.from(parent.querySelectorAll('img, table, pre, blockquote, ul, ol')).length === 0 &&
+          !Array.from(parent.childNodes)
+            .filter((n) => n.nodeName.toLowerCase() !== 'figcaption')
+            .map((n) => n.textContent ?? '')
+            .join('')
+            .trim()
+        : !(parent.textContent ?? '').trim() && Array.from(parent.querySelectorAll('img, table, pre, hr')).length === 0;
     if (!empty) break;
     const next = parent.parentNode as DomElement | null;
     parent.remove();

@@ -10,11 +10,13 @@
  * HTML allows images from its own origin only. The versions are content-addressed, stored as UTF-8
  * with their charset in the Content-Type.
  */
+
 import { createHash } from 'node:crypto';
-import { runCpuTask } from '../jobs/cpu-pool.js';
+import { required } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
+import { runCpuTask } from '../jobs/cpu-pool.js';
 import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
-import { IMMUTABLE_CACHE, type BlobStore } from '../ports.js';
+import { type BlobStore, IMMUTABLE_CACHE } from '../ports.js';
 import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
 import { readingMinutes } from './reading-time.js';
 
@@ -56,9 +58,10 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
     ctx.signal?.throwIfAborted();
     versions = await runCpuTask(ctx.config, 'writePageVersions', { content: read.images.content, hosted: Object.fromEntries(hosted) }, ctx.signal);
   }
+  const written = required(versions, 'the page versions');
   const [htmlUrl, markdownUrl, rawTextUrl] = await Promise.all([
-    storeTextAsset(ctx.blobs, 'page.html', PAGE_ASSET_TYPES.html, versions!.html),
-    storeTextAsset(ctx.blobs, 'page.md', PAGE_ASSET_TYPES.markdown, versions!.markdown),
+    storeTextAsset(ctx.blobs, 'page.html', PAGE_ASSET_TYPES.html, written.html),
+    storeTextAsset(ctx.blobs, 'page.md', PAGE_ASSET_TYPES.markdown, written.markdown),
     storeTextAsset(ctx.blobs, 'page.txt', PAGE_ASSET_TYPES.text, read.text),
   ]);
   return { ...result, htmlUrl, markdownUrl, rawTextUrl };

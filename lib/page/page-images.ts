@@ -45,7 +45,11 @@ type ImageContext = Pick<JobContext, 'fetch' | 'blobs' | 'config' | 'signal' | '
  * ms) or the job's abort; the map has those hosted in time, by address. Without a fetcher or a
  * configuration (a caller that only stores text) none is.
  */
-export async function hostPageImages(all: string[], given: Pick<JobContext, 'blobs' | 'signal'> & Partial<ImageContext>, until: number): Promise<Map<string, HostedImage>> {
+export async function hostPageImages(
+  all: string[],
+  given: Pick<JobContext, 'blobs' | 'signal'> & Partial<ImageContext>,
+  until: number,
+): Promise<Map<string, HostedImage>> {
   const done = new Map<string, HostedImage>();
   if (!given.fetch || !given.config || all.length === 0) return done;
   const ctx = given as ImageContext;
@@ -66,12 +70,15 @@ export async function hostPageImages(all: string[], given: Pick<JobContext, 'blo
     const blobs = cap < ctx.config.maxImageBytes ? withoutFailureMemo(ctx.blobs) : ctx.blobs;
     const sub: JobContext = { ...ctx, blobs, signal: stop.signal, config: { ...ctx.config, maxImageBytes: cap } };
     const p: Promise<void> = runImageJob({ url }, sub)
-      .then((r) => {
-        if (r.image && !stop.signal.aborted) {
-          done.set(url, r.image);
-          used += r.image.size;
-        }
-      }, () => undefined) // aborted, or out of memory turns: the image is left out
+      .then(
+        (r) => {
+          if (r.image && !stop.signal.aborted) {
+            done.set(url, r.image);
+            used += r.image.size;
+          }
+        },
+        () => undefined,
+      ) // aborted, or out of memory turns: the image is left out
       .finally(() => {
         reserved -= cap;
         running.delete(p);

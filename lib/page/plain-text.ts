@@ -5,9 +5,41 @@
 import type { DomElement, DomNode } from './sanitize.js';
 
 const BLOCK = new Set([
-  'p', 'div', 'section', 'article', 'main', 'header', 'footer', 'aside', 'nav', 'blockquote', 'pre', 'figure', 'figcaption',
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'table', 'caption', 'thead', 'tbody', 'tfoot', 'tr',
-  'details', 'summary', 'address', 'hr',
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'aside',
+  'nav',
+  'blockquote',
+  'pre',
+  'figure',
+  'figcaption',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'dl',
+  'dt',
+  'dd',
+  'table',
+  'caption',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'details',
+  'summary',
+  'address',
+  'hr',
 ]);
 /** Blocks followed by a blank line (the others end a line only). */
 const PARAGRAPH = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'ul', 'ol', 'table', 'figure', 'dl', 'hr']);
@@ -35,7 +67,10 @@ export function plainText(root: DomNode): string {
     if (node.nodeType !== 1) return;
     const el = node as DomElement;
     const tag = el.tagName.toLowerCase();
-    if (tag === 'br') { out.push('\n'); return; }
+    if (tag === 'br') {
+      out.push('\n');
+      return;
+    }
     if (tag === 'img') {
       const alt = el.getAttribute('alt')?.trim();
       if (alt) out.push(alt);

@@ -38,22 +38,114 @@ export interface DomElement extends DomNode {
 
 /** Removed with everything inside them. */
 const DROP = new Set([
-  'script', 'style', 'noscript', 'template', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'param',
-  'form', 'input', 'button', 'select', 'option', 'textarea', 'label', 'fieldset', 'datalist', 'output',
-  'svg', 'math', 'canvas', 'audio', 'video', 'source', 'track', 'map', 'area', 'link', 'meta', 'base', 'head', 'title',
-  'dialog', 'menu', 'portal', 'slot',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'param',
+  'form',
+  'input',
+  'button',
+  'select',
+  'option',
+  'textarea',
+  'label',
+  'fieldset',
+  'datalist',
+  'output',
+  'svg',
+  'math',
+  'canvas',
+  'audio',
+  'video',
+  'source',
+  'track',
+  'map',
+  'area',
+  'link',
+  'meta',
+  'base',
+  'head',
+  'title',
+  'dialog',
+  'menu',
+  'portal',
+  'slot',
 ]);
 
 /** Kept, with the attributes listed (plus `lang`, `dir` and `title` everywhere). */
 const KEEP: Record<string, string[]> = {
-  p: [], br: [], hr: [], div: [], span: [], section: [], article: [], main: [], header: [], footer: [], aside: [], nav: [],
-  h1: [], h2: [], h3: [], h4: [], h5: [], h6: [],
-  ul: [], ol: ['start', 'reversed', 'type'], li: ['value'], dl: [], dt: [], dd: [],
-  a: ['href'], img: ['src', 'alt', 'width', 'height'], figure: [], figcaption: [], picture: [],
-  blockquote: ['cite'], q: ['cite'], cite: [], pre: [], code: ['class'], kbd: [], samp: [], var: [],
-  em: [], strong: [], b: [], i: [], u: [], s: [], del: ['cite', 'datetime'], ins: ['cite', 'datetime'], mark: [], small: [], sub: [], sup: [],
-  abbr: [], time: ['datetime'], data: ['value'], details: [], summary: [], address: [],
-  table: [], caption: [], thead: [], tbody: [], tfoot: [], tr: [], th: ['colspan', 'rowspan', 'scope'], td: ['colspan', 'rowspan'], colgroup: [], col: ['span'],
+  p: [],
+  br: [],
+  hr: [],
+  div: [],
+  span: [],
+  section: [],
+  article: [],
+  main: [],
+  header: [],
+  footer: [],
+  aside: [],
+  nav: [],
+  h1: [],
+  h2: [],
+  h3: [],
+  h4: [],
+  h5: [],
+  h6: [],
+  ul: [],
+  ol: ['start', 'reversed', 'type'],
+  li: ['value'],
+  dl: [],
+  dt: [],
+  dd: [],
+  a: ['href'],
+  img: ['src', 'alt', 'width', 'height'],
+  figure: [],
+  figcaption: [],
+  picture: [],
+  blockquote: ['cite'],
+  q: ['cite'],
+  cite: [],
+  pre: [],
+  code: ['class'],
+  kbd: [],
+  samp: [],
+  var: [],
+  em: [],
+  strong: [],
+  b: [],
+  i: [],
+  u: [],
+  s: [],
+  del: ['cite', 'datetime'],
+  ins: ['cite', 'datetime'],
+  mark: [],
+  small: [],
+  sub: [],
+  sup: [],
+  abbr: [],
+  time: ['datetime'],
+  data: ['value'],
+  details: [],
+  summary: [],
+  address: [],
+  table: [],
+  caption: [],
+  thead: [],
+  tbody: [],
+  tfoot: [],
+  tr: [],
+  th: ['colspan', 'rowspan', 'scope'],
+  td: ['colspan', 'rowspan'],
+  colgroup: [],
+  col: ['span'],
 };
 const EVERYWHERE = ['lang', 'dir', 'title'];
 
@@ -75,7 +167,9 @@ export function sanitizeTree(root: DomElement, base: string): void {
   // <source> is dropped below: an <img> in a <picture> with no address of its own takes the first source's.
   for (const img of Array.from(root.querySelectorAll('picture img'))) {
     if (lazyOrSrc(img)) continue;
-    const srcset = Array.from((img.parentNode as DomElement).querySelectorAll('source')).find((s) => s.getAttribute('srcset'))?.getAttribute('srcset');
+    const srcset = Array.from((img.parentNode as DomElement).querySelectorAll('source'))
+      .find((s) => s.getAttribute('srcset'))
+      ?.getAttribute('srcset');
     if (srcset) img.setAttribute('data-srcset', srcset);
   }
   walk(root, base);
@@ -98,7 +192,7 @@ function walk(parent: DomNode, base: string): void {
         el.replaceWith(...Array.from(el.childNodes));
       } else {
         // Readability creates its wrappers as createElement("DIV"), which linkedom serializes upper-case.
-        const kept = el.localName !== tag ? renamed(el, tag) ?? el : el;
+        const kept = el.localName !== tag ? (renamed(el, tag) ?? el) : el;
         cleanAttributes(kept, tag, base);
         if (tag === 'img' && !kept.getAttribute('src')) kept.remove();
         else walk(kept, base);

@@ -15,14 +15,30 @@ import { FACEBOOK_BOT } from '../fetch/host-profiles.js';
 import { toImageSet } from '../media/host-images.js';
 import { defineSettings, httpUrl } from '../settings.js';
 import {
-  bool, compact, fetchPlatformPage, fetchSource, isoDate, isOk, obj, optional, parseCount, parseJson, parsePlatformPage,
-  platformObjectId, scriptById, str, type ParsedPage } from './shared.js';
+  bool,
+  compact,
+  fetchPlatformPage,
+  fetchSource,
+  isOk,
+  isoDate,
+  obj,
+  optional,
+  type ParsedPage,
+  parseCount,
+  parseJson,
+  parsePlatformPage,
+  platformObjectId,
+  scriptById,
+  str,
+} from './shared.js';
 import { hostImages } from './social-media.js';
 import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
 
 const settings = defineSettings('clips', 'clips (TikTok)', {
   baseUrl: {
-    env: 'LINKPREVIEW_TIKTOK_BASE_URL', type: httpUrl(), default: 'https://www.tiktok.com',
+    env: 'LINKPREVIEW_TIKTOK_BASE_URL',
+    type: httpUrl(),
+    default: 'https://www.tiktok.com',
     doc: "TikTok's web origin: oEmbed (`/oembed`), read when the video's page gives no data.",
   },
 });
@@ -64,7 +80,6 @@ export const clips: Platform<typeof settings> = {
     return match.kind === 'video' ? extractVideo(url, match.ids.videoId, match.ids.username, ctx) : extractUser(url, match.ids.username, ctx);
   },
 };
-
 
 /** The embedded state: the rehydration scope, else SIGI_STATE. */
 function pageState(html: string): { scope?: Record<string, unknown>; sigi?: Record<string, unknown> } {
@@ -134,7 +149,14 @@ function videoItem(html: string, videoId: string): { item: Item } | { gone: numb
       const stats = obj(obj(sigi?.UserModule)?.stats);
       const handle = str(item.author);
       const author = handle ? obj(users?.[handle]) : undefined;
-      return { item: { ...item, ...(handle && author ? { author, authorStats: obj(stats?.[handle]) ?? item.authorStats } : { author: { uniqueId: handle, nickname: str(item.nickname) } }) } };
+      return {
+        item: {
+          ...item,
+          ...(handle && author
+            ? { author, authorStats: obj(stats?.[handle]) ?? item.authorStats }
+            : { author: { uniqueId: handle, nickname: str(item.nickname) } }),
+        },
+      };
     }
   }
   return undefined;
@@ -182,7 +204,10 @@ async function finishVideo(d: VideoDraft, page: ParsedPage | undefined, ctx: Ctx
 // ---------------------------------------------------------------------------------------------
 // Users
 
-interface UserDraft { user: Omit<ClipsUser, 'avatar'>; avatar?: string }
+interface UserDraft {
+  user: Omit<ClipsUser, 'avatar'>;
+  avatar?: string;
+}
 
 function userId(username: string): number {
   return platformObjectId('clips', 'user', username.toLowerCase());

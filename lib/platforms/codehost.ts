@@ -13,20 +13,26 @@ import type { FetchResult } from '../fetch/safe-fetch.js';
 import { toImageSet } from '../media/host-images.js';
 import { defineSettings, httpUrl, text } from '../settings.js';
 import linguist from './data/linguist-colors.json';
-import { at, fetchPage, fetchSource, isoDate, num, optional, parseCount, parseJson, platformObjectId, str, type Json } from './shared.js';
+import { at, fetchPage, fetchSource, isoDate, type Json, num, optional, parseCount, parseJson, platformObjectId, str } from './shared.js';
 import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
 
 const settings = defineSettings('codehost', 'codehost (GitHub)', {
   apiUrl: {
-    env: 'LINKPREVIEW_GITHUB_API_URL', type: httpUrl(), default: 'https://api.github.com',
+    env: 'LINKPREVIEW_GITHUB_API_URL',
+    type: httpUrl(),
+    default: 'https://api.github.com',
     doc: 'The GitHub REST API (GitHub Enterprise: `https://HOST/api/v3`).',
   },
   baseUrl: {
-    env: 'LINKPREVIEW_GITHUB_BASE_URL', type: httpUrl(), default: 'https://github.com',
+    env: 'LINKPREVIEW_GITHUB_BASE_URL',
+    type: httpUrl(),
+    default: 'https://github.com',
     doc: "GitHub's web origin: the repository page read when the API is rate-limited or unreachable.",
   },
   token: {
-    env: 'GITHUB_TOKEN', type: text(), default: '',
+    env: 'GITHUB_TOKEN',
+    type: text(),
+    default: '',
     doc: 'Raises the REST API rate limit from 60 to 5,000 requests an hour.',
   },
 });
@@ -35,10 +41,49 @@ type Ctx = PlatformContextOf<typeof settings>;
 
 /** First path segments of github.com that are not users or organisations. */
 const RESERVED = new Set([
-  'about', 'account', 'apps', 'blog', 'codespaces', 'collections', 'contact', 'customer-stories', 'dashboard', 'enterprise',
-  'events', 'explore', 'features', 'github-copilot', 'issues', 'join', 'login', 'logout', 'marketplace', 'new', 'notifications',
-  'orgs', 'organizations', 'pricing', 'pulls', 'readme', 'search', 'security', 'sessions', 'settings', 'signup', 'site', 'sponsors',
-  'team', 'topics', 'trending', 'users', 'resources', 'solutions', 'premium-support', 'stars', 'watching', 'copilot',
+  'about',
+  'account',
+  'apps',
+  'blog',
+  'codespaces',
+  'collections',
+  'contact',
+  'customer-stories',
+  'dashboard',
+  'enterprise',
+  'events',
+  'explore',
+  'features',
+  'github-copilot',
+  'issues',
+  'join',
+  'login',
+  'logout',
+  'marketplace',
+  'new',
+  'notifications',
+  'orgs',
+  'organizations',
+  'pricing',
+  'pulls',
+  'readme',
+  'search',
+  'security',
+  'sessions',
+  'settings',
+  'signup',
+  'site',
+  'sponsors',
+  'team',
+  'topics',
+  'trending',
+  'users',
+  'resources',
+  'solutions',
+  'premium-support',
+  'stars',
+  'watching',
+  'copilot',
 ]);
 
 function repositoryObjectId(ownId: string | number): number {
@@ -75,9 +120,7 @@ export function languageShares(bytes: Record<string, unknown>): { name: string; 
   const entries = Object.entries(bytes).filter((e): e is [string, number] => typeof e[1] === 'number' && e[1] > 0);
   const total = entries.reduce((s, [, n]) => s + n, 0);
   if (!total) return [];
-  return entries
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, n]) => ({ name, color: languageColor(name), percentage: Math.round((n / total) * 1000) / 10 }));
+  return entries.sort((a, b) => b[1] - a[1]).map(([name, n]) => ({ name, color: languageColor(name), percentage: Math.round((n / total) * 1000) / 10 }));
 }
 
 /** The count a `per_page=1` list stands for: the page number of its `rel="last"` link, else the items on the only page. */
@@ -146,7 +189,8 @@ async function extractRepository(owner: string, repo: string, ctx: Ctx): Promise
   // watchers_count is the stargazers again; subscribers_count is who watches.
   if (num(r.subscribers_count) !== undefined) obj.watchersCount = num(r.subscribers_count);
   if (num(r.forks_count) !== undefined) obj.forksCount = num(r.forks_count);
-  if (contributors.status === 200 && Array.isArray(contributors.json)) obj.contributorsCount = countFromLink(contributors.res?.headers.link, contributors.json.length);
+  if (contributors.status === 200 && Array.isArray(contributors.json))
+    obj.contributorsCount = countFromLink(contributors.res?.headers.link, contributors.json.length);
   else if (contributors.status === 204) obj.contributorsCount = 0;
   if (commits.status === 200 && Array.isArray(commits.json)) {
     obj.commitsCount = countFromLink(commits.res?.headers.link, commits.json.length);
@@ -196,7 +240,9 @@ function count(html: string, ...res: RegExp[]): number | undefined {
 }
 
 /** What a repository page shows, read with patterns of the current and the older page layouts. */
-function parseRepositoryHtml(html: string): Omit<CodehostRepository, 'id' | 'owner'> & { repositoryId?: string; ownerId?: string; ownerLogin?: string; nwo?: string } {
+function parseRepositoryHtml(
+  html: string,
+): Omit<CodehostRepository, 'id' | 'owner'> & { repositoryId?: string; ownerId?: string; ownerLogin?: string; nwo?: string } {
   const meta = (name: string) => attr(html, new RegExp(`<meta[^>]+name="${name}"[^>]+(?:content|value)="([^"]*)"`, 'i'));
   const nwo = meta('octolytics-dimension-repository_nwo');
   const out: ReturnType<typeof parseRepositoryHtml> = {
@@ -205,13 +251,38 @@ function parseRepositoryHtml(html: string): Omit<CodehostRepository, 'id' | 'own
     ownerLogin: meta('octolytics-dimension-user_login'),
     nwo,
   };
-  const starsCount = count(html, /id="repo-stars-counter-star"[^>]*title="([\d,]+)"/, /aria-label="([\d,]+) users? starred this repository"/, /\/stargazers"[^>]*>\s*(?:<[^>]+>\s*)*([\d,.]+[kKmM]?)\s*</);
-  const forksCount = count(html, /id="repo-network-counter"[^>]*title="([\d,]+)"/, /aria-label="([\d,]+) users? forked this repository"/, /\/(?:network\/members|forks)"[^>]*>\s*(?:<[^>]+>\s*)*([\d,.]+[kKmM]?)\s*</);
-  const watchersCount = count(html, /<strong>([\d,.]+[kKmM]?)<\/strong>\s*watching/, /aria-label="([\d,]+) users? (?:are )?watching this repository"/, /\/watchers"[^>]*>\s*(?:<[^>]+>\s*)*([\d,.]+[kKmM]?)\s*</);
+  const starsCount = count(
+    html,
+    /id="repo-stars-counter-star"[^>]*title="([\d,]+)"/,
+    /aria-label="([\d,]+) users? starred this repository"/,
+    /\/stargazers"[^>]*>\s*(?:<[^>]+>\s*)*([\d,.]+[kKmM]?)\s*</,
+  );
+  const forksCount = count(
+    html,
+    /id="repo-network-counter"[^>]*title="([\d,]+)"/,
+    /aria-label="([\d,]+) users? forked this repository"/,
+    /\/(?:network\/members|forks)"[^>]*>\s*(?:<[^>]+>\s*)*([\d,.]+[kKmM]?)\s*</,
+  );
+  const watchersCount = count(
+    html,
+    /<strong>([\d,.]+[kKmM]?)<\/strong>\s*watching/,
+    /aria-label="([\d,]+) users? (?:are )?watching this repository"/,
+    /\/watchers"[^>]*>\s*(?:<[^>]+>\s*)*([\d,.]+[kKmM]?)\s*</,
+  );
   const issuesCount = count(html, /id="issues-repo-tab-count"[^>]*title="([\d,]+)"/, /\/issues"[^>]*>[\s\S]{0,300}?class="Counter"[^>]*>([\d,]+)</);
   const pullRequestsCount = count(html, /id="pull-requests-repo-tab-count"[^>]*title="([\d,]+)"/, /\/pulls"[^>]*>[\s\S]{0,300}?class="Counter"[^>]*>([\d,]+)</);
-  const commitsCount = count(html, /<strong>([\d,]+)<\/strong>\s*(?:<[^>]+>\s*)*commits?\b/i, />\s*([\d,]+) Commits?\s*</, /<span class="num text-emphasized">\s*([\d,]+)\s*<\/span>\s*commits?/i);
-  const contributorsCount = count(html, /\/graphs\/contributors"[^>]*>[\s\S]{0,200}?class="Counter[^"]*"[^>]*(?:title="([\d,]+)")?/, /\/graphs\/contributors"[^>]*>[\s\S]{0,200}?class="Counter[^"]*"[^>]*>([\d,]+)</, /<span class="num text-emphasized">\s*([\d,]+)\s*<\/span>\s*contributors?/i);
+  const commitsCount = count(
+    html,
+    /<strong>([\d,]+)<\/strong>\s*(?:<[^>]+>\s*)*commits?\b/i,
+    />\s*([\d,]+) Commits?\s*</,
+    /<span class="num text-emphasized">\s*([\d,]+)\s*<\/span>\s*commits?/i,
+  );
+  const contributorsCount = count(
+    html,
+    /\/graphs\/contributors"[^>]*>[\s\S]{0,200}?class="Counter[^"]*"[^>]*(?:title="([\d,]+)")?/,
+    /\/graphs\/contributors"[^>]*>[\s\S]{0,200}?class="Counter[^"]*"[^>]*>([\d,]+)</,
+    /<span class="num text-emphasized">\s*([\d,]+)\s*<\/span>\s*contributors?/i,
+  );
   if (starsCount !== undefined) out.starsCount = starsCount;
   if (forksCount !== undefined) out.forksCount = forksCount;
   if (watchersCount !== undefined) out.watchersCount = watchersCount;
@@ -222,7 +293,9 @@ function parseRepositoryHtml(html: string): Omit<CodehostRepository, 'id' | 'own
   const topics = [...html.matchAll(/class="topic-tag[^"]*"[^>]*>\s*([^<]+?)\s*</g)].map((m) => m[1].trim());
   out.topics = [...new Set(topics)];
   const langs: { name: string; color: string; percentage: number }[] = [];
-  for (const m of html.matchAll(/<span class="color-fg-default text-bold mr-1">([^<]+)<\/span>\s*<span>([\d.]+)%<\/span>|<span class="lang">([^<]+)<\/span>\s*<span class="percent">([\d.]+)%<\/span>/g)) {
+  for (const m of html.matchAll(
+    /<span class="color-fg-default text-bold mr-1">([^<]+)<\/span>\s*<span>([\d.]+)%<\/span>|<span class="lang">([^<]+)<\/span>\s*<span class="percent">([\d.]+)%<\/span>/g,
+  )) {
     const name = (m[1] ?? m[3]).trim();
     if (!langs.some((l) => l.name === name)) langs.push({ name, color: languageColor(name), percentage: Number(m[2] ?? m[4]) });
   }

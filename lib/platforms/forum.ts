@@ -18,7 +18,7 @@ import { cleanText } from '../extract/text.js';
 import { header } from '../fetch/headers.js';
 import { toImageSet } from '../media/host-images.js';
 import { defineSettings, httpUrl, optionalText } from '../settings.js';
-import { at, fetchSource, isoDate, num, obj, optional, parseJson, platformObjectId, SOURCE_LIMITS, str, type Json } from './shared.js';
+import { at, fetchSource, isoDate, type Json, num, obj, optional, parseJson, platformObjectId, SOURCE_LIMITS, str } from './shared.js';
 import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
 
 const MAX_GALLERY_IMAGES = 10;
@@ -26,23 +26,33 @@ const CANONICAL = 'https://www.reddit.com';
 
 const settings = defineSettings('forum', 'forum (Reddit)', {
   baseUrl: {
-    env: 'LINKPREVIEW_REDDIT_BASE_URL', type: httpUrl(), default: 'https://www.reddit.com',
+    env: 'LINKPREVIEW_REDDIT_BASE_URL',
+    type: httpUrl(),
+    default: 'https://www.reddit.com',
     doc: "Reddit's web origin: the key-less `.json` endpoints and share links.",
   },
   oauthUrl: {
-    env: 'LINKPREVIEW_REDDIT_OAUTH_URL', type: httpUrl(), default: 'https://oauth.reddit.com',
+    env: 'LINKPREVIEW_REDDIT_OAUTH_URL',
+    type: httpUrl(),
+    default: 'https://oauth.reddit.com',
     doc: 'Where the API answers with an app-only OAuth token.',
   },
   tokenUrl: {
-    env: 'LINKPREVIEW_REDDIT_TOKEN_URL', type: httpUrl(), default: 'https://www.reddit.com/api/v1/access_token',
+    env: 'LINKPREVIEW_REDDIT_TOKEN_URL',
+    type: httpUrl(),
+    default: 'https://www.reddit.com/api/v1/access_token',
     doc: 'Where the app-only OAuth token comes from.',
   },
   clientId: {
-    env: 'REDDIT_CLIENT_ID', type: optionalText(), default: undefined,
+    env: 'REDDIT_CLIENT_ID',
+    type: optionalText(),
+    default: undefined,
     doc: 'With `REDDIT_CLIENT_SECRET`: app-only OAuth (higher rate limits). Unset: the key-less `.json` endpoints.',
   },
   clientSecret: {
-    env: 'REDDIT_CLIENT_SECRET', type: optionalText(), default: undefined,
+    env: 'REDDIT_CLIENT_SECRET',
+    type: optionalText(),
+    default: undefined,
     doc: "The OAuth app's secret (with `REDDIT_CLIENT_ID`).",
   },
 });
@@ -137,19 +147,21 @@ async function redditToken(ctx: Ctx): Promise<string | undefined> {
   const cached = tokens.get(id);
   if (cached && cached.expires > Date.now()) return cached.token;
   // The token call may fail: the key-less .json is the next source.
-  const res = await optional(() => ctx.fetch(tokenUrl, {
-    method: 'POST',
-    body: 'grant_type=client_credentials',
-    maxBytes: 64 * 1024,
-    onTooLarge: 'fail',
-    timeoutMs: Math.min(SOURCE_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs),
-    headers: {
-      authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-      accept: 'application/json',
-      'user-agent': ctx.config.userAgent,
-    },
-  }));
+  const res = await optional(() =>
+    ctx.fetch(tokenUrl, {
+      method: 'POST',
+      body: 'grant_type=client_credentials',
+      maxBytes: 64 * 1024,
+      onTooLarge: 'fail',
+      timeoutMs: Math.min(SOURCE_LIMITS.timeoutMs, ctx.config.fetchTimeoutMs),
+      headers: {
+        authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        'user-agent': ctx.config.userAgent,
+      },
+    }),
+  );
   const body = res?.status === 200 ? obj(parseJson(res.body.toString('utf8'))) : undefined;
   if (!body || typeof body.access_token !== 'string') return undefined;
   const ttl = typeof body.expires_in === 'number' ? body.expires_in : 3600;
@@ -160,7 +172,10 @@ async function redditToken(ctx: Ctx): Promise<string | undefined> {
 async function fetchJson(path: string, ctx: Ctx): Promise<Answer> {
   const token = await redditToken(ctx);
   const { oauthUrl, baseUrl } = ctx.settings;
-  const { res } = await fetchSource(`${token ? oauthUrl : baseUrl}${path}`, ctx, { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) });
+  const { res } = await fetchSource(`${token ? oauthUrl : baseUrl}${path}`, ctx, {
+    accept: 'application/json',
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  });
   // Reddit's JSON, an error included; an HTML block page or a proxy's answer is none.
   const looksJson = /json/i.test(header(res.headers, 'content-type') ?? '') || /^\s*[[{]/.test(res.body.toString('utf8', 0, 64));
   const json = looksJson ? parseJson(res.body.toString('utf8')) : undefined;
@@ -185,7 +200,10 @@ const imageUrl = (v: unknown) => {
 
 async function extractShare(url: URL, subreddit: string, share: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
   const res = await ctx.fetch(`${ctx.settings.baseUrl}/r/${subreddit}/s/${share}`, {
-    method: 'HEAD', maxBytes: 0, timeoutMs: ctx.config.fetchTimeoutMs, headers: { 'user-agent': ctx.config.userAgent },
+    method: 'HEAD',
+    maxBytes: 0,
+    timeoutMs: ctx.config.fetchTimeoutMs,
+    headers: { 'user-agent': ctx.config.userAgent },
   });
   const toCanonical = (u: string) => onCanonicalHost(u, ctx.settings.baseUrl);
   const target = matchForum(new URL(toCanonical(res.finalUrl)));
@@ -207,7 +225,10 @@ async function extractPost(postId: string, ctx: Ctx): Promise<PlatformPreview | 
   const answer = await fetchJson(`/comments/${postId}.json?raw_json=1&limit=1&depth=1`, ctx);
   if (answer.status === 429 || !answer.isJson) return undefined; // rate-limited or blocked: the generic preview
   if (isVerdict(answer)) {
-    const why = answer.reason && COMMUNITY_GONE[answer.reason] ? `This post is in a community that is not public: ${COMMUNITY_GONE[answer.reason]}` : 'This post does not exist or was deleted.';
+    const why =
+      answer.reason && COMMUNITY_GONE[answer.reason]
+        ? `This post is in a community that is not public: ${COMMUNITY_GONE[answer.reason]}`
+        : 'This post does not exist or was deleted.';
     return gone('FORUM_POST', answer.status, why, { forumPost: { id: forumObjectId('post', `t3_${postId}`), xId: postId } });
   }
   const post = (Array.isArray(answer.json) ? at(answer.json[0], 'data', 'children', 0, 'data') : undefined) as Json | undefined;
@@ -222,7 +243,16 @@ async function extractPost(postId: string, ctx: Ctx): Promise<PlatformPreview | 
   const mediaSources = mediaOf(post, kind);
   const [media, community] = await Promise.all([
     Promise.all(mediaSources.map((src) => ctx.hostImage(src))),
-    buildCommunity(communityData ?? { display_name: post.subreddit, name: post.subreddit_id, subscribers: post.subreddit_subscribers, subreddit_type: post.subreddit_type, over18: post.over_18 }, ctx),
+    buildCommunity(
+      communityData ?? {
+        display_name: post.subreddit,
+        name: post.subreddit_id,
+        subscribers: post.subreddit_subscribers,
+        subreddit_type: post.subreddit_type,
+        over18: post.over_18,
+      },
+      ctx,
+    ),
   ]);
   const hosted = media.filter((m): m is MediaImage => !!m);
 
@@ -268,7 +298,8 @@ export function postType(p: Json): NonNullable<ForumPost['type']> {
   if (p.is_gallery === true || (p.gallery_data && p.media_metadata)) return 'GALLERY';
   const hint = str(p.post_hint) ?? '';
   if (p.is_video === true || hint === 'hosted:video' || hint === 'rich:video' || at(p, 'media', 'reddit_video')) return 'VIDEO';
-  if (hint === 'image' || /^https?:\/\/(i\.redd\.it|i\.imgur\.com)\/.+\.(jpe?g|png|gif|webp)$/i.test(str(p.url_overridden_by_dest) ?? str(p.url) ?? '')) return 'IMAGE';
+  if (hint === 'image' || /^https?:\/\/(i\.redd\.it|i\.imgur\.com)\/.+\.(jpe?g|png|gif|webp)$/i.test(str(p.url_overridden_by_dest) ?? str(p.url) ?? ''))
+    return 'IMAGE';
   if (p.is_self === true) return 'TEXT';
   return 'LINK';
 }
@@ -377,7 +408,8 @@ async function extractUser(username: string, ctx: Ctx): Promise<PlatformPreview 
   if (isVerdict(answer)) return gone('FORUM_USER', answer.status, 'This account does not exist or was deleted.', stub);
   const d = at(answer.json, 'data') as Json | undefined;
   if (answer.status !== 200 || !d) return undefined;
-  if (d.is_suspended === true) return gone('FORUM_USER', answer.status, 'This account has been suspended.', { forumUser: { ...stub.forumUser, username: str(d.name) ?? username } });
+  if (d.is_suspended === true)
+    return gone('FORUM_USER', answer.status, 'This account has been suspended.', { forumUser: { ...stub.forumUser, username: str(d.name) ?? username } });
 
   const profile = (d.subreddit ?? {}) as Json;
   const [avatar, flattened, banner] = await Promise.all([

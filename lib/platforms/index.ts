@@ -6,8 +6,9 @@
  * list. It keeps each platform's own type (`as const`), so `Config['platforms']` knows every
  * platform's settings.
  */
-import { codehost } from './codehost.js';
+
 import { clips } from './clips.js';
+import { codehost } from './codehost.js';
 import { forum } from './forum.js';
 import { marketplace } from './marketplace.js';
 import { microblog } from './microblog.js';
@@ -17,16 +18,7 @@ import { retailer } from './retailer.js';
 import type { Platform } from './types.js';
 import { videohost } from './videohost.js';
 
-export const PLATFORMS = [
-  videohost,
-  codehost,
-  forum,
-  microblog,
-  photoshare,
-  clips,
-  retailer,
-  marketplace,
-] as const satisfies readonly Platform[];
+export const PLATFORMS = [videohost, codehost, forum, microblog, photoshare, clips, retailer, marketplace] as const satisfies readonly Platform[];
 
 /** The registry of PLATFORMS: what the pipeline uses unless its ports name another (tests). */
 export const PLATFORM_REGISTRY = createRegistry(PLATFORMS);

@@ -11,9 +11,9 @@
 import type { MarketplaceProduct } from '../contract/link.js';
 import { flattenJsonLd, type LdNode } from '../extract/json-ld.js';
 import { toImageSet } from '../media/host-images.js';
-import { hostImages } from './social-media.js';
-import { arr, cleanHtmlText, compact, fetchPlatformPage, isOk, obj, parseCount, parsePlatformPage, str } from './shared.js';
 import { parseLocaleNumber, parsePrice } from './retailer-price.js';
+import { arr, cleanHtmlText, compact, fetchPlatformPage, isOk, obj, parseCount, parsePlatformPage, str } from './shared.js';
+import { hostImages } from './social-media.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 
 const HOSTS = /^(?:www\.|m\.)?etsy\.(com|de|fr|it|es|nl|pl|ca|co\.uk|com\.au|ie|ch|at|be|se|dk|fi|no|pt|in|jp|co\.nz)$/i;
@@ -32,7 +32,10 @@ export const marketplace: Platform = {
   },
 };
 
-const isType = (n: LdNode, t: string) => arr(n['@type']).concat(typeof n['@type'] === 'string' ? [n['@type']] : []).some((x) => String(x).toLowerCase() === t);
+const isType = (n: LdNode, t: string) =>
+  arr(n['@type'])
+    .concat(typeof n['@type'] === 'string' ? [n['@type']] : [])
+    .some((x) => String(x).toLowerCase() === t);
 
 async function extractListing(url: URL, listingId: string, ctx: PlatformContext): Promise<PlatformPreview | undefined> {
   // The only source: a FetchFailure propagates (the generic preview, ./types.ts).
@@ -59,13 +62,19 @@ async function extractListing(url: URL, listingId: string, ctx: PlatformContext)
   }
   if (price === undefined) {
     const amount = page.meta('product:price:amount', 'og:price:amount');
-    if (amount) { price = parseLocaleNumber(amount); currency = currency ?? page.meta('product:price:currency', 'og:price:currency'); }
+    if (amount) {
+      price = parseLocaleNumber(amount);
+      currency = currency ?? page.meta('product:price:currency', 'og:price:currency');
+    }
   }
   if (price === undefined) {
     // The old Twitter product card: data1 "$2.99", label1 "USD".
     const d1 = page.meta('twitter:data1');
     const parsed = parsePrice(d1, 'com');
-    if (parsed) { price = parsed.price; currency = currency ?? (/^[A-Z]{3}$/.test(page.meta('twitter:label1') ?? '') ? page.meta('twitter:label1') : parsed.currency); }
+    if (parsed) {
+      price = parsed.price;
+      currency = currency ?? (/^[A-Z]{3}$/.test(page.meta('twitter:label1') ?? '') ? page.meta('twitter:label1') : parsed.currency);
+    }
   }
 
   const images: string[] = [];
@@ -75,7 +84,10 @@ async function extractListing(url: URL, listingId: string, ctx: PlatformContext)
       if (u) images.push(u);
     }
   }
-  if (images.length === 0) { const og = page.meta('og:image', 'twitter:image'); if (og) images.push(og); }
+  if (images.length === 0) {
+    const og = page.meta('og:image', 'twitter:image');
+    if (og) images.push(og);
+  }
   const media = await hostImages(images, ctx);
 
   const fields: MarketplaceProduct = compact({

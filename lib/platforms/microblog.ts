@@ -23,22 +23,44 @@ import { flattenJsonLd, ldTypes } from '../extract/json-ld.js';
 import { toImageSet } from '../media/host-images.js';
 import { defineSettings, httpUrl } from '../settings.js';
 import {
-  arr, bool, cleanHtmlText, compact, fetchPlatformPage, fetchSource, isoDate, isOk, obj, optional, parseCount, parseJson,
-  parsePlatformPage, platformObjectId, scriptById, str, type ParsedPage } from './shared.js';
+  arr,
+  bool,
+  cleanHtmlText,
+  compact,
+  fetchPlatformPage,
+  fetchSource,
+  isOk,
+  isoDate,
+  obj,
+  optional,
+  type ParsedPage,
+  parseCount,
+  parseJson,
+  parsePlatformPage,
+  platformObjectId,
+  scriptById,
+  str,
+} from './shared.js';
 import { firstImageSet, hostMedia, type MediaSource } from './social-media.js';
 import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
 
 const settings = defineSettings('microblog', 'microblog (X / Twitter)', {
   syndicationUrl: {
-    env: 'LINKPREVIEW_X_SYNDICATION_URL', type: httpUrl(), default: 'https://cdn.syndication.twimg.com',
+    env: 'LINKPREVIEW_X_SYNDICATION_URL',
+    type: httpUrl(),
+    default: 'https://cdn.syndication.twimg.com',
     doc: "The embed widget's syndication origin: a post (`/tweet-result`), the first source.",
   },
   oembedUrl: {
-    env: 'LINKPREVIEW_X_OEMBED_URL', type: httpUrl(), default: 'https://publish.twitter.com',
+    env: 'LINKPREVIEW_X_OEMBED_URL',
+    type: httpUrl(),
+    default: 'https://publish.twitter.com',
     doc: "X's oEmbed origin (`/oembed`): a post's text, day and author when syndication has none.",
   },
   timelineUrl: {
-    env: 'LINKPREVIEW_X_TIMELINE_URL', type: httpUrl(), default: 'https://syndication.twitter.com',
+    env: 'LINKPREVIEW_X_TIMELINE_URL',
+    type: httpUrl(),
+    default: 'https://syndication.twitter.com',
     doc: "The profile timeline's origin (`/srv/timeline-profile/screen-name/{user}`): a user's full profile.",
   },
 });
@@ -48,9 +70,39 @@ type Ctx = PlatformContextOf<typeof settings>;
 const HOSTS = /^(www\.|mobile\.)?(x|twitter)\.com$/i;
 /** First path segments that are X's own pages, not user names. */
 const RESERVED = new Set([
-  'home', 'explore', 'i', 'search', 'settings', 'notifications', 'messages', 'login', 'logout', 'signup', 'tos', 'privacy',
-  'hashtag', 'intent', 'share', 'compose', 'account', 'about', 'jobs', 'download', 'following', 'followers', 'lists',
-  'bookmarks', 'communities', 'premium', 'verified', 'jack_dorsey_is_not_a_user', 'oauth', 'who_to_follow', 'rules', 'help', 'web',
+  'home',
+  'explore',
+  'i',
+  'search',
+  'settings',
+  'notifications',
+  'messages',
+  'login',
+  'logout',
+  'signup',
+  'tos',
+  'privacy',
+  'hashtag',
+  'intent',
+  'share',
+  'compose',
+  'account',
+  'about',
+  'jobs',
+  'download',
+  'following',
+  'followers',
+  'lists',
+  'bookmarks',
+  'communities',
+  'premium',
+  'verified',
+  'jack_dorsey_is_not_a_user',
+  'oauth',
+  'who_to_follow',
+  'rules',
+  'help',
+  'web',
 ]);
 const ICONS = [{ url: 'https://abs.twimg.com/favicons/twitter.3.ico' }];
 
@@ -121,7 +173,6 @@ async function extractPost(url: URL, postId: string, username: string | undefine
   return undefined;
 }
 
-
 /** The bot HTML, the last source: a FetchFailure propagates (the generic preview). */
 async function tryPage(url: string, ctx: Ctx): Promise<ParsedPage | undefined> {
   const res = await fetchPlatformPage(url, ctx);
@@ -182,12 +233,19 @@ async function fromSyndication(j: Record<string, unknown>, id: string, ctx: Ctx)
     const type = str(md.type);
     if (type === 'photo') draft.media.push({ kind: 'image', image: photoUrl(str(md.media_url_https)) });
     else if (type === 'video' || type === 'animated_gif') {
-      draft.media.push({ kind: 'video', image: str(md.media_url_https), video: bestMp4(arr(obj(md.video_info)?.variants)), author: screen ? `@${screen}` : undefined });
+      draft.media.push({
+        kind: 'video',
+        image: str(md.media_url_https),
+        video: bestMp4(arr(obj(md.video_info)?.variants)),
+        author: screen ? `@${screen}` : undefined,
+      });
     }
   }
   const v = obj(j.video);
   if (draft.media.length === 0 && v) {
-    const best = arr(v.variants).map(obj).find((x) => x && /mp4/.test(String(x.type)))?.src;
+    const best = arr(v.variants)
+      .map(obj)
+      .find((x) => x && /mp4/.test(String(x.type)))?.src;
     draft.media.push({ kind: 'video', image: str(v.poster), video: str(best) });
   }
   return finishPost(draft, ctx);
@@ -199,7 +257,9 @@ function displayText(j: Record<string, unknown>): string | undefined {
   if (!text) return undefined;
   const range = arr(j.display_text_range);
   if (range.length === 2 && typeof range[0] === 'number' && typeof range[1] === 'number') {
-    text = Array.from(text).slice(range[0] as number, range[1] as number).join('');
+    text = Array.from(text)
+      .slice(range[0] as number, range[1] as number)
+      .join('');
   }
   for (const e of arr(obj(j.entities)?.urls)) {
     const o = obj(e);
@@ -212,7 +272,9 @@ function displayText(j: Record<string, unknown>): string | undefined {
 
 function editedAt(j: Record<string, unknown>): string | undefined {
   const ec = obj(j.edit_control);
-  const ids = arr(ec?.edit_tweet_ids).map(str).filter((x): x is string => !!x);
+  const ids = arr(ec?.edit_tweet_ids)
+    .map(str)
+    .filter((x): x is string => !!x);
   if (!j.isEdited || ids.length < 2) return undefined;
   return snowflakeTime(ids[ids.length - 1]);
 }
@@ -261,12 +323,20 @@ function fromCrawlerPost(page: ParsedPage, postId: string, username: string | un
   const a = /^(.*?) \(@([A-Za-z0-9_]{1,15})\) on (?:X|Twitter)$/s.exec(ogTitle);
   const b = /^(.*?) on (?:X|Twitter): ["“]([\s\S]*)["”] \/ (?:X|Twitter)$/.exec(ogTitle);
   const c = /^(.*?) on (?:X|Twitter)$/.exec(ogTitle);
-  if (a) { name = a[1]; screen = a[2]; } else if (b) { name = b[1]; text = text ?? b[2]; } else if (c) { name = c[1]; } else return undefined;
+  if (a) {
+    name = a[1];
+    screen = a[2];
+  } else if (b) {
+    name = b[1];
+    text = text ?? b[2];
+  } else if (c) {
+    name = c[1];
+  } else return undefined;
   text = text?.replace(/^[“"]([\s\S]*)[”"]$/, '$1');
   const og = page.meta('og:image', 'twitter:image');
   // X's generic og:image stands in when the HTML is rendered: the post's own media is then the
   // first media image in the markup (the main post comes first in the conversation).
-  const image = og && !/\/rweb\/ssr\/default\//.test(og) ? og : firstTwimg(page.html, MEDIA_PATHS) ?? og;
+  const image = og && !/\/rweb\/ssr\/default\//.test(og) ? og : (firstTwimg(page.html, MEDIA_PATHS) ?? og);
   const isMedia = image && MEDIA_PATHS.test(image);
   const created = snowflakeTime(postId);
   return {
@@ -336,7 +406,9 @@ function userTitle(u: Pick<MicroblogUser, 'name' | 'username'>): string {
 
 async function extractUser(url: URL, username: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
   // 1. The public profile timeline: the full user object inside its embedded data.
-  const tl = await optional(() => fetchSource(`${ctx.settings.timelineUrl}/srv/timeline-profile/screen-name/${encodeURIComponent(username)}?showReplies=false`, ctx, { accept: 'text/html' }));
+  const tl = await optional(() =>
+    fetchSource(`${ctx.settings.timelineUrl}/srv/timeline-profile/screen-name/${encodeURIComponent(username)}?showReplies=false`, ctx, { accept: 'text/html' }),
+  );
   const fromTimeline = tl?.text ? timelineUser(tl.text, username) : undefined;
   if (fromTimeline) return finishUser(fromTimeline, ctx);
 
@@ -349,7 +421,11 @@ async function extractUser(url: URL, username: string, ctx: Ctx): Promise<Platfo
   return undefined;
 }
 
-interface UserDraft { user: Omit<MicroblogUser, 'avatar' | 'cover'>; avatar?: string; cover?: string }
+interface UserDraft {
+  user: Omit<MicroblogUser, 'avatar' | 'cover'>;
+  avatar?: string;
+  cover?: string;
+}
 
 /** The user object of the profile timeline's `__NEXT_DATA__` (the account's own posts carry it). */
 function timelineUser(html: string, username: string): UserDraft | undefined {
@@ -361,7 +437,10 @@ function timelineUser(html: string, username: string): UserDraft | undefined {
   for (const e of arr(obj(props.timeline)?.entries)) {
     const tweet = obj(obj(obj(e)?.content)?.tweet);
     for (const cand of [obj(tweet?.user), obj(obj(tweet?.retweeted_status)?.user)]) {
-      if (cand && str(cand.screen_name)?.toLowerCase() === want) { found = cand; break; }
+      if (cand && str(cand.screen_name)?.toLowerCase() === want) {
+        found = cand;
+        break;
+      }
     }
     if (found) break;
   }
@@ -452,7 +531,9 @@ function profileSchema(page: ParsedPage, username: string): (Partial<Omit<Microb
       }
       return undefined;
     };
-    const bio = str(person.description)?.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n');
+    const bio = str(person.description)
+      ?.replace(/[ \t]+\n/g, '\n')
+      .replace(/\n{3,}/g, '\n\n');
     const image = obj(person.image);
     return compact({
       bio,

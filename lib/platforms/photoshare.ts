@@ -20,14 +20,32 @@ import { FACEBOOK_BOT } from '../fetch/host-profiles.js';
 import { toImageSet } from '../media/host-images.js';
 import { defineSettings, httpUrl } from '../settings.js';
 import {
-  arr, bool, cleanHtmlText, compact, fetchPage, fetchPlatformPage, isoDate, isOk, obj, optional, parseCount, parseJson, parsePlatformPage,
-  platformObjectId, str, toSecond, type ParsedPage } from './shared.js';
+  arr,
+  bool,
+  cleanHtmlText,
+  compact,
+  fetchPage,
+  fetchPlatformPage,
+  isOk,
+  isoDate,
+  obj,
+  optional,
+  type ParsedPage,
+  parseCount,
+  parseJson,
+  parsePlatformPage,
+  platformObjectId,
+  str,
+  toSecond,
+} from './shared.js';
 import { firstImageSet, hostMedia, type MediaSource } from './social-media.js';
 import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
 
 const settings = defineSettings('photoshare', 'photoshare (Instagram)', {
   baseUrl: {
-    env: 'LINKPREVIEW_INSTAGRAM_BASE_URL', type: httpUrl(), default: 'https://www.instagram.com',
+    env: 'LINKPREVIEW_INSTAGRAM_BASE_URL',
+    type: httpUrl(),
+    default: 'https://www.instagram.com',
     doc: "Instagram's web origin: a post's embed page (`/p/{code}/embed/captioned/`: exact time, owner, media).",
   },
 });
@@ -35,8 +53,33 @@ const settings = defineSettings('photoshare', 'photoshare (Instagram)', {
 type Ctx = PlatformContextOf<typeof settings>;
 const HOSTS = /^(www\.|m\.)?instagram\.com$/i;
 const RESERVED = new Set([
-  'accounts', 'explore', 'direct', 'stories', 'about', 'developer', 'legal', 'p', 'reel', 'reels', 'tv', 'web', 'static',
-  'emails', 'challenge', 'privacy', 'terms', 'press', 'api', 'oauth', 'graphql', 'ar', 'session', 'directory', 'topics', 'lite', 'download',
+  'accounts',
+  'explore',
+  'direct',
+  'stories',
+  'about',
+  'developer',
+  'legal',
+  'p',
+  'reel',
+  'reels',
+  'tv',
+  'web',
+  'static',
+  'emails',
+  'challenge',
+  'privacy',
+  'terms',
+  'press',
+  'api',
+  'oauth',
+  'graphql',
+  'ar',
+  'session',
+  'directory',
+  'topics',
+  'lite',
+  'download',
 ]);
 const ICONS = [{ url: 'https://static.cdninstagram.com/rsrc.php/v3/yI/r/VsNE-OHk_8a.png' }];
 
@@ -75,7 +118,6 @@ export const photoshare: Platform<typeof settings> = {
     return match.kind === 'post' ? extractPost(url, match.ids.shortcode, ctx) : extractUser(url, match.ids.username, ctx);
   },
 };
-
 
 interface PostDraft {
   username?: string;
@@ -124,7 +166,13 @@ async function extractPost(url: URL, code: string, ctx: Ctx): Promise<PlatformPr
 
   const [media, avatar] = await Promise.all([hostMedia(draft.media, ctx), ctx.hostImage(draft.avatar)]);
   const user: PhotoshareUser | undefined = draft.username
-    ? compact({ id: userId(draft.username), username: draft.username, verified: draft.verified ?? false, name: draft.name, ...(avatar ? { avatar: toImageSet(avatar) } : {}) })
+    ? compact({
+        id: userId(draft.username),
+        username: draft.username,
+        verified: draft.verified ?? false,
+        name: draft.name,
+        ...(avatar ? { avatar: toImageSet(avatar) } : {}),
+      })
     : undefined;
   const post: PhotosharePost = compact({
     id: platformObjectId('photoshare', 'post', code),
@@ -144,7 +192,7 @@ async function extractPost(url: URL, code: string, ctx: Ctx): Promise<PlatformPr
     title: draft.title ?? (who ? `${who} on Instagram` : 'Instagram post'),
     // Instagram's own summary ("152K likes, 784 comments - user on April 19, 2021: “caption”") is
     // what every preview shows; the caption alone is photosharePost.text.
-    ...(ogDescription ?? draft.text ? { description: ogDescription ?? draft.text } : {}),
+    ...((ogDescription ?? draft.text) ? { description: ogDescription ?? draft.text } : {}),
     ...(image ? { image } : {}),
     icons: ICONS,
     fields: { photosharePost: post },
@@ -190,7 +238,11 @@ export function parsePostDescription(d: string): Partial<PostDraft> {
     out.commentsCount = parseCount(a[2]);
     out.username = a[3];
     out.publishedAt = parseEnglishDate(a[4]);
-    const caption = a[5]?.trim().replace(/\.$/, '').trim().replace(/^["“]([\s\S]*)["”]$/, '$1');
+    const caption = a[5]
+      ?.trim()
+      .replace(/\.$/, '')
+      .trim()
+      .replace(/^["“]([\s\S]*)["”]$/, '$1');
     if (caption) out.text = caption;
     return out;
   }
@@ -252,7 +304,9 @@ function fromEmbed(page: ParsedPage, d: PostDraft): void {
     d.likesCount = d.likesCount ?? parseCount((obj(media.edge_media_preview_like)?.count ?? obj(media.edge_liked_by)?.count) as number);
     d.commentsCount = d.commentsCount ?? parseCount((obj(media.edge_media_to_comment)?.count ?? obj(media.edge_media_preview_comment)?.count) as number);
     if (d.media.length === 0) {
-      const children = arr(obj(media.edge_sidecar_to_children)?.edges).map((e) => obj(obj(e)?.node)).filter((x): x is Record<string, unknown> => !!x);
+      const children = arr(obj(media.edge_sidecar_to_children)?.edges)
+        .map((e) => obj(obj(e)?.node))
+        .filter((x): x is Record<string, unknown> => !!x);
       for (const n of children.length ? children : [media]) {
         const isVideo = n.is_video === true && str(n.video_url);
         d.media.push(isVideo ? { kind: 'video', image: str(n.display_url), video: str(n.video_url) } : { kind: 'image', image: str(n.display_url) });
@@ -262,18 +316,22 @@ function fromEmbed(page: ParsedPage, d: PostDraft): void {
   }
   // The HTML of the embed.
   const h = page.html;
-  const user = /class="[^"]*\bCaptionUsername\b[^"]*"[^>]*>([^<]+)</.exec(h)?.[1] ?? /class="[^"]*\bUsername\b[^"]*"[^>]*>\s*(?:<span[^>]*>)?([^<]+)</.exec(h)?.[1];
+  const user =
+    /class="[^"]*\bCaptionUsername\b[^"]*"[^>]*>([^<]+)</.exec(h)?.[1] ?? /class="[^"]*\bUsername\b[^"]*"[^>]*>\s*(?:<span[^>]*>)?([^<]+)</.exec(h)?.[1];
   if (user && /^[A-Za-z0-9._]{1,30}$/.test(user.trim())) d.username = d.username ?? user.trim();
   const cap = /<div class="[^"]*\bCaption\b[^"]*"[^>]*>([\s\S]*?)<div class="[^"]*\bCaptionComments\b/.exec(h)?.[1];
   if (cap && !d.text) {
     const text = cleanHtmlText(cap.replace(/<a [^>]*class="[^"]*CaptionUsername[^"]*"[^>]*>[^<]*<\/a>/, ''), true);
     if (text) d.text = text;
   }
-  const img = /<img[^>]+class="[^"]*\bEmbeddedMediaImage\b[^"]*"[^>]+src="([^"]+)"/.exec(h)?.[1] ?? /<img[^>]+src="([^"]+)"[^>]+class="[^"]*\bEmbeddedMediaImage\b/.exec(h)?.[1];
+  const img =
+    /<img[^>]+class="[^"]*\bEmbeddedMediaImage\b[^"]*"[^>]+src="([^"]+)"/.exec(h)?.[1] ??
+    /<img[^>]+src="([^"]+)"[^>]+class="[^"]*\bEmbeddedMediaImage\b/.exec(h)?.[1];
   if (img && d.media.length === 0) d.media.push({ kind: 'image', image: cleanHtmlText(img) });
   const likes = /class="[^"]*\bSocialProof\b[^"]*"[^>]*>[\s\S]*?([\d.,]+[KkMm]?) likes?/.exec(h)?.[1];
   if (likes && d.likesCount === undefined) d.likesCount = parseCount(likes);
-  const avatar = /<img[^>]+class="[^"]*\bAvatar\b[^"]*"[^>]+src="([^"]+)"/.exec(h)?.[1] ?? /class="[^"]*\bAvatar\b[^"]*"[\s\S]{0,300}?<img[^>]+src="([^"]+)"/.exec(h)?.[1];
+  const avatar =
+    /<img[^>]+class="[^"]*\bAvatar\b[^"]*"[^>]+src="([^"]+)"/.exec(h)?.[1] ?? /class="[^"]*\bAvatar\b[^"]*"[\s\S]{0,300}?<img[^>]+src="([^"]+)"/.exec(h)?.[1];
   if (avatar) d.avatar = d.avatar ?? cleanHtmlText(avatar);
 }
 
@@ -303,7 +361,14 @@ function userId(username: string): number {
  *   meta description  "1,234 Followers, 56 Following, 789 Posts - Name (@user) on Instagram: "bio""
  * The bio is only in the second (and only when the profile has one).
  */
-export function parseProfileDescription(d: string): { followersCount?: number; followingCount?: number; postsCount?: number; name?: string; username?: string; bio?: string } {
+export function parseProfileDescription(d: string): {
+  followersCount?: number;
+  followingCount?: number;
+  postsCount?: number;
+  name?: string;
+  username?: string;
+  bio?: string;
+} {
   const out: ReturnType<typeof parseProfileDescription> = {};
   const m = /^([\d.,\s]+[KkMm]?) Followers?, ([\d.,\s]+[KkMm]?) Following, ([\d.,\s]+[KkMm]?) Posts?(?: - ([\s\S]*)|: ([\s\S]*))?$/i.exec(d.trim());
   if (!m) return out;
@@ -316,7 +381,10 @@ export function parseProfileDescription(d: string): { followersCount?: number; f
   const on = see ? null : /^(?:(.+?) \(@([A-Za-z0-9._]{1,30})\)|@([A-Za-z0-9._]{1,30})) on Instagram(?:: ([\s\S]*))?$/i.exec(rest);
   const name = see?.[1] ?? on?.[1];
   const username = see?.[2] ?? on?.[2] ?? on?.[3];
-  const bio = (see?.[3] ?? on?.[4])?.trim().replace(/^["“]([\s\S]*)["”]$/, '$1').trim();
+  const bio = (see?.[3] ?? on?.[4])
+    ?.trim()
+    .replace(/^["“]([\s\S]*)["”]$/, '$1')
+    .trim();
   if (name) out.name = name.replace(/^@/, '');
   if (username) out.username = username;
   if (bio) out.bio = bio;
@@ -326,7 +394,8 @@ export function parseProfileDescription(d: string): { followersCount?: number; f
 async function extractUser(url: URL, username: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
   const res = await fetchPlatformPage(url.href, ctx);
   const page = parsePlatformPage(res, ctx);
-  if (page.wall === 'login-redirect' || isLoginUrl(res.finalUrl) || isLoginTitle(page)) return { type: 'PHOTOSHARE_USER', ok: false, status: res.status, fields: {} };
+  if (page.wall === 'login-redirect' || isLoginUrl(res.finalUrl) || isLoginTitle(page))
+    return { type: 'PHOTOSHARE_USER', ok: false, status: res.status, fields: {} };
   if (res.status === 404) return { type: 'PHOTOSHARE_USER', ok: false, status: 404, fields: {} };
   if (!isOk(res.status) || page.wall) return undefined;
 

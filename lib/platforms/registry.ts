@@ -10,9 +10,10 @@
  *
  * This module imports no platform and not the configuration: both import it.
  */
-import { OTHER_HOST_PROFILES, type HostProfile } from '../fetch/host-profiles.js';
-import { FetchFailure } from '../fetch/safe-fetch.js';
+
 import type { CoreConfig } from '../core-settings.js';
+import { type HostProfile, OTHER_HOST_PROFILES } from '../fetch/host-profiles.js';
+import { FetchFailure } from '../fetch/safe-fetch.js';
 import type { SettingsGroup } from '../settings.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview, PlatformSettingsValues } from './types.js';
 

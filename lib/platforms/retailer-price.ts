@@ -7,19 +7,62 @@
 
 /** The currency of each Amazon marketplace, by the host's public suffix. */
 export const MARKETPLACE_CURRENCY: Record<string, string> = {
-  'com': 'USD', 'ca': 'CAD', 'com.mx': 'MXN', 'com.br': 'BRL', 'co.uk': 'GBP', 'de': 'EUR', 'fr': 'EUR', 'it': 'EUR',
-  'es': 'EUR', 'nl': 'EUR', 'com.be': 'EUR', 'ie': 'EUR', 'at': 'EUR', 'se': 'SEK', 'pl': 'PLN', 'com.tr': 'TRY', 'ae': 'AED',
-  'sa': 'SAR', 'eg': 'EGP', 'in': 'INR', 'co.jp': 'JPY', 'jp': 'JPY', 'cn': 'CNY', 'com.au': 'AUD', 'sg': 'SGD', 'co.za': 'ZAR',
-  'ch': 'CHF', 'com.ng': 'NGN', 'cl': 'CLP', 'com.co': 'COP',
+  com: 'USD',
+  ca: 'CAD',
+  'com.mx': 'MXN',
+  'com.br': 'BRL',
+  'co.uk': 'GBP',
+  de: 'EUR',
+  fr: 'EUR',
+  it: 'EUR',
+  es: 'EUR',
+  nl: 'EUR',
+  'com.be': 'EUR',
+  ie: 'EUR',
+  at: 'EUR',
+  se: 'SEK',
+  pl: 'PLN',
+  'com.tr': 'TRY',
+  ae: 'AED',
+  sa: 'SAR',
+  eg: 'EGP',
+  in: 'INR',
+  'co.jp': 'JPY',
+  jp: 'JPY',
+  cn: 'CNY',
+  'com.au': 'AUD',
+  sg: 'SGD',
+  'co.za': 'ZAR',
+  ch: 'CHF',
+  'com.ng': 'NGN',
+  cl: 'CLP',
+  'com.co': 'COP',
 };
 
 /** Marketplaces that write `1.234,56` (comma decimal). */
 const COMMA_DECIMAL = new Set(['de', 'fr', 'it', 'es', 'nl', 'com.be', 'at', 'se', 'pl', 'com.tr', 'com.br', 'eg', 'cl', 'com.co']);
 
 const SYMBOLS: [RegExp, string | ((tld: string) => string)][] = [
-  [/R\$/, 'BRL'], [/C\$|CA\$|CDN\$/, 'CAD'], [/A\$|AU\$/, 'AUD'], [/S\$|SG\$/, 'SGD'], [/MX\$/, 'MXN'], [/US\$/, 'USD'],
-  [/€/, 'EUR'], [/£/, 'GBP'], [/₹/, 'INR'], [/₺/, 'TRY'], [/zł/i, 'PLN'], [/₩/, 'KRW'], [/₽/, 'RUB'], [/₪/, 'ILS'], [/฿/, 'THB'],
-  [/\bAED\b|د\.إ/, 'AED'], [/\bSAR\b|ر\.س/, 'SAR'], [/\bEGP\b|ج\.م/, 'EGP'], [/\bCHF\b/, 'CHF'], [/\bTL\b/, 'TRY'],
+  [/R\$/, 'BRL'],
+  [/C\$|CA\$|CDN\$/, 'CAD'],
+  [/A\$|AU\$/, 'AUD'],
+  [/S\$|SG\$/, 'SGD'],
+  [/MX\$/, 'MXN'],
+  [/US\$/, 'USD'],
+  [/€/, 'EUR'],
+  [/£/, 'GBP'],
+  [/₹/, 'INR'],
+  [/₺/, 'TRY'],
+  [/zł/i, 'PLN'],
+  [/₩/, 'KRW'],
+  [/₽/, 'RUB'],
+  [/₪/, 'ILS'],
+  [/฿/, 'THB'],
+  [/\bAED\b|د\.إ/, 'AED'],
+  [/\bSAR\b|ر\.س/, 'SAR'],
+  [/\bEGP\b|ج\.م/, 'EGP'],
+  [/\bCHF\b/, 'CHF'],
+  [/\bTL\b/, 'TRY'],
   [/\bkr\b|\bSEK\b/i, (t) => (t === 'se' ? 'SEK' : 'SEK')],
   [/¥|￥|円/, (t) => (t === 'cn' ? 'CNY' : 'JPY')],
   [/\$/, (t) => (['com.mx', 'ca', 'com.au', 'sg', 'com.br', 'cl', 'com.co'].includes(t) ? MARKETPLACE_CURRENCY[t] : 'USD')],
@@ -33,7 +76,10 @@ export function marketplaceTld(host: string): string {
   return (m ? m[1] : host.split('.').slice(-1)[0]).toLowerCase();
 }
 
-export interface Price { price: number; currency?: string }
+export interface Price {
+  price: number;
+  currency?: string;
+}
 
 /** A locale number: the last separator followed by 1-2 digits is the decimal point, unless told otherwise. */
 export function parseLocaleNumber(raw: string, commaDecimal?: boolean): number | undefined {
@@ -48,8 +94,10 @@ export function parseLocaleNumber(raw: string, commaDecimal?: boolean): number |
     if (sep) {
       const after = s.length - s.lastIndexOf(sep) - 1;
       const count = s.split(sep).length - 1;
-      if (count > 1) decimal = undefined; // 1.234.567 / 1,234,567: thousands
-      else if (after === 3) decimal = commaDecimal === undefined ? undefined : commaDecimal === (sep === ',') ? sep : undefined; // 1.234 (de) / 1,234 (com)
+      if (count > 1)
+        decimal = undefined; // 1.234.567 / 1,234,567: thousands
+      else if (after === 3)
+        decimal = commaDecimal === undefined ? undefined : commaDecimal === (sep === ',') ? sep : undefined; // 1.234 (de) / 1,234 (com)
       else decimal = sep;
     }
   }
@@ -72,7 +120,10 @@ export function parsePrice(raw: string | undefined, tld = 'com'): Price | undefi
   let currency: string | undefined = CODES.exec(text)?.[1];
   if (!currency) {
     for (const [re, cur] of SYMBOLS) {
-      if (re.test(text)) { currency = typeof cur === 'string' ? cur : cur(tld); break; }
+      if (re.test(text)) {
+        currency = typeof cur === 'string' ? cur : cur(tld);
+        break;
+      }
     }
   }
   return { price, currency: currency ?? MARKETPLACE_CURRENCY[tld] };

@@ -11,16 +11,18 @@
  * JSON, largest rendition first, plus data-old-hires and the alternate thumbnails).
  * A robot check (captcha page) is ok:false, never a product titled "Amazon.com".
  */
-import { DomUtils, parseDocument } from 'htmlparser2';
+
 import type { Element } from 'domhandler';
+import { DomUtils, parseDocument } from 'htmlparser2';
 import type { RetailerProduct } from '../contract/link.js';
 import { toImageSet } from '../media/host-images.js';
-import { hostImages } from './social-media.js';
-import { cleanHtmlText, compact, fetchPlatformPage, isOk, parseCount, parseJson, parsePlatformPage, type ParsedPage } from './shared.js';
 import { marketplaceTld, parseLocaleNumber, parsePrice } from './retailer-price.js';
+import { cleanHtmlText, compact, fetchPlatformPage, isOk, type ParsedPage, parseCount, parseJson, parsePlatformPage } from './shared.js';
+import { hostImages } from './social-media.js';
 import type { Platform, PlatformContext, PlatformMatch, PlatformPreview } from './types.js';
 
-const HOSTS = /^(?:www\.|smile\.|m\.)?amazon\.(com|ca|com\.mx|com\.br|co\.uk|de|fr|it|es|nl|com\.be|ie|se|pl|com\.tr|ae|sa|eg|in|co\.jp|cn|com\.au|sg|co\.za|com\.ng)$/i;
+const HOSTS =
+  /^(?:www\.|smile\.|m\.)?amazon\.(com|ca|com\.mx|com\.br|co\.uk|de|fr|it|es|nl|com\.be|ie|se|pl|com\.tr|ae|sa|eg|in|co\.jp|cn|com\.au|sg|co\.za|com\.ng)$/i;
 const ASIN = /(?:\/dp\/|\/gp\/product\/|\/gp\/aw\/d\/|\/exec\/obidos\/(?:ASIN|tg\/detail\/-)\/|\/o\/ASIN\/|\/gp\/offer-listing\/)([A-Z0-9]{10})(?:[/?#]|$)/i;
 
 export function matchRetailer(url: URL): PlatformMatch | undefined {
@@ -41,7 +43,9 @@ async function extractProduct(url: URL, asin: string, ctx: PlatformContext): Pro
   // The only source: a FetchFailure propagates (the generic preview, ./types.ts).
   const res = await fetchPlatformPage(url.href, ctx);
   const page = parsePlatformPage(res, ctx);
-  const captcha = page.wall === 'amazon-robot-check' || /validateCaptcha|Type the characters you see in this image|api-services-support@amazon\.com/i.test(page.html.slice(0, 200_000));
+  const captcha =
+    page.wall === 'amazon-robot-check' ||
+    /validateCaptcha|Type the characters you see in this image|api-services-support@amazon\.com/i.test(page.html.slice(0, 200_000));
   if (captcha || page.wall) return { type: 'RETAILER_PRODUCT', ok: false, status: res.status === 200 ? 503 : res.status, fields: {} };
   if (res.status === 404) return { type: 'RETAILER_PRODUCT', ok: false, status: 404, fields: {} };
   if (!isOk(res.status)) return undefined;
@@ -109,18 +113,37 @@ function readProductPage(page: ParsedPage, tld: string): ProductPage {
   }
 
   // Price: the core price block first, then the older ids.
-  for (const id of ['corePriceDisplay_desktop_feature_div', 'corePrice_feature_div', 'corePrice_desktop', 'apex_desktop', 'priceblock_ourprice', 'priceblock_dealprice', 'priceblock_saleprice', 'price_inside_buybox', 'newBuyBoxPrice', 'kindle-price', 'price', 'buyNewSection']) {
+  for (const id of [
+    'corePriceDisplay_desktop_feature_div',
+    'corePrice_feature_div',
+    'corePrice_desktop',
+    'apex_desktop',
+    'priceblock_ourprice',
+    'priceblock_dealprice',
+    'priceblock_saleprice',
+    'price_inside_buybox',
+    'newBuyBoxPrice',
+    'kindle-price',
+    'price',
+    'buyNewSection',
+  ]) {
     const block = byId(doc, id);
     if (!block) continue;
-    const off = findAll(block, (e) => hasClass(e, 'a-offscreen')).map(text).find((t) => !!t && /\d/.test(t));
+    const off = findAll(block, (e) => hasClass(e, 'a-offscreen'))
+      .map(text)
+      .find((t) => !!t && /\d/.test(t));
     const own = off ?? (/\d/.test(text(block) ?? '') && (text(block) ?? '').length < 40 ? text(block) : undefined);
     const price = parsePrice(own, tld);
-    if (price) { out.price = price; break; }
+    if (price) {
+      out.price = price;
+      break;
+    }
   }
   const amount = page.meta('og:price:amount', 'product:price:amount');
   if (!out.price && amount) {
     const n = parseLocaleNumber(amount);
-    if (n !== undefined) out.price = { price: n, currency: page.meta('og:price:currency', 'product:price:currency') ?? parsePrice(`1 ${amount}`, tld)?.currency };
+    if (n !== undefined)
+      out.price = { price: n, currency: page.meta('og:price:currency', 'product:price:currency') ?? parsePrice(`1 ${amount}`, tld)?.currency };
   }
 
   // Rating: "4,1 de 5 estrellas", "4.6 out of 5 stars", "5つ星のうち4.5".

@@ -9,7 +9,7 @@
  *  - the ids of the record objects (platformObjectId).
  */
 import { decodeHTML } from 'entities';
-import { parsePageBytes, type PageData } from '../extract/parse-page.js';
+import { type PageData, parsePageBytes } from '../extract/parse-page.js';
 import { detectWall, type WallKind } from '../extract/walls.js';
 import { detectEncoding } from '../fetch/charset.js';
 import { flatHeaders, header } from '../fetch/headers.js';
@@ -74,7 +74,11 @@ export async function optional<T>(source: () => Promise<T>): Promise<T | undefin
  * An API answer under SOURCE_LIMITS: its text on a 2xx answer, the status and the response
  * always. A FetchFailure propagates.
  */
-export async function fetchSource(url: string, ctx: PlatformContext, headers: Record<string, string> = {}): Promise<{ status: number; text?: string; res: FetchResult }> {
+export async function fetchSource(
+  url: string,
+  ctx: PlatformContext,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text?: string; res: FetchResult }> {
   const res = await ctx.fetch(url, {
     maxBytes: SOURCE_LIMITS.maxBytes,
     onTooLarge: 'fail',
@@ -111,7 +115,14 @@ export function parsePlatformPage(res: FetchResult, ctx?: Pick<PlatformContext, 
   } catch {
     html = res.body.toString('utf8');
   }
-  const wall = detectWall({ status: res.status, url: res.url, finalUrl: res.finalUrl, headers: flatHeaders(res.headers), page: data, head: res.body.subarray(0, 32 * 1024).toString('latin1') });
+  const wall = detectWall({
+    status: res.status,
+    url: res.url,
+    finalUrl: res.finalUrl,
+    headers: flatHeaders(res.headers),
+    page: data,
+    head: res.body.subarray(0, 32 * 1024).toString('latin1'),
+  });
   const meta = (...names: string[]) => {
     for (const n of names) {
       const m = data.metas.find((x) => (x.property === n || x.name === n || x.itemprop === n) && x.content.trim());
@@ -132,7 +143,13 @@ export function scriptById(html: string, id: string): string | undefined {
 export function cleanHtmlText(s: string | undefined, keepNewlines = false): string | undefined {
   if (s === undefined) return undefined;
   const decoded = decodeHTML(s.replace(/<br\s*\/?>/gi, '\n').replace(/<[^>]+>/g, ''));
-  const out = keepNewlines ? decoded.replace(/[ \t\f\v\u00a0]+/g, ' ').replace(/ *\n */g, '\n').replace(/\n{3,}/g, '\n\n').trim() : decoded.replace(/\s+/g, ' ').trim();
+  const out = keepNewlines
+    ? decoded
+        .replace(/[ \t\f\v\u00a0]+/g, ' ')
+        .replace(/ *\n */g, '\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim()
+    : decoded.replace(/\s+/g, ' ').trim();
   return out || undefined;
 }
 
@@ -151,9 +168,11 @@ export function parseJson(text: string | undefined): unknown {
 }
 
 /** A non-empty string, trimmed; a finite number as its text. */
-export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined);
+export const str = (v: unknown): string | undefined =>
+  typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
 /** A finite number, or a string of digits as its number. */
-export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : undefined);
+export const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : undefined;
 export const obj = (v: unknown): Json | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined);
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 export const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : undefined);

@@ -25,19 +25,21 @@ export interface MediaSource {
 /** Hosts every item concurrently; an item whose image and video both fail is left out. */
 export async function hostMedia(items: MediaSource[], ctx: PlatformContext): Promise<(MediaImage | Video)[]> {
   const list = items.slice(0, MAX_MEDIA_ITEMS);
-  const out = await Promise.all(list.map(async (m, i) => {
-    const [poster, video] = await Promise.all([
-      ctx.hostImage(m.image),
-      m.kind === 'video' && m.video ? probeVideo(m.video, ctx, `video-${i}`) : Promise.resolve(undefined),
-    ]);
-    if (video) {
-      if (poster) video.image = toImageSet(poster);
-      if (m.title && !video.title) video.title = m.title;
-      if (m.author && !video.author) video.author = m.author;
-      return video;
-    }
-    return poster;
-  }));
+  const out = await Promise.all(
+    list.map(async (m, i) => {
+      const [poster, video] = await Promise.all([
+        ctx.hostImage(m.image),
+        m.kind === 'video' && m.video ? probeVideo(m.video, ctx, `video-${i}`) : Promise.resolve(undefined),
+      ]);
+      if (video) {
+        if (poster) video.image = toImageSet(poster);
+        if (m.title && !video.title) video.title = m.title;
+        if (m.author && !video.author) video.author = m.author;
+        return video;
+      }
+      return poster;
+    }),
+  );
   return out.filter((x): x is MediaImage | Video => x !== undefined);
 }
 

@@ -12,14 +12,26 @@
  */
 import type { ImageSet, LinkRecord, VideohostUser, VideohostVideo } from '../contract/link.js';
 import { required } from '../errors.js';
-import { iconCandidates, type IconCandidate } from '../extract/icons.js';
+import { type IconCandidate, iconCandidates } from '../extract/icons.js';
 import type { PageData } from '../extract/parse-page.js';
 import { cleanText } from '../extract/text.js';
 import type { FetchResult } from '../fetch/safe-fetch.js';
 import { toImageSet } from '../media/host-images.js';
 import { defineSettings, httpUrl, text } from '../settings.js';
 import {
-  at, exactCount, fetchPage, fetchSource, isoDate, num, obj, optional, parseCount, parseJson, parsePlatformPage, platformObjectId, type Json,
+  at,
+  exactCount,
+  fetchPage,
+  fetchSource,
+  isoDate,
+  type Json,
+  num,
+  obj,
+  optional,
+  parseCount,
+  parseJson,
+  parsePlatformPage,
+  platformObjectId,
 } from './shared.js';
 import type { Platform, PlatformContextOf, PlatformMatch, PlatformPreview } from './types.js';
 import { embeddedJson, findAll, findFirst, isoDurationSeconds, largestThumbnail, ytText } from './videohost-parse.js';
@@ -29,15 +41,21 @@ const CANONICAL = 'https://www.youtube.com';
 
 const settings = defineSettings('videohost', 'videohost (YouTube)', {
   baseUrl: {
-    env: 'LINKPREVIEW_YOUTUBE_BASE_URL', type: httpUrl(), default: 'https://www.youtube.com',
-    doc: 'YouTube\'s web origin: watch and channel pages, oEmbed.',
+    env: 'LINKPREVIEW_YOUTUBE_BASE_URL',
+    type: httpUrl(),
+    default: 'https://www.youtube.com',
+    doc: "YouTube's web origin: watch and channel pages, oEmbed.",
   },
   apiUrl: {
-    env: 'LINKPREVIEW_YOUTUBE_API_URL', type: httpUrl(), default: 'https://www.googleapis.com/youtube/v3',
+    env: 'LINKPREVIEW_YOUTUBE_API_URL',
+    type: httpUrl(),
+    default: 'https://www.googleapis.com/youtube/v3',
     doc: 'The YouTube Data API v3.',
   },
   apiKey: {
-    env: 'YOUTUBE_API_KEY', type: text(), default: '',
+    env: 'YOUTUBE_API_KEY',
+    type: text(),
+    default: '',
     doc: 'Enables the Data API v3: exact counts, channel joinedAt and viewsCount. Unset: key-less sources only.',
   },
 });
@@ -54,7 +72,10 @@ function channelObjectId(channelId: string): number {
 export function matchVideohost(url: URL): PlatformMatch | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
-  const segs = url.pathname.split('/').filter(Boolean).map((s) => decodeSafe(s));
+  const segs = url.pathname
+    .split('/')
+    .filter(Boolean)
+    .map((s) => decodeSafe(s));
   if (host === 'youtu.be' || host === 'www.youtu.be') {
     return segs[0] && VIDEO_ID.test(segs[0]) ? { kind: 'video', ids: { videoId: segs[0] } } : undefined;
   }
@@ -115,7 +136,7 @@ function iconsOf(page: PageData | undefined): IconCandidate[] {
 function isConsentWall(res: FetchResult): boolean {
   try {
     const u = new URL(res.finalUrl);
-    return /^consent\./i.test(u.hostname) || /^\/(ml|consent)/.test(u.pathname) && u.searchParams.has('continue');
+    return /^consent\./i.test(u.hostname) || (/^\/(ml|consent)/.test(u.pathname) && u.searchParams.has('continue'));
   } catch {
     return false;
   }
@@ -127,9 +148,7 @@ function isConsentWall(res: FetchResult): boolean {
 async function extractVideo(videoId: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
   const yt = ctx.settings;
   const watchUrl = `${yt.baseUrl}/watch?v=${videoId}`;
-  const apiUrl = yt.apiKey
-    ? `${yt.apiUrl}/videos?part=snippet,statistics,contentDetails&id=${videoId}&key=${encodeURIComponent(yt.apiKey)}`
-    : undefined;
+  const apiUrl = yt.apiKey ? `${yt.apiUrl}/videos?part=snippet,statistics,contentDetails&id=${videoId}&key=${encodeURIComponent(yt.apiKey)}` : undefined;
   const reuse = ctx.page && matchVideohost(new URL(ctx.page.finalUrl))?.ids.videoId === videoId && ctx.page.status === 200 ? ctx.page : undefined;
   // Either source may fail: the other (then oEmbed) stands in.
   const [res, api] = await Promise.all([reuse ?? optional(() => fetchPage(watchUrl, ctx)), apiUrl ? optional(() => fetchJson(apiUrl, ctx)) : undefined]);
@@ -150,7 +169,10 @@ async function extractVideo(videoId: string, ctx: Ctx): Promise<PlatformPreview 
     const playability = at(player, 'playabilityStatus') as Json | undefined;
     const apiSaysGone = api?.json && Array.isArray(api.json.items) && api.json.items.length === 0;
     if ((playability && playability.status !== 'OK' && !details) || apiSaysGone) {
-      const reason = ytText(playability?.reason) ?? cleanText(String(at(playability, 'errorScreen', 'playerErrorMessageRenderer', 'reason', 'simpleText') ?? '')) ?? 'This video is unavailable.';
+      const reason =
+        ytText(playability?.reason) ??
+        cleanText(String(at(playability, 'errorScreen', 'playerErrorMessageRenderer', 'reason', 'simpleText') ?? '')) ??
+        'This video is unavailable.';
       return {
         type: 'VIDEOHOST_VIDEO',
         ok: false,
@@ -221,13 +243,14 @@ function fromPlayer(player: Json, data: Json | undefined): VideoDraft {
   const mf = (at(player, 'microformat', 'playerMicroformatRenderer') ?? {}) as Json;
   const d: VideoDraft = {
     title: cleanText(typeof vd.title === 'string' ? vd.title : ytText(mf.title), 500),
-    description: typeof vd.shortDescription === 'string' ? vd.shortDescription.trim() : ytText(mf.description) ?? '',
+    description: typeof vd.shortDescription === 'string' ? vd.shortDescription.trim() : (ytText(mf.description) ?? ''),
     duration: num(vd.lengthSeconds) || num(mf.lengthSeconds) || undefined,
     viewsCount: num(vd.viewCount) ?? num(mf.viewCount),
     publishedAt: isoDate(mf.publishDate ?? mf.uploadDate),
     thumbnailUrl: largestThumbnail(at(vd, 'thumbnail', 'thumbnails')) ?? largestThumbnail(at(mf, 'thumbnail', 'thumbnails')),
   };
-  const channelId = (typeof vd.channelId === 'string' ? vd.channelId : undefined) ?? (typeof mf.externalChannelId === 'string' ? mf.externalChannelId : undefined);
+  const channelId =
+    (typeof vd.channelId === 'string' ? vd.channelId : undefined) ?? (typeof mf.externalChannelId === 'string' ? mf.externalChannelId : undefined);
   const user: UserDraft = {
     channelId,
     name: typeof vd.author === 'string' ? vd.author : typeof mf.ownerChannelName === 'string' ? mf.ownerChannelName : undefined,
@@ -242,7 +265,10 @@ function fromPlayer(player: Json, data: Json | undefined): VideoDraft {
       const subs = at(owner, 'subscriberCountText') as Json | undefined;
       user.subscribersCount = exactOrCompact(subs);
       user.verified = JSON.stringify(owner.badges ?? []).includes('VERIFIED');
-      user.handle ??= handleFrom(at(owner, 'navigationEndpoint', 'browseEndpoint', 'canonicalBaseUrl') ?? at(owner, 'title', 'runs', 0, 'navigationEndpoint', 'browseEndpoint', 'canonicalBaseUrl'));
+      user.handle ??= handleFrom(
+        at(owner, 'navigationEndpoint', 'browseEndpoint', 'canonicalBaseUrl') ??
+          at(owner, 'title', 'runs', 0, 'navigationEndpoint', 'browseEndpoint', 'canonicalBaseUrl'),
+      );
     }
   }
   if (channelId || user.handle) d.user = user;
@@ -258,7 +284,10 @@ function exactOrCompact(text: Json | undefined): number | undefined {
 function likesFrom(data: Json): number | undefined {
   for (const b of findAll(data, 'buttonViewModel', 200) as Json[]) {
     if (b && b.iconName === 'LIKE') {
-      return exactCount(typeof b.accessibilityText === 'string' && /\d/.test(b.accessibilityText) ? b.accessibilityText : undefined) ?? parseCount(typeof b.title === 'string' ? b.title : undefined);
+      return (
+        exactCount(typeof b.accessibilityText === 'string' && /\d/.test(b.accessibilityText) ? b.accessibilityText : undefined) ??
+        parseCount(typeof b.title === 'string' ? b.title : undefined)
+      );
     }
   }
   for (const t of findAll(data, 'toggleButtonRenderer', 200) as Json[]) {
@@ -346,9 +375,12 @@ async function fromOEmbed(videoId: string, ctx: Ctx, pageStatus: number): Promis
 
 async function extractChannel(ids: Record<string, string>, ctx: Ctx): Promise<PlatformPreview | undefined> {
   const yt = ctx.settings;
-  const path = ids.handle ? `/${encodeURIComponent(ids.handle).replace(/^%40/, '@')}`
-    : ids.channelId ? `/channel/${ids.channelId}`
-      : ids.custom ? `/c/${encodeURIComponent(ids.custom)}`
+  const path = ids.handle
+    ? `/${encodeURIComponent(ids.handle).replace(/^%40/, '@')}`
+    : ids.channelId
+      ? `/channel/${ids.channelId}`
+      : ids.custom
+        ? `/c/${encodeURIComponent(ids.custom)}`
         : `/user/${encodeURIComponent(ids.user)}`;
   // The page may fail: the Data API, when it has a key, stands in.
   const res = await optional(() => fetchPage(`${yt.baseUrl}${path}`, ctx));
@@ -359,9 +391,17 @@ async function extractChannel(ids: Record<string, string>, ctx: Ctx): Promise<Pl
 
   const draft: ChannelDraft = data && meta ? fromChannelData(data, meta) : { handle: ids.handle, externalId: ids.channelId };
   if (yt.apiKey) {
-    const q = draft.externalId ? `id=${draft.externalId}` : ids.handle ? `forHandle=${encodeURIComponent(ids.handle)}` : ids.user ? `forUsername=${encodeURIComponent(ids.user)}` : '';
+    const q = draft.externalId
+      ? `id=${draft.externalId}`
+      : ids.handle
+        ? `forHandle=${encodeURIComponent(ids.handle)}`
+        : ids.user
+          ? `forUsername=${encodeURIComponent(ids.user)}`
+          : '';
     if (q) {
-      const api = await optional(() => fetchJson(`${yt.apiUrl}/channels?part=snippet,statistics,brandingSettings&${q}&key=${encodeURIComponent(yt.apiKey)}`, ctx));
+      const api = await optional(() =>
+        fetchJson(`${yt.apiUrl}/channels?part=snippet,statistics,brandingSettings&${q}&key=${encodeURIComponent(yt.apiKey)}`, ctx),
+      );
       const item = at(api?.json, 'items', 0) as Json | undefined;
       if (item) mergeChannelApi(draft, item);
     }

@@ -5,11 +5,11 @@
  * messages, hands them to a worker handler as a real SQS event, and deletes what succeeded.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 
 const REGION = 'us-east-1';
@@ -100,7 +100,14 @@ export function startPoller(em: Emulators, worker: WorkerFn, options: { batchSiz
   const loop = (async () => {
     while (running) {
       const out = await em.sqs
-        .send(new ReceiveMessageCommand({ QueueUrl: em.queueUrl, MaxNumberOfMessages: options.batchSize ?? 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }))
+        .send(
+          new ReceiveMessageCommand({
+            QueueUrl: em.queueUrl,
+            MaxNumberOfMessages: options.batchSize ?? 10,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+          }),
+        )
         .catch(() => ({ Messages: [] }));
       const messages = out.Messages ?? [];
       if (!running || messages.length === 0) continue;
@@ -111,12 +118,16 @@ export function startPoller(em: Emulators, worker: WorkerFn, options: { batchSiz
       const failed = new Set(res.batchItemFailures.map((f) => f.itemIdentifier));
       const done = messages.filter((m) => !failed.has(m.MessageId!));
       if (done.length) {
-        await em.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: em.queueUrl, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+        await em.sqs.send(
+          new DeleteMessageBatchCommand({ QueueUrl: em.queueUrl, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }),
+        );
       }
     }
   })();
   return {
-    get received() { return received; },
+    get received() {
+      return received;
+    },
     events,
     /** Stops receiving; waits for the batch in hand, but not for a worker that never answers (a "killed" one). */
     async stop() {

@@ -12,11 +12,11 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { buildAwsDeps } from '../../functions/aws-deps';
 import { parseKeyHashes, sha256Hex } from '../../lib/auth/key-store';
-import { ConfigError, type Config } from '../../lib/config';
+import { type Config, ConfigError } from '../../lib/config';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { Log } from '../../lib/log';
-import { startParameterStoreServer, type ParameterStoreServer } from '../helpers/parameter-store-server';
+import { type ParameterStoreServer, startParameterStoreServer } from '../helpers/parameter-store-server';
 import { httpApiEvent, recordingLog, silentLog, testConfig } from '../helpers/service';
 
 const PARAMETER = '/linklens/api-key-hashes';
@@ -33,13 +33,21 @@ beforeEach(async () => {
 afterEach(async () => {
   await store.close();
 });
-afterAll(() => { for (const c of configs) c.cleanup(); });
+afterAll(() => {
+  for (const c of configs) c.cleanup();
+});
 
 const clientConfig = () => ({ endpoint: store.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
 
 /** The preview's API handler as the Lambda wires it (functions/aws-deps.ts), its keys from the loopback store. */
 function service(overrides: Partial<Config>, log: Log = silentLog) {
-  const config = testConfig({ apiKeys: [], bucket: 'linklens-keys', jobQueueUrl: 'http://127.0.0.1:9/000000000000/jobs', publicUrl: 'https://d1.cloudfront.net', ...overrides });
+  const config = testConfig({
+    apiKeys: [],
+    bucket: 'linklens-keys',
+    jobQueueUrl: 'http://127.0.0.1:9/000000000000/jobs',
+    publicUrl: 'https://d1.cloudfront.net',
+    ...overrides,
+  });
   configs.push(config);
   const deps = buildAwsDeps({
     config,
@@ -53,7 +61,9 @@ function service(overrides: Partial<Config>, log: Log = silentLog) {
   const handler = createApiHandler(deps);
   /** POST / with the key and a body that is not a request: 400 once the key is accepted, 401 when it is refused. */
   return async (key: string): Promise<number> => {
-    const out = (await handler(httpApiEvent({ authorization: `Bearer ${key}`, 'content-type': 'application/json' }, Buffer.from('{}')), { awsRequestId: 'req' })) as HttpResponse;
+    const out = (await handler(httpApiEvent({ authorization: `Bearer ${key}`, 'content-type': 'application/json' }, Buffer.from('{}')), {
+      awsRequestId: 'req',
+    })) as HttpResponse;
     expect([400, 401, 500]).toContain(out.statusCode);
     return out.statusCode;
   };

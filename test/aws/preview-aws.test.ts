@@ -4,22 +4,23 @@
  * the Lambda event source). A fixture page with an og:image and a video link: both are rendered by the worker,
  * stored in S3 under assets/, and the record carries CloudFront URLs.
  */
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
-import { ffmpegBinary } from '../../lib/media/run-tool';
 import { buildAwsDeps, buildAwsWorkerDeps, InvocationBudget } from '../../functions/aws-deps';
+import { createObservability } from '../../functions/observability';
+import { createLambdaPreviewHandler } from '../../functions/preview';
 import { createWorkerHandler } from '../../functions/worker';
 import type { RunSummary } from '../../lib/adapters/aws/sqs-job-runner';
-import { createLambdaPreviewHandler } from '../../functions/preview';
-import { createObservability } from '../../functions/observability';
 import { createPreviewHandler, type HttpResponse } from '../../lib/http/preview-handler';
-import { startFixtureServer, html, type FixtureServer } from '../helpers/fixture-server';
-import { httpApiEvent, silentLog, testConfig, TEST_KEY } from '../helpers/service';
-import { startEmulators, startPoller, type Emulators, type Poller } from './emulators';
+import { ffmpegBinary } from '../../lib/media/run-tool';
+import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
+import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service';
+import { type Emulators, type Poller, startEmulators, startPoller } from './emulators';
 
 const CDN = 'https://d111111abcdef8.cloudfront.net';
 let em: Emulators;
@@ -30,12 +31,40 @@ const config = testConfig({ recordDeadlineMs: 6000 });
 beforeAll(async () => {
   em = await startEmulators('linklens-preview-test');
   Object.assign(config, { bucket: em.bucket, jobQueueUrl: em.queueUrl, publicUrl: CDN });
-  const png = await sharp({ create: { width: 900, height: 600, channels: 3, background: { r: 200, g: 60, b: 30 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 900, height: 600, channels: 3, background: { r: 200, g: 60, b: 30 } } })
+    .png()
+    .toBuffer();
   const mp4 = path.join(mkdtempSync(path.join(tmpdir(), 'aws-video-')), 'clip.mp4');
-  execFileSync(await ffmpegBinary(), ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '3', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-c:a', 'aac', '-shortest', '-movflags', '+faststart', '-y', mp4]);
+  execFileSync(await ffmpegBinary(), [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=320x240:rate=25',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440',
+    '-t',
+    '3',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:v',
+    'libx264',
+    '-c:a',
+    'aac',
+    '-shortest',
+    '-movflags',
+    '+faststart',
+    '-y',
+    mp4,
+  ]);
   site = await startFixtureServer({
     '/clip.mp4': { headers: { 'content-type': 'video/mp4' }, body: readFileSync(mp4) },
-    '/page': { body: html('<title>Fixture page</title><meta property="og:image" content="/pic.png"><meta name="description" content="A page with a picture">') },
+    '/page': {
+      body: html('<title>Fixture page</title><meta property="og:image" content="/pic.png"><meta name="description" content="A page with a picture">'),
+    },
     '/pic.png': { headers: { 'content-type': 'image/png' }, body: png },
   });
 });
@@ -72,7 +101,8 @@ test('a page preview: the image is rendered by the worker behind SQS, stored in 
   }
   expect(json.image.thumbnail).toMatchObject({ width: 320, height: 213 });
 
-  const keys = async (prefix: string) => ((await em.s3.send(new ListObjectsV2Command({ Bucket: em.bucket, Prefix: prefix }))).Contents ?? []).map((c) => c.Key!);
+  const keys = async (prefix: string) =>
+    ((await em.s3.send(new ListObjectsV2Command({ Bucket: em.bucket, Prefix: prefix }))).Contents ?? []).map((c) => c.Key!);
   const assets = await keys('assets/');
   for (const size of ['thumbnail', 'medium', 'large', 'original']) {
     const key = new URL(json.image[size].url).pathname.slice(1);
@@ -128,11 +158,21 @@ test('the Lambda wrapper: the invocation budget cuts the wait short, and a bad k
   const obs = createObservability('linklens-preview-test', { ...config, logLevel: 'silent' });
   const counted: string[] = [];
   const budget = new InvocationBudget(config.jobDeadlineMs, 1500);
-  const deps = buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs, hardDeadline: budget.deadline, onAuthFailure: () => counted.push('AuthFailures') });
+  const deps = buildAwsDeps({
+    config,
+    log: silentLog,
+    s3: em.s3,
+    sqs: em.sqs,
+    hardDeadline: budget.deadline,
+    onAuthFailure: () => counted.push('AuthFailures'),
+  });
   const handler = createLambdaPreviewHandler({ config, obs, budget, deps });
   // No worker at all, and only 2.5 s left in the invocation: the wait ends 1.5 s before that,
   // where the record deadline (config.recordDeadlineMs) would have waited far longer.
-  const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link: site.url('/page') })));
+  const event = httpApiEvent(
+    { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+    Buffer.from(JSON.stringify({ link: site.url('/page') })),
+  );
   const invocationEnds = Date.now() + 2500;
   const recordDeadline = Date.now() + config.recordDeadlineMs;
   const out = (await handler(event, { awsRequestId: 'lambda-budget', getRemainingTimeInMillis: () => invocationEnds - Date.now() } as any)) as HttpResponse;
@@ -155,14 +195,42 @@ test('the Lambda wrapper counts a 500 it answers (our bug) as ServerErrors, for 
   const counted: string[] = [];
   const budget = new InvocationBudget(config.jobDeadlineMs, 1500);
   const deps = buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs, hardDeadline: budget.deadline });
-  const broken = { ...deps, fetch: (async () => { throw new TypeError('a bug in the fetcher'); }) as unknown as typeof deps.fetch };
-  const handler = createLambdaPreviewHandler({ config, obs: { ...obs, count: (name: string) => { counted.push(name); } }, budget, deps: broken });
-  const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link: site.url('/page') })));
+  const broken = {
+    ...deps,
+    fetch: (async () => {
+      throw new TypeError('a bug in the fetcher');
+    }) as unknown as typeof deps.fetch,
+  };
+  const handler = createLambdaPreviewHandler({
+    config,
+    obs: {
+      ...obs,
+      count: (name: string) => {
+        counted.push(name);
+      },
+    },
+    budget,
+    deps: broken,
+  });
+  const event = httpApiEvent(
+    { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+    Buffer.from(JSON.stringify({ link: site.url('/page') })),
+  );
   const out = (await handler(event, { awsRequestId: 'lambda-500', getRemainingTimeInMillis: () => 28000 } as any)) as HttpResponse;
   expect(out.statusCode).toBe(500);
   expect(counted).toEqual(['ServerErrors']);
 
-  const fine = createLambdaPreviewHandler({ config, obs: { ...obs, count: (name: string) => { counted.push(name); } }, budget, deps });
+  const fine = createLambdaPreviewHandler({
+    config,
+    obs: {
+      ...obs,
+      count: (name: string) => {
+        counted.push(name);
+      },
+    },
+    budget,
+    deps,
+  });
   const bad = httpApiEvent({ authorization: 'Bearer wrong', 'content-type': 'application/json' }, Buffer.from('{"link":"https://example.com"}'));
   expect(((await fine(bad, { awsRequestId: 'lambda-401', getRemainingTimeInMillis: () => 28000 } as any)) as HttpResponse).statusCode).toBe(401);
   expect(counted).toEqual(['ServerErrors']);

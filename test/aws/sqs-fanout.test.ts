@@ -5,14 +5,14 @@
  */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { SQSEvent } from 'aws-lambda';
-import { S3BlobStore } from '../../lib/adapters/aws/s3-blob-store';
-import { DEFAULT_POLL, SqsJobRunner, type RunSummary } from '../../lib/adapters/aws/sqs-job-runner';
-import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
-import type { Job } from '../../lib/ports';
-import { createWorkerHandler } from '../../functions/worker';
 import { buildFetcher } from '../../functions/wiring';
+import { createWorkerHandler } from '../../functions/worker';
+import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
+import { S3BlobStore } from '../../lib/adapters/aws/s3-blob-store';
+import { DEFAULT_POLL, type RunSummary, SqsJobRunner } from '../../lib/adapters/aws/sqs-job-runner';
+import type { Job } from '../../lib/ports';
 import { recordingLog, silentLog, testConfig } from '../helpers/service';
-import { startEmulators, startPoller, type Emulators, type Poller } from './emulators';
+import { type Emulators, type Poller, startEmulators, startPoller } from './emulators';
 
 const CDN = 'https://d111111abcdef8.cloudfront.net';
 
@@ -80,7 +80,14 @@ describe('SqsJobRunner with the worker behind SQS', () => {
     const bodies = poller.events.flatMap((e) => e.Records.map((r) => JSON.parse(r.body)));
     expect(bodies).toHaveLength(12);
     for (const b of bodies) {
-      expect(b).toEqual({ version: 1, requestId: 'req-fanout-1', jobId: expect.stringMatching(/^echo-\d+$/), kind: 'echo', input: expect.any(Object), deadline: expect.any(Number) });
+      expect(b).toEqual({
+        version: 1,
+        requestId: 'req-fanout-1',
+        jobId: expect.stringMatching(/^echo-\d+$/),
+        kind: 'echo',
+        input: expect.any(Object),
+        deadline: expect.any(Number),
+      });
     }
     // Every event is the real SQS shape.
     expect(poller.events[0].Records[0]).toMatchObject({ eventSource: 'aws:sqs', eventSourceARN: em.queueArn, attributes: { ApproximateReceiveCount: '1' } });
@@ -118,7 +125,10 @@ describe('SqsJobRunner with the worker behind SQS', () => {
     poller = startPoller(em, () => new Promise(() => {})); // takes the batch and dies
     const deadline = Date.now() + 800;
     const outcomes = await runner().run([echo('a', 1), echo('b', 2)], { requestId: 'req-killed', deadline });
-    expect([...outcomes.values()]).toEqual([expect.objectContaining({ ok: false, error: 'deadline exceeded' }), expect.objectContaining({ ok: false, error: 'deadline exceeded' })]);
+    expect([...outcomes.values()]).toEqual([
+      expect.objectContaining({ ok: false, error: 'deadline exceeded' }),
+      expect.objectContaining({ ok: false, error: 'deadline exceeded' }),
+    ]);
     // It waited until the deadline, with no result to read, and then reported both jobs late.
     expect(Date.now()).toBeGreaterThanOrEqual(deadline);
     expect(poller.received).toBe(2); // the worker did take the messages
@@ -133,8 +143,24 @@ describe('SqsJobRunner with the worker behind SQS', () => {
     const summaries: RunSummary[] = [];
     // The result is already there, written (as the worker writes it) an hour after it finished.
     const hourAgo = Date.now() - 3600_000;
-    await blobs.put(resultKey('req-delay', 'done'), encodeJson({ version: 1, requestId: 'req-delay', jobId: 'done', kind: 'echo', ok: true, result: { value: 1 }, ms: 5, finishedAt: new Date(hourAgo).toISOString() }), { contentType: 'application/json' });
-    const outcomes = await runner({ onRun: (s) => summaries.push(s) }).run([echo('done', 1), echo('never', 2)], { requestId: 'req-delay', deadline: Date.now() + 300 });
+    await blobs.put(
+      resultKey('req-delay', 'done'),
+      encodeJson({
+        version: 1,
+        requestId: 'req-delay',
+        jobId: 'done',
+        kind: 'echo',
+        ok: true,
+        result: { value: 1 },
+        ms: 5,
+        finishedAt: new Date(hourAgo).toISOString(),
+      }),
+      { contentType: 'application/json' },
+    );
+    const outcomes = await runner({ onRun: (s) => summaries.push(s) }).run([echo('done', 1), echo('never', 2)], {
+      requestId: 'req-delay',
+      deadline: Date.now() + 300,
+    });
     expect(outcomes.get('done')).toMatchObject({ ok: true, result: { value: 1 } });
     expect(outcomes.get('never')).toMatchObject({ ok: false, error: 'deadline exceeded' });
     // One delay, for the one result read, measured from the result's finishedAt.
@@ -145,8 +171,18 @@ describe('SqsJobRunner with the worker behind SQS', () => {
 
   test('the poll schedule: a kind whose first poll is later than the deadline is looked for once, at the deadline', async () => {
     const gets = new Map<string, number>();
-    const counting = Object.create(blobs, { get: { value: (key: string) => { gets.set(key, (gets.get(key) ?? 0) + 1); return blobs.get(key); } } });
-    const outcomes = await runner({ blobs: counting, poll: { firstMs: { echo: 60_000 } } }).run([echo('late-first', 1)], { requestId: 'req-first', deadline: Date.now() + 300 });
+    const counting = Object.create(blobs, {
+      get: {
+        value: (key: string) => {
+          gets.set(key, (gets.get(key) ?? 0) + 1);
+          return blobs.get(key);
+        },
+      },
+    });
+    const outcomes = await runner({ blobs: counting, poll: { firstMs: { echo: 60_000 } } }).run([echo('late-first', 1)], {
+      requestId: 'req-first',
+      deadline: Date.now() + 300,
+    });
     expect(outcomes.get('late-first')).toMatchObject({ ok: false, error: 'deadline exceeded' });
     expect(gets.get(resultKey('req-first', 'late-first'))).toBe(1);
     expect(DEFAULT_POLL.maxMs).toBeLessThanOrEqual(50);
@@ -168,9 +204,15 @@ describe('SqsJobRunner with the worker behind SQS', () => {
 
 describe('worker handler', () => {
   const record = (messageId: string, body: string, receiveCount = '1'): SQSEvent['Records'][number] => ({
-    messageId, receiptHandle: `rh-${messageId}`, body,
+    messageId,
+    receiptHandle: `rh-${messageId}`,
+    body,
     attributes: { ApproximateReceiveCount: receiveCount, SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
-    messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:q', awsRegion: 'us-east-1',
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:q',
+    awsRegion: 'us-east-1',
   });
   const msg = (requestId: string, jobId: string, extra: Record<string, unknown> = {}) =>
     encodeJson({ version: 1, requestId, jobId, kind: 'echo', input: { value: jobId }, deadline: Date.now() + 5000, ...extra });
@@ -203,7 +245,13 @@ describe('worker handler', () => {
   });
 
   test('an S3 write failure is retried through SQS (batch item failure)', async () => {
-    const broken = Object.create(blobs, { put: { value: async () => { throw new Error('S3 down'); } } });
+    const broken = Object.create(blobs, {
+      put: {
+        value: async () => {
+          throw new Error('S3 down');
+        },
+      },
+    });
     const w = createWorkerHandler({ config, fetch: buildFetcher(config), blobs: broken, log: silentLog });
     const out = await w({ Records: [record('m', msg('req-s3down', 'j'))] });
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'm' }]);
@@ -212,17 +260,31 @@ describe('worker handler', () => {
   test('counts each outcome as before: a malformed message is JobMessageInvalid, an S3 failure JobRetry (logged), and a batch where every record failed is answered, not thrown', async () => {
     const counted: string[] = [];
     const log = recordingLog();
-    const count = (name: string) => { counted.push(name); };
+    const count = (name: string) => {
+      counted.push(name);
+    };
     const w = createWorkerHandler({ config, fetch: buildFetcher(config), blobs, log, count });
     // JobMemoryWait (a job that waited for memory at all) depends on timing: left out.
     const counts = () => counted.filter((n) => n !== 'JobMemoryWait').sort();
-    const out = await w({ Records: [record('good', msg('req-metrics', 'good')), record('junk', 'not json'), record('late', msg('req-metrics', 'late', { deadline: Date.now() - 1 }))] });
+    const out = await w({
+      Records: [
+        record('good', msg('req-metrics', 'good')),
+        record('junk', 'not json'),
+        record('late', msg('req-metrics', 'late', { deadline: Date.now() - 1 })),
+      ],
+    });
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'junk' }]);
     expect(counts()).toEqual(['JobExpired', 'JobMessageInvalid', 'JobSucceeded']);
     expect(log.lines.filter((l) => l.level === 'error').map((l) => l.message)).toEqual(['invalid job message']);
 
     counted.length = 0;
-    const broken = Object.create(blobs, { put: { value: async () => { throw new Error('S3 down'); } } });
+    const broken = Object.create(blobs, {
+      put: {
+        value: async () => {
+          throw new Error('S3 down');
+        },
+      },
+    });
     const failing = createWorkerHandler({ config, fetch: buildFetcher(config), blobs: broken, log, count });
     const all = await failing({ Records: [record('a', msg('req-metrics-down', 'a')), record('b', 'not json')] });
     expect(all.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['a', 'b']);

@@ -38,12 +38,18 @@ export async function run(): Promise<void> {
   const url = 'https://news.example/2024/rivers.html';
   const times = await timeRuns(9, async () => extractPageContent(article, url), 2);
   const out = extractPageContent(article, url);
-  process.stdout.write(`content extraction, ${Math.round(article.length / 1024)} KB article: median ${median(times).toFixed(0)} ms over ${times.length} runs (${out.text.split(/\s+/).length} words of text, ${Math.round(out.markdown.length / 1024)} KB Markdown)\n`);
+  process.stdout.write(
+    `content extraction, ${Math.round(article.length / 1024)} KB article: median ${median(times).toFixed(0)} ms over ${times.length} runs (${out.text.split(/\s+/).length} words of text, ${Math.round(out.markdown.length / 1024)} KB Markdown)\n`,
+  );
 
   const { parseHTML } = await import('linkedom');
   const big = largeArticle(3 * 1024 * 1024);
-  process.stdout.write(`linkedom DOM heap: ${mb(heapOf(() => parseHTML(article)))} MB for 300 KB, ${mb(heapOf(() => parseHTML(big)))} MB for 3 MB${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for steadier figures)'}\n`);
+  process.stdout.write(
+    `linkedom DOM heap: ${mb(heapOf(() => parseHTML(article)))} MB for 300 KB, ${mb(heapOf(() => parseHTML(big)))} MB for 3 MB${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for steadier figures)'}\n`,
+  );
   const t0 = performance.now();
   extractPageContent(big, url);
-  process.stdout.write(`content extraction, 3 MB article (cut to ${PAGE_CONTENT_LIMITS.maxChars / 1024} KB of HTML): ${(performance.now() - t0).toFixed(0)} ms once\n`);
+  process.stdout.write(
+    `content extraction, 3 MB article (cut to ${PAGE_CONTENT_LIMITS.maxChars / 1024} KB of HTML): ${(performance.now() - t0).toFixed(0)} ms once\n`,
+  );
 }

@@ -8,11 +8,11 @@
  * Pages: the fixture article grown to 20, 100 and 300 KB; with BENCH_CORPUS=<dir> (the shared
  * corpus, ../shared/corpus) its first BENCH_PAGES (150) pages too, as p50/p90. BENCH_RUNS: runs (9).
  */
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { CpuPool } from '../../lib/jobs/cpu-pool.js';
-import { readPageContent, type PageContentSource } from '../../lib/page/page-content-dom.js';
+import { type PageContentSource, readPageContent } from '../../lib/page/page-content-dom.js';
 import { median } from './bench.js';
 import { largeArticle } from './content.bench.js';
 
@@ -58,7 +58,11 @@ export async function run(): Promise<void> {
   const inProcess = async (p: PageContentSource) => readPageContent(p);
   const pooled = (p: PageContentSource) => pool.run('readPageContent', p);
   const url = 'https://news.example/2024/rivers.html';
-  const fixture = (kb: number): PageContentSource => ({ url, bytesBase64: Buffer.from(largeArticle(kb * 1024)).toString('base64'), contentType: 'text/html; charset=utf-8' });
+  const fixture = (kb: number): PageContentSource => ({
+    url,
+    bytesBase64: Buffer.from(largeArticle(kb * 1024)).toString('base64'),
+    contentType: 'text/html; charset=utf-8',
+  });
   try {
     // Warm both: the threads load their modules, V8 optimizes the hot code.
     for (let i = 0; i < 2 * threads; i++) await Promise.all([inProcess(fixture(20)), pooled(fixture(20))]);

@@ -13,17 +13,18 @@
  *    (test/jobs/inline-job-runner.test.ts).
  * Loopback only: the fixture server and the handler run in this process.
  */
-import { pngChunk } from '../media/fixtures';
-import zlib from 'node:zlib';
+
 import type http from 'node:http';
+import zlib from 'node:zlib';
+import { buildLocalDeps } from '../../functions/wiring.js';
 import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner.js';
 import type { Config } from '../../lib/config.js';
 import { PAGE_LIMITS, parsePage } from '../../lib/extract/parse-page.js';
 import { createApiHandler } from '../../lib/http/api-handler.js';
 import { ffmpegBinary, runTool } from '../../lib/media/run-tool.js';
-import { buildLocalDeps } from '../../functions/wiring.js';
-import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server.js';
 import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service.js';
+import { pngChunk } from '../media/fixtures';
 import { median, timeRuns } from './bench.js';
 
 const MB = 1024 * 1024;
@@ -50,7 +51,10 @@ function greyPng(width: number, height: number, idat: Buffer): Buffer {
 async function parseFigures(runs: number): Promise<void> {
   const nested = `<html><head><title>Nested</title></head><body>${'<div>'.repeat(100_000)}deep${'</div>'.repeat(100_000)}</body></html>`;
   const unclosed = `<html><head><title>Unclosed</title></head><body>${'<div><span><b>'.repeat(60_000)}</body></html>`;
-  for (const [name, page] of [['nested 100,000 deep', nested], ['unclosed 180,000 deep', unclosed]] as const) {
+  for (const [name, page] of [
+    ['nested 100,000 deep', nested],
+    ['unclosed 180,000 deep', unclosed],
+  ] as const) {
     const capped = await timeRuns(runs, async () => parsePage(page));
     const maxDepth = PAGE_LIMITS.maxDepth;
     PAGE_LIMITS.maxDepth = Number.POSITIVE_INFINITY;
@@ -60,7 +64,9 @@ async function parseFigures(runs: number): Promise<void> {
     } finally {
       PAGE_LIMITS.maxDepth = maxDepth;
     }
-    process.stdout.write(`parse, ${name}: at the nesting cap ${fmt(capped)}; without it (time check only, parseMs ${PAGE_LIMITS.parseMs}) ${uncapped[0].toFixed(0)} ms\n`);
+    process.stdout.write(
+      `parse, ${name}: at the nesting cap ${fmt(capped)}; without it (time check only, parseMs ${PAGE_LIMITS.parseMs}) ${uncapped[0].toFixed(0)} ms\n`,
+    );
   }
 }
 
@@ -73,7 +79,10 @@ async function upstreamFigures(runs: number): Promise<void> {
       const t = setInterval(() => res.write(' '), 100);
       res.on('close', () => clearInterval(t));
     },
-    '/gzip-bomb': { headers: { 'content-encoding': 'gzip' }, body: zlib.gzipSync(Buffer.concat([Buffer.from('<html><head><title>Gzip bomb</title></head><body>'), bomb])) },
+    '/gzip-bomb': {
+      headers: { 'content-encoding': 'gzip' },
+      body: zlib.gzipSync(Buffer.concat([Buffer.from('<html><head><title>Gzip bomb</title></head><body>'), bomb])),
+    },
     '/html-20mb': { body: `<html><head><title>Twenty</title></head><body>${'<p>lorem ipsum dolor</p>'.repeat(Math.ceil((20 * MB) / 24))}</body></html>` },
     '/nested': { body: `<html><head><title>Nested</title></head><body>${'<div>'.repeat(100_000)}deep${'</div>'.repeat(100_000)}</body></html>` },
     '/nested-unclosed': { body: `<html><head><title>Unclosed</title></head><body>${'<div><span><b>'.repeat(60_000)}</body></html>` },
@@ -115,9 +124,15 @@ async function mediaFigures(runs: number): Promise<void> {
 async function budgetFigures(): Promise<void> {
   const open: http.ServerResponse[] = [];
   const site: FixtureServer = await startFixtureServer({
-    '/page-stalls': (_req, res) => { open.push(res); },
+    '/page-stalls': (_req, res) => {
+      open.push(res);
+    },
     '/with-image': { body: html('<title>Page with a slow image</title><meta property="og:image" content="/slow.png">') },
-    '/slow.png': (_req, res) => { open.push(res); res.writeHead(200, { 'content-type': 'image/png' }); res.write(Buffer.from([0x89, 0x50, 0x4e, 0x47])); },
+    '/slow.png': (_req, res) => {
+      open.push(res);
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.write(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    },
   });
   const budgetMs = 1500;
   const h = handlerFor({ jobDeadlineMs: budgetMs, fetchTimeoutMs: 20_000, recordDeadlineMs: 20_000 });
@@ -152,17 +167,30 @@ async function decoderFigures(runs: number): Promise<void> {
 
 async function jobFigures(runs: number): Promise<void> {
   const config = testConfig();
-  const ctx = { fetch: async () => { throw new Error('no fetch'); }, blobs: {} as never, config };
+  const ctx = {
+    fetch: async () => {
+      throw new Error('no fetch');
+    },
+    blobs: {} as never,
+    config,
+  };
   try {
-    const side = await timeRuns(runs, () => new InlineJobRunner(ctx as never, 4).run(
-      [{ id: 'a', kind: 'echo', input: { value: 1, delayMs: 150 } }, { id: 'b', kind: 'echo', input: { value: 2, delayMs: 150 } }],
-      { requestId: 'bench', deadline: Date.now() + 5000 },
-    ));
+    const side = await timeRuns(runs, () =>
+      new InlineJobRunner(ctx as never, 4).run(
+        [
+          { id: 'a', kind: 'echo', input: { value: 1, delayMs: 150 } },
+          { id: 'b', kind: 'echo', input: { value: 2, delayMs: 150 } },
+        ],
+        { requestId: 'bench', deadline: Date.now() + 5000 },
+      ),
+    );
     process.stdout.write(`inline runner, two 150 ms jobs side by side: ${fmt(side)}\n`);
-    const cut = await timeRuns(runs, () => new InlineJobRunner(ctx as never, 2).run(
-      [{ id: 'slow', kind: 'echo', input: { value: 1, delayMs: 10_000 } }],
-      { requestId: 'bench', deadline: Date.now() + 200 },
-    ));
+    const cut = await timeRuns(runs, () =>
+      new InlineJobRunner(ctx as never, 2).run([{ id: 'slow', kind: 'echo', input: { value: 1, delayMs: 10_000 } }], {
+        requestId: 'bench',
+        deadline: Date.now() + 200,
+      }),
+    );
     process.stdout.write(`inline runner, a 10 s job cut at a 200 ms deadline: ${fmt(cut)}\n`);
   } finally {
     config.cleanup();

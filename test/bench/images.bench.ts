@@ -18,7 +18,10 @@ import { largeArticle } from './content.bench.js';
 export async function photoJpeg(width: number, height: number): Promise<Buffer> {
   const raw = Buffer.alloc(width * height * 3);
   let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x7fffffff;
+  };
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const o = (y * width + x) * 3;
@@ -28,7 +31,9 @@ export async function photoJpeg(width: number, height: number): Promise<Buffer> 
       raw[o + 2] = Math.max(0, Math.min(255, 128 + 100 * Math.sin((x + y) / 50) + n));
     }
   }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 85 })
+    .toBuffer();
 }
 
 const MAX_PIXELS = 50_000_000;
@@ -38,7 +43,11 @@ export async function run(): Promise<void> {
   const big = await photoJpeg(4000, 3000);
   const runs = Number(process.env.BENCH_RUNS ?? 9);
   const initial = sharp.concurrency();
-  process.stdout.write(`sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}, sharp.concurrency() = ${initial}, runs = ${runs}, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(
+    `sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}, sharp.concurrency() = ${initial}, runs = ${runs}, load average ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}\n`,
+  );
   const row = async (label: string, bytes: Buffer, effort?: number) => {
     const render = () => renderImage(bytes, { maxPixels: MAX_PIXELS, effort });
     const times = await timeRuns(runs, render);
@@ -54,7 +63,11 @@ export async function run(): Promise<void> {
   let busy = process.env.BENCH_POOL === '1';
   const pool = busy ? new CpuPool({ threads: 1, maxQueue: 4 }) : undefined;
   const page = { url: 'https://news.example/a', bytesBase64: Buffer.from(largeArticle(300 * 1024)).toString('base64') };
-  const background = pool ? (async () => { while (busy) await pool.run('readPageContent', page); })() : undefined;
+  const background = pool
+    ? (async () => {
+        while (busy) await pool.run('readPageContent', page);
+      })()
+    : undefined;
   try {
     for (const threads of [1, 2]) {
       sharp.concurrency(threads);

@@ -11,14 +11,14 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
-import { previewEsbuildOptions, PROJECT_ROOT } from '../../cdk/constructs/bundling';
+import { PROJECT_ROOT, previewEsbuildOptions } from '../../cdk/constructs/bundling';
+import { buildFetcher } from '../../functions/wiring';
+import { createWorkerHandler } from '../../functions/worker';
 import { S3BlobStore } from '../../lib/adapters/aws/s3-blob-store';
 import { SqsJobRunner } from '../../lib/adapters/aws/sqs-job-runner';
 import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner';
 import { loadConfig } from '../../lib/config';
 import type { Job } from '../../lib/ports';
-import { createWorkerHandler } from '../../functions/worker';
-import { buildFetcher } from '../../functions/wiring';
 import { startEmulators, startPoller } from '../aws/emulators';
 import { median, timeRuns } from './bench';
 
@@ -30,7 +30,9 @@ async function bundleSize(dir: string): Promise<string> {
   const bytes = statSync(outfile).size;
   const gz = gzipSync(readFileSync(outfile), { level: 9 }).length;
   const importsSharp = /from"sharp"/.test(readFileSync(outfile, 'utf8'));
-  process.stdout.write(`preview bundle: ${(bytes / 1024 / 1024).toFixed(2)} MB minified ESM (${(gz / 1024).toFixed(0)} KB gzipped)${importsSharp ? '  !! imports sharp' : ''}\n`);
+  process.stdout.write(
+    `preview bundle: ${(bytes / 1024 / 1024).toFixed(2)} MB minified ESM (${(gz / 1024).toFixed(0)} KB gzipped)${importsSharp ? '  !! imports sharp' : ''}\n`,
+  );
   return outfile;
 }
 
@@ -49,9 +51,16 @@ process.stdout.write(JSON.stringify({ ready: t1 - t0, first: t2 - t0, status: r.
   );
   const env = {
     ...process.env,
-    AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x',
-    LINKPREVIEW_BUCKET: 'bench-bucket', LINKPREVIEW_JOB_QUEUE_URL: 'http://127.0.0.1:9/000000000000/q', LINKPREVIEW_PUBLIC_URL: 'https://d1.cloudfront.net',
-    LINKPREVIEW_API_KEY_HASHES: 'a'.repeat(64), POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_TRACE_ENABLED: 'false',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'x',
+    AWS_SECRET_ACCESS_KEY: 'x',
+    LINKPREVIEW_BUCKET: 'bench-bucket',
+    LINKPREVIEW_JOB_QUEUE_URL: 'http://127.0.0.1:9/000000000000/q',
+    LINKPREVIEW_PUBLIC_URL: 'https://d1.cloudfront.net',
+    LINKPREVIEW_API_KEY_HASHES: 'a'.repeat(64),
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_TRACE_ENABLED: 'false',
   };
   const ready: number[] = [];
   const first: number[] = [];
@@ -62,7 +71,9 @@ process.stdout.write(JSON.stringify({ ready: t1 - t0, first: t2 - t0, status: r.
     first.push(out.first);
     status = out.status;
   }
-  process.stdout.write(`cold start (fresh node ${process.version}, ${runs} runs): import -> handler-ready median ${median(ready).toFixed(0)} ms; + first invocation (status ${status}) median ${median(first).toFixed(0)} ms\n`);
+  process.stdout.write(
+    `cold start (fresh node ${process.version}, ${runs} runs): import -> handler-ready median ${median(ready).toFixed(0)} ms; + first invocation (status ${status}) median ${median(first).toFixed(0)} ms\n`,
+  );
 }
 
 async function roundTrip(): Promise<void> {

@@ -5,8 +5,8 @@
  * and a mix; then 10k requests and the server's RSS before and after (leak check); then an
  * overload run past the concurrency limit.
  */
-import { execSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, mkdtempSync } from 'node:fs';
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -36,12 +36,26 @@ async function startServer(extraEnv: Record<string, string> = {}): Promise<{ url
   const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'functions/start-local.ts'], {
     cwd: root,
     // Screenshots off: a Chromium render (~0.8 s) per page would measure the browser, not the service (see README).
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LINKPREVIEW_API_KEYS: KEY, LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true', LINKPREVIEW_LOG_LEVEL: 'error', LINKPREVIEW_SCREENSHOTS: 'off', LINKPREVIEW_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'linklens-load-')), ...extraEnv },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LINKPREVIEW_API_KEYS: KEY,
+      LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true',
+      LINKPREVIEW_LOG_LEVEL: 'error',
+      LINKPREVIEW_SCREENSHOTS: 'off',
+      LINKPREVIEW_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'linklens-load-')),
+      ...extraEnv,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d) => { out += d; const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out); if (m) resolve(m[0]); });
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
+      if (m) resolve(m[0]);
+    });
     child.on('exit', (c) => reject(new Error(`server exited ${c}`)));
   });
   return { url, child, pid: serverPid(child.pid!) };
@@ -53,7 +67,9 @@ async function run(url: string, pid: number, links: string[], connections: numbe
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   let peak = rssMb(pid);
-  const sampler = setInterval(() => { peak = Math.max(peak, rssMb(pid)); }, 100);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 100);
   let i = 0;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const inst = autocannon(
@@ -62,10 +78,16 @@ async function run(url: string, pid: number, links: string[], connections: numbe
         connections,
         ...(opts.amount ? { amount: opts.amount } : { duration: opts.duration ?? DURATION }),
         timeout: 30,
-        requests: [{
-          method: 'POST',
-          setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ link: links[i++ % links.length] }) }),
-        }],
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (req: Record<string, unknown>) => ({
+              ...req,
+              headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ link: links[i++ % links.length] }),
+            }),
+          },
+        ],
       },
       (err, res) => (err ? reject(err) : resolve(res)),
     );
@@ -79,17 +101,26 @@ async function run(url: string, pid: number, links: string[], connections: numbe
   return {
     rps: result.requests.average,
     total: latencies.length,
-    p50: pct(latencies, 50).toFixed(1), p95: pct(latencies, 95).toFixed(1), p99: pct(latencies, 99).toFixed(1),
-    non2xx: [...statuses].filter(([s]) => s !== 200).map(([s, n]) => `${s}x${n}`).join(' ') || '-',
+    p50: pct(latencies, 50).toFixed(1),
+    p95: pct(latencies, 95).toFixed(1),
+    p99: pct(latencies, 99).toFixed(1),
+    non2xx:
+      [...statuses]
+        .filter(([s]) => s !== 200)
+        .map(([s, n]) => `${s}x${n}`)
+        .join(' ') || '-',
     errors: result.errors + result.timeouts,
     peakRss: peak,
   };
 }
 
 export async function main(): Promise<void> {
-  const png = await sharp({ create: { width: 1200, height: 630, channels: 3, background: '#2a6' } }).jpeg().toBuffer();
+  const png = await sharp({ create: { width: 1200, height: 630, channels: 3, background: '#2a6' } })
+    .jpeg()
+    .toBuffer();
   const site = await startFixtureServer();
-  const page = (title: string, extra = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><meta name="description" content="A page for the load test">${extra}</head><body>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>'.repeat(200)}</body></html>`;
+  const page = (title: string, extra = '') =>
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><meta name="description" content="A page for the load test">${extra}</head><body>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>'.repeat(200)}</body></html>`;
   site.route('/html', { body: page('HTML page') });
   site.route('/hero.jpg', { headers: { 'content-type': 'image/jpeg' }, body: png });
   site.route('/favicon.ico', { status: 404, body: '' });
@@ -118,7 +149,9 @@ export async function main(): Promise<void> {
     const soak = await run(url, pid, scenarios[2][1], 10, { amount: 10_000 });
     await new Promise((r) => setTimeout(r, 3000));
     const now = rssMb(pid);
-    rounds.push(`round ${round}: ${soak.total} answered (${soak.non2xx} non-200), ${soak.rps.toFixed(0)} req/s, RSS ${last.toFixed(0)} -> peak ${soak.peakRss.toFixed(0)} -> ${now.toFixed(0)} MB 3 s after`);
+    rounds.push(
+      `round ${round}: ${soak.total} answered (${soak.non2xx} non-200), ${soak.rps.toFixed(0)} req/s, RSS ${last.toFixed(0)} -> peak ${soak.peakRss.toFixed(0)} -> ${now.toFixed(0)} MB 3 s after`,
+    );
     last = now;
   }
   process.stdout.write(`\n10k requests x 2 (mix, 10 clients):\n  ${rounds.join('\n  ')}\n`);
@@ -127,9 +160,17 @@ export async function main(): Promise<void> {
   // Overload: a server limited to 4 in flight and 8 queued, hit by 100 clients.
   const small = await startServer({ LINKPREVIEW_MAX_CONCURRENT: '4', LINKPREVIEW_MAX_QUEUED: '8' });
   const o = await run(small.url, small.pid, [site.url('/with-image')], 100, { duration: 3 });
-  process.stdout.write(`overload (limit 4 + 8 queued, 100 clients): ${o.rps.toFixed(0)} req/s, answers: 200x${o.total - Number((/503x(\d+)/.exec(o.non2xx) ?? [0, 0])[1])} ${o.non2xx}, p99 ${o.p99} ms, peak RSS ${o.peakRss.toFixed(0)} MB\n`);
+  process.stdout.write(
+    `overload (limit 4 + 8 queued, 100 clients): ${o.rps.toFixed(0)} req/s, answers: 200x${o.total - Number((/503x(\d+)/.exec(o.non2xx) ?? [0, 0])[1])} ${o.non2xx}, p99 ${o.p99} ms, peak RSS ${o.peakRss.toFixed(0)} MB\n`,
+  );
   small.child.kill('SIGTERM');
   await site.close();
 }
 
-main().then(() => process.exit(0), (err) => { process.stderr.write(`${(err as Error).stack}\n`); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`${(err as Error).stack}\n`);
+    process.exit(1);
+  },
+);

@@ -25,19 +25,53 @@ export async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'linklens-bench-'));
   try {
     // 40 s at 2 Mb/s video + 128 kb/s audio: about 10 MB.
-    const mp4 = await ffmpegMake([
-      '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30:duration=40', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=40',
-      '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '2000k', '-maxrate', '2000k', '-bufsize', '4000k', '-pix_fmt', 'yuv420p',
-      '-c:a', 'aac', '-b:a', '128k', '-shortest', '-movflags', '+faststart', '-f', 'mp4',
-    ], 'bench.mp4');
+    const mp4 = await ffmpegMake(
+      [
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc2=size=1280x720:rate=30:duration=40',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=frequency=440:duration=40',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-b:v',
+        '2000k',
+        '-maxrate',
+        '2000k',
+        '-bufsize',
+        '4000k',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-b:a',
+        '128k',
+        '-shortest',
+        '-movflags',
+        '+faststart',
+        '-f',
+        'mp4',
+      ],
+      'bench.mp4',
+    );
     // 125 s at 320 kb/s: about 5 MB.
-    const mp3 = await ffmpegMake(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=125:sample_rate=44100', '-ac', '2', '-c:a', 'libmp3lame', '-b:a', '320k', '-f', 'mp3'], 'bench.mp3');
+    const mp3 = await ffmpegMake(
+      ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=125:sample_rate=44100', '-ac', '2', '-c:a', 'libmp3lame', '-b:a', '320k', '-f', 'mp3'],
+      'bench.mp3',
+    );
     const pdf = makePdf({ pages: proseDocument(20), title: 'Bench Document', author: 'Bench' });
     const mp4File = path.join(dir, 'bench.mp4');
     const mp3File = path.join(dir, 'bench.mp3');
     await writeFile(mp4File, mp4);
     await writeFile(mp3File, mp3);
-    process.stdout.write(`inputs: MP4 ${(mp4.length / 1e6).toFixed(1)} MB, MP3 ${(mp3.length / 1e6).toFixed(1)} MB, PDF 20 pages ${(pdf.length / 1024).toFixed(0)} KiB; runs = ${runs}\n`);
+    process.stdout.write(
+      `inputs: MP4 ${(mp4.length / 1e6).toFixed(1)} MB, MP3 ${(mp3.length / 1e6).toFixed(1)} MB, PDF 20 pages ${(pdf.length / 1024).toFixed(0)} KiB; runs = ${runs}\n`,
+    );
 
     const video = async () => {
       const probe = await probeFile(mp4File, TOOL);

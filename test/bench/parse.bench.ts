@@ -13,7 +13,9 @@ export async function run(): Promise<void> {
   const corpus = process.env.BENCH_CORPUS;
   const pages = corpus
     ? corpusPages(corpus)
-    : [20, 100, 300, 1024].map((kb) => benchPage(`${kb} KB article`, 'https://news.example/2024/rivers.html', Buffer.from(largeArticle(kb * 1024)), 'text/html; charset=utf-8'));
+    : [20, 100, 300, 1024].map((kb) =>
+        benchPage(`${kb} KB article`, 'https://news.example/2024/rivers.html', Buffer.from(largeArticle(kb * 1024)), 'text/html; charset=utf-8'),
+      );
   const runs = Number(process.env.BENCH_RUNS ?? 5);
   // Warm up: cld3 loads once per process, and the first parses compile the parser.
   for (const p of pages.slice(0, 3)) {
@@ -47,5 +49,7 @@ export async function run(): Promise<void> {
       (over.length ? `; over 300 KB p50 ${quantile(over, 0.5).toFixed(1)} ms (${over.length})` : '') +
       '\n',
   );
-  process.stdout.write(`language (declared, then cld3 on title + description + text): p50 ${quantile(language, 0.5).toFixed(2)} ms, p90 ${quantile(language, 0.9).toFixed(2)} ms\n`);
+  process.stdout.write(
+    `language (declared, then cld3 on title + description + text): p50 ${quantile(language, 0.5).toFixed(2)} ms, p90 ${quantile(language, 0.9).toFixed(2)} ms\n`,
+  );
 }

@@ -48,11 +48,19 @@ export async function run(): Promise<void> {
   let n = 0;
   // A number drawn in the page, new on each load: every capture is a new image to host.
   const stamp = () => `<p style="font: 40px sans-serif">load ${++n}</p>`;
-  const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#5a7' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#5a7' } })
+    .png()
+    .toBuffer();
   const images = Array.from({ length: 6 }, (_, i) => `<img src="/img/${i}.png" width="400" height="300">`).join('');
   const site = await startFixtureServer({
-    '/article': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(articlePage().replace('<body>', `<body>${stamp()}`)); },
-    '/images': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(`<!doctype html><html><head><title>Images</title><link rel="stylesheet" href="/style.css"></head><body>${stamp()}${images}</body></html>`); },
+    '/article': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(articlePage().replace('<body>', `<body>${stamp()}`));
+    },
+    '/images': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><html><head><title>Images</title><link rel="stylesheet" href="/style.css"></head><body>${stamp()}${images}</body></html>`);
+    },
     '/style.css': { headers: { 'content-type': 'text/css' }, body: 'body { margin: 0; background: #eee } img { margin: 4px }' },
   });
   for (let i = 0; i < 6; i++) site.route(`/img/${i}.png`, { headers: { 'content-type': 'image/png' }, body: png });
@@ -60,7 +68,8 @@ export async function run(): Promise<void> {
   const blobs = new FsBlobStore(dataDir, () => 'http://assets.bench');
   const jobs = new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency);
   let requests = 0;
-  const preview = async (link: string) => (await previewLink({ link } as PreviewRequest, { config, fetch, blobs, jobs }, { requestId: `bench-${++requests}`, timer: new PhaseTimer() })).record;
+  const preview = async (link: string) =>
+    (await previewLink({ link } as PreviewRequest, { config, fetch, blobs, jobs }, { requestId: `bench-${++requests}`, timer: new PhaseTimer() })).record;
   try {
     for (const page of ['/article', '/images']) {
       const url = site.url(page);
@@ -74,12 +83,16 @@ export async function run(): Promise<void> {
       for (let i = 0; i < WARM_RUNS; i++) warm.push(await timed(() => captureScreenshot(url, { fetch, config })));
       const job: number[] = [];
       for (let i = 0; i < WARM_RUNS; i++) {
-        job.push(await timed(async () => {
-          const r = await runScreenshotJob({ url }, { fetch, blobs, config });
-          if (!r.screenshot) throw new Error(`no screenshot: ${r.reason}`);
-        }));
+        job.push(
+          await timed(async () => {
+            const r = await runScreenshotJob({ url }, { fetch, blobs, config });
+            if (!r.screenshot) throw new Error(`no screenshot: ${r.reason}`);
+          }),
+        );
       }
-      process.stdout.write(`${page}: capture cold (browser launch) median ${median(cold).toFixed(0)} ms over ${COLD_RUNS}, warm median ${median(warm).toFixed(0)} ms over ${WARM_RUNS}; job (warm capture + four sizes hosted) median ${median(job).toFixed(0)} ms over ${WARM_RUNS}\n`);
+      process.stdout.write(
+        `${page}: capture cold (browser launch) median ${median(cold).toFixed(0)} ms over ${COLD_RUNS}, warm median ${median(warm).toFixed(0)} ms over ${WARM_RUNS}; job (warm capture + four sizes hosted) median ${median(job).toFixed(0)} ms over ${WARM_RUNS}\n`,
+      );
 
       // Whole records: a URL previewed for the first time, then again.
       const first: number[] = [];
@@ -88,10 +101,20 @@ export async function run(): Promise<void> {
       let againWithShot = 0;
       for (let i = 0; i < WARM_RUNS; i++) {
         const link = `${url}?v=${i}`;
-        first.push(await timed(async () => { if ((await preview(link)).page?.screenshot) withShot++; }));
-        again.push(await timed(async () => { if ((await preview(link)).page?.screenshot) againWithShot++; }));
+        first.push(
+          await timed(async () => {
+            if ((await preview(link)).page?.screenshot) withShot++;
+          }),
+        );
+        again.push(
+          await timed(async () => {
+            if ((await preview(link)).page?.screenshot) againWithShot++;
+          }),
+        );
       }
-      process.stdout.write(`${page}: record with screenshots on, first preview of a URL median ${median(first).toFixed(0)} ms (${withShot}/${WARM_RUNS} with the screenshot), the same URL again median ${median(again).toFixed(0)} ms (${againWithShot}/${WARM_RUNS})\n`);
+      process.stdout.write(
+        `${page}: record with screenshots on, first preview of a URL median ${median(first).toFixed(0)} ms (${withShot}/${WARM_RUNS} with the screenshot), the same URL again median ${median(again).toFixed(0)} ms (${againWithShot}/${WARM_RUNS})\n`,
+      );
     }
   } finally {
     await closeBrowser();

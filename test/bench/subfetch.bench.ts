@@ -31,8 +31,28 @@ function corpusCounts(dir: string): string {
 
 export async function run(): Promise<void> {
   const site = await startFixtureServer({
-    '/oembed.json': { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'video', version: '1.0', title: 'A clip', provider_name: 'Clips', thumbnail_url: 'https://clips.example/t.jpg', thumbnail_width: 480, thumbnail_height: 360 }) },
-    '/manifest.json': { headers: { 'content-type': 'application/manifest+json' }, body: JSON.stringify({ icons: [{ src: '/icon-192.png', sizes: '192x192' }, { src: '/icon-512.png', sizes: '512x512' }], background_color: '#ffffff' }) },
+    '/oembed.json': {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        type: 'video',
+        version: '1.0',
+        title: 'A clip',
+        provider_name: 'Clips',
+        thumbnail_url: 'https://clips.example/t.jpg',
+        thumbnail_width: 480,
+        thumbnail_height: 360,
+      }),
+    },
+    '/manifest.json': {
+      headers: { 'content-type': 'application/manifest+json' },
+      body: JSON.stringify({
+        icons: [
+          { src: '/icon-192.png', sizes: '192x192' },
+          { src: '/icon-512.png', sizes: '512x512' },
+        ],
+        background_color: '#ffffff',
+      }),
+    },
   });
   const fetch = createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-bench', maxRedirects: 5 });
   const runs = Number(process.env.BENCH_RUNS ?? 50);
@@ -40,7 +60,9 @@ export async function run(): Promise<void> {
     const oembed = await timeRuns(runs, () => fetchOEmbed(fetch, site.url('/oembed.json')), 3);
     const manifest = await timeRuns(runs, () => fetchManifest(fetch, site.url('/manifest.json')), 3);
     const both = await timeRuns(runs, () => Promise.all([fetchOEmbed(fetch, site.url('/oembed.json')), fetchManifest(fetch, site.url('/manifest.json'))]), 3);
-    process.stdout.write(`loopback, ${runs} runs: oEmbed median ${median(oembed).toFixed(2)} ms, manifest median ${median(manifest).toFixed(2)} ms, both at once median ${median(both).toFixed(2)} ms\n`);
+    process.stdout.write(
+      `loopback, ${runs} runs: oEmbed median ${median(oembed).toFixed(2)} ms, manifest median ${median(manifest).toFixed(2)} ms, both at once median ${median(both).toFixed(2)} ms\n`,
+    );
   } finally {
     await site.close();
   }

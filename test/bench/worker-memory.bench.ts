@@ -74,7 +74,14 @@ const CASES: CaseDef[] = [
   { name: 'image-50mp', kind: 'image', what: 'JPEG 8660x5773 (50 MP, the pixel cap)', input: image('/50mp.jpg'), warm: WARM_IMAGE },
   { name: 'image-50mp-png16a', kind: 'image', what: '16-bit RGBA PNG 8660x5773 (50 MP)', input: image('/50mp-16a.png'), warm: WARM_IMAGE },
   { name: 'image-15mb', kind: 'image', what: 'noisy JPEG of 15 MB (the byte cap), 24 MP', input: image('/15mb.jpg'), warm: WARM_IMAGE },
-  { name: 'pdf-heap', kind: 'document', what: 'content stream of 3.5M text ops: pdf.js to its heap cap (decode cap 120 s)', input: media('/heavy.pdf'), config: { mediaDecodeTimeoutMs: 120_000 }, warm: WARM_PDF },
+  {
+    name: 'pdf-heap',
+    kind: 'document',
+    what: 'content stream of 3.5M text ops: pdf.js to its heap cap (decode cap 120 s)',
+    input: media('/heavy.pdf'),
+    config: { mediaDecodeTimeoutMs: 120_000 },
+    warm: WARM_PDF,
+  },
   { name: 'pdf-heap-12s', kind: 'document', what: 'the same PDF with the default 12 s decode cap', input: media('/heavy.pdf'), warm: WARM_PDF },
   { name: 'pdf-tall', kind: 'document', what: '3 pages of 612x14400 pt rendered 1024 wide (1024x24094 each)', input: media('/tall.pdf'), warm: WARM_PDF },
   { name: 'pdf-sliver', kind: 'document', what: '3 pages of 3x14400 pt rendered 1024 wide', input: media('/sliver.pdf'), warm: WARM_PDF },
@@ -82,19 +89,76 @@ const CASES: CaseDef[] = [
   { name: 'pdf-scan', kind: 'document', what: '3 rendered pages, each one 2480x3508 JPEG scan (300 dpi A4)', input: media('/scan.pdf'), warm: WARM_PDF },
   { name: 'video-4k', kind: 'video', what: 'H.264 3840x2160: probe, poster + 4 snapshots, clip', input: media('/4k.mp4'), warm: WARM_VIDEO },
   { name: 'video-8k', kind: 'video', what: 'H.264 7680x4320: probe, poster + 4 snapshots, clip', input: media('/8k.mp4'), warm: WARM_VIDEO },
-  { name: 'audio-cover', kind: 'audio', what: 'MP3 with a 50 MP cover picture: tags, waveform, artwork', input: media('/cover.mp3'), warm: { kind: 'audio', input: media('/warm.mp3') } },
-  { name: 'page-content', kind: 'page-content', what: 'page-content of a 5 MB page (the page byte cap)', input: pageInput, warm: { kind: 'page-content', input: (o) => ({ url: `${o}/w.html`, bytesBase64: Buffer.from('<html><body><article><p>warm up the parser</p></article></body></html>').toString('base64') }) } },
+  {
+    name: 'audio-cover',
+    kind: 'audio',
+    what: 'MP3 with a 50 MP cover picture: tags, waveform, artwork',
+    input: media('/cover.mp3'),
+    warm: { kind: 'audio', input: media('/warm.mp3') },
+  },
+  {
+    name: 'page-content',
+    kind: 'page-content',
+    what: 'page-content of a 5 MB page (the page byte cap)',
+    input: pageInput,
+    warm: {
+      kind: 'page-content',
+      input: (o) => ({
+        url: `${o}/w.html`,
+        bytesBase64: Buffer.from('<html><body><article><p>warm up the parser</p></article></body></html>').toString('base64'),
+      }),
+    },
+  },
 ];
 
 const BATCHES: CaseDef[] = [
-  { name: 'batch-pdf-images', kind: 'batch', what: '4 x pdf-images through the worker handler', batch: Array.from({ length: 4 }, () => ({ kind: 'document', input: media('/images.pdf') })), warm: WARM_IMAGE },
-  { name: 'batch-pdf-heap', kind: 'batch', what: '4 x pdf-heap-12s through the worker handler', batch: Array.from({ length: 4 }, () => ({ kind: 'document', input: media('/heavy.pdf') })), warm: WARM_IMAGE },
-  { name: 'batch-image-50mp', kind: 'batch', what: '4 different 50 MP JPEGs through the worker handler', batch: [1, 2, 3, 4].map((n) => ({ kind: 'image', input: image(`/50mp-${n}.jpg`) })), warm: WARM_IMAGE },
-  { name: 'batch-png-50mp', kind: 'batch', what: '4 different 50 MP RGBA PNGs through the worker handler', batch: [1, 2, 3, 4].map((n) => ({ kind: 'image', input: image(`/50mp-${n}.png`) })), warm: WARM_IMAGE },
-  { name: 'batch-mixed', kind: 'batch', what: 'pdf-heap-12s, pdf-images, video-8k, 50 MP RGBA PNG through the worker handler', batch: [
-    { kind: 'document', input: media('/heavy.pdf') }, { kind: 'document', input: media('/images.pdf') }, { kind: 'video', input: media('/8k.mp4') }, { kind: 'image', input: image('/50mp-16a.png') },
-  ], warm: WARM_IMAGE },
-  { name: 'batch-small', kind: 'batch', what: '4 different 12 MP JPEGs through the worker handler', batch: [1, 2, 3, 4].map((n) => ({ kind: 'image', input: image(`/12mp-${n}.jpg`) })), warm: WARM_IMAGE },
+  {
+    name: 'batch-pdf-images',
+    kind: 'batch',
+    what: '4 x pdf-images through the worker handler',
+    batch: Array.from({ length: 4 }, () => ({ kind: 'document', input: media('/images.pdf') })),
+    warm: WARM_IMAGE,
+  },
+  {
+    name: 'batch-pdf-heap',
+    kind: 'batch',
+    what: '4 x pdf-heap-12s through the worker handler',
+    batch: Array.from({ length: 4 }, () => ({ kind: 'document', input: media('/heavy.pdf') })),
+    warm: WARM_IMAGE,
+  },
+  {
+    name: 'batch-image-50mp',
+    kind: 'batch',
+    what: '4 different 50 MP JPEGs through the worker handler',
+    batch: [1, 2, 3, 4].map((n) => ({ kind: 'image', input: image(`/50mp-${n}.jpg`) })),
+    warm: WARM_IMAGE,
+  },
+  {
+    name: 'batch-png-50mp',
+    kind: 'batch',
+    what: '4 different 50 MP RGBA PNGs through the worker handler',
+    batch: [1, 2, 3, 4].map((n) => ({ kind: 'image', input: image(`/50mp-${n}.png`) })),
+    warm: WARM_IMAGE,
+  },
+  {
+    name: 'batch-mixed',
+    kind: 'batch',
+    what: 'pdf-heap-12s, pdf-images, video-8k, 50 MP RGBA PNG through the worker handler',
+    batch: [
+      { kind: 'document', input: media('/heavy.pdf') },
+      { kind: 'document', input: media('/images.pdf') },
+      { kind: 'video', input: media('/8k.mp4') },
+      { kind: 'image', input: image('/50mp-16a.png') },
+    ],
+    warm: WARM_IMAGE,
+  },
+  {
+    name: 'batch-small',
+    kind: 'batch',
+    what: '4 different 12 MP JPEGs through the worker handler',
+    batch: [1, 2, 3, 4].map((n) => ({ kind: 'image', input: image(`/12mp-${n}.jpg`) })),
+    warm: WARM_IMAGE,
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -103,19 +167,23 @@ const BATCHES: CaseDef[] = [
 let fixtureDir = process.env.WORKER_MEMORY_FIXTURES ?? '';
 const fixtureBytes = (name: string) => readFileSync(path.join(fixtureDir, name));
 
-const textLines = (n: number, top: number) => `BT /F1 12 Tf 72 ${top - 72} Td ${Array.from({ length: n }, (_, i) => `(Line ${i + 1} of a page that is rendered for the preview.) Tj 0 -16 Td`).join(' ')} ET`;
+const textLines = (n: number, top: number) =>
+  `BT /F1 12 Tf 72 ${top - 72} Td ${Array.from({ length: n }, (_, i) => `(Line ${i + 1} of a page that is rendered for the preview.) Tj 0 -16 Td`).join(' ')} ET`;
 
 async function makeFixtures(dir: string, names: Set<string>): Promise<void> {
   const sharp = (await import('sharp')).default;
   const fx = await import('../media-types/fixtures.js');
   const has = (...cases: string[]) => cases.some((c) => names.has(c));
   const write = (name: string, bytes: Buffer | string) => writeFileSync(path.join(dir, name), bytes);
-  const noisy = (width: number, height: number, sigma: number) => sharp({ create: { width, height, channels: 3, background: { r: 120, g: 140, b: 160 }, noise: { type: 'gaussian', mean: 128, sigma } } });
+  const noisy = (width: number, height: number, sigma: number) =>
+    sharp({ create: { width, height, channels: 3, background: { r: 120, g: 140, b: 160 }, noise: { type: 'gaussian', mean: 128, sigma } } });
   /** A JPEG of at most `maxBytes`: the quality is lowered until it fits. */
   const jpegUnder = async (width: number, height: number, sigma: number, maxBytes: number, quality = 90) => {
     const raw = await noisy(width, height, sigma).raw().toBuffer();
     for (let q = quality; q >= 10; q -= 10) {
-      const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: q }).toBuffer();
+      const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } })
+        .jpeg({ quality: q })
+        .toBuffer();
       if (jpeg.length <= maxBytes) return jpeg;
     }
     throw new Error(`no JPEG of ${width}x${height} under ${maxBytes} bytes`);
@@ -128,23 +196,39 @@ async function makeFixtures(dir: string, names: Set<string>): Promise<void> {
   if (has('image-12mp')) write('12mp.jpg', await jpegUnder(4243, 2828, 12, 15 * MB));
   if (has('image-50mp', 'batch-image-50mp', 'audio-cover')) write('50mp.jpg', await jpegUnder(8660, 5773, 6, 14 * MB, 80));
   if (has('image-50mp-png16a', 'batch-mixed')) {
-    write('50mp-16a.png', await sharp({ create: { width: 8660, height: 5773, channels: 4, background: { r: 10, g: 200, b: 30, alpha: 0.5 } } }).toColourspace('rgb16').png({ compressionLevel: 6 }).toBuffer());
+    write(
+      '50mp-16a.png',
+      await sharp({ create: { width: 8660, height: 5773, channels: 4, background: { r: 10, g: 200, b: 30, alpha: 0.5 } } })
+        .toColourspace('rgb16')
+        .png({ compressionLevel: 6 })
+        .toBuffer(),
+    );
   }
   for (let n = 1; n <= 4; n++) {
     if (has('batch-image-50mp')) write(`50mp-${n}.jpg`, await jpegUnder(8660, 5773, 6, 14 * MB, 80));
     if (has('batch-small')) write(`12mp-${n}.jpg`, await jpegUnder(4243, 2828, 12, 15 * MB));
-    if (has('batch-png-50mp')) write(`50mp-${n}.png`, await sharp({ create: { width: 8660, height: 5773, channels: 4, background: { r: 40 * n, g: 200, b: 30, alpha: 0.5 } } }).png({ compressionLevel: 6 }).toBuffer());
+    if (has('batch-png-50mp'))
+      write(
+        `50mp-${n}.png`,
+        await sharp({ create: { width: 8660, height: 5773, channels: 4, background: { r: 40 * n, g: 200, b: 30, alpha: 0.5 } } })
+          .png({ compressionLevel: 6 })
+          .toBuffer(),
+      );
   }
   if (has('image-15mb')) write('15mb.jpg', await jpegUnder(6000, 4000, 40, 15 * MB - 4096, 95));
   if (has('pdf-heap', 'pdf-heap-12s', 'batch-pdf-heap', 'batch-mixed')) write('heavy.pdf', fx.heavyContentPdf(3_500_000));
-  if (has('pdf-tall')) write('tall.pdf', fx.pdfWithPages(Array.from({ length: 3 }, () => ({ box: [612, 14400] as [number, number], content: textLines(800, 14400) }))));
-  if (has('pdf-sliver')) write('sliver.pdf', fx.pdfWithPages(Array.from({ length: 3 }, () => ({ box: [3, 14400] as [number, number], content: '0 0 1 rg 0 0 3 14400 re f' }))));
+  if (has('pdf-tall'))
+    write('tall.pdf', fx.pdfWithPages(Array.from({ length: 3 }, () => ({ box: [612, 14400] as [number, number], content: textLines(800, 14400) }))));
+  if (has('pdf-sliver'))
+    write('sliver.pdf', fx.pdfWithPages(Array.from({ length: 3 }, () => ({ box: [3, 14400] as [number, number], content: '0 0 1 rg 0 0 3 14400 re f' }))));
   if (has('pdf-images', 'batch-pdf-images', 'batch-mixed')) {
     const pages = [];
     for (let p = 0; p < 3; p++) {
       const images = [];
       for (let i = 0; i < 8; i++) {
-        const jpeg = await sharp({ create: { width: 4000, height: 4000, channels: 3, background: { r: 30 * i, g: 20 * p, b: 90 } } }).jpeg({ quality: 50 }).toBuffer();
+        const jpeg = await sharp({ create: { width: 4000, height: 4000, channels: 3, background: { r: 30 * i, g: 20 * p, b: 90 } } })
+          .jpeg({ quality: 50 })
+          .toBuffer();
         images.push({ jpeg, width: 4000, height: 4000 });
       }
       const draws = images.map((_, i) => `q 153 0 0 198 ${(i % 4) * 153} ${Math.floor(i / 4) * 198} cm /Im${i} Do Q`).join('\n');
@@ -154,25 +238,75 @@ async function makeFixtures(dir: string, names: Set<string>): Promise<void> {
   }
   if (has('pdf-scan')) {
     const scan = await jpegUnder(2480, 3508, 25, 4 * MB, 70);
-    write('scan.pdf', fx.pdfWithPages(Array.from({ length: 3 }, () => ({ box: [595, 842] as [number, number], content: 'q 595 0 0 842 0 0 cm /Im0 Do Q', images: [{ jpeg: scan, width: 2480, height: 3508 }] }))));
+    write(
+      'scan.pdf',
+      fx.pdfWithPages(
+        Array.from({ length: 3 }, () => ({
+          box: [595, 842] as [number, number],
+          content: 'q 595 0 0 842 0 0 cm /Im0 Do Q',
+          images: [{ jpeg: scan, width: 2480, height: 3508 }],
+        })),
+      ),
+    );
   }
-  const video = (w: number, h: number) => fx.ffmpegMake([
-    '-f', 'lavfi', '-i', `testsrc2=size=${w}x${h}:rate=10:duration=4`, '-f', 'lavfi', '-i', 'sine=frequency=440:duration=4',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '20M', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', '-movflags', '+faststart', '-f', 'mp4',
-  ], 'out.mp4');
+  const video = (w: number, h: number) =>
+    fx.ffmpegMake(
+      [
+        '-f',
+        'lavfi',
+        '-i',
+        `testsrc2=size=${w}x${h}:rate=10:duration=4`,
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=frequency=440:duration=4',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-b:v',
+        '20M',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-shortest',
+        '-movflags',
+        '+faststart',
+        '-f',
+        'mp4',
+      ],
+      'out.mp4',
+    );
   if (has('video-4k')) write('4k.mp4', await video(3840, 2160));
   if (has('video-8k', 'batch-mixed')) write('8k.mp4', await video(7680, 4320));
   // ffmpeg stores the cover as PNG: a flat picture keeps the file inside the probe prefix.
-  if (has('audio-cover')) write('cover.mp3', await fx.mp3({ seconds: 20, cover: await sharp({ create: { width: 8660, height: 5773, channels: 3, background: { r: 200, g: 40, b: 40 } } }).jpeg().toBuffer() }));
+  if (has('audio-cover'))
+    write(
+      'cover.mp3',
+      await fx.mp3({
+        seconds: 20,
+        cover: await sharp({ create: { width: 8660, height: 5773, channels: 3, background: { r: 200, g: 40, b: 40 } } })
+          .jpeg()
+          .toBuffer(),
+      }),
+    );
   if (has('page-content')) write('big.html', bigPage(5 * MB));
 }
 
 /** A page of `bytes`: an article of paragraphs, links and lists, the shape the page-content job reads. */
 function bigPage(bytes: number): string {
-  const block = (i: number) => `<section id="s${i}"><h2>Section ${i}</h2><p>Lorem ipsum dolor sit amet, <a href="/a/${i}">consectetur</a> adipiscing elit, sed do <em>eiusmod</em> tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris.</p><ul><li>one ${i}</li><li>two</li><li>three</li></ul><table><tr><td>a</td><td>b</td></tr></table></section>\n`;
-  const parts: string[] = ['<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A five megabyte article</title></head><body><nav><a href="/">home</a></nav><article><h1>A five megabyte article</h1>'];
+  const block = (i: number) =>
+    `<section id="s${i}"><h2>Section ${i}</h2><p>Lorem ipsum dolor sit amet, <a href="/a/${i}">consectetur</a> adipiscing elit, sed do <em>eiusmod</em> tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris.</p><ul><li>one ${i}</li><li>two</li><li>three</li></ul><table><tr><td>a</td><td>b</td></tr></table></section>\n`;
+  const parts: string[] = [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A five megabyte article</title></head><body><nav><a href="/">home</a></nav><article><h1>A five megabyte article</h1>',
+  ];
   let size = parts[0].length;
-  for (let i = 0; size < bytes - 64; i++) { const b = block(i); parts.push(b); size += b.length; }
+  for (let i = 0; size < bytes - 64; i++) {
+    const b = block(i);
+    parts.push(b);
+    size += b.length;
+  }
   parts.push('</article></body></html>');
   return parts.join('');
 }
@@ -182,8 +316,23 @@ function serveDir(dir: string) {
     const { serveBytes } = await import('../media-types/fixtures.js');
     const name = (req.url ?? '/').split('?')[0].slice(1);
     let body: Buffer;
-    try { body = readFileSync(path.join(dir, path.basename(name))); } catch { res.writeHead(404).end(); return; }
-    const type = name.endsWith('.pdf') ? 'application/pdf' : name.endsWith('.mp4') ? 'video/mp4' : name.endsWith('.mp3') ? 'audio/mpeg' : name.endsWith('.png') ? 'image/png' : name.endsWith('.html') ? 'text/html' : 'image/jpeg';
+    try {
+      body = readFileSync(path.join(dir, path.basename(name)));
+    } catch {
+      res.writeHead(404).end();
+      return;
+    }
+    const type = name.endsWith('.pdf')
+      ? 'application/pdf'
+      : name.endsWith('.mp4')
+        ? 'video/mp4'
+        : name.endsWith('.mp3')
+          ? 'audio/mpeg'
+          : name.endsWith('.png')
+            ? 'image/png'
+            : name.endsWith('.html')
+              ? 'text/html'
+              : 'image/jpeg';
     serveBytes(body, type)(req, res);
   };
 }
@@ -262,12 +411,24 @@ async function runCase(def: CaseDef, origin: string): Promise<CaseReport> {
   const blobs = new FsBlobStore(dataDir, () => 'http://assets.test');
   const ctx = { fetch: buildFetcher(config), blobs, config };
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-  const settle = async () => { for (let i = 0; i < 3; i++) { gc(); await new Promise((r) => setTimeout(r, 150)); } };
+  const settle = async () => {
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  };
   const sampler = new Worker(SAMPLER, { eval: true, workerData: { pid: process.pid } });
-  const ask = <T>(m: string) => new Promise<T>((resolve) => { sampler.once('message', resolve); sampler.postMessage(m); });
+  const ask = <T>(m: string) =>
+    new Promise<T>((resolve) => {
+      sampler.once('message', resolve);
+      sampler.postMessage(m);
+    });
   try {
     // Warm up: the kind's code loaded and run once (every kind for the base and the batches).
-    const warm = def.name === 'base' || def.batch ? [WARM_IMAGE, WARM_PDF, WARM_VIDEO, { kind: 'audio', input: media('/warm.mp3') }, CASES.find((c) => c.name === 'page-content')!.warm] : [def.warm];
+    const warm =
+      def.name === 'base' || def.batch
+        ? [WARM_IMAGE, WARM_PDF, WARM_VIDEO, { kind: 'audio', input: media('/warm.mp3') }, CASES.find((c) => c.name === 'page-content')!.warm]
+        : [def.warm];
     for (const w of warm) await jobHandler(w.kind as never)(w.input(origin) as never, ctx as never);
     await settle();
     const baseline = process.memoryUsage().rss;
@@ -287,7 +448,14 @@ async function runCase(def: CaseDef, origin: string): Promise<CaseReport> {
       const handler = createWorkerHandler({ config, fetch: ctx.fetch, blobs, log });
       const deadline = Date.now() + 120_000;
       const Records = def.batch.map((j, i) => ({
-        messageId: `m${i}`, receiptHandle: 'r', attributes: { ApproximateReceiveCount: '1' }, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'x',
+        messageId: `m${i}`,
+        receiptHandle: 'r',
+        attributes: { ApproximateReceiveCount: '1' },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn',
+        awsRegion: 'x',
         body: encodeJson({ version: 1, requestId: `bench-${process.pid}`, jobId: `job-${i}`, kind: j.kind, input: j.input(origin), deadline }),
       }));
       const out = await handler({ Records } as never);
@@ -307,9 +475,17 @@ async function runCase(def: CaseDef, origin: string): Promise<CaseReport> {
     const hwm = statusField('VmHWM');
     const peak = Math.max(s.peak, hwm + s.peakChildrenHwm);
     return {
-      name: def.name, ok, summary, ms,
-      baselineMb: baseline / MB, peakMb: peak / MB, growthMb: (peak - baseline) / MB,
-      hwmGrowthMb: (hwm - baseline) / MB, sampledGrowthMb: (s.peak - baseline) / MB, childrenMb: s.peakChildrenHwm / MB, memoryMb,
+      name: def.name,
+      ok,
+      summary,
+      ms,
+      baselineMb: baseline / MB,
+      peakMb: peak / MB,
+      growthMb: (peak - baseline) / MB,
+      hwmGrowthMb: (hwm - baseline) / MB,
+      sampledGrowthMb: (s.peak - baseline) / MB,
+      childrenMb: s.peakChildrenHwm / MB,
+      memoryMb,
     };
   } finally {
     await sampler.terminate();
@@ -320,10 +496,22 @@ async function runCase(def: CaseDef, origin: string): Promise<CaseReport> {
 function describe(r: Record<string, unknown>): string {
   if (!r) return 'no result';
   if (typeof r.reason === 'string') return `reason: ${r.reason}`;
-  if (r.image) { const i = r.image as { width: number; height: number }; return `image ${i.width}x${i.height}`; }
-  if (r.document) { const d = r.document as { pageCount: number; pages?: unknown[]; rawTextUrl?: string }; return `document: ${d.pageCount} pages, text ${d.rawTextUrl ? 'yes' : 'no'}, ${d.pages?.length ?? 0} renders`; }
-  if (r.video) { const v = r.video as { width?: number; height?: number; snapshots?: unknown[]; image?: unknown }; return `video ${v.width}x${v.height}, poster ${v.image ? 'yes' : 'no'}, ${v.snapshots?.length ?? 0} snapshots`; }
-  if (r.audio) { const a = r.audio as { waveform?: unknown[]; albumArtwork?: unknown }; return `audio: waveform ${a.waveform?.length ?? 0}, artwork ${a.albumArtwork ? 'yes' : 'no'}`; }
+  if (r.image) {
+    const i = r.image as { width: number; height: number };
+    return `image ${i.width}x${i.height}`;
+  }
+  if (r.document) {
+    const d = r.document as { pageCount: number; pages?: unknown[]; rawTextUrl?: string };
+    return `document: ${d.pageCount} pages, text ${d.rawTextUrl ? 'yes' : 'no'}, ${d.pages?.length ?? 0} renders`;
+  }
+  if (r.video) {
+    const v = r.video as { width?: number; height?: number; snapshots?: unknown[]; image?: unknown };
+    return `video ${v.width}x${v.height}, poster ${v.image ? 'yes' : 'no'}, ${v.snapshots?.length ?? 0} snapshots`;
+  }
+  if (r.audio) {
+    const a = r.audio as { waveform?: unknown[]; albumArtwork?: unknown };
+    return `audio: waveform ${a.waveform?.length ?? 0}, artwork ${a.albumArtwork ? 'yes' : 'no'}`;
+  }
   if ('words' in r) return `page-content: ${r.words} words, article ${r.article}`;
   if ('value' in r) return 'echo';
   return Object.keys(r).join(',');
@@ -341,8 +529,12 @@ function runChild(name: string, origin: string, env: Record<string, string> = {}
     });
     let out = '';
     let err = '';
-    child.stdout.on('data', (c: Buffer) => { out += c; });
-    child.stderr.on('data', (c: Buffer) => { err += c; });
+    child.stdout.on('data', (c: Buffer) => {
+      out += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      err += c;
+    });
     child.on('close', (code) => {
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (line) resolve(JSON.parse(line) as CaseReport);
@@ -364,7 +556,10 @@ const BATCH_MEMORY_MB = process.env.WORKER_MEMORY_FUNCTION_MB ?? '1769';
 
 export async function run(): Promise<void> {
   const { startFixtureServer } = await import('../helpers/fixture-server.js');
-  const wanted = (process.env.WORKER_MEMORY_CASES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const wanted = (process.env.WORKER_MEMORY_CASES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const all = [...CASES, ...BATCHES];
   const selected = wanted.length ? all.filter((c) => wanted.includes(c.name)) : all;
   const ownDir = !fixtureDir;
@@ -377,13 +572,17 @@ export async function run(): Promise<void> {
   server.route('/', serveDir(fixtureDir));
   for (const f of readdirSync(fixtureDir)) server.route(`/${f}`, serveDir(fixtureDir));
   try {
-    process.stdout.write(`${'case'.padEnd(20)} ${'what'.padEnd(78)} ${'base MB'.padStart(8)} ${'peak MB'.padStart(8)} ${'growth'.padStart(7)} ${'sampled'.padStart(8)} ${'ffmpeg'.padStart(7)} ${'ms'.padStart(7)}  result\n`);
+    process.stdout.write(
+      `${'case'.padEnd(20)} ${'what'.padEnd(78)} ${'base MB'.padStart(8)} ${'peak MB'.padStart(8)} ${'growth'.padStart(7)} ${'sampled'.padStart(8)} ${'ffmpeg'.padStart(7)} ${'ms'.padStart(7)}  result\n`,
+    );
     for (const def of selected) {
       const env = { ...def.env, ...(def.batch && BATCH_MEMORY_MB !== '0' ? { AWS_LAMBDA_FUNCTION_MEMORY_SIZE: BATCH_MEMORY_MB } : {}) };
       try {
         const r = await runChild(def.name, server.origin, env);
         const limit = r.memoryMb ? ` (function memory ${r.memoryMb} MB)` : '';
-        process.stdout.write(`${def.name.padEnd(20)} ${def.what.slice(0, 78).padEnd(78)} ${f0(r.baselineMb).padStart(8)} ${f0(r.peakMb).padStart(8)} ${f0(r.growthMb).padStart(7)} ${f0(r.sampledGrowthMb).padStart(8)} ${f0(r.childrenMb).padStart(7)} ${f0(r.ms).padStart(7)}  ${r.ok ? '' : 'FAILED '}${r.summary}${limit}\n`);
+        process.stdout.write(
+          `${def.name.padEnd(20)} ${def.what.slice(0, 78).padEnd(78)} ${f0(r.baselineMb).padStart(8)} ${f0(r.peakMb).padStart(8)} ${f0(r.growthMb).padStart(7)} ${f0(r.sampledGrowthMb).padStart(8)} ${f0(r.childrenMb).padStart(7)} ${f0(r.ms).padStart(7)}  ${r.ok ? '' : 'FAILED '}${r.summary}${limit}\n`,
+        );
       } catch (err) {
         process.stdout.write(`${def.name.padEnd(20)} ${(err as Error).message.split('\n').slice(-3).join(' ')}\n`);
       }
@@ -404,7 +603,13 @@ async function childMain(): Promise<void> {
 }
 
 if (process.argv.includes('--case')) {
-  childMain().catch((err) => { process.stderr.write(`${(err as Error).stack}\n`); process.exit(1); });
+  childMain().catch((err) => {
+    process.stderr.write(`${(err as Error).stack}\n`);
+    process.exit(1);
+  });
 } else if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  run().catch((err) => { process.stderr.write(`${(err as Error).stack}\n`); process.exit(1); });
+  run().catch((err) => {
+    process.stderr.write(`${(err as Error).stack}\n`);
+    process.exit(1);
+  });
 }

@@ -22,7 +22,7 @@ test('the preview bundle has the AWS adapters only: no sharp, no local job runne
   expect(out.outputFiles[0].contents.length).toBeLessThan(4 * 1024 * 1024);
 });
 
-test('the key digests of a parameter or a secret: Powertools parameters is inside the bundle, the SSM and Secrets Manager clients are the runtime\'s', async () => {
+test("the key digests of a parameter or a secret: Powertools parameters is inside the bundle, the SSM and Secrets Manager clients are the runtime's", async () => {
   const out = await esbuild.build({ ...previewEsbuildOptions('/tmp/linklens-preview-check.mjs'), write: false, metafile: true });
   const code = out.outputFiles[0].text;
   const inputs = Object.keys(out.metafile!.inputs);
@@ -51,15 +51,18 @@ test('the worker bundle ships the CPU pool: cpu-worker.mjs beside index.mjs, sel
     expect(specifiers.filter((s) => !s.startsWith('node:'))).toEqual([]);
     // A pool as the bundle starts it (piscina resolved from the bundle's node_modules, nothing above /tmp), on the built thread module.
     const check = path.join(dir, 'pool-check.mjs');
-    writeFileSync(check, [
-      "import { Piscina } from 'piscina';",
-      "const pool = new Piscina({ filename: new URL('./cpu-worker.mjs', import.meta.url).pathname, minThreads: 1, maxThreads: 1 });",
-      "const html = '<html lang=\"en\"><head><title>T</title></head><body><article><h1>T</h1><p>' + 'word '.repeat(300) + '</p><img src=\"a.png\"></article></body></html>';",
-      "const read = await pool.run({ url: 'https://x.example/', bytesBase64: Buffer.from(html).toString('base64') }, { name: 'readPageContent' });",
-      "const versions = await pool.run({ content: read.images.content, hosted: {} }, { name: 'writePageVersions' });",
-      'process.stdout.write(JSON.stringify({ words: read.words, urls: read.images.urls, markdown: versions.markdown.slice(0, 4) }));',
-      'await pool.destroy();',
-    ].join('\n'));
+    writeFileSync(
+      check,
+      [
+        "import { Piscina } from 'piscina';",
+        "const pool = new Piscina({ filename: new URL('./cpu-worker.mjs', import.meta.url).pathname, minThreads: 1, maxThreads: 1 });",
+        "const html = '<html lang=\"en\"><head><title>T</title></head><body><article><h1>T</h1><p>' + 'word '.repeat(300) + '</p><img src=\"a.png\"></article></body></html>';",
+        "const read = await pool.run({ url: 'https://x.example/', bytesBase64: Buffer.from(html).toString('base64') }, { name: 'readPageContent' });",
+        "const versions = await pool.run({ content: read.images.content, hosted: {} }, { name: 'writePageVersions' });",
+        'process.stdout.write(JSON.stringify({ words: read.words, urls: read.images.urls, markdown: versions.markdown.slice(0, 4) }));',
+        'await pool.destroy();',
+      ].join('\n'),
+    );
     const { stdout } = await run(process.execPath, [check], { cwd: dir });
     expect(JSON.parse(stdout)).toEqual({ words: 301, urls: ['https://x.example/a.png'], markdown: '# T\n' });
   } finally {

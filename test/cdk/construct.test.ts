@@ -50,7 +50,9 @@ function userApp(props: Partial<LinkPreviewServiceProps> = {}) {
 const { template, stack } = userApp();
 const functions = template.findResources('AWS::Lambda::Function');
 const idOf = (pred: (r: any) => boolean) => {
-  const ids = Object.entries(functions).filter(([, r]) => pred(r)).map(([id]) => id);
+  const ids = Object.entries(functions)
+    .filter(([, r]) => pred(r))
+    .map(([id]) => id);
   expect(ids).toHaveLength(1);
   return ids[0];
 };
@@ -68,10 +70,7 @@ test('the caller may invoke the preview function, and only that', () => {
   const statements = statementsOf(template, roleOf(callerId));
   expect(statements).toHaveLength(1);
   expect(statements[0]).toMatchObject({ Effect: 'Allow', Action: 'lambda:InvokeFunction' });
-  expect(resources(statements[0])).toEqual([
-    { 'Fn::GetAtt': [previewId, 'Arn'] },
-    { 'Fn::Join': ['', [{ 'Fn::GetAtt': [previewId, 'Arn'] }, ':*']] },
-  ]);
+  expect(resources(statements[0])).toEqual([{ 'Fn::GetAtt': [previewId, 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [previewId, 'Arn'] }, ':*']] }]);
   // The preview function's name reaches the caller for linklens/lambda's createLambdaClient.
   expect(functions[callerId].Properties.Environment.Variables.LINKLENS_FUNCTION).toEqual({ Ref: previewId });
 });
@@ -113,12 +112,19 @@ test('a SecureString under a customer managed key: kms:Decrypt on that key throu
   const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
   const { template: t } = userApp({ apiKeys: ApiKeys.fromParameter(PARAMETER, { encryptionKey: keyArn, cacheTtl: Duration.seconds(30) }) });
   const fns = t.findResources('AWS::Lambda::Function');
-  const [id, preview] = Object.entries(fns).find(([, r]: [string, any]) => r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'linklens-preview') as [string, any];
+  const [id, preview] = Object.entries(fns).find(
+    ([, r]: [string, any]) => r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'linklens-preview',
+  ) as [string, any];
   expect(preview.Properties.Environment.Variables.LINKPREVIEW_API_KEY_CACHE_S).toBe('30');
   const statements = statementsOf(t, preview.Properties.Role['Fn::GetAtt'][0]).filter((s: any) => actions(s).some((a) => /^(ssm|kms):/.test(a)));
   expect(statements).toEqual([
     { Effect: 'Allow', Action: 'ssm:GetParameter', Resource: PARAMETER_ARN },
-    { Effect: 'Allow', Action: 'kms:Decrypt', Resource: keyArn, Condition: { StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['ssm.eu-west-1.', { Ref: 'AWS::URLSuffix' }]] } } } },
+    {
+      Effect: 'Allow',
+      Action: 'kms:Decrypt',
+      Resource: keyArn,
+      Condition: { StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['ssm.eu-west-1.', { Ref: 'AWS::URLSuffix' }]] } } },
+    },
   ]);
   expect(id).toMatch(/^LinksPreviewFunction/);
 });

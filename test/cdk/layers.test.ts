@@ -24,18 +24,24 @@ const editLock = (edit: (packages: Record<string, any>) => void) => {
   writeFileSync(path.join(root, 'package-lock.json'), JSON.stringify(lock, null, 1));
 };
 
-test('a changed package inside a layer changes that layer\'s hash, and only that one', () => {
+test("a changed package inside a layer changes that layer's hash, and only that one", () => {
   const before = { ...layerHashes(root), chromium: browserLayerHash(root) };
   // Same version, other bytes (a republished or patched tarball): the integrity differs.
-  editLock((p) => { p['node_modules/@img/sharp-libvips-linux-x64'].integrity = 'sha512-changed'; });
+  editLock((p) => {
+    p['node_modules/@img/sharp-libvips-linux-x64'].integrity = 'sha512-changed';
+  });
   const after = { ...layerHashes(root), chromium: browserLayerHash(root) };
   expect(after.sharp).not.toBe(before.sharp);
   expect(after.ffmpeg).toBe(before.ffmpeg);
   expect(after.chromium).toBe(before.chromium);
 
-  editLock((p) => { p['node_modules/@ffprobe-installer/linux-x64'].integrity = 'sha512-other'; });
+  editLock((p) => {
+    p['node_modules/@ffprobe-installer/linux-x64'].integrity = 'sha512-other';
+  });
   expect(layerHashes(root).ffmpeg).not.toBe(before.ffmpeg);
-  editLock((p) => { p['node_modules/tar-fs'].version = '9.9.9'; }); // a dependency of @sparticuz/chromium
+  editLock((p) => {
+    p['node_modules/tar-fs'].version = '9.9.9';
+  }); // a dependency of @sparticuz/chromium
   expect(browserLayerHash(root)).not.toBe(before.chromium);
 });
 
@@ -53,7 +59,9 @@ test('a changed build script changes the hash', () => {
 });
 
 test("the browser layer's Chromium major is the one playwright-core expects", () => {
-  const browsers = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'node_modules', 'playwright-core', 'browsers.json'), 'utf8')) as { browsers: { name: string; browserVersion: string }[] };
+  const browsers = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'node_modules', 'playwright-core', 'browsers.json'), 'utf8')) as {
+    browsers: { name: string; browserVersion: string }[];
+  };
   const expected = browsers.browsers.find((b) => b.name === 'chromium')!.browserVersion.split('.')[0];
   expect(browserPackageVersion().split('.')[0]).toBe(expected);
 });

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../cdk/constructs/bundling';
-import { closureFingerprint, packageClosure, runsOnLambda, shipPackages, type ClosurePackage } from '../../cdk/constructs/package-closure';
+import { type ClosurePackage, closureFingerprint, packageClosure, runsOnLambda, shipPackages } from '../../cdk/constructs/package-closure';
 
 describe('on this project', () => {
   test("cld3-asm's closure keeps unixify's nested normalize-path@2 and the package it needs from the top level", () => {
@@ -63,7 +63,8 @@ describe('on a made-up tree', () => {
       'node_modules/c': { version: '1.0.0' },
       'node_modules/unused': { version: '1.0.0' },
     });
-    for (const p of ['node_modules/a', 'node_modules/a/node_modules/b', 'node_modules/b', 'node_modules/c', 'node_modules/unused']) pkg(p, { name: path.basename(p) });
+    for (const p of ['node_modules/a', 'node_modules/a/node_modules/b', 'node_modules/b', 'node_modules/c', 'node_modules/unused'])
+      pkg(p, { name: path.basename(p) });
     const closure = packageClosure(['a'], root);
     expect(closure.map((p) => `${p.path}@${p.version}`)).toEqual(['node_modules/a@1.0.0', 'node_modules/a/node_modules/b@2.0.0', 'node_modules/c@1.0.0']);
 

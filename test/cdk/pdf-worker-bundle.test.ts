@@ -4,7 +4,7 @@
  * node_modules): the worker script loads pdf-parse from there and reads and renders a real PDF.
  */
 import { execSync } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -35,7 +35,10 @@ test('the worker script runs from that layout: info, text and a page render', as
   const messages: { step: string; [k: string]: unknown }[] = [];
   await new Promise<void>((resolve, reject) => {
     const w = new Worker(path.join(out, 'pdf-worker.cjs'), { workerData: { data, readPages: 5, renderPages: 1, renderWidth: 200, maxTextChars: 100_000 } });
-    w.on('message', (m) => { messages.push(m); if (m.step === 'done' || m.step === 'error') void w.terminate().then(() => resolve()); });
+    w.on('message', (m) => {
+      messages.push(m);
+      if (m.step === 'done' || m.step === 'error') void w.terminate().then(() => resolve());
+    });
     w.on('error', reject);
   });
   const steps = messages.map((m) => m.step);

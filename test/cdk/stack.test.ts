@@ -2,6 +2,8 @@
  * The stack, checked with aws-cdk-lib/assertions, without bundling (context
  * aws:cdk:bundling-stacks = [], CDK_VALIDATION=false, tiny layer folders).
  */
+
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,14 +12,13 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Alarms, DURATION_ALARM_RATIO } from '../../cdk/constructs/alarms';
+import { ApiKeys } from '../../cdk/constructs/api-keys';
 import { PreviewFunction } from '../../cdk/constructs/preview-function';
 import { WORKER_MEMORY_MB } from '../../cdk/constructs/worker-function';
-import { imageRenderMb, jobMemoryMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb, worstCaseMb } from '../../lib/jobs/memory';
-import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
-import { ApiKeys } from '../../cdk/constructs/api-keys';
-import { execFileSync } from 'node:child_process';
 import { dropDigest, keygenText, newKey } from '../../cdk/keygen';
+import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
 import { loadConfig } from '../../lib/config';
+import { imageRenderMb, jobMemoryMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb, worstCaseMb } from '../../lib/jobs/memory';
 
 process.env.CDK_VALIDATION = 'false';
 
@@ -82,15 +83,25 @@ describe('resources and wiring', () => {
     expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0', TimeoutInMillis: 29000 });
     expect(JSON.stringify(integration.Properties.IntegrationUri)).toContain(previewId);
     const [, stage] = one('AWS::ApiGatewayV2::Stage');
-    expect(stage.Properties).toMatchObject({ StageName: '$default', AutoDeploy: true, DefaultRouteSettings: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 } });
+    expect(stage.Properties).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
+    });
     const format = JSON.parse(stage.Properties.AccessLogSettings.Format);
     expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
-    template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com', FunctionName: { 'Fn::GetAtt': [previewId, 'Arn'] } });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'apigateway.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [previewId, 'Arn'] },
+    });
   });
 
   test('CORS and throttling are configurable (cdk/app.ts maps context to these props)', () => {
     const t = synth({ corsOrigins: ['https://app.example'], throttle: { rateLimit: 5, burstLimit: 9 } });
-    t.hasResourceProperties('AWS::ApiGatewayV2::Api', { CorsConfiguration: { AllowOrigins: ['https://app.example'], AllowMethods: Match.arrayWith(['POST']) } });
+    t.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: { AllowOrigins: ['https://app.example'], AllowMethods: Match.arrayWith(['POST']) },
+    });
     t.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 9 } });
   });
 
@@ -101,7 +112,11 @@ describe('resources and wiring', () => {
     expect(preview.Properties.Layers).toBeUndefined();
     expect(worker.Properties.Layers).toHaveLength(2);
     const layers = res('AWS::Lambda::LayerVersion');
-    expect(Object.values(layers).map((l: any) => l.Properties.Description).sort()).toEqual([
+    expect(
+      Object.values(layers)
+        .map((l: any) => l.Properties.Description)
+        .sort(),
+    ).toEqual([
       expect.stringMatching(/^ffprobe \+ ffmpeg static builds in \/opt\/bin/),
       expect.stringMatching(/^headless Chromium for Lambda: @sparticuz\/chromium [\d.]+ in \/opt\/nodejs\/node_modules$/),
       expect.stringMatching(/^sharp \+ libvips for linux-x64 glibc/),
@@ -125,7 +140,12 @@ describe('resources and wiring', () => {
   });
 
   test('the bucket is private and encrypted; jobs/ expire after a day', () => {
-    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
     expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
     expect(bucket.Properties.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ Prefix: 'jobs/', ExpirationInDays: 1, Status: 'Enabled' }));
     expect(bucket.Properties.WebsiteConfiguration).toBeUndefined();
@@ -133,7 +153,11 @@ describe('resources and wiring', () => {
 
   test('CloudFront reads the bucket through Origin Access Control, assets/* only, with an immutable cache policy', () => {
     const [oacId, oac] = one('AWS::CloudFront::OriginAccessControl');
-    expect(oac.Properties.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    expect(oac.Properties.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    });
     const [distId, dist] = one('AWS::CloudFront::Distribution');
     const origin = dist.Properties.DistributionConfig.Origins[0];
     expect(origin.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [oacId, 'Id'] });
@@ -153,7 +177,9 @@ describe('resources and wiring', () => {
 
 describe('least privilege', () => {
   const allAllows = () =>
-    Object.values(res('AWS::IAM::Policy')).flatMap((p: any) => p.Properties.PolicyDocument.Statement).filter((s: any) => s.Effect === 'Allow');
+    Object.values(res('AWS::IAM::Policy'))
+      .flatMap((p: any) => p.Properties.PolicyDocument.Statement)
+      .filter((s: any) => s.Effect === 'Allow');
 
   test('no Allow statement has a wildcard action, and object resources are scoped to assets/ or jobs/', () => {
     const statements = allAllows();
@@ -181,7 +207,10 @@ describe('least privilege', () => {
     expect(wf.find((s) => s.actions.includes('sqs:ReceiveMessage'))).toBeDefined();
     expect(wf.some((s) => s.actions.includes('sqs:SendMessage'))).toBe(false);
     for (const action of ['s3:GetObject', 's3:PutObject']) {
-      const r = wf.filter((s) => s.actions.includes(action)).map((s) => s.resources).join(' ');
+      const r = wf
+        .filter((s) => s.actions.includes(action))
+        .map((s) => s.resources)
+        .join(' ');
       expect(r).toContain('/assets/*');
       expect(r).toContain('/jobs/*');
     }
@@ -208,7 +237,18 @@ describe('settings', () => {
     expect(wv.LINKPREVIEW_JOB_QUEUE_URL).toBeUndefined();
     expect(wv.LINKPREVIEW_API_KEY_HASHES).toBeUndefined();
     // The values are valid for the service's own config loader.
-    const env = Object.fromEntries(Object.entries(pv).map(([k, v]) => [k, typeof v === 'string' ? v : k === 'LINKPREVIEW_PUBLIC_URL' ? 'https://d1.cloudfront.net' : k === 'LINKPREVIEW_JOB_QUEUE_URL' || k === 'LINKPREVIEW_SCREENSHOT_QUEUE_URL' ? 'https://sqs.eu-west-1.amazonaws.com/1/q' : 'bucket-name'])) as Record<string, string>;
+    const env = Object.fromEntries(
+      Object.entries(pv).map(([k, v]) => [
+        k,
+        typeof v === 'string'
+          ? v
+          : k === 'LINKPREVIEW_PUBLIC_URL'
+            ? 'https://d1.cloudfront.net'
+            : k === 'LINKPREVIEW_JOB_QUEUE_URL' || k === 'LINKPREVIEW_SCREENSHOT_QUEUE_URL'
+              ? 'https://sqs.eu-west-1.amazonaws.com/1/q'
+              : 'bucket-name',
+      ]),
+    ) as Record<string, string>;
     expect(loadConfig(env)).toMatchObject({ jobDeadlineMs: 25000, apiKeyHashes: [HASH], bucket: 'bucket-name' });
   });
 
@@ -226,7 +266,7 @@ describe('settings', () => {
     expect(queue.Properties.MessageRetentionPeriod).toBeGreaterThan(queue.Properties.VisibilityTimeout * 3);
   });
 
-  test('worker memory: 1769 MB (one vCPU), 4 jobs at once from batches of 4, and every job kind\'s worst case fits the job budget alone', () => {
+  test("worker memory: 1769 MB (one vCPU), 4 jobs at once from batches of 4, and every job kind's worst case fits the job budget alone", () => {
     expect(worker.Properties.MemorySize).toBe(WORKER_MEMORY_MB);
     expect(WORKER_MEMORY_MB).toBe(1769);
     const wv = worker.Properties.Environment.Variables;
@@ -280,7 +320,13 @@ describe('screenshots', () => {
   const [shotQueueId, shotQueue] = queueBy('ScreenshotJobsQueue');
 
   test('their own worker: nodejs22.x x86_64, 2048 MB, the sharp and browser layers, one page at a time', () => {
-    expect(shot.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', MemorySize: 2048, Architectures: ['x86_64'], TracingConfig: { Mode: 'Active' } });
+    expect(shot.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Handler: 'index.handler',
+      MemorySize: 2048,
+      Architectures: ['x86_64'],
+      TracingConfig: { Mode: 'Active' },
+    });
     const layerIds = shot.Properties.Layers.map((l: any) => l.Ref);
     const layers = res('AWS::Lambda::LayerVersion');
     expect(layerIds.map((id: string) => layers[id].Properties.Description).sort()).toEqual([
@@ -288,7 +334,11 @@ describe('screenshots', () => {
       expect.stringMatching(/^sharp \+ libvips/),
     ]);
     expect(worker.Properties.Layers.map((l: any) => l.Ref)).not.toEqual(expect.arrayContaining([expect.stringMatching(/^BrowserChromium/)]));
-    expect(shot.Properties.Environment.Variables).toMatchObject({ LINKPREVIEW_SCREENSHOTS: 'on', LINKPREVIEW_JOB_CONCURRENCY: '1', LINKPREVIEW_BUCKET: ref(bucketId) });
+    expect(shot.Properties.Environment.Variables).toMatchObject({
+      LINKPREVIEW_SCREENSHOTS: 'on',
+      LINKPREVIEW_JOB_CONCURRENCY: '1',
+      LINKPREVIEW_BUCKET: ref(bucketId),
+    });
     expect(shot.Properties.Environment.Variables.LINKPREVIEW_SCREENSHOT_QUEUE_URL).toBeUndefined();
   });
 
@@ -303,12 +353,18 @@ describe('screenshots', () => {
     });
     expect(shotQueue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 3 });
     expect(shotQueue.Properties.VisibilityTimeout).toBe(shot.Properties.Timeout * 6);
-    const p = statementsOf(roleOf(preview)).filter((st: any) => actions(st).includes('sqs:SendMessage')).map((st: any) => JSON.stringify(st.Resource)).join(' ');
+    const p = statementsOf(roleOf(preview))
+      .filter((st: any) => actions(st).includes('sqs:SendMessage'))
+      .map((st: any) => JSON.stringify(st.Resource))
+      .join(' ');
     expect(p).toContain(shotQueueId);
     const w = statementsOf(roleOf(shot));
     expect(w.some((st: any) => actions(st).includes('sqs:SendMessage'))).toBe(false);
     expect(JSON.stringify(w.filter((st: any) => actions(st).includes('sqs:ReceiveMessage')).map((st: any) => st.Resource))).toContain(shotQueueId);
-    const puts = w.filter((st: any) => actions(st).includes('s3:PutObject')).map((st: any) => JSON.stringify(st.Resource)).join(' ');
+    const puts = w
+      .filter((st: any) => actions(st).includes('s3:PutObject'))
+      .map((st: any) => JSON.stringify(st.Resource))
+      .join(' ');
     expect(puts).toContain('/assets/*');
     expect(puts).toContain('/jobs/*');
     expect(template.findOutputs('ScreenshotQueueUrl').ScreenshotQueueUrl.Value).toEqual(ref(shotQueueId));
@@ -323,7 +379,9 @@ describe('screenshots', () => {
     const fns = Object.values(t.findResources('AWS::Lambda::Function')).map((f: any) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
     expect(fns).not.toContain('linklens-screenshot-worker');
     expect(Object.keys(t.findResources('AWS::SQS::Queue')).some((id) => id.startsWith('ScreenshotJobs'))).toBe(false);
-    t.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'linklens-preview', LINKPREVIEW_SCREENSHOTS: 'off' }) } });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'linklens-preview', LINKPREVIEW_SCREENSHOTS: 'off' }) },
+    });
   });
 });
 
@@ -359,11 +417,19 @@ describe('alarms', () => {
     const expr = p.Metrics.find((m: any) => m.Expression);
     expect(expr.Expression).toBe('FILL(invocationErrors, 0) + FILL(serverErrors, 0)');
     const byId = Object.fromEntries(p.Metrics.filter((m: any) => m.MetricStat).map((m: any) => [m.Id, m.MetricStat]));
-    expect(byId.invocationErrors).toMatchObject({ Metric: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [ofFunction(previewId)] }, Stat: 'Sum', Period: 300 });
+    expect(byId.invocationErrors).toMatchObject({
+      Metric: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [ofFunction(previewId)] },
+      Stat: 'Sum',
+      Period: 300,
+    });
     // The namespace and dimension Powertools gives the function's own metrics (its env vars).
     const env = preview.Properties.Environment.Variables;
     expect(byId.serverErrors).toMatchObject({
-      Metric: { Namespace: env.POWERTOOLS_METRICS_NAMESPACE, MetricName: 'ServerErrors', Dimensions: [{ Name: 'service', Value: env.POWERTOOLS_SERVICE_NAME }] },
+      Metric: {
+        Namespace: env.POWERTOOLS_METRICS_NAMESPACE,
+        MetricName: 'ServerErrors',
+        Dimensions: [{ Name: 'service', Value: env.POWERTOOLS_SERVICE_NAME }],
+      },
       Stat: 'Sum',
       Period: 300,
     });
@@ -371,7 +437,15 @@ describe('alarms', () => {
 
   test('preview p95 duration above 80% of the preview timeout, in 2 of 3 periods', () => {
     const p = alarm('Duration', ofFunction(previewId));
-    expect(p).toMatchObject({ Namespace: 'AWS/Lambda', ExtendedStatistic: 'p95', ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 3, DatapointsToAlarm: 2, Period: 300, TreatMissingData: 'notBreaching' });
+    expect(p).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      ExtendedStatistic: 'p95',
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      Period: 300,
+      TreatMissingData: 'notBreaching',
+    });
     expect(p.Statistic).toBeUndefined();
     expect(DURATION_ALARM_RATIO).toBe(0.8);
     expect(p.Threshold).toBe(preview.Properties.Timeout * 1000 * DURATION_ALARM_RATIO);

@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { main, summary } from '../../functions/cli';
 import { createHttpClient, LinkPreviewClientError } from '../../lib/client/index';
 import { createLambdaClient } from '../../lib/client/lambda';
-import { main, summary } from '../../functions/cli';
 import type { LinkRecord } from '../../lib/contract/link';
-import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
-import { createTestHandler, startTestServer, TEST_KEY } from '../helpers/service';
 import { assertConforms } from '../helpers/conformance';
+import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
+import { createTestHandler, startTestServer, TEST_KEY } from '../helpers/service';
 
 const root = path.resolve(__dirname, '../..');
 let site: FixtureServer;
@@ -20,7 +20,10 @@ describe('the CLI (npx linklens <url>)', () => {
   const env = { LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true', LINKPREVIEW_DATA_DIR: '/tmp/linklens-cli-test' };
 
   test('the bin entry prints the Link record as JSON', async () => {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(root, 'bin/linklens.mjs'), site.url('/post')], { cwd: root, env: { ...process.env, ...env } });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(root, 'bin/linklens.mjs'), site.url('/post')], {
+      cwd: root,
+      env: { ...process.env, ...env },
+    });
     const record = JSON.parse(stdout);
     assertConforms(record);
     expect(record).toMatchObject({ ok: true, type: 'PAGE', title: 'CLI page', description: 'Seen by the CLI', language: 'fr' });
@@ -29,17 +32,32 @@ describe('the CLI (npx linklens <url>)', () => {
 
   test('--pretty prints a short summary', async () => {
     let out = '';
-    const code = await main([site.url('/post'), '--pretty'], { out: (s) => { out += s; }, err: () => {}, env });
+    const code = await main([site.url('/post'), '--pretty'], {
+      out: (s) => {
+        out += s;
+      },
+      err: () => {},
+      env,
+    });
     expect(code).toBe(0);
     expect(out).toContain('OK  PAGE  HTTP 200');
     expect(out).toContain('title:       CLI page');
   });
 
-  test('--pretty prints the size of the large image beside its URL, not the original\'s', () => {
+  test("--pretty prints the size of the large image beside its URL, not the original's", () => {
     const asset = (w: number, h: number, name: string) => ({ width: w, height: h, url: `file:///data/img/${name}.webp` });
     const record = {
-      ok: true, type: 'PAGE', status: 200, url: 'https://example.test/a', title: 'A',
-      image: { thumbnail: asset(200, 113, 'thumbnail'), medium: asset(600, 338, 'medium'), large: asset(1200, 675, 'large'), original: asset(1600, 900, 'original') },
+      ok: true,
+      type: 'PAGE',
+      status: 200,
+      url: 'https://example.test/a',
+      title: 'A',
+      image: {
+        thumbnail: asset(200, 113, 'thumbnail'),
+        medium: asset(600, 338, 'medium'),
+        large: asset(1200, 675, 'large'),
+        original: asset(1600, 900, 'original'),
+      },
     } as unknown as LinkRecord;
     const out = summary(record);
     expect(out).toContain('image:       1200x675 file:///data/img/large.webp');
@@ -48,21 +66,41 @@ describe('the CLI (npx linklens <url>)', () => {
 
   test('invalid input exits non-zero with the error body', async () => {
     let out = '';
-    const code = await main(['ftp://example.com/'], { out: (s) => { out += s; }, err: () => {}, env });
+    const code = await main(['ftp://example.com/'], {
+      out: (s) => {
+        out += s;
+      },
+      err: () => {},
+      env,
+    });
     expect(code).toBe(1);
     expect(JSON.parse(out)).toMatchObject({ ok: false, status: 400, errorCode: 'LINK_INVALID' });
   });
 
   test('the guard stays closed unless opened', async () => {
     let out = '';
-    const code = await main([site.url('/post')], { out: (s) => { out += s; }, err: () => {}, env: {} });
+    const code = await main([site.url('/post')], {
+      out: (s) => {
+        out += s;
+      },
+      err: () => {},
+      env: {},
+    });
     expect(code).toBe(1);
     expect(JSON.parse(out).errorCode).toBe('LINK_NOT_ALLOWED');
   });
 
   test('usage errors exit 2', async () => {
     let err = '';
-    expect(await main([], { out: () => {}, err: (s) => { err += s; }, env })).toBe(2);
+    expect(
+      await main([], {
+        out: () => {},
+        err: (s) => {
+          err += s;
+        },
+        env,
+      }),
+    ).toBe(2);
     expect(err).toContain('usage: linklens <url>');
   });
 });
@@ -79,13 +117,17 @@ describe('the typed client', () => {
       expect(invalid).toBeInstanceOf(LinkPreviewClientError);
       expect(invalid).toMatchObject({ status: 400, errorCode: 'LINK_INVALID' });
       expect(invalid.requestId).toMatch(/^[0-9a-f-]{36}$/);
-      const wrongKey = await createHttpClient({ baseUrl: server.url, apiKey: 'nope' }).preview(site.url('/post')).catch((e) => e);
+      const wrongKey = await createHttpClient({ baseUrl: server.url, apiKey: 'nope' })
+        .preview(site.url('/post'))
+        .catch((e) => e);
       expect(wrongKey).toMatchObject({ status: 401, errorCode: 'UNAUTHORIZED' });
     } finally {
       await server.close();
       server.cleanup();
     }
-    const down = await createHttpClient({ baseUrl: server.url, apiKey: TEST_KEY, timeoutMs: 1000 }).preview(site.url('/post')).catch((e) => e);
+    const down = await createHttpClient({ baseUrl: server.url, apiKey: TEST_KEY, timeoutMs: 1000 })
+      .preview(site.url('/post'))
+      .catch((e) => e);
     expect(down).toMatchObject({ status: 0, errorCode: 'TRANSPORT_ERROR' });
   });
 
@@ -107,7 +149,10 @@ describe('the typed client', () => {
     expect(sent).toEqual(['linklens-preview']);
     const err = await client.preview('').catch((e) => e);
     expect(err).toMatchObject({ status: 400, errorCode: 'LINK_REQUIRED' });
-    const crashed = createLambdaClient({ functionName: 'f', lambda: { send: async () => ({ FunctionError: 'Unhandled', Payload: Buffer.from('{"errorMessage":"boom"}') }) } as never });
+    const crashed = createLambdaClient({
+      functionName: 'f',
+      lambda: { send: async () => ({ FunctionError: 'Unhandled', Payload: Buffer.from('{"errorMessage":"boom"}') }) } as never,
+    });
     expect(await crashed.preview('https://example.com').catch((e) => e)).toMatchObject({ status: 500, errorCode: 'FUNCTION_ERROR' });
     svc.cleanup();
   });

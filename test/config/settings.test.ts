@@ -25,10 +25,16 @@ test('the docs list every variable loadConfig reads, core and platform', () => {
 
 test('ENV names the core variables by Config key, as the CDK constructs set them', () => {
   expect(ENV).toMatchObject({
-    bucket: 'LINKPREVIEW_BUCKET', jobQueueUrl: 'LINKPREVIEW_JOB_QUEUE_URL', ffprobePath: 'LINKPREVIEW_FFPROBE_PATH',
-    recordDeadlineMs: 'LINKPREVIEW_DEADLINE_MS', functionMemoryMb: 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE', port: 'PORT',
+    bucket: 'LINKPREVIEW_BUCKET',
+    jobQueueUrl: 'LINKPREVIEW_JOB_QUEUE_URL',
+    ffprobePath: 'LINKPREVIEW_FFPROBE_PATH',
+    recordDeadlineMs: 'LINKPREVIEW_DEADLINE_MS',
+    functionMemoryMb: 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE',
+    port: 'PORT',
   });
-  expect(loadConfig({ [ENV.screenshotQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/1/shots' }).screenshotQueueUrl).toBe('https://sqs.eu-west-1.amazonaws.com/1/shots');
+  expect(loadConfig({ [ENV.screenshotQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/1/shots' }).screenshotQueueUrl).toBe(
+    'https://sqs.eu-west-1.amazonaws.com/1/shots',
+  );
 });
 
 test("the platforms' settings are read from their own variables into config.platforms.<name>", () => {
@@ -36,15 +42,26 @@ test("the platforms' settings are read from their own variables into config.plat
     videohost: { baseUrl: 'https://www.youtube.com', apiUrl: 'https://www.googleapis.com/youtube/v3', apiKey: '' },
     codehost: { apiUrl: 'https://api.github.com', baseUrl: 'https://github.com', token: '' },
     forum: {
-      baseUrl: 'https://www.reddit.com', oauthUrl: 'https://oauth.reddit.com', tokenUrl: 'https://www.reddit.com/api/v1/access_token',
-      clientId: undefined, clientSecret: undefined,
+      baseUrl: 'https://www.reddit.com',
+      oauthUrl: 'https://oauth.reddit.com',
+      tokenUrl: 'https://www.reddit.com/api/v1/access_token',
+      clientId: undefined,
+      clientSecret: undefined,
     },
-    microblog: { syndicationUrl: 'https://cdn.syndication.twimg.com', oembedUrl: 'https://publish.twitter.com', timelineUrl: 'https://syndication.twitter.com' },
+    microblog: {
+      syndicationUrl: 'https://cdn.syndication.twimg.com',
+      oembedUrl: 'https://publish.twitter.com',
+      timelineUrl: 'https://syndication.twitter.com',
+    },
     photoshare: { baseUrl: 'https://www.instagram.com' },
     clips: { baseUrl: 'https://www.tiktok.com' },
   });
   const config = loadConfig({
-    LINKPREVIEW_GITHUB_API_URL: 'https://ghe.example/api/v3/', GITHUB_TOKEN: ' ghp_x ', YOUTUBE_API_KEY: 'k', REDDIT_CLIENT_ID: 'id', REDDIT_CLIENT_SECRET: '',
+    LINKPREVIEW_GITHUB_API_URL: 'https://ghe.example/api/v3/',
+    GITHUB_TOKEN: ' ghp_x ',
+    YOUTUBE_API_KEY: 'k',
+    REDDIT_CLIENT_ID: 'id',
+    REDDIT_CLIENT_SECRET: '',
   });
   expect(config.platforms.codehost).toMatchObject({ apiUrl: 'https://ghe.example/api/v3', token: 'ghp_x' });
   expect(config.platforms.videohost.apiKey).toBe('k');

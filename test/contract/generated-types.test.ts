@@ -24,7 +24,9 @@ function scriptArgs(): { document: string; flags: string[]; output: string } {
 }
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(path.join(tmpdir(), 'linklens-contract-types-')); });
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'linklens-contract-types-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Generates the types of `document` with the npm script's flags; returns the file's text. */

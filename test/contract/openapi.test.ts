@@ -1,9 +1,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { openApiDocument } from '../../lib/contract/openapi';
 import { LINK_TYPES } from '../../lib/contract/link';
-import { conformanceErrors, exchangeErrors, type Exchange } from '../helpers/conformance';
+import { openApiDocument } from '../../lib/contract/openapi';
+import { conformanceErrors, type Exchange, exchangeErrors } from '../helpers/conformance';
+import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, httpApiEvent, TEST_KEY } from '../helpers/service';
-import { startFixtureServer, html, type FixtureServer } from '../helpers/fixture-server';
 
 test('openapi.yaml is a valid OpenAPI 3.1 document, version 1.0.0', async () => {
   const doc = openApiDocument();
@@ -83,9 +83,16 @@ test('POST / documents each error status the service answers: 400, 401, 406, 413
 test('a text/plain answer is documented as a string: the JSON text of the record or error body', () => {
   const doc = openApiDocument() as any;
   const resolve = (s: any) => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s);
-  for (const [status, schema] of [['200', 'Link'], ['400', 'APIErrorResponseBody'], ['500', 'APIErrorResponseBody']]) {
+  for (const [status, schema] of [
+    ['200', 'Link'],
+    ['400', 'APIErrorResponseBody'],
+    ['500', 'APIErrorResponseBody'],
+  ]) {
     const text = resolve(doc.paths['/'].post.responses[status].content['text/plain'].schema);
-    expect([status, text]).toEqual([status, expect.objectContaining({ type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: `#/components/schemas/${schema}` } })]);
+    expect([status, text]).toEqual([
+      status,
+      expect.objectContaining({ type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: `#/components/schemas/${schema}` } }),
+    ]);
   }
 });
 
@@ -108,13 +115,24 @@ test('the request forms the service accepts are valid against the document (as a
 test('the exchange check catches answers the document does not have', () => {
   const headers = { 'x-request-id': 'r1', 'server-timing': 'total;dur=1', 'content-type': 'application/json; charset=utf-8' };
   const error = (status: number, errorCode: string) => JSON.stringify({ ok: false, status, errorCode, requestId: 'r1' });
-  const record = JSON.stringify({ id: 1, ok: true, updatedAt: '2026-01-01T00:00:00.000Z', url: 'https://a.b/', domain: 'a.b', type: 'PAGE', status: 200, redirected: false });
+  const record = JSON.stringify({
+    id: 1,
+    ok: true,
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    url: 'https://a.b/',
+    domain: 'a.b',
+    type: 'PAGE',
+    status: 200,
+    redirected: false,
+  });
   const ok: Exchange = { method: 'POST', path: '/', status: 200, headers, body: record };
   expect(exchangeErrors(ok)).toEqual([]);
   expect(exchangeErrors({ ...ok, method: 'GET', path: '/status', body: '{}' }).join()).toMatch(/deep|required/);
   expect(exchangeErrors({ ...ok, status: 418, body: error(418, 'INTERNAL_ERROR') }).join()).toMatch(/status 418 is not documented/);
   expect(exchangeErrors({ ...ok, headers: { ...headers, 'content-type': 'text/html' } }).join()).toMatch(/text\/html is not documented/);
-  expect(exchangeErrors({ ...ok, status: 406, headers: { ...headers, 'content-type': 'text/plain' }, body: error(406, 'NOT_ACCEPTABLE') }).join()).toMatch(/text\/plain is not documented/);
+  expect(exchangeErrors({ ...ok, status: 406, headers: { ...headers, 'content-type': 'text/plain' }, body: error(406, 'NOT_ACCEPTABLE') }).join()).toMatch(
+    /text\/plain is not documented/,
+  );
   expect(exchangeErrors({ ...ok, headers: { ...headers, 'content-type': 'text/plain' }, body: 'not json' }).join()).toMatch(/not the JSON text/);
   expect(exchangeErrors({ ...ok, headers: { 'content-type': 'application/json' } }).join()).toMatch(/x-request-id is missing.*server-timing is missing/);
   expect(exchangeErrors({ ...ok, status: 503, body: error(503, 'OVERLOADED') }).join()).toMatch(/retry-after is missing/);
@@ -126,15 +144,22 @@ test('the exchange check catches answers the document does not have', () => {
   expect(exchangeErrors({ ...ok, method: 'GET', path: '/nope', status: 200 }).join()).toMatch(/not documented/);
   expect(exchangeErrors({ ...ok, method: 'GET', path: '/nope', status: 405, body: error(405, 'METHOD_NOT_ALLOWED') }).join()).toMatch(/not documented/);
   // An accepted request whose body a validating proxy would have refused.
-  expect(exchangeErrors({ ...ok, request: { contentType: 'application/json', body: '{"link":"x","forceNewSnapshot":1}' } }).join()).toMatch(/accepted request body/);
+  expect(exchangeErrors({ ...ok, request: { contentType: 'application/json', body: '{"link":"x","forceNewSnapshot":1}' } }).join()).toMatch(
+    /accepted request body/,
+  );
   expect(exchangeErrors({ ...ok, request: { contentType: 'application/json', body: '{"link":"example.com","forceNewSnapshot":false}' } })).toEqual([]);
 });
 
-describe('the service\'s answers to the request forms it accepts conform, in each response type', () => {
+describe("the service's answers to the request forms it accepts conform, in each response type", () => {
   let site: FixtureServer;
   const svc = createTestHandler();
-  beforeAll(async () => { site = await startFixtureServer({ '/': { body: html('<title>Contract</title>') } }); });
-  afterAll(async () => { await site.close(); svc.cleanup(); });
+  beforeAll(async () => {
+    site = await startFixtureServer({ '/': { body: html('<title>Contract</title>') } });
+  });
+  afterAll(async () => {
+    await site.close();
+    svc.cleanup();
+  });
 
   test('JSON booleans for the snapshot flags, a bare link, and the text/plain answer (svc.post checks each exchange)', async () => {
     const link = site.url('/').replace(/^http:\/\//, '');
@@ -174,7 +199,15 @@ describe('GET /status and GET /openapi.json need no key', () => {
     expect(conformanceErrors('ServiceStatus', JSON.parse(deep.body))).toEqual([]);
     expect(JSON.parse(deep.body)).toMatchObject({ ok: true, deep: true, dependencies: { blobStore: { ok: true }, jobRunner: { ok: true } } });
     const { createApiHandler } = await import('../../lib/http/api-handler');
-    const broken = createApiHandler({ ...svc.deps, blobs: { ...svc.deps.blobs, put: async () => { throw new Error('EACCES /secret/path'); } } });
+    const broken = createApiHandler({
+      ...svc.deps,
+      blobs: {
+        ...svc.deps.blobs,
+        put: async () => {
+          throw new Error('EACCES /secret/path');
+        },
+      },
+    });
     const res = (await broken(httpApiEvent({ authorization: `Bearer ${TEST_KEY}` }, Buffer.alloc(0), 'GET', '/status'), {})) as any;
     expect(res.statusCode).toBe(503);
     expect(conformanceErrors('ServiceStatus', JSON.parse(res.body))).toEqual([]);

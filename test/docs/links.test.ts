@@ -17,9 +17,7 @@ const files = [
 
 /** Fenced blocks become blank lines (line numbers stay), inline code is dropped. */
 function stripCode(text: string): string {
-  return text
-    .replace(/^```[\s\S]*?^```/gm, (block) => '\n'.repeat(block.split('\n').length - 1))
-    .replace(/`[^`\n]*`/g, '');
+  return text.replace(/^```[\s\S]*?^```/gm, (block) => '\n'.repeat(block.split('\n').length - 1)).replace(/`[^`\n]*`/g, '');
 }
 
 /** GitHub's heading slugs: lower case, punctuation but '-' dropped, spaces to '-', repeats numbered. */
@@ -28,7 +26,11 @@ function anchorsOf(markdown: string): Set<string> {
   const out = new Set<string>();
   const text = markdown.replace(/^```[\s\S]*?^```/gm, '');
   for (const m of text.matchAll(/^#{1,6}\s+(.*?)\s*#*\s*$/gm)) {
-    const slug = m[1].trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, '').replace(/ /g, '-');
+    const slug = m[1]
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     out.add(n === 0 ? slug : `${slug}-${n}`);

@@ -1,7 +1,8 @@
 /** Helpers for extraction tests: a FetchResult from HTML or bytes, and a fetcher that serves a route table. */
-import type { Fetcher, FetchResult } from '../../lib/fetch/safe-fetch';
-import { extractPage, type PageExtraction } from '../../lib/extract/extract-page';
+
 import { loadConfig } from '../../lib/config';
+import { extractPage, type PageExtraction } from '../../lib/extract/extract-page';
+import type { Fetcher, FetchResult } from '../../lib/fetch/safe-fetch';
 
 export function fetched(body: string | Buffer, opts: { url?: string; finalUrl?: string; status?: number; headers?: Record<string, string> } = {}): FetchResult {
   const url = opts.url ?? 'https://example.test/articles/some-story';
@@ -24,8 +25,13 @@ export function tableFetcher(table: Record<string, string> = {}): Fetcher & { as
     asked.push(url);
     const body = table[url];
     return {
-      url, finalUrl: url, status: body === undefined ? 404 : 200, headers: { 'content-type': 'application/json' },
-      body: Buffer.from(body ?? 'not found'), truncated: false, trail: [url],
+      url,
+      finalUrl: url,
+      status: body === undefined ? 404 : 200,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(body ?? 'not found'),
+      truncated: false,
+      trail: [url],
     };
   }) as unknown as Fetcher & { asked: string[] };
   f.asked = asked;

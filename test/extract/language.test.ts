@@ -1,8 +1,10 @@
-import { extract, page } from './helpers';
 import { normalizeLanguage } from '../../lib/extract/language';
+import { extract, page } from './helpers';
 
-const JA = '東京都は今日、新しい交通計画を発表しました。市民の皆さんの意見を聞きながら、来年から順番に実施する予定です。関係者によると、計画には新しい路線の建設も含まれています。';
-const DE = 'Die Stadtverwaltung hat heute einen neuen Verkehrsplan vorgestellt. Die Bürgerinnen und Bürger sollen in den kommenden Wochen ihre Meinung dazu äußern können, bevor der Stadtrat entscheidet.';
+const JA =
+  '東京都は今日、新しい交通計画を発表しました。市民の皆さんの意見を聞きながら、来年から順番に実施する予定です。関係者によると、計画には新しい路線の建設も含まれています。';
+const DE =
+  'Die Stadtverwaltung hat heute einen neuen Verkehrsplan vorgestellt. Die Bürgerinnen und Bürger sollen in den kommenden Wochen ihre Meinung dazu äußern können, bevor der Stadtrat entscheidet.';
 
 describe('language', () => {
   it('normalizes to a short BCP-47 code, keeping a declared region', () => {

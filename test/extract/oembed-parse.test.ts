@@ -1,15 +1,26 @@
+import { loadConfig } from '../../lib/config';
 import { extractPage, pageFields, readPage } from '../../lib/extract/extract-page';
 import { oembedUrl, parseOEmbed } from '../../lib/extract/oembed';
-import { parsePage, parsePageBytes, PAGE_LIMITS } from '../../lib/extract/parse-page';
+import { PAGE_LIMITS, parsePage, parsePageBytes } from '../../lib/extract/parse-page';
 import { DEFAULT_RULES, withRules } from '../../lib/extract/rules';
-import { loadConfig } from '../../lib/config';
 import { fetched, page, tableFetcher } from './helpers';
 
 describe('oEmbed', () => {
   it('discovers the advertised endpoint and uses it for title, author and thumbnail', async () => {
     const endpoint = 'https://media.test/oembed?url=https%3A%2F%2Fmedia.test%2Fv%2F1&format=json';
-    const fetch = tableFetcher({ [endpoint]: JSON.stringify({ type: 'video', title: 'From oEmbed', author_name: 'Ann Author', thumbnail_url: 'https://media.test/th/1.jpg', thumbnail_width: 480, thumbnail_height: 360 }) });
-    const res = fetched(page(`<link rel="alternate" type="application/json+oembed" href="${endpoint.replace(/&/g, '&amp;')}">`), { url: 'https://media.test/v/1' });
+    const fetch = tableFetcher({
+      [endpoint]: JSON.stringify({
+        type: 'video',
+        title: 'From oEmbed',
+        author_name: 'Ann Author',
+        thumbnail_url: 'https://media.test/th/1.jpg',
+        thumbnail_width: 480,
+        thumbnail_height: 360,
+      }),
+    });
+    const res = fetched(page(`<link rel="alternate" type="application/json+oembed" href="${endpoint.replace(/&/g, '&amp;')}">`), {
+      url: 'https://media.test/v/1',
+    });
     const r = await extractPage(res, 'text/html', { fetch, config: loadConfig({}) });
     expect(fetch.asked).toEqual([endpoint]);
     expect(r).toMatchObject({ title: 'From oEmbed', author: 'Ann Author', image: { url: 'https://media.test/th/1.jpg', width: 480, height: 360 } });
@@ -18,8 +29,12 @@ describe('oEmbed', () => {
   it('is fetched only when a field it can fill has no value from a rule ranked above its own', async () => {
     const endpoint = 'https://media.test/oembed';
     const fetch = tableFetcher({ [endpoint]: JSON.stringify({ title: 'From oEmbed', author_name: 'Someone' }) });
-    const head = '<meta property="og:title" content="OG title"><meta property="og:image" content="https://media.test/i.jpg"><meta property="og:site_name" content="Site"><meta name="author" content="Ann">';
-    const r = await extractPage(fetched(page(`${head}<link rel="alternate" type="application/json+oembed" href="${endpoint}">`)), 'text/html', { fetch, config: loadConfig({}) });
+    const head =
+      '<meta property="og:title" content="OG title"><meta property="og:image" content="https://media.test/i.jpg"><meta property="og:site_name" content="Site"><meta name="author" content="Ann">';
+    const r = await extractPage(fetched(page(`${head}<link rel="alternate" type="application/json+oembed" href="${endpoint}">`)), 'text/html', {
+      fetch,
+      config: loadConfig({}),
+    });
     expect(fetch.asked).toEqual([]);
     expect(r).toMatchObject({ title: 'OG title', author: 'Ann', siteName: 'Site', image: { url: 'https://media.test/i.jpg' } });
     // <title> ranks below oEmbed's title; og:image above its thumbnail; no site name, no author.
@@ -46,7 +61,11 @@ describe('rules as data', () => {
     const rules = withRules({ title: [{ name: 'platform', get: (c) => `Video: ${c.page.h1}` }] });
     expect(rules.title[0].name).toBe('platform');
     expect(rules.title.length).toBe(DEFAULT_RULES.title.length + 1);
-    const r = await extractPage(fetched(page('<meta property="og:title" content="og">', '<h1>Clip</h1>')), 'text/html', { fetch: tableFetcher(), config: loadConfig({}), rules });
+    const r = await extractPage(fetched(page('<meta property="og:title" content="og">', '<h1>Clip</h1>')), 'text/html', {
+      fetch: tableFetcher(),
+      config: loadConfig({}),
+      rules,
+    });
     expect(r).toMatchObject({ title: 'Video: Clip', sources: { title: 'platform' } });
   });
 });
@@ -72,7 +91,12 @@ describe('bounded parsing', () => {
   });
 
   it('keeps JSON-LD raw (not entity-decoded) and microdata', () => {
-    const p = parsePage(page('<script type="application/ld+json">{"headline":"A &amp; B"}</script>', '<div itemscope itemtype="https://schema.org/Product"><span itemprop="name">Widget</span><meta itemprop="price" content="9.99"></div>'));
+    const p = parsePage(
+      page(
+        '<script type="application/ld+json">{"headline":"A &amp; B"}</script>',
+        '<div itemscope itemtype="https://schema.org/Product"><span itemprop="name">Widget</span><meta itemprop="price" content="9.99"></div>',
+      ),
+    );
     expect(p.jsonLd[0]).toContain('&amp;');
     expect(p.itemprops).toEqual(expect.arrayContaining([expect.objectContaining({ prop: 'name', value: 'Widget', itemtype: 'https://schema.org/Product' })]));
     expect(p.metas.find((m) => m.itemprop === 'price')?.content).toBe('9.99');

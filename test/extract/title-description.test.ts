@@ -6,7 +6,9 @@ describe('title rules', () => {
     const all = `<meta property="og:title" content="OG"><meta name="twitter:title" content="TW"><script type="application/ld+json">{"@type":"NewsArticle","headline":"LD"}</script><title>Tag | Site</title>`;
     expect((await extract(page(all, '<h1>H1</h1>'))).title).toBe('OG');
     expect((await extract(page(all.replace(/<meta property="og:title"[^>]*>/, ''), '<h1>H1</h1>'))).title).toBe('TW');
-    expect((await extract(page(`<script type="application/ld+json">{"@type":"NewsArticle","headline":"LD"}</script><title>Tag | Site</title>`))).title).toBe('LD');
+    expect((await extract(page(`<script type="application/ld+json">{"@type":"NewsArticle","headline":"LD"}</script><title>Tag | Site</title>`))).title).toBe(
+      'LD',
+    );
     expect((await extract(page('<title>Tag | Site</title>', '<h1>H1</h1>'))).title).toBe('Tag | Site');
     expect((await extract(page('', '<header><h1>Only a heading</h1></header>'))).title).toBe('Only a heading');
   });
@@ -24,7 +26,9 @@ describe('title rules', () => {
     expect((await extract(page('<title>Story | The Daily</title>'))).title).toBe('Story | The Daily');
     const r = await extract(page('<meta property="og:site_name" content="The Daily"><title>The Daily</title>', '<h1>The real story</h1>'));
     expect(r.title).toBe('The real story');
-    const home = await extract(page('<meta property="og:site_name" content="The Daily"><title>The Daily</title>', '<h1>Top stories</h1>'), { url: 'https://daily.test/' });
+    const home = await extract(page('<meta property="og:site_name" content="The Daily"><title>The Daily</title>', '<h1>Top stories</h1>'), {
+      url: 'https://daily.test/',
+    });
     expect(home.title).toBe('The Daily');
   });
 
@@ -53,9 +57,17 @@ describe('description rules', () => {
     const metas = `<meta property="og:description" content="OG d"><meta name="twitter:description" content="TW d"><meta name="description" content="Meta d"><script type="application/ld+json">{"@type":"Article","description":"LD d"}</script>`;
     expect((await extract(page(metas))).description).toBe('OG d');
     expect((await extract(page(metas.replace(/<meta property="og:description"[^>]*>/, '')))).description).toBe('TW d');
-    expect((await extract(page(`<meta name="description" content="Meta d"><script type="application/ld+json">{"@type":"Article","description":"LD d"}</script>`))).description).toBe('Meta d');
+    expect(
+      (await extract(page(`<meta name="description" content="Meta d"><script type="application/ld+json">{"@type":"Article","description":"LD d"}</script>`)))
+        .description,
+    ).toBe('Meta d');
     expect((await extract(page(`<script type="application/ld+json">{"@type":"Article","description":"LD d"}</script>`))).description).toBe('LD d');
-    const para = await extract(page('', '<nav><p>Home About Contact and many other navigation words here</p></nav><p>Short.</p><p>We use cookies to improve your experience on this website.</p><p>The committee met on Tuesday to decide the future of the old harbour bridge, which has stood since 1890.</p>'));
+    const para = await extract(
+      page(
+        '',
+        '<nav><p>Home About Contact and many other navigation words here</p></nav><p>Short.</p><p>We use cookies to improve your experience on this website.</p><p>The committee met on Tuesday to decide the future of the old harbour bridge, which has stood since 1890.</p>',
+      ),
+    );
     expect(para.description).toBe('The committee met on Tuesday to decide the future of the old harbour bridge, which has stood since 1890.');
   });
 
@@ -72,15 +84,23 @@ describe('a meta value cut short by a stray quote in its attribute', () => {
     expect(metas[0]).toMatchObject({ property: 'og:title', content: 'Mayor opens the ', cut: true });
     expect(metas[1].cut).toBeUndefined();
     // attribute order does not matter; single-quoted values cut by an apostrophe too
-    expect(parsePage(page('<meta content="He said "no" to it" property="og:title">')).metas[1]).toMatchObject({ property: 'og:title', content: 'He said ', cut: true });
+    expect(parsePage(page('<meta content="He said "no" to it" property="og:title">')).metas[1]).toMatchObject({
+      property: 'og:title',
+      content: 'He said ',
+      cut: true,
+    });
     expect(parsePage(page("<meta property='og:title' content='Mayor's bridge opens'>")).metas[1]).toMatchObject({ content: 'Mayor', cut: true });
     // a stray quote in another attribute does not mark the content
     expect(parsePage(page('<meta name="description" content="Whole" data-x="a"b">')).metas[1].cut).toBeUndefined();
   });
 
   it('og:title cut at a stray quote: the whole headline from <title>', async () => {
-    expect((await extract(page(`${broken}<title>Mayor opens the "new" bridge, crowds cheer</title>`))).title).toBe('Mayor opens the "new" bridge, crowds cheer');
-    expect((await extract(page("<meta property='og:title' content='Mayor's bridge opens today'><title>Mayor's bridge opens today</title>"))).title).toBe("Mayor's bridge opens today");
+    expect((await extract(page(`${broken}<title>Mayor opens the "new" bridge, crowds cheer</title>`))).title).toBe(
+      'Mayor opens the "new" bridge, crowds cheer',
+    );
+    expect((await extract(page("<meta property='og:title' content='Mayor's bridge opens today'><title>Mayor's bridge opens today</title>"))).title).toBe(
+      "Mayor's bridge opens today",
+    );
   });
 
   it('prefers the h1 to a <title> with a site suffix, and drops the site name from <title> when there is no h1', async () => {
@@ -90,12 +110,16 @@ describe('a meta value cut short by a stray quote in its attribute', () => {
   });
 
   it('a value cut before a quote with no junk left (the page itself cut it): the quote that follows in <title> tells', async () => {
-    expect((await extract(page('<meta property="og:title" content="Mayor opens the "><title>Mayor opens the “new” bridge</title>'))).title).toBe('Mayor opens the “new” bridge');
+    expect((await extract(page('<meta property="og:title" content="Mayor opens the "><title>Mayor opens the “new” bridge</title>'))).title).toBe(
+      'Mayor opens the “new” bridge',
+    );
   });
 
   it('keeps a meta title that is a legitimate prefix of <title> or h1 (a site suffix, a longer heading)', async () => {
     expect((await extract(page('<meta property="og:title" content="Headline"><title>Headline | Site</title>'))).title).toBe('Headline');
-    expect((await extract(page('<meta property="og:title" content="Headline "><title>Headline - Site</title>', '<h1>Headline and more</h1>'))).title).toBe('Headline');
+    expect((await extract(page('<meta property="og:title" content="Headline "><title>Headline - Site</title>', '<h1>Headline and more</h1>'))).title).toBe(
+      'Headline',
+    );
     expect((await extract(page('<meta property="og:title" content="Big news"><title>Big news: "what it means"</title>'))).title).toBe('Big news');
     // cut, but nothing longer says how it goes on: the cut value is what there is
     expect((await extract(page(`${broken}<title>Something else entirely</title>`))).title).toBe('Mayor opens the');
@@ -107,6 +131,8 @@ describe('a meta value cut short by a stray quote in its attribute', () => {
     expect((await extract(page(`${cut}<meta name="description" content="${whole.replace(/"/g, '&quot;')}">`))).description).toBe(whole);
     expect((await extract(page(cut, `<p>${whole} He said so on Friday.</p>`))).description).toBe(`${whole} He said so on Friday.`);
     // a legitimate short og:description stays
-    expect((await extract(page('<meta property="og:description" content="President tells the BBC">', `<p>${whole}</p>`))).description).toBe('President tells the BBC');
+    expect((await extract(page('<meta property="og:description" content="President tells the BBC">', `<p>${whole}</p>`))).description).toBe(
+      'President tells the BBC',
+    );
   });
 });

@@ -1,38 +1,53 @@
-import { detectWall } from '../../lib/extract/walls';
+import { DEFAULT_USER_AGENT } from '../../lib/config';
+import type { LinkRecord } from '../../lib/contract/link';
 import { finalize, titleFromUrl } from '../../lib/extract/defaults';
+import { detectWall } from '../../lib/extract/walls';
 import { fileNameFromDisposition } from '../../lib/fetch/headers';
 import { hostProfileHeaders } from '../../lib/fetch/host-profiles';
-import { DEFAULT_USER_AGENT } from '../../lib/config';
 import { PLATFORM_REGISTRY } from '../../lib/platforms/index';
-import type { LinkRecord } from '../../lib/contract/link';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../helpers/service';
 import { extract, page } from './helpers';
 
 describe('wall detection', () => {
   it('recognises Cloudflare, Amazon, DataDome challenge pages and keeps no wall title', async () => {
-    const cf = await extract(page('<title>Just a moment...</title>', '<script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script>'), { status: 403 });
+    const cf = await extract(page('<title>Just a moment...</title>', '<script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script>'), {
+      status: 403,
+    });
     expect(cf).toMatchObject({ wall: 'cloudflare-challenge', title: undefined });
     const cf2 = await extract(page('<title>Attention Required! | Cloudflare</title>'), { status: 403 });
     expect(cf2.wall).toBe('cloudflare-challenge');
-    const amazon = await extract(page('<title dir="ltr">Amazon.com</title>', '<form action="/errors/validateCaptcha"><p>Enter the characters you see below</p></form>'), { url: 'https://www.amazon.com/dp/B000', status: 503 });
+    const amazon = await extract(
+      page('<title dir="ltr">Amazon.com</title>', '<form action="/errors/validateCaptcha"><p>Enter the characters you see below</p></form>'),
+      { url: 'https://www.amazon.com/dp/B000', status: 503 },
+    );
     expect(amazon.wall).toBe('amazon-robot-check');
     const robot = await extract(page('<title>Robot Check</title>'), { url: 'https://www.amazon.de/dp/B000' });
     expect(robot.wall).toBe('amazon-robot-check');
-    const dd = await extract(page('<title>example.test</title>', '<script src="https://ct.captcha-delivery.com/c.js"></script>'), { status: 403, headers: { 'x-datadome': 'protected' } });
+    const dd = await extract(page('<title>example.test</title>', '<script src="https://ct.captcha-delivery.com/c.js"></script>'), {
+      status: 403,
+      headers: { 'x-datadome': 'protected' },
+    });
     expect(dd.wall).toBe('datadome');
   });
 
   it('recognises consent and login redirects, and nothing on ordinary pages', () => {
     const base = { status: 200, headers: {} };
     expect(detectWall({ ...base, url: 'https://www.youtube.com/watch?v=abc', finalUrl: 'https://consent.youtube.com/m?continue=x' })).toBe('consent-redirect');
-    expect(detectWall({ ...base, url: 'https://www.instagram.com/p/abc/', finalUrl: 'https://www.instagram.com/accounts/login/?next=/p/abc/' })).toBe('login-redirect');
-    expect(detectWall({ ...base, url: 'https://x.com/someone/status/1', finalUrl: 'https://x.com/i/flow/login?redirect_after_login=%2Fsomeone' })).toBe('login-redirect');
+    expect(detectWall({ ...base, url: 'https://www.instagram.com/p/abc/', finalUrl: 'https://www.instagram.com/accounts/login/?next=/p/abc/' })).toBe(
+      'login-redirect',
+    );
+    expect(detectWall({ ...base, url: 'https://x.com/someone/status/1', finalUrl: 'https://x.com/i/flow/login?redirect_after_login=%2Fsomeone' })).toBe(
+      'login-redirect',
+    );
     expect(detectWall({ ...base, url: 'https://news.test/a', finalUrl: 'https://news.test/a' })).toBeUndefined();
   });
 
   it('keeps real metadata found on a wall page', async () => {
-    const r = await extract(page('<title>Just a moment...</title><meta property="og:title" content="The real title"><meta property="og:description" content="Real description">'), { status: 503 });
+    const r = await extract(
+      page('<title>Just a moment...</title><meta property="og:title" content="The real title"><meta property="og:description" content="Real description">'),
+      { status: 503 },
+    );
     expect(r).toMatchObject({ wall: 'cloudflare-challenge', title: 'The real title', description: 'Real description' });
   });
 });
@@ -51,7 +66,17 @@ describe('host profiles', () => {
 });
 
 describe('inferred defaults', () => {
-  const rec = (over: Partial<LinkRecord>): LinkRecord => ({ id: 1, ok: true, updatedAt: '', url: 'https://site.test/', domain: 'site.test', type: 'PAGE', status: 200, redirected: false, ...over });
+  const rec = (over: Partial<LinkRecord>): LinkRecord => ({
+    id: 1,
+    ok: true,
+    updatedAt: '',
+    url: 'https://site.test/',
+    domain: 'site.test',
+    type: 'PAGE',
+    status: 200,
+    redirected: false,
+    ...over,
+  });
 
   it('title: page -> humanized last URL segment -> domain; description: page -> site name -> empty', () => {
     expect(finalize(rec({ url: 'https://site.test/blog/my-first_post.html' }))).toMatchObject({ title: 'my first post', description: '' });
@@ -79,7 +104,11 @@ describe('through the service', () => {
   let svc: TestHandler;
   beforeAll(async () => {
     server = await startFixtureServer({
-      '/challenge': { status: 503, headers: { 'content-type': 'text/html', server: 'cloudflare' }, body: page('<title>Just a moment...</title>', '<script src="/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1"></script>') },
+      '/challenge': {
+        status: 503,
+        headers: { 'content-type': 'text/html', server: 'cloudflare' },
+        body: page('<title>Just a moment...</title>', '<script src="/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1"></script>'),
+      },
       '/bare/weekly-market-report': { body: '<html><body><div></div></body></html>' },
       '/article': { body: page('<meta property="og:site_name" content="The Harbour Times"><title>Bridge saved</title>', '<div>no paragraphs here</div>') },
     });

@@ -2,7 +2,7 @@
  * The SSRF guard as pure classification: no connection is made in this file. Hostnames are
  * given as a WHATWG URL parses them, which is what the fetcher checks.
  */
-import { checkUrl, classifyAddress, guardedLookup, openGuardWarning, type GuardPolicy } from '../../lib/fetch/address-guard';
+import { checkUrl, classifyAddress, type GuardPolicy, guardedLookup, openGuardWarning } from '../../lib/fetch/address-guard';
 
 const closed: GuardPolicy = { allowPrivateNetworks: false, allowedPorts: [] };
 
@@ -53,12 +53,20 @@ describe('classifyAddress', () => {
     expect(classifyAddress(ip)).toEqual({ allowed: false, reason });
   });
 
-  test.each(['93.184.216.34', '8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
-    '%s is public',
-    (ip) => {
-      expect(classifyAddress(ip)).toEqual({ allowed: true });
-    },
-  );
+  test.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:80b::200e',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('%s is public', (ip) => {
+    expect(classifyAddress(ip)).toEqual({ allowed: true });
+  });
 
   test('::127.0.0.1 (v4-compatible text form) is refused', () => {
     expect(classifyAddress('::127.0.0.1').allowed).toBe(false);
@@ -97,15 +105,21 @@ describe('checkUrl (what the fetcher checks before any connection, on every hop)
     expect(verdict.allowed ? '' : verdict.reason).toContain(reason);
   });
 
-  test.each(['http://localhost/', 'http://localhost./', 'http://LOCALHOST/', 'http://foo.localhost/', 'http://ip6-localhost/'])('%s is refused as a local name', (link) => {
-    const verdict = checkUrl(new URL(link), closed);
-    expect(verdict).toEqual({ allowed: false, reason: expect.stringContaining('local name') });
-  });
+  test.each(['http://localhost/', 'http://localhost./', 'http://LOCALHOST/', 'http://foo.localhost/', 'http://ip6-localhost/'])(
+    '%s is refused as a local name',
+    (link) => {
+      const verdict = checkUrl(new URL(link), closed);
+      expect(verdict).toEqual({ allowed: false, reason: expect.stringContaining('local name') });
+    },
+  );
 
-  test.each(['ftp://example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'data:text/html,hi', 'javascript:alert(1)'])('%s: only http and https', (link) => {
-    const verdict = checkUrl(new URL(link), closed);
-    expect(verdict).toEqual({ allowed: false, reason: expect.stringMatching(/^scheme .* is not allowed$/) });
-  });
+  test.each(['ftp://example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'data:text/html,hi', 'javascript:alert(1)'])(
+    '%s: only http and https',
+    (link) => {
+      const verdict = checkUrl(new URL(link), closed);
+      expect(verdict).toEqual({ allowed: false, reason: expect.stringMatching(/^scheme .* is not allowed$/) });
+    },
+  );
 
   test('only ports 80 and 443 unless configured', () => {
     expect(checkUrl(new URL('http://example.com:8080/'), closed)).toEqual({ allowed: false, reason: 'port 8080 is not allowed' });
@@ -156,7 +170,10 @@ describe('guardedLookup (the connect-time check of every resolved address)', () 
     const single = await run(lookupWith(['93.184.216.34', '2606:2800:220:1::1']), {});
     expect(single).toEqual({ err: null, address: '93.184.216.34', family: 4 });
     const all = await run(lookupWith(['93.184.216.34', '2606:2800:220:1::1']), { all: true });
-    expect(all.address).toEqual([{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }]);
+    expect(all.address).toEqual([
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:2800:220:1::1', family: 6 },
+    ]);
     const v6 = await run(lookupWith(['93.184.216.34', '2606:2800:220:1::1']), { family: 6 });
     expect(v6).toEqual({ err: null, address: '2606:2800:220:1::1', family: 6 });
   });
@@ -178,12 +195,30 @@ describe('the open settings never open link-local or cloud metadata addresses', 
 
   // Link-local and metadata in every form a URL or a DNS answer can take.
   const neverOpen = [
-    '169.254.169.254', '169.254.170.2', '169.254.0.1', '169.254.255.255', '100.100.100.200',
-    'fd00:ec2::254', 'fd00:ec2::253', 'fe80::1', 'fe80::a9fe:a9fe', 'fe80::1%eth0',
-    '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '::ffff:100.100.100.200',
-    '64:ff9b::a9fe:a9fe', '64:ff9b::169.254.169.254', '64:ff9b:1::a9fe:a9fe', '2002:a9fe:a9fe::1', '::169.254.169.254',
+    '169.254.169.254',
+    '169.254.170.2',
+    '169.254.0.1',
+    '169.254.255.255',
+    '100.100.100.200',
+    'fd00:ec2::254',
+    'fd00:ec2::253',
+    'fe80::1',
+    'fe80::a9fe:a9fe',
+    'fe80::1%eth0',
+    '::ffff:169.254.169.254',
+    '::ffff:a9fe:a9fe',
+    '::ffff:100.100.100.200',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b::169.254.169.254',
+    '64:ff9b:1::a9fe:a9fe',
+    '2002:a9fe:a9fe::1',
+    '::169.254.169.254',
     // Never opened either: 0.0.0.0 (reaches this machine), and IPv4 inside NAT64/6to4/compatible forms.
-    '0.0.0.0', '64:ff9b::7f00:1', '2002:7f00:1::', '::127.0.0.1', '64:ff9b::a00:1',
+    '0.0.0.0',
+    '64:ff9b::7f00:1',
+    '2002:7f00:1::',
+    '::127.0.0.1',
+    '64:ff9b::a00:1',
   ];
   test.each(neverOpen)('%s stays forbidden with ALLOW_PRIVATE_NETWORKS and with ALLOW_LOOPBACK', (ip) => {
     expect(classifyAddress(ip, privateNets).allowed).toBe(false);
@@ -192,9 +227,20 @@ describe('the open settings never open link-local or cloud metadata addresses', 
   });
 
   test.each([
-    'http://169.254.169.254/latest/meta-data/', 'http://169.254.169.254:8080/', 'http://0xa9fea9fe/', 'http://2852039166/', 'http://0251.0376.0251.0376/',
-    'http://[fd00:ec2::254]/latest/meta-data/', 'http://[::ffff:169.254.169.254]/', 'http://[::ffff:a9fe:a9fe]/', 'http://[64:ff9b::a9fe:a9fe]/',
-    'http://[2002:a9fe:a9fe::]/', 'http://100.100.100.200/latest/meta-data/', 'http://[fe80::1]/', 'http://169.254.170.2/v2/credentials', 'http://0.0.0.0:3000/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://169.254.169.254:8080/',
+    'http://0xa9fea9fe/',
+    'http://2852039166/',
+    'http://0251.0376.0251.0376/',
+    'http://[fd00:ec2::254]/latest/meta-data/',
+    'http://[::ffff:169.254.169.254]/',
+    'http://[::ffff:a9fe:a9fe]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[2002:a9fe:a9fe::]/',
+    'http://100.100.100.200/latest/meta-data/',
+    'http://[fe80::1]/',
+    'http://169.254.170.2/v2/credentials',
+    'http://0.0.0.0:3000/',
   ])('checkUrl refuses %s under either setting', (link) => {
     expect(checkUrl(new URL(link), privateNets).allowed).toBe(false);
     expect(checkUrl(new URL(link), loopbackOnly).allowed).toBe(false);
@@ -232,7 +278,10 @@ describe('the open settings never open link-local or cloud metadata addresses', 
       }
     }
     // A mix of loopback and metadata is refused as a whole.
-    const mixed = guardedLookup(privateNets, async () => [{ address: '127.0.0.1', family: 4 }, { address: '169.254.169.254', family: 4 }]);
+    const mixed = guardedLookup(privateNets, async () => [
+      { address: '127.0.0.1', family: 4 },
+      { address: '169.254.169.254', family: 4 },
+    ]);
     const err = await new Promise<any>((resolve) => (mixed as any)('mixed.test', {}, (e: unknown) => resolve(e)));
     expect(err.code).toBe('ELINKNOTALLOWED');
   });

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { LinkNotAllowedError } from '../../lib/errors';
-import { createFetcher, FetchFailure, type FetcherDeps } from '../../lib/fetch/safe-fetch';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { createFetcher, type FetcherDeps, FetchFailure } from '../../lib/fetch/safe-fetch';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 
 let site: FixtureServer;
 const open: FetcherDeps = { allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 10 };
@@ -34,12 +34,21 @@ beforeAll(async () => {
     '/big-declared': { headers: { 'content-length': '200000' }, body: 'y'.repeat(200_000) },
     '/gzip': { headers: { 'content-encoding': 'gzip' }, body: zlib.gzipSync(Buffer.alloc(5_000_000, 0x61)) },
     '/cookie-redirect': (req, res) => {
-      if ((req.headers.cookie ?? '').includes('seen=1')) { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>after cookie</title>'); return; }
+      if ((req.headers.cookie ?? '').includes('seen=1')) {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<title>after cookie</title>');
+        return;
+      }
       res.writeHead(302, { location: '/cookie-redirect', 'set-cookie': 'seen=1; Path=/' });
       res.end();
     },
-    '/slow-headers': () => { /* never answers */ },
-    '/slow-body': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.write('<html>'); /* never ends */ },
+    '/slow-headers': () => {
+      /* never answers */
+    },
+    '/slow-body': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write('<html>'); /* never ends */
+    },
   });
   for (let i = 0; i < 12; i++) site.route(`/hop${i}`, { status: 302, headers: { location: `/hop${i + 1}` } });
   site.route('/hop12', { body: 'end' });
@@ -95,7 +104,10 @@ describe('upstream statuses and failures', () => {
   test('a refused connection', async () => {
     const port = await new Promise<number>((resolve) => {
       const s = net.createServer();
-      s.listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); });
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as net.AddressInfo).port;
+        s.close(() => resolve(p));
+      });
     });
     const err = await fetchOpen(`http://127.0.0.1:${port}/`, opts).catch((e) => e);
     expect(err).toBeInstanceOf(FetchFailure);
@@ -104,7 +116,12 @@ describe('upstream statuses and failures', () => {
   });
 
   test('a DNS failure', async () => {
-    const f = createFetcher({ ...open, resolver: async () => { throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }); } });
+    const f = createFetcher({
+      ...open,
+      resolver: async () => {
+        throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+      },
+    });
     const err = await f('http://no-such-host.test/', opts).catch((e) => e);
     expect(err.code).toBe('DNS_FAILURE');
     expect(err.status).toBe(0);
@@ -127,7 +144,11 @@ describe('upstream statuses and failures', () => {
 
   test('a TLS failure (self-signed certificate)', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}/k.pem`, '-out', `${dir}/c.pem`, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}/k.pem`, '-out', `${dir}/c.pem`, '-days', '1', '-subj', '/CN=127.0.0.1'],
+      { stdio: 'ignore' },
+    );
     const server = https.createServer({ key: readFileSync(`${dir}/k.pem`), cert: readFileSync(`${dir}/c.pem`) }, (_q, r) => r.end('secret'));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as net.AddressInfo).port;
@@ -146,7 +167,10 @@ describe('size caps', () => {
   });
 
   test('fail refuses a declared or streamed body past the cap, a failure of the resource itself', async () => {
-    await expect(fetchOpen(site.url('/big-declared'), { ...opts, maxBytes: 1000, onTooLarge: 'fail' })).rejects.toMatchObject({ code: 'TOO_LARGE', transient: false });
+    await expect(fetchOpen(site.url('/big-declared'), { ...opts, maxBytes: 1000, onTooLarge: 'fail' })).rejects.toMatchObject({
+      code: 'TOO_LARGE',
+      transient: false,
+    });
     await expect(fetchOpen(site.url('/big'), { ...opts, maxBytes: 1000, onTooLarge: 'fail' })).rejects.toMatchObject({ code: 'TOO_LARGE', transient: false });
   });
 
@@ -243,7 +267,11 @@ describe('what DNS answered never reaches a caller', () => {
     userAgent: 'linklens-test',
     maxRedirects: 10,
     trustedAddresses: ['127.0.0.1'],
-    log: { warn: (message, extra) => { lines.push({ message, extra }); } },
+    log: {
+      warn: (message, extra) => {
+        lines.push({ message, extra });
+      },
+    },
     resolver: async (host) => {
       const address = answers[host];
       if (address) return [{ address, family: address.includes(':') ? 6 : 4 }];
@@ -262,24 +290,35 @@ describe('what DNS answered never reaches a caller', () => {
   });
   const serialized = (err: any) => JSON.stringify({ ...err, message: err.message, stack: err.stack });
 
-  test.each(Object.keys(answers).filter((h) => h !== 'public.test'))('a link to a name resolving to a forbidden address (%s) looks exactly like an unknown name', async (host) => {
-    const unknown = await guarded('http://nowhere.test/latest/meta-data/', opts).catch((e) => e);
-    const forbidden = await guarded(`http://${host}/latest/meta-data/`, opts).catch((e) => e);
-    expect(unknown).toBeInstanceOf(FetchFailure);
-    expect(visible(unknown)).toMatchObject({ kind: 'FetchFailure', code: 'DNS_FAILURE', status: 0 });
-    expect(visible(forbidden)).toEqual(visible(unknown));
-    expect(serialized(forbidden)).not.toContain(answers[host]);
-    // The logs keep what happened.
-    expect(lines.at(-1)).toMatchObject({ extra: { host, address: answers[host] } });
-  });
+  test.each(Object.keys(answers).filter((h) => h !== 'public.test'))(
+    'a link to a name resolving to a forbidden address (%s) looks exactly like an unknown name',
+    async (host) => {
+      const unknown = await guarded('http://nowhere.test/latest/meta-data/', opts).catch((e) => e);
+      const forbidden = await guarded(`http://${host}/latest/meta-data/`, opts).catch((e) => e);
+      expect(unknown).toBeInstanceOf(FetchFailure);
+      expect(visible(unknown)).toMatchObject({ kind: 'FetchFailure', code: 'DNS_FAILURE', status: 0 });
+      expect(visible(forbidden)).toEqual(visible(unknown));
+      expect(serialized(forbidden)).not.toContain(answers[host]);
+      // The logs keep what happened.
+      expect(lines.at(-1)).toMatchObject({ extra: { host, address: answers[host] } });
+    },
+  );
 
   test('through a redirect too: the same DNS_FAILURE, status and trail as a redirect to an unknown name', async () => {
     site.route('/to-metadata-name', { status: 302, headers: { location: 'http://metadata.test/latest/meta-data/' } });
     site.route('/to-unknown-name', { status: 302, headers: { location: 'http://nowhere.test/latest/meta-data/' } });
     // The fixture is on a high port: open it for this pair.
     const viaPort = createFetcher({
-      allowPrivateNetworks: false, allowedPorts: [site.port], userAgent: 'linklens-test', maxRedirects: 10, trustedAddresses: ['127.0.0.1'],
-      log: { warn: (message, extra) => { lines.push({ message, extra }); } },
+      allowPrivateNetworks: false,
+      allowedPorts: [site.port],
+      userAgent: 'linklens-test',
+      maxRedirects: 10,
+      trustedAddresses: ['127.0.0.1'],
+      log: {
+        warn: (message, extra) => {
+          lines.push({ message, extra });
+        },
+      },
       resolver: async (host) => {
         const address = answers[host];
         if (address) return [{ address, family: 4 }];
@@ -307,9 +346,18 @@ describe('the open settings (LINKPREVIEW_ALLOW_PRIVATE_NETWORKS, LINKPREVIEW_ALL
   const privateNets = createFetcher({ ...open, resolver });
   const loopbackOnly = createFetcher({ ...open, allowPrivateNetworks: false, allowLoopback: true, resolver });
 
-  test.each([['ALLOW_PRIVATE_NETWORKS', privateNets], ['ALLOW_LOOPBACK', loopbackOnly]] as const)('%s: metadata stays closed, as a literal, a redirect and a name', async (_name, f) => {
+  test.each([
+    ['ALLOW_PRIVATE_NETWORKS', privateNets],
+    ['ALLOW_LOOPBACK', loopbackOnly],
+  ] as const)('%s: metadata stays closed, as a literal, a redirect and a name', async (_name, f) => {
     const before = site.requests.length;
-    for (const link of ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/latest/meta-data/', 'http://[::ffff:a9fe:a9fe]/', 'http://100.100.100.200/', 'http://[64:ff9b::a9fe:a9fe]/']) {
+    for (const link of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[fd00:ec2::254]/latest/meta-data/',
+      'http://[::ffff:a9fe:a9fe]/',
+      'http://100.100.100.200/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+    ]) {
       const err = await f(link, opts).catch((e) => e);
       expect({ link, err }).toEqual({ link, err: expect.any(LinkNotAllowedError) });
     }
@@ -347,7 +395,14 @@ describe('credentials do not follow a redirect to another origin', () => {
   let other: FixtureServer;
   const echo = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ authorization: req.headers.authorization ?? null, cookie: req.headers.cookie ?? null, proxy: req.headers['proxy-authorization'] ?? null, other: req.headers['x-other'] ?? null }));
+    res.end(
+      JSON.stringify({
+        authorization: req.headers.authorization ?? null,
+        cookie: req.headers.cookie ?? null,
+        proxy: req.headers['proxy-authorization'] ?? null,
+        other: req.headers['x-other'] ?? null,
+      }),
+    );
   };
   const secrets = { authorization: 'Bearer ghp_secret', Cookie: 'session=s3cr3t', 'proxy-authorization': 'Basic cHJveHk=', 'x-other': 'kept' };
   beforeAll(async () => {
@@ -362,7 +417,12 @@ describe('credentials do not follow a redirect to another origin', () => {
   const seen = async (link: string, options = {}) => JSON.parse((await fetchOpen(link, { ...opts, headers: secrets, ...options })).body.toString());
 
   test('a same-origin redirect keeps Authorization and Cookie', async () => {
-    expect(await seen(site.url('/same-origin'))).toEqual({ authorization: 'Bearer ghp_secret', cookie: 'session=s3cr3t', proxy: 'Basic cHJveHk=', other: 'kept' });
+    expect(await seen(site.url('/same-origin'))).toEqual({
+      authorization: 'Bearer ghp_secret',
+      cookie: 'session=s3cr3t',
+      proxy: 'Basic cHJveHk=',
+      other: 'kept',
+    });
   });
 
   test('a redirect to another port (another origin) arrives without them; other headers still go', async () => {

@@ -15,7 +15,11 @@ test('a socket to a private or public IP is refused before any packet is sent', 
 
 test('a name that resolves off-machine is refused after DNS', async () => {
   const err = await new Promise<NodeJS.ErrnoException>((resolve) => {
-    const req = http.get({ host: 'evil.test', port: 80, lookup: ((_h: string, _o: unknown, cb: (e: null, a: string, f: number) => void) => cb(null, '10.0.0.1', 4)) as never });
+    const req = http.get({
+      host: 'evil.test',
+      port: 80,
+      lookup: ((_h: string, _o: unknown, cb: (e: null, a: string, f: number) => void) => cb(null, '10.0.0.1', 4)) as never,
+    });
     req.on('error', resolve);
   });
   expect(err.code).toBe('EBLOCKEDBYTEST');

@@ -12,14 +12,21 @@ let svc: TestHandler;
 beforeAll(() => {
   svc = createTestHandler({
     config: { allowPrivateNetworks: false, fetchTimeoutMs: 300 },
-    resolver: async () => { throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }); },
+    resolver: async () => {
+      throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
+    },
   });
 });
 afterAll(() => svc.cleanup());
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 
-interface Answer { statusCode: number; body?: string; isBase64Encoded?: boolean; headers?: Record<string, string> }
+interface Answer {
+  statusCode: number;
+  body?: string;
+  isBase64Encoded?: boolean;
+  headers?: Record<string, string>;
+}
 
 /** The answer's body as a value: JSON, or a multipart/form-data answer's fields (objects are JSON parts). */
 async function answerValue(res: Answer): Promise<any> {
@@ -29,7 +36,11 @@ async function answerValue(res: Answer): Promise<any> {
   const fields = await parseMultipart(raw, ct);
   const value: Record<string, unknown> = {};
   for (const [name, text] of Object.entries(fields)) {
-    try { value[name] = JSON.parse(text); } catch { value[name] = text; }
+    try {
+      value[name] = JSON.parse(text);
+    } catch {
+      value[name] = text;
+    }
   }
   return value;
 }
@@ -52,13 +63,33 @@ async function expectWellFormed(res: Answer) {
 const urlShapes = fc.oneof(
   fc.webUrl({ withQueryParameters: true, withFragments: true }),
   fc.string({ maxLength: 80 }),
-  fc.constantFrom('http://[::1', 'http://%', 'https://a..b', 'http://0x7f.1', 'HTTP://EXAMPLE.COM', 'http://ex ample.com', 'javascript:alert(1)', '\u0000', 'http://xn--nxasmq6b', '//x', 'example.com:99999', 'http://user:pass@host/'),
+  fc.constantFrom(
+    'http://[::1',
+    'http://%',
+    'https://a..b',
+    'http://0x7f.1',
+    'HTTP://EXAMPLE.COM',
+    'http://ex ample.com',
+    'javascript:alert(1)',
+    '\u0000',
+    'http://xn--nxasmq6b',
+    '//x',
+    'example.com:99999',
+    'http://user:pass@host/',
+  ),
   fc.tuple(fc.constantFrom('http://', 'https://', ''), fc.domain(), fc.webPath()).map(([a, b, c]) => `${a}${b}${c}`),
 );
 
 const bodyValues = fc.oneof(
   fc.record({ link: urlShapes }, { requiredKeys: [] }),
-  fc.record({ link: urlShapes, source: fc.oneof(fc.constantFrom('API', 'WEB'), fc.string()), forceNewSnapshot: fc.oneof(fc.boolean(), fc.constantFrom('true', 'false'), fc.string(), fc.integer()) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      link: urlShapes,
+      source: fc.oneof(fc.constantFrom('API', 'WEB'), fc.string()),
+      forceNewSnapshot: fc.oneof(fc.boolean(), fc.constantFrom('true', 'false'), fc.string(), fc.integer()),
+    },
+    { requiredKeys: [] },
+  ),
   fc.jsonValue(),
   fc.anything(),
 );
@@ -67,7 +98,11 @@ test('JSON bodies of any shape', async () => {
   await fc.assert(
     fc.asyncProperty(bodyValues, async (body) => {
       let text: string;
-      try { text = JSON.stringify(body) ?? 'undefined'; } catch { text = '{'; }
+      try {
+        text = JSON.stringify(body) ?? 'undefined';
+      } catch {
+        text = '{';
+      }
       await expectWellFormed(await svc.post(text));
     }),
     { numRuns: RUNS },
@@ -76,10 +111,23 @@ test('JSON bodies of any shape', async () => {
 
 test('arbitrary bytes under any content type and Accept', async () => {
   const contentTypes = fc.oneof(
-    fc.constantFrom('application/json', 'text/plain', 'multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; boundary="a b"', 'application/json; charset=', 'text/plain; charset=utf-16', 'application/x-www-form-urlencoded', ''),
+    fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'multipart/form-data',
+      'multipart/form-data; boundary=',
+      'multipart/form-data; boundary="a b"',
+      'application/json; charset=',
+      'text/plain; charset=utf-16',
+      'application/x-www-form-urlencoded',
+      '',
+    ),
     fc.string({ maxLength: 60 }),
   );
-  const accepts = fc.oneof(fc.constantFrom('*/*', 'text/plain', 'multipart/form-data', 'application/json;q=0', 'text/*, image/*', ''), fc.string({ maxLength: 40 }));
+  const accepts = fc.oneof(
+    fc.constantFrom('*/*', 'text/plain', 'multipart/form-data', 'application/json;q=0', 'text/*, image/*', ''),
+    fc.string({ maxLength: 40 }),
+  );
   await fc.assert(
     fc.asyncProperty(fc.uint8Array({ maxLength: 400 }), contentTypes, accepts, async (bytes, ct, accept) => {
       await expectWellFormed(await svc.post(Buffer.from(bytes), { 'content-type': ct, accept }));
@@ -91,25 +139,38 @@ test('arbitrary bytes under any content type and Accept', async () => {
 test('multipart bodies with fuzzed boundaries and fields', async () => {
   const boundary = fc.stringMatching(/^[a-zA-Z0-9-]{1,70}$/);
   await fc.assert(
-    fc.asyncProperty(boundary, fc.array(fc.tuple(fc.constantFrom('link', 'source', 'forceNewSnapshot', 'x', 'link[]'), fc.string({ maxLength: 60 })), { maxLength: 5 }), fc.boolean(), async (b, fields, truncate) => {
-      let body = `${fields.map(([n, val]) => `--${b}\r\nContent-Disposition: form-data; name="${n}"\r\n\r\n${val}\r\n`).join('')}--${b}--\r\n`;
-      if (truncate) body = body.slice(0, Math.floor(body.length / 2));
-      await expectWellFormed(await svc.post(body, { 'content-type': `multipart/form-data; boundary=${b}` }));
-    }),
+    fc.asyncProperty(
+      boundary,
+      fc.array(fc.tuple(fc.constantFrom('link', 'source', 'forceNewSnapshot', 'x', 'link[]'), fc.string({ maxLength: 60 })), { maxLength: 5 }),
+      fc.boolean(),
+      async (b, fields, truncate) => {
+        let body = `${fields.map(([n, val]) => `--${b}\r\nContent-Disposition: form-data; name="${n}"\r\n\r\n${val}\r\n`).join('')}--${b}--\r\n`;
+        if (truncate) body = body.slice(0, Math.floor(body.length / 2));
+        await expectWellFormed(await svc.post(body, { 'content-type': `multipart/form-data; boundary=${b}` }));
+      },
+    ),
     { numRuns: RUNS },
   );
 });
 
 test('headers of any shape, including the Authorization header', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.dictionary(fc.string({ minLength: 1, maxLength: 20 }).map((s) => s.toLowerCase()), fc.string({ maxLength: 80 }), { maxKeys: 6 }), fc.option(fc.string({ maxLength: 60 })), async (headers, auth) => {
-      const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
-      h.authorization = auth === null ? `Bearer ${TEST_KEY}` : auth;
-      const out = (await svc.invoke(httpApiEvent(h, Buffer.from(JSON.stringify({ link: 'https://example.com/' }))))) as Answer;
-      // Any header name may come in any case: the answer's own headers are looked up lower-cased.
-      const answered = Object.fromEntries(Object.entries(out.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
-      await expectWellFormed({ ...out, headers: answered });
-    }),
+    fc.asyncProperty(
+      fc.dictionary(
+        fc.string({ minLength: 1, maxLength: 20 }).map((s) => s.toLowerCase()),
+        fc.string({ maxLength: 80 }),
+        { maxKeys: 6 },
+      ),
+      fc.option(fc.string({ maxLength: 60 })),
+      async (headers, auth) => {
+        const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
+        h.authorization = auth === null ? `Bearer ${TEST_KEY}` : auth;
+        const out = (await svc.invoke(httpApiEvent(h, Buffer.from(JSON.stringify({ link: 'https://example.com/' }))))) as Answer;
+        // Any header name may come in any case: the answer's own headers are looked up lower-cased.
+        const answered = Object.fromEntries(Object.entries(out.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+        await expectWellFormed({ ...out, headers: answered });
+      },
+    ),
     { numRuns: RUNS },
   );
 });

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { ffmpegBinary } from '../../lib/media/run-tool';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import type { JobOutcome } from '../../lib/ports';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../helpers/service';
 import { pngChunk } from '../media/fixtures';
 
@@ -55,7 +55,22 @@ function pdfWithPages(count: number): Buffer {
 beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'hostile-media-'));
   const mp4 = path.join(dir, 'clip.mp4');
-  execFileSync(await ffmpegBinary(), ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-t', '2', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-y', mp4]);
+  execFileSync(await ffmpegBinary(), [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=160x120:rate=10',
+    '-t',
+    '2',
+    '-pix_fmt',
+    'yuv420p',
+    '-movflags',
+    '+faststart',
+    '-y',
+    mp4,
+  ]);
   const lying = readFileSync(mp4);
   const mvhd = lying.indexOf(Buffer.from('mvhd'));
   lying.writeUInt32BE(0x7fffffff, mvhd + 4 + 4 + 4 + 4 + 4); // version/flags, creation, modification, timescale, then duration
@@ -71,7 +86,10 @@ beforeAll(async () => {
       headers: { 'content-type': 'image/svg+xml' },
       body: `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;"><!ENTITY f "&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;"><!ENTITY g "&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;">]><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&g;</text></svg>`,
     },
-    '/external.svg': { headers: { 'content-type': 'image/svg+xml' }, body: '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="50" height="50"><image xlink:href="/leak.png" width="50" height="50"/><rect width="50" height="50" fill="red"/></svg>' },
+    '/external.svg': {
+      headers: { 'content-type': 'image/svg+xml' },
+      body: '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="50" height="50"><image xlink:href="/leak.png" width="50" height="50"/><rect width="50" height="50" fill="red"/></svg>',
+    },
     '/many-pages.pdf': { headers: { 'content-type': 'application/pdf' }, body: pdfWithPages(100_000) },
     '/lying-duration.mp4': { headers: { 'content-type': 'video/mp4' }, body: lying },
   });
@@ -109,13 +127,17 @@ function finished(jobs: JobOutcome[], id: string) {
   return job as JobOutcome & { ok: true; result: any };
 }
 
-test.each(['/pixel-bomb.png', '/decompression-bomb.png'])('%s: an IMAGE record without a hosted image, refused at the pixel limit before decoding', async (route) => {
-  const { res, jobs } = await preview(route);
-  expect(res.statusCode).toBe(200);
-  expect(res.json).toMatchObject({ ok: true, type: 'IMAGE' });
-  expect(res.json.image).toBeUndefined();
-  expect(finished(jobs, 'image')).toMatchObject({ ok: true, result: { reason: expect.stringMatching(/pixel limit/) } });
-}, 20_000);
+test.each(['/pixel-bomb.png', '/decompression-bomb.png'])(
+  '%s: an IMAGE record without a hosted image, refused at the pixel limit before decoding',
+  async (route) => {
+    const { res, jobs } = await preview(route);
+    expect(res.statusCode).toBe(200);
+    expect(res.json).toMatchObject({ ok: true, type: 'IMAGE' });
+    expect(res.json.image).toBeUndefined();
+    expect(finished(jobs, 'image')).toMatchObject({ ok: true, result: { reason: expect.stringMatching(/pixel limit/) } });
+  },
+  20_000,
+);
 
 test('a PNG with 40,000 ancillary chunks: the 1x1 pixel is still hosted', async () => {
   const { res, jobs } = await preview('/chunk-bomb.png');

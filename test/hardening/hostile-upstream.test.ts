@@ -8,8 +8,8 @@
 import net from 'node:net';
 import zlib from 'node:zlib';
 import iconv from 'iconv-lite';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
-import { PAGE_LIMITS, parsePage, type PageData } from '../../lib/extract/parse-page';
+import { PAGE_LIMITS, type PageData, parsePage } from '../../lib/extract/parse-page';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, recordingLog, type TestHandler } from '../helpers/service';
 
 let site: FixtureServer;
@@ -25,7 +25,13 @@ const rawRoutes: Record<string, (socket: net.Socket) => void> = {
   '/slowloris-headers': (s) => {
     const text = 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n';
     let i = 0;
-    const t = setInterval(() => { if (s.destroyed || i >= text.length) { clearInterval(t); return; } s.write(text[i++]); }, 150);
+    const t = setInterval(() => {
+      if (s.destroyed || i >= text.length) {
+        clearInterval(t);
+        return;
+      }
+      s.write(text[i++]);
+    }, 150);
     s.on('close', () => clearInterval(t));
   },
   '/length-lie-short': (s) => {
@@ -34,12 +40,18 @@ const rawRoutes: Record<string, (socket: net.Socket) => void> = {
   '/length-10gb': (s) => {
     s.write('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 10737418240\r\n\r\n<html><head><title>Ten gigabytes</title></head><body>');
     const chunk = Buffer.alloc(64 * 1024, 0x61);
-    const pump = () => { while (!s.destroyed && s.write(chunk)) { /* fill */ } };
+    const pump = () => {
+      while (!s.destroyed && s.write(chunk)) {
+        /* fill */
+      }
+    };
     s.on('drain', pump);
     pump();
     s.on('error', () => {});
   },
-  '/garbage-status': (s) => { s.end('HTTP/1.1 2OO OK\r\n\r\nnot http'); },
+  '/garbage-status': (s) => {
+    s.end('HTTP/1.1 2OO OK\r\n\r\nnot http');
+  },
 };
 
 beforeAll(async () => {
@@ -65,11 +77,18 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.write('<html><head><title>Endless</title></head><body>');
       const chunk = Buffer.alloc(64 * 1024, 0x62);
-      const pump = () => { while (!res.destroyed && res.write(chunk)) { /* fill */ } };
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk)) {
+          /* fill */
+        }
+      };
       res.on('drain', pump);
       pump();
     },
-    '/gzip-bomb': { headers: { 'content-encoding': 'gzip' }, body: zlib.gzipSync(Buffer.concat([Buffer.from('<html><head><title>Gzip bomb</title></head><body>'), bomb])) },
+    '/gzip-bomb': {
+      headers: { 'content-encoding': 'gzip' },
+      body: zlib.gzipSync(Buffer.concat([Buffer.from('<html><head><title>Gzip bomb</title></head><body>'), bomb])),
+    },
     '/br-bomb': { headers: { 'content-encoding': 'br' }, body: zlib.brotliCompressSync(Buffer.concat([Buffer.from('<title>Brotli bomb</title>'), bomb])) },
     '/deflate-bomb': { headers: { 'content-encoding': 'deflate' }, body: zlib.deflateSync(Buffer.concat([Buffer.from('<title>Deflate bomb</title>'), bomb])) },
     '/html-20mb': { body: `<html><head><title>Twenty</title></head><body>${'<p>lorem ipsum dolor</p>'.repeat(Math.ceil((20 * MB) / 24))}</body></html>` },
@@ -77,8 +96,14 @@ beforeAll(async () => {
     '/nested-unclosed': { body: `<html><head><title>Unclosed</title></head><body>${'<div><span><b>'.repeat(60_000)}</body></html>` },
     '/huge-attribute': { body: `<html><head><title>Attr</title><meta property="og:description" content="${'x'.repeat(5 * MB)}"></head></html>` },
     '/meta-flood': { body: `<html><head><title>Metas</title>${'<meta name="keywords" content="a,b,c">'.repeat(200_000)}</head></html>` },
-    '/invalid-utf8': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: Buffer.concat([Buffer.from('<html><head><title>Caf'), Buffer.from([0xe9, 0xff, 0xfe, 0xc3]), Buffer.from(' ok</title></head></html>')]) },
-    '/lying-charset': { headers: { 'content-type': 'text/html; charset=utf-8' }, body: iconv.encode('<html><head><meta charset="windows-1251"><title>Привет мир</title></head></html>', 'windows-1251') },
+    '/invalid-utf8': {
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      body: Buffer.concat([Buffer.from('<html><head><title>Caf'), Buffer.from([0xe9, 0xff, 0xfe, 0xc3]), Buffer.from(' ok</title></head></html>')]),
+    },
+    '/lying-charset': {
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      body: iconv.encode('<html><head><meta charset="windows-1251"><title>Привет мир</title></head></html>', 'windows-1251'),
+    },
     '/r-data': { status: 302, headers: { location: 'data:text/html,<title>x</title>' } },
     '/r-ftp': { status: 302, headers: { location: 'ftp://127.0.0.1/' } },
     '/r-file': { status: 302, headers: { location: 'file:///etc/passwd' } },
@@ -114,18 +139,28 @@ test.each([
   ['/nested-unclosed', 'Unclosed'],
   ['/huge-attribute', 'Attr'],
   ['/meta-flood', 'Metas'],
-])('%s: a bounded, partial record with the title that arrived, cut by its own caps before the budget', async (route, title) => {
-  const { res, logged } = await preview(site.url(route));
-  expect(res.statusCode).toBe(200);
-  expect(res.json.title).toBe(title);
-  expect(res.json.status).toBe(200);
-  expect(logged).toMatchObject({ ok: true, status: 200 });
-  expect(logged.outOfTime).toBeUndefined();
-}, 20_000);
+])(
+  '%s: a bounded, partial record with the title that arrived, cut by its own caps before the budget',
+  async (route, title) => {
+    const { res, logged } = await preview(site.url(route));
+    expect(res.statusCode).toBe(200);
+    expect(res.json.title).toBe(title);
+    expect(res.json.status).toBe(200);
+    expect(logged).toMatchObject({ ok: true, status: 200 });
+    expect(logged.outOfTime).toBeUndefined();
+  },
+  20_000,
+);
 
 test.each([
-  ['nested 100,000 deep', `<html><head><title>Nested</title><meta name="description" content="Before the nesting"></head><body>${'<div>'.repeat(100_000)}deep${'</div>'.repeat(100_000)}</body></html>`],
-  ['unclosed 180,000 deep', `<html><head><title>Unclosed</title><meta name="description" content="Before the nesting"></head><body>${'<div><span><b>'.repeat(60_000)}</body></html>`],
+  [
+    'nested 100,000 deep',
+    `<html><head><title>Nested</title><meta name="description" content="Before the nesting"></head><body>${'<div>'.repeat(100_000)}deep${'</div>'.repeat(100_000)}</body></html>`,
+  ],
+  [
+    'unclosed 180,000 deep',
+    `<html><head><title>Unclosed</title><meta name="description" content="Before the nesting"></head><body>${'<div><span><b>'.repeat(60_000)}</body></html>`,
+  ],
 ])('the extraction parse stops at the nesting cap (%s): the head is read, the rest is cut short', (_name, page) => {
   // Without the cap each tag costs time in proportion to the depth (htmlparser2's stack), and the
   // parse ran seconds past its time budget inside one 64 KB chunk. The time budget is lifted
@@ -145,7 +180,9 @@ test.each([
 });
 
 test('nesting below the cap is parsed to the end', () => {
-  const data = parsePage(`<html><head><title>Shallow</title></head><body>${'<div>'.repeat(500)}<p>deep enough</p>${'</div>'.repeat(500)}<p>after</p></body></html>`);
+  const data = parsePage(
+    `<html><head><title>Shallow</title></head><body>${'<div>'.repeat(500)}<p>deep enough</p>${'</div>'.repeat(500)}<p>after</p></body></html>`,
+  );
   expect(data.cutShort).toBeUndefined();
   expect(data.paragraphs).toEqual(['deep enough', 'after']);
 });

@@ -29,6 +29,10 @@ test('at most maxActive run at once; up to maxQueued wait; the rest are refused 
 
 test('a failing job frees its slot', async () => {
   const gate = new ConcurrencyGate(1, 0);
-  await expect(gate.run(async () => { throw new Error('x'); })).rejects.toThrow('x');
+  await expect(
+    gate.run(async () => {
+      throw new Error('x');
+    }),
+  ).rejects.toThrow('x');
   await expect(gate.run(async () => 1)).resolves.toBe(1);
 });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../lib/config';
 import type { Resolver } from '../../lib/fetch/address-guard';
 import { createFetcher } from '../../lib/fetch/safe-fetch';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, recordingLog, type TestHandler } from '../helpers/service';
 
 const ANSWERS: Record<string, string> = {
@@ -49,7 +49,15 @@ describe('internal DNS is not disclosed', () => {
   const log = recordingLog();
   beforeAll(() => {
     // The production guard, with the fixture playing a public host (trusted in code).
-    const fetch = createFetcher({ allowPrivateNetworks: false, allowedPorts: [site.port], userAgent: 'linklens-test', maxRedirects: 10, trustedAddresses: ['127.0.0.1'], resolver, log });
+    const fetch = createFetcher({
+      allowPrivateNetworks: false,
+      allowedPorts: [site.port],
+      userAgent: 'linklens-test',
+      maxRedirects: 10,
+      trustedAddresses: ['127.0.0.1'],
+      resolver,
+      log,
+    });
     svc = createTestHandler({ config: { allowPrivateNetworks: false, allowedPorts: [site.port] }, fetch, log });
   });
   afterAll(() => svc.cleanup());
@@ -84,7 +92,13 @@ describe('internal DNS is not disclosed', () => {
 });
 
 describe('the metadata service is not one setting away', () => {
-  const metadataLinks = ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/latest/meta-data/', 'http://100.100.100.200/latest/meta-data/', 'http://[::ffff:169.254.169.254]/', 'http://[64:ff9b::a9fe:a9fe]/'];
+  const metadataLinks = [
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[fd00:ec2::254]/latest/meta-data/',
+    'http://100.100.100.200/latest/meta-data/',
+    'http://[::ffff:169.254.169.254]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+  ];
 
   test.each([
     ['LINKPREVIEW_ALLOW_PRIVATE_NETWORKS=true', { LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true' }],
@@ -129,8 +143,15 @@ describe('the metadata service is not one setting away', () => {
     const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'functions/start-local.ts'], {
       cwd: root,
       env: {
-        ...process.env, HOST: '127.0.0.1', PORT: '0', LINKPREVIEW_API_KEYS: 'k', LINKPREVIEW_ALLOW_LOOPBACK: 'true', LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'false',
-        LINKPREVIEW_LOG_LEVEL: 'info', LINKPREVIEW_SCREENSHOTS: 'off', LINKPREVIEW_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'linklens-warn-')),
+        ...process.env,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LINKPREVIEW_API_KEYS: 'k',
+        LINKPREVIEW_ALLOW_LOOPBACK: 'true',
+        LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'false',
+        LINKPREVIEW_LOG_LEVEL: 'info',
+        LINKPREVIEW_SCREENSHOTS: 'off',
+        LINKPREVIEW_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'linklens-warn-')),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -143,7 +164,9 @@ describe('the metadata service is not one setting away', () => {
             try {
               const entry = JSON.parse(line);
               if (entry.level === 'WARN') resolve(entry);
-            } catch { /* a partial line */ }
+            } catch {
+              /* a partial line */
+            }
           }
         });
         child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));

@@ -20,8 +20,8 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 import { LinkNotAllowedError } from '../../lib/errors';
-import { createFetcher, FetchFailure, type Fetcher, type FetcherDeps } from '../../lib/fetch/safe-fetch';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { createFetcher, type Fetcher, type FetcherDeps, FetchFailure } from '../../lib/fetch/safe-fetch';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../helpers/service';
 
 /** A real HTTP server on one forbidden loopback address that records every connection and request. */
@@ -52,7 +52,9 @@ async function startListener(address: string): Promise<Listener> {
       res.end(JSON.stringify({ icons: [{ src: '/manifest-icon.png', sizes: '128x128', type: 'image/png' }] }));
     } else if (path === '/oembed') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'photo', version: '1.0', thumbnail_url: `http://${authority}/oembed-thumb.png`, thumbnail_width: 400, thumbnail_height: 300 }));
+      res.end(
+        JSON.stringify({ type: 'photo', version: '1.0', thumbnail_url: `http://${authority}/oembed-thumb.png`, thumbnail_width: 400, thumbnail_height: 300 }),
+      );
     } else {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<title>internal</title>');
@@ -73,10 +75,11 @@ async function startListener(address: string): Promise<Listener> {
     port,
     authority: `${address.includes(':') ? `[${address}]` : address}:${port}`,
     hits,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -216,7 +219,9 @@ const listeners = new Map<string, Listener>();
 const target = (address: string) => listeners.get(address)!.authority;
 /** Every connection and request any forbidden listener saw (since the last reset). */
 const allHits = () => [...listeners.values()].flatMap((l) => l.hits);
-const resetHits = () => { for (const l of listeners.values()) l.hits.length = 0; };
+const resetHits = () => {
+  for (const l of listeners.values()) l.hits.length = 0;
+};
 
 const resolved: string[] = [];
 /** Every fetch the closed service's pipeline asked for, how it ended and, when refused, the URL refused (the hop). */
@@ -227,20 +232,33 @@ let opened: TestHandler;
 let closedService: () => TestHandler;
 
 beforeAll(async () => {
-  imagePng = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#3366cc' } }).png().toBuffer();
-  iconPng = await sharp({ create: { width: 128, height: 128, channels: 3, background: '#cc3366' } }).png().toBuffer();
+  imagePng = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
+  iconPng = await sharp({ create: { width: 128, height: 128, channels: 3, background: '#cc3366' } })
+    .png()
+    .toBuffer();
   site = await startFixtureServer();
   PORT = site.port;
   for (const address of new Set(CASES.map((c) => c.address))) listeners.set(address, await startListener(address));
 
-  for (const c of CASES) site.route(`/page/${CASES.indexOf(c)}`, { body: `<!doctype html><html lang="en"><head><title>Public page</title>${c.head(target(c.address))}</head><body><p>Hello</p></body></html>` });
+  for (const c of CASES)
+    site.route(`/page/${CASES.indexOf(c)}`, {
+      body: `<!doctype html><html lang="en"><head><title>Public page</title>${c.head(target(c.address))}</head><body><p>Hello</p></body></html>`,
+    });
   site.route('/app.webmanifest', {
     headers: { 'content-type': 'application/manifest+json' },
     body: JSON.stringify({ icons: [{ src: `http://${name('manifest-icon.test', target('127.0.0.7'))}/app-icon.png`, sizes: '192x192', type: 'image/png' }] }),
   });
   site.route('/oembed.json', {
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ type: 'photo', version: '1.0', thumbnail_url: `http://${target('127.0.0.9')}/thumbnail.png`, thumbnail_width: 400, thumbnail_height: 300 }),
+    body: JSON.stringify({
+      type: 'photo',
+      version: '1.0',
+      thumbnail_url: `http://${target('127.0.0.9')}/thumbnail.png`,
+      thumbnail_width: 400,
+      thumbnail_height: 300,
+    }),
   });
   site.route('/redirect/og.png', { status: 302, headers: { location: `http://${name('redirect-target.test', target('127.0.0.10'))}/redirected.png` } });
   site.route('/redirect/icon.png', { status: 302, headers: { location: `http://${target('127.0.0.11')}/redirected-icon.png` } });
@@ -263,17 +281,19 @@ beforeAll(async () => {
       throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
     },
   };
-  const recorded = (f: Fetcher): Fetcher => async (url, options) => {
-    try {
-      const res = await f(url, options);
-      calls.push({ url, outcome: 'fetched' });
-      return res;
-    } catch (err) {
-      const e = err as { details?: { url?: string }; trail?: string[] };
-      calls.push({ url, outcome: outcomeOf(err), refused: err instanceof LinkNotAllowedError ? e.details?.url : e.trail?.at(-1) });
-      throw err;
-    }
-  };
+  const recorded =
+    (f: Fetcher): Fetcher =>
+    async (url, options) => {
+      try {
+        const res = await f(url, options);
+        calls.push({ url, outcome: 'fetched' });
+        return res;
+      } catch (err) {
+        const e = err as { details?: { url?: string }; trail?: string[] };
+        calls.push({ url, outcome: outcomeOf(err), refused: err instanceof LinkNotAllowedError ? e.details?.url : e.trail?.at(-1) });
+        throw err;
+      }
+    };
   // The closed guard of production, with the one trusted fixture address.
   closedService = () => createTestHandler({ config: { allowPrivateNetworks: false, allowedPorts }, fetch: recorded(createFetcher(deps)) });
   closed = closedService();
@@ -334,7 +354,8 @@ test('all pages at once, on a fresh closed service: no listener touched, every n
     fresh.cleanup();
   }
   expect(allHits()).toEqual([]);
-  for (const host of ['og-image.test', 'ld-image.test', 'manifest.test', 'manifest-icon.test', 'oembed.test', 'redirect-target.test']) expect(resolved).toContain(host);
+  for (const host of ['og-image.test', 'ld-image.test', 'manifest.test', 'manifest-icon.test', 'oembed.test', 'redirect-target.test'])
+    expect(resolved).toContain(host);
   // localhost is refused by name before any lookup.
   expect(resolved).not.toContain('localhost');
   expect(calls.filter((x) => x.outcome === 'fetched').every((x) => x.url.startsWith(pub('/')))).toBe(true);

@@ -68,7 +68,10 @@ function deref(node: Json, pointer: string): { node: Json; pointer: string } {
   let p = pointer;
   for (let i = 0; i < 10 && n && typeof n.$ref === 'string'; i++) {
     p = (n.$ref as string).replace(/^#/, '');
-    n = p.split('/').slice(1).reduce((o: any, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], openApiDocument());
+    n = p
+      .split('/')
+      .slice(1)
+      .reduce((o: any, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], openApiDocument());
   }
   return { node: n, pointer: p };
 }
@@ -132,7 +135,10 @@ export function exchangeErrors(x: Exchange): string[] {
   } else {
     const allowed = path ? { 404: 'NotFound', 405: 'MethodNotAllowed' } : { 404: 'NotFound' };
     const name = (allowed as Record<number, string>)[x.status];
-    if (!name) return [`${where}: ${path ? `${x.method.toUpperCase()} ${path}` : 'the path'} is not documented, and the answer is not ${Object.keys(allowed).join(' or ')}`];
+    if (!name)
+      return [
+        `${where}: ${path ? `${x.method.toUpperCase()} ${path}` : 'the path'} is not documented, and the answer is not ${Object.keys(allowed).join(' or ')}`,
+      ];
     response = deref({ $ref: `#/components/responses/${name}` }, '');
   }
 
@@ -166,14 +172,22 @@ export function exchangeErrors(x: Exchange): string[] {
     const schema = deref(content[type].schema, at);
     if (type === 'application/json' || type.endsWith('+json')) {
       let parsed: unknown;
-      try { parsed = JSON.parse(body); } catch { errors.push(`${where}: the ${type} body is not JSON`); }
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        errors.push(`${where}: the ${type} body is not JSON`);
+      }
       if (parsed !== undefined) for (const e of schemaErrorsAt(schema.pointer, parsed)) errors.push(`${where}: body ${e}`);
     } else if (type === 'text/plain') {
       for (const e of schemaErrorsAt(schema.pointer, body)) errors.push(`${where}: body ${e}`);
       if (schema.node.contentMediaType === 'application/json' && schema.node.contentSchema) {
         const inner = deref(schema.node.contentSchema, `${schema.pointer}/contentSchema`);
         let parsed: unknown;
-        try { parsed = JSON.parse(body); } catch { errors.push(`${where}: the text/plain body is not the JSON text the document says`); }
+        try {
+          parsed = JSON.parse(body);
+        } catch {
+          errors.push(`${where}: the text/plain body is not the JSON text the document says`);
+        }
         if (parsed !== undefined) for (const e of schemaErrorsAt(inner.pointer, parsed)) errors.push(`${where}: body ${e}`);
       }
     }
@@ -187,8 +201,13 @@ export function exchangeErrors(x: Exchange): string[] {
     if (reqType === 'application/json' && rb.node.content?.[reqType]) {
       const at = deref(rb.node.content[reqType].schema, `${rb.pointer}/content/${escapePointer(reqType)}/schema`);
       let parsed: unknown;
-      try { parsed = JSON.parse(x.request.body); } catch { parsed = undefined; }
-      if (parsed !== undefined) for (const e of schemaErrorsAt(at.pointer, parsed)) errors.push(`${where}: the accepted request body does not match the document: ${e}`);
+      try {
+        parsed = JSON.parse(x.request.body);
+      } catch {
+        parsed = undefined;
+      }
+      if (parsed !== undefined)
+        for (const e of schemaErrorsAt(at.pointer, parsed)) errors.push(`${where}: the accepted request body does not match the document: ${e}`);
     }
   }
   return errors;

@@ -43,7 +43,10 @@ export async function startFixtureServer(routes: Record<string, RouteHandler | F
     res.writeHead(entry.status ?? 200, { 'content-type': 'text/html; charset=utf-8', ...entry.headers });
     res.end(entry.body ?? '');
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
@@ -51,12 +54,15 @@ export async function startFixtureServer(routes: Record<string, RouteHandler | F
     origin,
     port,
     url: (path = '/') => `${origin}${path}`,
-    route: (path, handler) => { table.set(path, handler); },
+    route: (path, handler) => {
+      table.set(path, handler);
+    },
     requests,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -12,7 +12,9 @@ module.exports = (request, options) => {
     if (request.startsWith('.') && request.endsWith('.js')) {
       try {
         return options.defaultResolver(`${request.slice(0, -3)}.ts`, options);
-      } catch { /* fall through */ }
+      } catch {
+        /* fall through */
+      }
     }
     return options.defaultResolver(request, { ...options, conditions: ESM_CONDITIONS });
   }

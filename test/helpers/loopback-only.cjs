@@ -6,12 +6,13 @@ const net = require('node:net');
 const dns = require('node:dns');
 
 const isLoopback = (address) => {
-  const a = String(address).replace(/^\[|\]$/g, '').toLowerCase();
+  const a = String(address)
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase();
   return /^127\.\d+\.\d+\.\d+$/.test(a) || a === '::1' || /^::ffff:127\.\d+\.\d+\.\d+$/.test(a) || a === '::ffff:7f00:1';
 };
 
-const blocked = (address) =>
-  Object.assign(new Error(`test safety net: connection to non-loopback address ${address} refused`), { code: 'EBLOCKEDBYTEST' });
+const blocked = (address) => Object.assign(new Error(`test safety net: connection to non-loopback address ${address} refused`), { code: 'EBLOCKEDBYTEST' });
 
 const original = net.Socket.prototype.connect;
 net.Socket.prototype.connect = function connect(...args) {

@@ -34,7 +34,11 @@ export async function startParameterStoreServer(): Promise<ParameterStoreServer>
   const count = (name: string) => reads.set(name, (reads.get(name) ?? 0) + 1);
 
   const answer = (res: http.ServerResponse, status: number, body: unknown, errorType?: string) => {
-    res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': `req-${requests.length}`, ...(errorType && { 'x-amzn-errortype': errorType }) });
+    res.writeHead(status, {
+      'content-type': 'application/x-amz-json-1.1',
+      'x-amzn-requestid': `req-${requests.length}`,
+      ...(errorType && { 'x-amzn-errortype': errorType }),
+    });
     res.end(JSON.stringify(body));
   };
 
@@ -49,7 +53,11 @@ export async function startParameterStoreServer(): Promise<ParameterStoreServer>
       secrets.set(name, { value, version: (secrets.get(name)?.version ?? 0) + 1 });
     },
     reads: (name) => reads.get(name) ?? 0,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 
   const server = http.createServer((req, res) => {
@@ -58,7 +66,11 @@ export async function startParameterStoreServer(): Promise<ParameterStoreServer>
     req.on('end', () => {
       const target = String(req.headers['x-amz-target'] ?? '');
       let body: Record<string, unknown> = {};
-      try { body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'); } catch { /* answered below */ }
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+      } catch {
+        /* answered below */
+      }
       requests.push({ target, body, signed: String(req.headers.authorization ?? '').startsWith('AWS4-HMAC-SHA256 ') });
       if (req.method !== 'POST' || !String(req.headers['content-type'] ?? '').startsWith('application/x-amz-json-1.1')) {
         answer(res, 400, { __type: 'SerializationException', message: 'expected POST with application/x-amz-json-1.1' }, 'SerializationException');
@@ -89,7 +101,13 @@ export async function startParameterStoreServer(): Promise<ParameterStoreServer>
         count(id);
         if (self.failing) return answer(res, 500, { __type: 'InternalServiceError', message: 'outage (test)' }, 'InternalServiceError');
         const s = secrets.get(id);
-        if (!s) return answer(res, 400, { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." }, 'ResourceNotFoundException');
+        if (!s)
+          return answer(
+            res,
+            400,
+            { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." },
+            'ResourceNotFoundException',
+          );
         return answer(res, 200, {
           ARN: `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${id}-AbCdEf`,
           Name: id,

@@ -11,18 +11,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, type Config } from '../../lib/config';
-import type { HandlerDeps, HttpResponse } from '../../lib/http/preview-handler';
-import { createApiHandler } from '../../lib/http/api-handler';
-import type { Log } from '../../lib/log';
+import { type LocalServer, startLocalServer } from '../../functions/local-server';
+import { buildLocalDeps } from '../../functions/wiring';
+import { type Config, loadConfig } from '../../lib/config';
 import type { Resolver } from '../../lib/fetch/address-guard';
 import { createFetcher, type Fetcher } from '../../lib/fetch/safe-fetch';
-import type { PlatformRegistry } from '../../lib/platforms/registry';
-import { buildLocalDeps } from '../../functions/wiring';
-import { startLocalServer, type LocalServer } from '../../functions/local-server';
-import { describeRequest } from '../../lib/http/event';
+import { createApiHandler } from '../../lib/http/api-handler';
 import { decodeBodyText, parseContentType } from '../../lib/http/body';
-import { assertConforms, assertExchange, exchangeErrors, isAssetPath, type Exchange } from './conformance';
+import { describeRequest } from '../../lib/http/event';
+import type { HandlerDeps, HttpResponse } from '../../lib/http/preview-handler';
+import type { Log } from '../../lib/log';
+import type { PlatformRegistry } from '../../lib/platforms/registry';
+import { assertConforms, assertExchange, type Exchange, exchangeErrors, isAssetPath } from './conformance';
 
 export const TEST_KEY = 'test-key-0123456789';
 
@@ -31,7 +31,9 @@ export const silentLog: Log = { debug() {}, info() {}, warn() {}, error() {} };
 /** A logger that records every line, for tests that check what is (not) logged. */
 export function recordingLog(): Log & { lines: { level: string; message: string; extra?: Record<string, unknown> }[] } {
   const lines: { level: string; message: string; extra?: Record<string, unknown> }[] = [];
-  const at = (level: string) => (message: string, extra?: Record<string, unknown>) => { lines.push({ level, message, extra }); };
+  const at = (level: string) => (message: string, extra?: Record<string, unknown>) => {
+    lines.push({ level, message, extra });
+  };
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -81,7 +83,9 @@ export interface TestHandler {
 }
 
 /** `platforms`: a registry of the test's own (an extra platform), used instead of the service's. */
-export function createTestHandler(options: { config?: Partial<Config>; resolver?: Resolver; log?: Log; fetch?: Fetcher; platforms?: PlatformRegistry } = {}): TestHandler {
+export function createTestHandler(
+  options: { config?: Partial<Config>; resolver?: Resolver; log?: Log; fetch?: Fetcher; platforms?: PlatformRegistry } = {},
+): TestHandler {
   const config = testConfig(options.config);
   const deps = {
     ...buildLocalDeps({ config, log: options.log ?? silentLog, baseUrl: () => 'http://assets.test', resolver: options.resolver, fetch: options.fetch }),
@@ -110,7 +114,11 @@ export function createTestHandler(options: { config?: Partial<Config>; resolver?
       const out = (await handler(event, { awsRequestId: 'lambda-req-1' })) as HttpResponse;
       assertExchange(lambdaExchange('POST', '/', undefined, out, event.headers['content-type'], bytes));
       let json: unknown;
-      try { json = JSON.parse(out.body); } catch { json = undefined; }
+      try {
+        json = JSON.parse(out.body);
+      } catch {
+        json = undefined;
+      }
       return { ...out, json };
     },
     cleanup: () => config.cleanup(),
@@ -124,7 +132,12 @@ export function httpApiEvent(headers: Record<string, string>, body: Buffer, meth
     rawPath,
     rawQueryString: '',
     headers,
-    requestContext: { http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'jest' }, requestId: 'apigw-req-1', stage: '$default', timeEpoch: Date.now() },
+    requestContext: {
+      http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'jest' },
+      requestId: 'apigw-req-1',
+      stage: '$default',
+      timeEpoch: Date.now(),
+    },
     body: body.toString('base64'),
     isBase64Encoded: true,
   };
@@ -136,8 +149,18 @@ function lambdaExchange(method: string, path: string, stage: string | undefined,
   try {
     const ct = parseContentType(contentType);
     if (ct.kind === 'json') request = { contentType, body: decodeBodyText(body.toString('base64'), true, ct.charset) };
-  } catch { /* a content type the service refuses: nothing was accepted */ }
-  return { method, path, stage, status: out.statusCode, headers: out.headers ?? {}, body: out.isBase64Encoded ? Buffer.from(out.body, 'base64') : out.body, request };
+  } catch {
+    /* a content type the service refuses: nothing was accepted */
+  }
+  return {
+    method,
+    path,
+    stage,
+    status: out.statusCode,
+    headers: out.headers ?? {},
+    body: out.isBase64Encoded ? Buffer.from(out.body, 'base64') : out.body,
+    request,
+  };
 }
 
 /**

@@ -5,13 +5,13 @@
  * from a recording JobRunner and from the loopback fixture's requests, never from the clock.
  */
 import sharp from 'sharp';
+import { buildLocalDeps } from '../../functions/wiring';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
-import type { Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
 import type { JobKind } from '../../lib/jobs/kinds';
+import type { Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
 import { PhaseTimer, timedJobRunner } from '../../lib/timing';
-import { buildLocalDeps } from '../../functions/wiring';
-import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service';
 
 /** Passes jobs on to the real runner and records, in order, each job submitted; screenshot jobs are answered here (no browser in tests). */
@@ -34,7 +34,10 @@ class RecordingRunner implements JobRunner {
       this.seen.get(job.kind)?.();
     }
     const shots = jobs.filter((j) => j.kind === 'screenshot');
-    const out = await this.inner.run(jobs.filter((j) => j.kind !== 'screenshot'), options);
+    const out = await this.inner.run(
+      jobs.filter((j) => j.kind !== 'screenshot'),
+      options,
+    );
     for (const j of shots) out.set(j.id, { id: j.id, ok: false, error: 'no browser in this test', ms: 0 });
     return out;
   }
@@ -47,7 +50,10 @@ let events: string[] = [];
 let releaseManifest: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
-  const png = (color: string, size: number) => sharp({ create: { width: size, height: size, channels: 3, background: color } }).png().toBuffer();
+  const png = (color: string, size: number) =>
+    sharp({ create: { width: size, height: size, channels: 3, background: color } })
+      .png()
+      .toBuffer();
   const [image, icon] = await Promise.all([png('#3366cc', 400), png('#cc3366', 192)]);
   site = await startFixtureServer({
     '/og': {
@@ -60,7 +66,10 @@ beforeAll(async () => {
       ),
     },
     '/title-only': { body: html('<title>Plain title</title><link rel="alternate" type="application/json+oembed" href="/oembed.json">', '<p>Body</p>', 'en') },
-    '/oembed.json': { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'rich', version: '1.0', title: 'The oEmbed title', provider_name: 'Provider' }) },
+    '/oembed.json': {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'rich', version: '1.0', title: 'The oEmbed title', provider_name: 'Provider' }),
+    },
     '/image.png': { headers: { 'content-type': 'image/png' }, body: image },
     '/manifest-icon.png': { headers: { 'content-type': 'image/png' }, body: icon },
   });
@@ -81,7 +90,10 @@ function service(overrides: Parameters<typeof testConfig>[0] = {}) {
   events = jobs.events;
   const handler = createApiHandler({ ...deps, jobs });
   const preview = async (link: string) => {
-    const out = (await handler(httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link }))), {})) as HttpResponse;
+    const out = (await handler(
+      httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link }))),
+      {},
+    )) as HttpResponse;
     return { record: JSON.parse(out.body), timing: out.headers['server-timing'] };
   };
   return { jobs, preview, cleanup: () => config.cleanup() };

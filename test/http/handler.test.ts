@@ -3,8 +3,8 @@
  * Authentication and Errors sections, through the real middy handler and local adapters.
  */
 import iconv from 'iconv-lite';
+import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, httpApiEvent, recordingLog, TEST_KEY, type TestHandler } from '../helpers/service';
-import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 
 let site: FixtureServer;
 let svc: TestHandler;
@@ -12,11 +12,20 @@ const json = (o: unknown) => JSON.stringify(o);
 
 beforeAll(async () => {
   site = await startFixtureServer({
-    '/article': { body: html('<title>Plain title</title><meta property="og:title" content="OG &amp; title"><meta name="description" content="  A   description "><meta property="og:description" content="The og description">', '<p>Body</p>', 'en-GB') },
+    '/article': {
+      body: html(
+        '<title>Plain title</title><meta property="og:title" content="OG &amp; title"><meta name="description" content="  A   description "><meta property="og:description" content="The og description">',
+        '<p>Body</p>',
+        'en-GB',
+      ),
+    },
     '/moved': { status: 301, headers: { location: '/article' } },
     '/gone': { status: 404, body: html('<title>Not here</title>') },
     '/oops': { status: 503, body: 'down' },
-    '/echo-lang': (req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(html(`<title>${req.headers['accept-language'] ?? 'none'}</title>`)); },
+    '/echo-lang': (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(html(`<title>${req.headers['accept-language'] ?? 'none'}</title>`));
+    },
     '/blank.html': { body: '<html><body></body></html>' },
   });
   svc = createTestHandler();
@@ -35,8 +44,16 @@ describe('rule 1: a valid, authorized request gets 200 and a Link record with ev
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     for (const f of REQUIRED) expect(res.json).toHaveProperty(f);
     expect(res.json).toMatchObject({
-      ok: true, status: 200, type: 'PAGE', url: site.url('/article'), domain: '127.0.0.1', redirected: false,
-      title: 'OG & title', description: 'The og description', language: 'en-GB', redirectionCount: 0,
+      ok: true,
+      status: 200,
+      type: 'PAGE',
+      url: site.url('/article'),
+      domain: '127.0.0.1',
+      redirected: false,
+      title: 'OG & title',
+      description: 'The og description',
+      language: 'en-GB',
+      redirectionCount: 0,
     });
     expect(Number.isSafeInteger(res.json.id)).toBe(true);
     expect(new Date(res.json.updatedAt).toISOString()).toBe(res.json.updatedAt);
@@ -54,8 +71,13 @@ describe('rule 1: a valid, authorized request gets 200 and a Link record with ev
   test('redirects: redirected, redirectionUrl, count and trail', async () => {
     const res = await svc.post(json({ link: site.url('/moved') }));
     expect(res.json).toMatchObject({
-      ok: true, status: 200, redirected: true, redirectionUrl: site.url('/article'), redirectionCount: 1,
-      redirectionTrail: [site.url('/moved'), site.url('/article')], url: site.url('/moved'),
+      ok: true,
+      status: 200,
+      redirected: true,
+      redirectionUrl: site.url('/article'),
+      redirectionCount: 1,
+      redirectionTrail: [site.url('/moved'), site.url('/article')],
+      url: site.url('/moved'),
     });
   });
 
@@ -237,13 +259,23 @@ describe('validation (rules 2, 3, 4)', () => {
 
   test('source defaults to API and the snapshot flags to true; JSON booleans and "false" strings are accepted', async () => {
     const { validatePreviewRequest } = await import('../../lib/contract/request');
-    expect(validatePreviewRequest({ link: 'https://example.com' })).toEqual({ link: 'https://example.com/', source: 'API', forceNewSnapshot: true, forceNewSnapshotRecursive: true });
-    expect(validatePreviewRequest({ link: 'https://example.com', source: 'WEB', forceNewSnapshot: 'false', forceNewSnapshotRecursive: false })).toMatchObject({ source: 'WEB', forceNewSnapshot: false, forceNewSnapshotRecursive: false });
+    expect(validatePreviewRequest({ link: 'https://example.com' })).toEqual({
+      link: 'https://example.com/',
+      source: 'API',
+      forceNewSnapshot: true,
+      forceNewSnapshotRecursive: true,
+    });
+    expect(validatePreviewRequest({ link: 'https://example.com', source: 'WEB', forceNewSnapshot: 'false', forceNewSnapshotRecursive: false })).toMatchObject({
+      source: 'WEB',
+      forceNewSnapshot: false,
+      forceNewSnapshotRecursive: false,
+    });
   });
 });
 
 describe('authentication', () => {
-  const noAuth = (headers: Record<string, string>) => svc.invoke(httpApiEvent({ 'content-type': 'application/json', ...headers }, Buffer.from(json({ link: site.url('/article') }))));
+  const noAuth = (headers: Record<string, string>) =>
+    svc.invoke(httpApiEvent({ 'content-type': 'application/json', ...headers }, Buffer.from(json({ link: site.url('/article') }))));
 
   test.each([
     [{}, 'missing'],
@@ -261,7 +293,8 @@ describe('authentication', () => {
 
   /** The status of one request to `h` with `authorization`. */
   const statusWith = async (h: TestHandler, authorization: string): Promise<number> =>
-    ((await h.invoke(httpApiEvent({ 'content-type': 'application/json', authorization }, Buffer.from(json({ link: site.url('/article') }))))) as any).statusCode;
+    ((await h.invoke(httpApiEvent({ 'content-type': 'application/json', authorization }, Buffer.from(json({ link: site.url('/article') }))))) as any)
+      .statusCode;
 
   test('the scheme is case-insensitive and every configured key works, not only the last', async () => {
     const three = createTestHandler({ config: { apiKeys: ['k1', 'k2', 'k3'] } });
@@ -314,11 +347,16 @@ describe('authentication', () => {
     const log = recordingLog();
     let failures = 0;
     const h = createTestHandler({ log });
-    h.deps.onAuthFailure = () => { failures++; };
+    h.deps.onAuthFailure = () => {
+      failures++;
+    };
     const { createPreviewHandler } = await import('../../lib/http/preview-handler');
     const handler = createPreviewHandler(h.deps);
     await handler(httpApiEvent({ 'content-type': 'application/json', authorization: 'Bearer not-the-key-SECRET' }, Buffer.from('{}')), {});
-    await handler(httpApiEvent({ 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, Buffer.from(json({ link: site.url('/article') }))), {});
+    await handler(
+      httpApiEvent({ 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, Buffer.from(json({ link: site.url('/article') }))),
+      {},
+    );
     h.cleanup();
     expect(failures).toBe(1);
     const logged = JSON.stringify(log.lines);
@@ -348,10 +386,12 @@ describe('response negotiation by Accept', () => {
     expect(res.statusCode).toBe(200);
     const boundary = /boundary=(.+)$/.exec(res.headers['content-type'])![1];
     const parts = res.body.split(`--${boundary}`).slice(1, -1);
-    const fields = Object.fromEntries(parts.map((p) => {
-      const [head, value] = p.split('\r\n\r\n');
-      return [/name="([^"]+)"/.exec(head)![1], { head, value: value.replace(/\r\n$/, '') }];
-    }));
+    const fields = Object.fromEntries(
+      parts.map((p) => {
+        const [head, value] = p.split('\r\n\r\n');
+        return [/name="([^"]+)"/.exec(head)![1], { head, value: value.replace(/\r\n$/, '') }];
+      }),
+    );
     expect(fields.title.value).toBe('OG & title');
     expect(fields.ok.value).toBe('true');
     expect(JSON.parse(fields.redirectionTrail.value)).toEqual([site.url('/moved'), site.url('/article')]);
@@ -393,7 +433,9 @@ describe('upstream failures are 200 records with ok:false (spec errors rule 6)',
   });
 
   test('a timeout -> ok:false, status 0', async () => {
-    site.route('/hang', () => { /* never answers */ });
+    site.route('/hang', () => {
+      /* never answers */
+    });
     const slow = createTestHandler({ config: { fetchTimeoutMs: 300 } });
     const res = await slow.post(json({ link: site.url('/hang') }));
     slow.cleanup();
@@ -416,8 +458,16 @@ describe('LINK_NOT_ALLOWED with the guard closed (the production default)', () =
   afterAll(() => closed.cleanup());
 
   test.each([
-    'http://127.0.0.1/', 'http://2130706433/', 'http://0x7f.0.0.1/', 'http://0177.0.0.1/', 'http://127.1/',
-    'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/', 'http://localhost/', 'http://localhost./',
+    'http://127.0.0.1/',
+    'http://2130706433/',
+    'http://0x7f.0.0.1/',
+    'http://0177.0.0.1/',
+    'http://127.1/',
+    'http://[::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://0.0.0.0/',
+    'http://localhost/',
+    'http://localhost./',
   ])('%s -> 400 LINK_NOT_ALLOWED', async (link) => {
     const res = await closed.post(json({ link }));
     expect(res.statusCode).toBe(400);
@@ -443,7 +493,9 @@ describe('errors, ids and timing on every response', () => {
   test('Server-Timing names each phase', async () => {
     const res = await svc.post(json({ link: site.url('/article') }));
     // The page's icon (its /favicon.ico) is an image job, its versions the content job; no sub-fetch, no screenshot.
-    expect(res.headers["server-timing"]).toMatch(/^fetch;dur=[\d.]+, extract;dur=[\d.]+, jobs;dur=[\d.]+, platform;dur=[\d.]+, images;dur=[\d.]+, content;dur=[\d.]+, total;dur=[\d.]+$/);
+    expect(res.headers['server-timing']).toMatch(
+      /^fetch;dur=[\d.]+, extract;dur=[\d.]+, jobs;dur=[\d.]+, platform;dur=[\d.]+, images;dur=[\d.]+, content;dur=[\d.]+, total;dur=[\d.]+$/,
+    );
     const bad = await svc.post(json({}));
     expect(bad.headers['server-timing']).toMatch(/total;dur=/);
   });
@@ -452,8 +504,16 @@ describe('errors, ids and timing on every response', () => {
     const log = recordingLog();
     const h = createTestHandler({ log });
     const { createPreviewHandler } = await import('../../lib/http/preview-handler');
-    const broken = createPreviewHandler({ ...h.deps, fetch: async () => { throw new TypeError('kaboom at secret/place.ts:12'); } });
-    const res = (await broken(httpApiEvent({ 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, Buffer.from(json({ link: site.url('/article') }))), {})) as any;
+    const broken = createPreviewHandler({
+      ...h.deps,
+      fetch: async () => {
+        throw new TypeError('kaboom at secret/place.ts:12');
+      },
+    });
+    const res = (await broken(
+      httpApiEvent({ 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, Buffer.from(json({ link: site.url('/article') }))),
+      {},
+    )) as any;
     h.cleanup();
     expect(res.statusCode).toBe(500);
     const body = JSON.parse(res.body);
@@ -468,7 +528,9 @@ describe('errors, ids and timing on every response', () => {
     const get = (await svc.invoke(httpApiEvent({ authorization: `Bearer ${TEST_KEY}` }, Buffer.alloc(0), 'GET'))) as any;
     expect(get.statusCode).toBe(405);
     expect(JSON.parse(get.body)).toMatchObject({ status: 405, errorCode: 'METHOD_NOT_ALLOWED' });
-    const other = (await svc.invoke(httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from('{}'), 'POST', '/v2'))) as any;
+    const other = (await svc.invoke(
+      httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from('{}'), 'POST', '/v2'),
+    )) as any;
     expect(other.statusCode).toBe(404);
   });
 });
@@ -476,11 +538,17 @@ describe('errors, ids and timing on every response', () => {
 describe('invocation shapes', () => {
   test('API Gateway REST (v1) event with mixed-case headers', async () => {
     const event = {
-      resource: '/', path: '/', httpMethod: 'POST',
+      resource: '/',
+      path: '/',
+      httpMethod: 'POST',
       headers: { Authorization: `Bearer ${TEST_KEY}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-      multiValueHeaders: {}, queryStringParameters: null, pathParameters: null, stageVariables: null,
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
       requestContext: { requestId: 'rest-req-9', stage: 'prod', path: '/prod/' },
-      body: json({ link: site.url('/article') }), isBase64Encoded: false,
+      body: json({ link: site.url('/article') }),
+      isBase64Encoded: false,
     };
     const res = (await svc.invoke(event)) as any;
     expect(res.statusCode).toBe(200);

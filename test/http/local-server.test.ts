@@ -4,10 +4,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { startTestServer, TEST_KEY } from '../helpers/service';
-import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import { startLocalServer } from '../../functions/local-server';
-import { silentLog } from '../helpers/service';
+import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
+import { silentLog, startTestServer, TEST_KEY } from '../helpers/service';
 
 let site: FixtureServer;
 beforeAll(async () => {
@@ -56,7 +55,11 @@ async function statusWithKey(url: string, key: string): Promise<number> {
 }
 
 test('every key of LINKPREVIEW_API_KEYS works over HTTP, not only the first or the last', async () => {
-  const server = await startLocalServer({ port: 0, env: { LINKPREVIEW_API_KEYS: 'alpha, beta,gamma', LINKPREVIEW_DATA_DIR: '/tmp/linklens-keys' }, log: silentLog });
+  const server = await startLocalServer({
+    port: 0,
+    env: { LINKPREVIEW_API_KEYS: 'alpha, beta,gamma', LINKPREVIEW_DATA_DIR: '/tmp/linklens-keys' },
+    log: silentLog,
+  });
   try {
     const seen: Record<string, number> = {};
     for (const key of ['alpha', 'beta', 'gamma', 'delta', 'alpha,beta']) seen[key] = await statusWithKey(server.url, key);
@@ -71,7 +74,11 @@ test('every key of LINKPREVIEW_API_KEY_HASHES works over HTTP, alongside the pla
   const { sha256Hex } = await import('../../lib/auth/key-store');
   const server = await startLocalServer({
     port: 0,
-    env: { LINKPREVIEW_API_KEYS: 'plain-one,plain-two', LINKPREVIEW_API_KEY_HASHES: `${sha256Hex('hashed-one')},${sha256Hex('hashed-two')}`, LINKPREVIEW_DATA_DIR: '/tmp/linklens-keys' },
+    env: {
+      LINKPREVIEW_API_KEYS: 'plain-one,plain-two',
+      LINKPREVIEW_API_KEY_HASHES: `${sha256Hex('hashed-one')},${sha256Hex('hashed-two')}`,
+      LINKPREVIEW_DATA_DIR: '/tmp/linklens-keys',
+    },
     log: silentLog,
   });
   try {
@@ -86,7 +93,11 @@ test('every key of LINKPREVIEW_API_KEY_HASHES works over HTTP, alongside the pla
 test('a body over 1 MB is refused with 413 and the error body', async () => {
   const server = await startTestServer();
   try {
-    const res = await fetch(`${server.url}/`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'text/plain' }, body: 'x'.repeat(1024 * 1024 + 10) });
+    const res = await fetch(`${server.url}/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'text/plain' },
+      body: 'x'.repeat(1024 * 1024 + 10),
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ ok: false, status: 413, errorCode: 'PAYLOAD_TOO_LARGE' });
   } finally {
@@ -99,18 +110,31 @@ test('a body over 1 MB is refused with 413 and the error body', async () => {
  * Streams a POST body over a raw socket (up to `total` bytes, or until the server stops it) and
  * reports the status line, what the client wrote, and what the server read off that connection.
  */
-async function streamUpload(server: { url: string; server: http.Server }, head: string, total: number): Promise<{ statusLine: string; sent: number; serverRead: number; response: string }> {
+async function streamUpload(
+  server: { url: string; server: http.Server },
+  head: string,
+  total: number,
+): Promise<{ statusLine: string; sent: number; serverRead: number; response: string }> {
   const { port } = new URL(server.url);
   const serverRead = new Promise<number>((resolve) => {
     server.server.once('connection', (s: net.Socket) => s.once('close', () => resolve(s.bytesRead)));
   });
   const sock = net.connect(Number(port), '127.0.0.1');
-  await new Promise<void>((resolve, reject) => { sock.once('connect', resolve); sock.once('error', reject); });
+  await new Promise<void>((resolve, reject) => {
+    sock.once('connect', resolve);
+    sock.once('error', reject);
+  });
   let response = '';
   let closed = false;
-  sock.on('data', (d) => { response += d.toString('latin1'); });
-  sock.on('error', () => { closed = true; });
-  sock.on('close', () => { closed = true; });
+  sock.on('data', (d) => {
+    response += d.toString('latin1');
+  });
+  sock.on('error', () => {
+    closed = true;
+  });
+  sock.on('close', () => {
+    closed = true;
+  });
   const chunked = /transfer-encoding: chunked/i.test(head);
   sock.write(head);
   const chunk = Buffer.alloc(64 * 1024, 'x');
@@ -119,7 +143,11 @@ async function streamUpload(server: { url: string; server: http.Server }, head: 
   while (sent < total && !closed) {
     const ok = sock.write(frame);
     sent += chunk.length;
-    if (!ok) await new Promise<void>((resolve) => { sock.once('drain', resolve); sock.once('close', resolve); });
+    if (!ok)
+      await new Promise<void>((resolve) => {
+        sock.once('drain', resolve);
+        sock.once('close', resolve);
+      });
   }
   if (!closed) sock.end(chunked ? '0\r\n\r\n' : '');
   const read = await serverRead;
@@ -139,7 +167,9 @@ test('the key is checked before the body: an unauthenticated POST over 1 MB is 4
     }
     // The routing answers that come before the key in the handler still come first.
     expect((await fetch(`${server.url}/nope`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: big })).status).toBe(404);
-    expect((await fetch(`${server.url}/`, { method: 'PUT', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'text/plain' }, body: big })).status).toBe(405);
+    expect(
+      (await fetch(`${server.url}/`, { method: 'PUT', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'text/plain' }, body: big })).status,
+    ).toBe(405);
   } finally {
     await server.close();
     server.cleanup();
@@ -152,7 +182,11 @@ test('an upload is read no further than the cap: 413 near 1 MB, 401 at once, nev
   const total = 48 * MB;
   try {
     // Chunked, with the key: read up to the cap, then 413 and the connection closed.
-    const keyed = await streamUpload(server, `POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n`, total);
+    const keyed = await streamUpload(
+      server,
+      `POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      total,
+    );
     expect(keyed.serverRead).toBeGreaterThan(1 * MB);
     expect(keyed.serverRead).toBeLessThan(3 * MB);
     expect(keyed.sent).toBeLessThan(total);
@@ -160,7 +194,11 @@ test('an upload is read no further than the cap: 413 near 1 MB, 401 at once, nev
     expect(keyed.response).toMatch(/\r\nconnection: close\r\n/i);
     expect(keyed.response).toContain('"errorCode":"PAYLOAD_TOO_LARGE"');
     // A declared Content-Length over the cap: 413 before the body is read.
-    const declared = await streamUpload(server, `POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: text/plain\r\nContent-Length: ${total}\r\n\r\n`, total);
+    const declared = await streamUpload(
+      server,
+      `POST / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: text/plain\r\nContent-Length: ${total}\r\n\r\n`,
+      total,
+    );
     expect(declared.serverRead).toBeLessThan(2 * MB);
     expect(declared.sent).toBeLessThan(total);
     expect(declared.statusLine).toBe('HTTP/1.1 413 Payload Too Large');
@@ -182,14 +220,22 @@ test('Expect: 100-continue: the body is asked for only when it will be read', as
   const server = await startTestServer();
   const { port } = new URL(server.url);
   /** Sends the head alone and returns the first answer's status line. */
-  const firstAnswer = (head: string) => new Promise<string>((resolve, reject) => {
-    const sock = net.connect(Number(port), '127.0.0.1', () => sock.write(head));
-    let got = '';
-    sock.on('data', (d) => { got += d.toString('latin1'); if (got.includes('\r\n')) { resolve(got.split('\r\n')[0]); sock.destroy(); } });
-    sock.on('error', reject);
-  });
+  const firstAnswer = (head: string) =>
+    new Promise<string>((resolve, reject) => {
+      const sock = net.connect(Number(port), '127.0.0.1', () => sock.write(head));
+      let got = '';
+      sock.on('data', (d) => {
+        got += d.toString('latin1');
+        if (got.includes('\r\n')) {
+          resolve(got.split('\r\n')[0]);
+          sock.destroy();
+        }
+      });
+      sock.on('error', reject);
+    });
   try {
-    const expect100 = (auth: string, length: number) => `POST / HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: text/plain\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
+    const expect100 = (auth: string, length: number) =>
+      `POST / HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: text/plain\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
     expect(await firstAnswer(expect100('', 10 * 1024 * 1024))).toBe('HTTP/1.1 401 Unauthorized');
     expect(await firstAnswer(expect100('Authorization: Bearer wrong\r\n', 100))).toBe('HTTP/1.1 401 Unauthorized');
     expect(await firstAnswer(expect100(`Authorization: Bearer ${TEST_KEY}\r\n`, 10 * 1024 * 1024))).toBe('HTTP/1.1 413 Payload Too Large');
@@ -214,7 +260,7 @@ function rawGet(base: string, rawPath: string): Promise<{ status: number; body: 
   });
 }
 
-test('/assets/: directories, the store\'s .meta.json files and anything outside assets/ are 404 in every spelling, never 500', async () => {
+test("/assets/: directories, the store's .meta.json files and anything outside assets/ are 404 in every spelling, never 500", async () => {
   const server = await startTestServer();
   try {
     await server.deps.blobs.put('assets/abc/medium.webp', Buffer.from('RIFF-MEDIUM-WEBP'), { contentType: 'image/webp' });
@@ -230,26 +276,71 @@ test('/assets/: directories, the store\'s .meta.json files and anything outside 
 
     const probes = [
       // directories
-      '/assets/', '/assets/abc/', '/assets/abc', '/assets/empty', '/assets/empty/', '/assets/abc/%2f', '/assets/%2fabc',
+      '/assets/',
+      '/assets/abc/',
+      '/assets/abc',
+      '/assets/empty',
+      '/assets/empty/',
+      '/assets/abc/%2f',
+      '/assets/%2fabc',
       // the metadata file, however spelled
-      '/assets/abc/medium.webp.meta.json', '/assets/abc/medium.webp.meta.json%2f', '/assets/abc/medium.webp.meta.json%2F',
-      '/assets/abc/medium.webp.meta.json/', '/assets/abc/medium.webp.meta.json/.', '/assets/abc/medium.webp.meta.json%2f.',
-      '/assets/abc/medium.webp.META.JSON', '/assets/abc/medium.webp.meta.json.', '/assets/abc/medium.webp.meta.json%20',
-      '/assets/abc/medium.webp.meta.json%00', '/assets/abc/medium.webp.meta.json::$DATA', '/assets/abc%2fmedium.webp.meta.json',
-      '/assets/abc/medium.webp.meta%2ejson', '/assets/abc/./medium.webp.meta.json', '/assets/abc//medium.webp.meta.json',
-      '/assets/abc/medium.webp.meta.json%5c', '/assets/abc/medium.webp.meta.json\\',
+      '/assets/abc/medium.webp.meta.json',
+      '/assets/abc/medium.webp.meta.json%2f',
+      '/assets/abc/medium.webp.meta.json%2F',
+      '/assets/abc/medium.webp.meta.json/',
+      '/assets/abc/medium.webp.meta.json/.',
+      '/assets/abc/medium.webp.meta.json%2f.',
+      '/assets/abc/medium.webp.META.JSON',
+      '/assets/abc/medium.webp.meta.json.',
+      '/assets/abc/medium.webp.meta.json%20',
+      '/assets/abc/medium.webp.meta.json%00',
+      '/assets/abc/medium.webp.meta.json::$DATA',
+      '/assets/abc%2fmedium.webp.meta.json',
+      '/assets/abc/medium.webp.meta%2ejson',
+      '/assets/abc/./medium.webp.meta.json',
+      '/assets/abc//medium.webp.meta.json',
+      '/assets/abc/medium.webp.meta.json%5c',
+      '/assets/abc/medium.webp.meta.json\\',
       // outside assets/
-      '/assets/../secret.txt', '/assets/%2e%2e/secret.txt', '/assets/%2E%2E/secret.txt', '/assets/..%2fsecret.txt',
-      '/assets/%2e%2e%2fsecret.txt', '/assets/abc/../../secret.txt', '/assets/abc/%2e%2e/%2e%2e/secret.txt',
-      '/assets/..%5csecret.txt', '/assets/..\\secret.txt', '/assets/%2e%2e%5csecret.txt', '/assets/abc\\..\\..\\secret.txt',
-      '/assets/%252e%252e/secret.txt', '/assets/.%2e/secret.txt', '/assets/%2e./jobs/j1/result.json', '/assets/../jobs/j1/result.json',
-      '/assets/..%2fjobs%2fj1%2fresult.json', '/assets/..%2f..%2f..%2f..%2f..%2fetc%2fpasswd', '/assets/%c0%ae%c0%ae/secret.txt',
-      '/assets/%2e%2e%00/secret.txt', '/assets/abc/%2e%2e%2f%2e%2e%2fsecret.txt',
+      '/assets/../secret.txt',
+      '/assets/%2e%2e/secret.txt',
+      '/assets/%2E%2E/secret.txt',
+      '/assets/..%2fsecret.txt',
+      '/assets/%2e%2e%2fsecret.txt',
+      '/assets/abc/../../secret.txt',
+      '/assets/abc/%2e%2e/%2e%2e/secret.txt',
+      '/assets/..%5csecret.txt',
+      '/assets/..\\secret.txt',
+      '/assets/%2e%2e%5csecret.txt',
+      '/assets/abc\\..\\..\\secret.txt',
+      '/assets/%252e%252e/secret.txt',
+      '/assets/.%2e/secret.txt',
+      '/assets/%2e./jobs/j1/result.json',
+      '/assets/../jobs/j1/result.json',
+      '/assets/..%2fjobs%2fj1%2fresult.json',
+      '/assets/..%2f..%2f..%2f..%2f..%2fetc%2fpasswd',
+      '/assets/%c0%ae%c0%ae/secret.txt',
+      '/assets/%2e%2e%00/secret.txt',
+      '/assets/abc/%2e%2e%2f%2e%2e%2fsecret.txt',
       // other non-canonical spellings of the real asset, and junk
-      '/assets//abc/medium.webp', '/assets/abc//medium.webp', '/assets/abc/medium.webp/', '/assets/./abc/medium.webp',
-      '/assets/abc/./medium.webp', '/assets/abc/medium.webp%00', '/assets/abc/medium.webp%00.png', '/assets/%00', '/assets/%',
-      '/assets/%zz', '/assets/%e0%a4%a', '/assets/.', '/assets/..', '/assets/%2e', '/assets/abc/medium.webp.',
-      '/assets/abc/medium.webp%20', '/assets/abc/medium.webp:x', '/assets/abc/medium.webp.tmp',
+      '/assets//abc/medium.webp',
+      '/assets/abc//medium.webp',
+      '/assets/abc/medium.webp/',
+      '/assets/./abc/medium.webp',
+      '/assets/abc/./medium.webp',
+      '/assets/abc/medium.webp%00',
+      '/assets/abc/medium.webp%00.png',
+      '/assets/%00',
+      '/assets/%',
+      '/assets/%zz',
+      '/assets/%e0%a4%a',
+      '/assets/.',
+      '/assets/..',
+      '/assets/%2e',
+      '/assets/abc/medium.webp.',
+      '/assets/abc/medium.webp%20',
+      '/assets/abc/medium.webp:x',
+      '/assets/abc/medium.webp.tmp',
     ];
     for (const probe of probes) {
       const res = await rawGet(server.url, probe);
@@ -268,7 +359,10 @@ test('/assets/: directories, the store\'s .meta.json files and anything outside 
 test('/assets/ serves stored blobs with Content-Type, ETag, immutable caching and 304; nothing else', async () => {
   const server = await startTestServer();
   try {
-    await server.deps.blobs.put('assets/abc/thumbnail.webp', Buffer.from('RIFF....WEBP'), { contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
+    await server.deps.blobs.put('assets/abc/thumbnail.webp', Buffer.from('RIFF....WEBP'), {
+      contentType: 'image/webp',
+      cacheControl: 'public, max-age=31536000, immutable',
+    });
     const url = server.deps.blobs.publicUrl('assets/abc/thumbnail.webp');
     expect(url).toBe(`${server.url}/assets/abc/thumbnail.webp`);
     const res = await fetch(url);
@@ -292,13 +386,24 @@ test('`npm start` (functions/start-local.ts) honours HOST, PORT and LINKPREVIEW_
   const root = path.resolve(__dirname, '../..');
   const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'functions/start-local.ts'], {
     cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LINKPREVIEW_API_KEYS: 'cli-key', LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true', LINKPREVIEW_LOG_LEVEL: 'silent', LINKPREVIEW_DATA_DIR: '/tmp/linklens-start-test' },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LINKPREVIEW_API_KEYS: 'cli-key',
+      LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true',
+      LINKPREVIEW_LOG_LEVEL: 'silent',
+      LINKPREVIEW_DATA_DIR: '/tmp/linklens-start-test',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
     const line = await new Promise<string>((resolve, reject) => {
       let out = '';
-      child.stdout.on('data', (d) => { out += d; if (out.includes('\n')) resolve(out.trim()); });
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve(out.trim());
+      });
       child.on('exit', (code) => reject(new Error(`exited ${code}`)));
       setTimeout(() => reject(new Error(`no start line: ${out}`)), 20_000);
     });
@@ -317,7 +422,11 @@ test('an invalid configuration stops start-up with a message naming the variable
   expect(() => loadConfig({ LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'maybe' })).toThrow(ConfigError);
   expect(() => loadConfig({ LINKPREVIEW_FETCH_TIMEOUT_MS: 'soon' })).toThrow(/LINKPREVIEW_FETCH_TIMEOUT_MS/);
   expect(() => loadConfig({ LINKPREVIEW_API_KEY_HASHES: 'nothex' })).toThrow(/LINKPREVIEW_API_KEY_HASHES/);
-  expect(loadConfig({ LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true', LINKPREVIEW_API_KEYS: 'a,b', LINKPREVIEW_ALLOWED_PORTS: '8080' })).toMatchObject({ allowPrivateNetworks: true, apiKeys: ['a', 'b'], allowedPorts: [8080] });
+  expect(loadConfig({ LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: 'true', LINKPREVIEW_API_KEYS: 'a,b', LINKPREVIEW_ALLOWED_PORTS: '8080' })).toMatchObject({
+    allowPrivateNetworks: true,
+    apiKeys: ['a', 'b'],
+    allowedPorts: [8080],
+  });
   expect(loadConfig({}).allowPrivateNetworks).toBe(false);
   // HOST and PORT are settings too: a port that is not one stops the local server before it listens.
   expect(loadConfig({ HOST: '0.0.0.0', PORT: '8080' })).toMatchObject({ host: '0.0.0.0', port: 8080 });

@@ -4,12 +4,12 @@
  * made outside the preview handler included (413, /status, /openapi.json, assets, overload, 500s).
  */
 import type http from 'node:http';
+import { buildLocalDeps } from '../../functions/wiring';
 import { createApiHandler } from '../../lib/http/api-handler';
 import { ConcurrencyGate } from '../../lib/http/overload';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { KeyStore } from '../../lib/ports';
-import { buildLocalDeps } from '../../functions/wiring';
-import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { httpApiEvent, silentLog, startTestServer, TEST_KEY, testConfig } from '../helpers/service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -22,7 +22,9 @@ beforeAll(async () => {
     '/': { body: html('<title>Headers page</title>') },
     // Answers only when the test lets it: a preview held in flight.
     '/held': async (_req: http.IncomingMessage, res: http.ServerResponse) => {
-      await new Promise<void>((resolve) => { releaseHeld = resolve; });
+      await new Promise<void>((resolve) => {
+        releaseHeld = resolve;
+      });
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(html('<title>Held</title>'));
     },
@@ -38,7 +40,9 @@ function breakKeys(keys: KeyStore, failing: (call: number) => boolean): () => vo
     if (failing(++calls)) throw new Error('key store down');
     return verify(key);
   };
-  return () => { keys.verify = verify; };
+  return () => {
+    keys.verify = verify;
+  };
 }
 
 test('the local server: every kind of answer has x-request-id and Server-Timing', async () => {
@@ -83,7 +87,11 @@ test('the local server: every kind of answer has x-request-id and Server-Timing'
     await check('unsupported media type', 400, '/', keyed('<link/>', { 'content-type': 'application/xml' }));
     await check('unsupported charset', 400, '/', keyed(site.url('/'), { 'content-type': 'text/plain; charset=utf-7' }));
     await check('no key', 401, '/', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: site.url('/') });
-    await check('wrong key, over the cap', 401, '/', { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'text/plain' }, body: 'x'.repeat(2 * 1024 * 1024) });
+    await check('wrong key, over the cap', 401, '/', {
+      method: 'POST',
+      headers: { authorization: 'Bearer nope', 'content-type': 'text/plain' },
+      body: 'x'.repeat(2 * 1024 * 1024),
+    });
     await check('no such path', 404, '/nope', keyed(site.url('/')));
     await check('no such path (GET)', 404, '/nope');
     await check('method', 405, '/');
@@ -116,7 +124,7 @@ test('the local server: every kind of answer has x-request-id and Server-Timing'
   expect([...new Set(seen.values())].sort()).toEqual([200, 304, 400, 401, 404, 405, 406, 413, 500, 503]);
 });
 
-test('the Lambda\'s API handler: every HTTP answer has x-request-id and Server-Timing', async () => {
+test("the Lambda's API handler: every HTTP answer has x-request-id and Server-Timing", async () => {
   const config = testConfig();
   try {
     const deps = buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' });

@@ -5,23 +5,35 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { buildLocalDeps } from '../../functions/wiring';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { BlobStore, JobRunner, PutOptions, RunOptions } from '../../lib/ports';
-import { buildLocalDeps } from '../../functions/wiring';
 import { httpApiEvent, silentLog, startTestServer, TEST_KEY, testConfig } from '../helpers/service';
 
 /** Wraps a blob store and a job runner and records every call. */
 function counting(blobs: BlobStore, jobs: JobRunner) {
   const calls = { put: [] as string[], get: [] as string[], has: [] as string[], run: [] as RunOptions[] };
   const countedBlobs: BlobStore = {
-    put: (key: string, body: Buffer | string, options: PutOptions) => { calls.put.push(key); return blobs.put(key, body, options); },
-    get: (key: string) => { calls.get.push(key); return blobs.get(key); },
-    has: (key: string) => { calls.has.push(key); return blobs.has(key); },
+    put: (key: string, body: Buffer | string, options: PutOptions) => {
+      calls.put.push(key);
+      return blobs.put(key, body, options);
+    },
+    get: (key: string) => {
+      calls.get.push(key);
+      return blobs.get(key);
+    },
+    has: (key: string) => {
+      calls.has.push(key);
+      return blobs.has(key);
+    },
     publicUrl: (key: string) => blobs.publicUrl(key),
   };
   const countedJobs: JobRunner = {
-    run: (j, options) => { calls.run.push(options); return jobs.run(j, options); },
+    run: (j, options) => {
+      calls.run.push(options);
+      return jobs.run(j, options);
+    },
   };
   return { calls, blobs: countedBlobs, jobs: countedJobs };
 }
@@ -35,15 +47,22 @@ function interleavingBlobs(puts: number): BlobStore & { keys(): string[] } {
   const data = new Map<string, string>();
   let made = 0;
   let release!: () => void;
-  const allMade = new Promise<void>((r) => { release = r; });
+  const allMade = new Promise<void>((r) => {
+    release = r;
+  });
   return {
     async put(key, body) {
       data.set(key, body.toString());
       if (++made >= puts) release();
       await Promise.race([allMade, new Promise((r) => setTimeout(r, 1000))]);
     },
-    async get(key) { const v = data.get(key); return v === undefined ? undefined : Buffer.from(v); },
-    async has(key) { return data.has(key); },
+    async get(key) {
+      const v = data.get(key);
+      return v === undefined ? undefined : Buffer.from(v);
+    },
+    async has(key) {
+      return data.has(key);
+    },
     publicUrl: (key) => `http://assets.test/${key}`,
     keys: () => [...data.keys()],
   };
@@ -54,7 +73,14 @@ function setup(over: { blobs?: BlobStore; jobs?: JobRunner } = {}) {
   const base = buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' });
   const c = counting(over.blobs ?? base.blobs, over.jobs ?? base.jobs);
   let authFailures = 0;
-  const handler = createApiHandler({ ...base, blobs: c.blobs, jobs: c.jobs, onAuthFailure: () => { authFailures++; } });
+  const handler = createApiHandler({
+    ...base,
+    blobs: c.blobs,
+    jobs: c.jobs,
+    onAuthFailure: () => {
+      authFailures++;
+    },
+  });
   const call = async (event: unknown) => {
     const res = (await handler(event, { awsRequestId: 'lambda-req-1' })) as HttpResponse;
     return { ...res, json: JSON.parse(res.body) };
@@ -103,7 +129,9 @@ describe('GET /status without a key: liveness and configuration only', () => {
   });
 
   test('a broken blob store and job runner do not change the anonymous answer (they are not touched)', async () => {
-    const boom = async (): Promise<never> => { throw new Error('down'); };
+    const boom = async (): Promise<never> => {
+      throw new Error('down');
+    };
     const s = setup({
       blobs: { put: boom, get: boom, has: boom, publicUrl: (k) => k },
       jobs: { run: boom as unknown as JobRunner['run'] },
@@ -208,7 +236,9 @@ describe('GET /status with a wrong key: 401 like POST /', () => {
   test('the same wrong key on POST / gets the same errorCode', async () => {
     const s = setup();
     try {
-      const post = await s.call(httpApiEvent({ authorization: 'Bearer not-the-key', 'content-type': 'application/json' }, Buffer.from('{"link":"https://example.com/"}')));
+      const post = await s.call(
+        httpApiEvent({ authorization: 'Bearer not-the-key', 'content-type': 'application/json' }, Buffer.from('{"link":"https://example.com/"}')),
+      );
       const status = await s.get('/status', { authorization: 'Bearer not-the-key' });
       expect(status.statusCode).toBe(post.statusCode);
       expect(status.json.errorCode).toBe(post.json.errorCode);
@@ -220,21 +250,24 @@ describe('GET /status with a wrong key: 401 like POST /', () => {
 });
 
 describe('only the exact path is /status', () => {
-  test.each(['/x/status', '/statusx', '/status/x', '/v1/status', '/prod/status'])('GET %s is 404 NOT_FOUND (stage $default), with or without a key', async (p) => {
-    const s = setup();
-    try {
-      for (const headers of [{}, { authorization: `Bearer ${TEST_KEY}` }] as Record<string, string>[]) {
-        const res = await s.get(p, headers);
-        expect(res.statusCode).toBe(404);
-        expect(res.json).toMatchObject({ ok: false, status: 404, errorCode: 'NOT_FOUND' });
-        expect(res.json.deep).toBeUndefined();
+  test.each(['/x/status', '/statusx', '/status/x', '/v1/status', '/prod/status'])(
+    'GET %s is 404 NOT_FOUND (stage $default), with or without a key',
+    async (p) => {
+      const s = setup();
+      try {
+        for (const headers of [{}, { authorization: `Bearer ${TEST_KEY}` }] as Record<string, string>[]) {
+          const res = await s.get(p, headers);
+          expect(res.statusCode).toBe(404);
+          expect(res.json).toMatchObject({ ok: false, status: 404, errorCode: 'NOT_FOUND' });
+          expect(res.json.deep).toBeUndefined();
+        }
+        expect(s.calls.put).toEqual([]);
+        expect(s.calls.run).toEqual([]);
+      } finally {
+        s.cleanup();
       }
-      expect(s.calls.put).toEqual([]);
-      expect(s.calls.run).toEqual([]);
-    } finally {
-      s.cleanup();
-    }
-  });
+    },
+  );
 
   test('the stage prefix of a named HTTP API stage is removed, as for POST /', async () => {
     const s = setup();
@@ -269,8 +302,17 @@ describe('only the exact path is /status', () => {
   test('API Gateway REST (v1): path is /status without the stage', async () => {
     const s = setup();
     const rest = (p: string) => ({
-      resource: p, path: p, httpMethod: 'GET', headers: {}, multiValueHeaders: {}, queryStringParameters: null, pathParameters: null, stageVariables: null,
-      requestContext: { requestId: 'rest-req-1', stage: 'prod', path: `/prod${p}` }, body: null, isBase64Encoded: false,
+      resource: p,
+      path: p,
+      httpMethod: 'GET',
+      headers: {},
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+      requestContext: { requestId: 'rest-req-1', stage: 'prod', path: `/prod${p}` },
+      body: null,
+      isBase64Encoded: false,
     });
     try {
       const ok = await s.call(rest('/status'));

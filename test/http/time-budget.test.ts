@@ -8,34 +8,41 @@
  * closes it), and the preview log line says `outOfTime` when the whole budget ran out. No elapsed
  * time is asserted; `npm run bench -- hostile` prints how long a stalled page and a stalled image take.
  */
-import type { Config } from '../../lib/config';
-import { TimeBudget, budgetedFetcher } from '../../lib/budget';
-import { OEMBED_LIMITS } from '../../lib/extract/oembed';
-import { SUBFETCH_LIMITS } from '../../lib/extract/extract-page';
-import { FetchFailure, type Fetcher } from '../../lib/fetch/safe-fetch';
-import type { HttpResponse } from '../../lib/http/preview-handler';
-import { createApiHandler } from '../../lib/http/api-handler';
-import type { JobRunner } from '../../lib/ports';
-import { createLambdaPreviewHandler } from '../../functions/preview';
+
+import type http from 'node:http';
 import { InvocationBudget } from '../../functions/aws-deps';
 import { createObservability } from '../../functions/observability';
+import { createLambdaPreviewHandler } from '../../functions/preview';
+import { buildLocalDeps } from '../../functions/wiring';
+import { budgetedFetcher, TimeBudget } from '../../lib/budget';
+import type { Config } from '../../lib/config';
+import { SUBFETCH_LIMITS } from '../../lib/extract/extract-page';
+import { OEMBED_LIMITS } from '../../lib/extract/oembed';
+import { type Fetcher, FetchFailure } from '../../lib/fetch/safe-fetch';
+import { createApiHandler } from '../../lib/http/api-handler';
+import type { HttpResponse } from '../../lib/http/preview-handler';
+import type { JobRunner } from '../../lib/ports';
 import { html } from '../helpers/fixture-server';
 import { createTestHandler, httpApiEvent, recordingLog, silentLog, TEST_KEY } from '../helpers/service';
-import { buildLocalDeps } from '../../functions/wiring';
 import { image, page, startWorld, type World } from '../platforms/harness';
-import type http from 'node:http';
 
 const BUDGET_MS = 1500;
 const SLOW: Partial<Config> = { jobDeadlineMs: BUDGET_MS, fetchTimeoutMs: 20_000, recordDeadlineMs: 20_000 };
 
 /** A stalled upstream request: its response, and when our side closed its connection. */
-interface Stall { path: string; res: http.ServerResponse; closedByClient: Promise<void> }
+interface Stall {
+  path: string;
+  res: http.ServerResponse;
+  closedByClient: Promise<void>;
+}
 const stalls: Stall[] = [];
 function track(req: http.IncomingMessage, res: http.ServerResponse): void {
   stalls.push({ path: req.url ?? '/', res, closedByClient: new Promise<void>((resolve) => res.on('close', () => resolve())) });
 }
 /** Never answers. */
-const stall = (req: http.IncomingMessage, res: http.ServerResponse) => { track(req, res); /* the socket stays open until the client closes it */ };
+const stall = (req: http.IncomingMessage, res: http.ServerResponse) => {
+  track(req, res); /* the socket stays open until the client closes it */
+};
 /** Answers the headers and the start of the body, then stalls. */
 const stallAfter = (contentType: string, start: string | Buffer) => (req: http.IncomingMessage, res: http.ServerResponse) => {
   track(req, res);
@@ -58,7 +65,13 @@ beforeAll(async () => {
   const s = w.server;
   // The page fetch.
   s.route('/page-stalls', stall);
-  s.route('/body-stalls', stallAfter('text/html; charset=utf-8', '<!doctype html><html><head><title>Known before the stall</title><meta name="description" content="Head arrived"></head><body><p>'));
+  s.route(
+    '/body-stalls',
+    stallAfter(
+      'text/html; charset=utf-8',
+      '<!doctype html><html><head><title>Known before the stall</title><meta name="description" content="Head arrived"></head><body><p>',
+    ),
+  );
   // A redirect hop's target.
   s.route('/hop', { status: 302, headers: { location: '/hop-target' } });
   s.route('/hop-target', stall);
@@ -76,7 +89,14 @@ beforeAll(async () => {
   s.route('/gh-api/repos/short/kite', stall);
   s.route('/gh/short/kite', stall);
   // Sub-fetches: the oEmbed endpoint and the manifest stall.
-  s.route('/with-oembed', page(html(`<title>Page with an oEmbed</title><link rel="alternate" type="application/json+oembed" href="/oembed-stalls"><link rel="manifest" href="/manifest-stalls">`)));
+  s.route(
+    '/with-oembed',
+    page(
+      html(
+        `<title>Page with an oEmbed</title><link rel="alternate" type="application/json+oembed" href="/oembed-stalls"><link rel="manifest" href="/manifest-stalls">`,
+      ),
+    ),
+  );
   s.route('/oembed-stalls', stall);
   s.route('/manifest-stalls', stallAfter('application/manifest+json', '{"name":'));
   // A job: the og:image never finishes downloading (the icon does).
@@ -163,7 +183,13 @@ describe('each phase stalls in turn: a 200 with the record so far, at the budget
   test("a short link's second resolution stalls: the page already fetched is read generically", async () => {
     const { res, record, stalls: stalled, logged } = await preview('https://sho.rt/kite');
     expect(res.statusCode).toBe(200);
-    expect(record).toMatchObject({ ok: true, type: 'PAGE', title: 'Fetched through the short link', redirected: true, redirectionUrl: 'https://github.com/short/kite' });
+    expect(record).toMatchObject({
+      ok: true,
+      type: 'PAGE',
+      title: 'Fetched through the short link',
+      redirected: true,
+      redirectionUrl: 'https://github.com/short/kite',
+    });
     expect(w.asked()).toContain('/gh-api/repos/short/kite');
     // The second resolution's slice ended its stalled API call; the page already fetched was read in the rest.
     await expectStopped(stalled, ['/gh-api/repos/short/kite']);
@@ -193,11 +219,22 @@ describe('each phase stalls in turn: a 200 with the record so far, at the budget
 describe('a phase that ignores the budget', () => {
   test('a job runner that never answers: the record so far goes out just after the budget', async () => {
     let asked = 0;
-    const never: JobRunner = { run: () => { asked++; return new Promise(() => {}); } };
+    const never: JobRunner = {
+      run: () => {
+        asked++;
+        return new Promise(() => {});
+      },
+    };
     const stuckLog = recordingLog();
     const h = createTestHandler({ config: SLOW });
     const handler = createApiHandler({ ...h.deps, jobs: never, log: stuckLog });
-    const out = (await handler(httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link: w.server.url('/with-image') }))), { awsRequestId: 'stuck' })) as HttpResponse;
+    const out = (await handler(
+      httpApiEvent(
+        { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+        Buffer.from(JSON.stringify({ link: w.server.url('/with-image') })),
+      ),
+      { awsRequestId: 'stuck' },
+    )) as HttpResponse;
     h.cleanup();
     expect(out.statusCode).toBe(200);
     expect(JSON.parse(out.body)).toMatchObject({ ok: true, type: 'PAGE', title: 'Page with a slow image' });
@@ -211,8 +248,16 @@ describe('the Lambda: the budget is cut to the invocation remaining time', () =>
   test('createLambdaPreviewHandler with 3 s left answers a 200 before they run out, whatever the configured budget', async () => {
     const config = { ...w.handler.config, jobDeadlineMs: 25_000 };
     const deps = buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' });
-    const handler = createLambdaPreviewHandler({ config, obs: createObservability('linklens-budget-test', { ...config, logLevel: 'silent' }), budget: new InvocationBudget(config.jobDeadlineMs), deps });
-    const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link: w.server.url('/page-stalls') })));
+    const handler = createLambdaPreviewHandler({
+      config,
+      obs: createObservability('linklens-budget-test', { ...config, logLevel: 'silent' }),
+      budget: new InvocationBudget(config.jobDeadlineMs),
+      deps,
+    });
+    const event = httpApiEvent(
+      { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+      Buffer.from(JSON.stringify({ link: w.server.url('/page-stalls') })),
+    );
     const before = stalls.length;
     const invocationEnds = Date.now() + 3000;
     const out = (await handler(event, { awsRequestId: 'lambda-short', getRemainingTimeInMillis: () => invocationEnds - Date.now() } as never)) as HttpResponse;

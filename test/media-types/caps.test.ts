@@ -9,25 +9,31 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { startFixtureServer } from '../helpers/fixture-server';
+import { buildFetcher } from '../../functions/wiring';
+import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { computeWaveform } from '../../lib/media/audio';
 import { fileNameOf } from '../../lib/media/media-fetch';
 import { describePdf, withinInflateBudget } from '../../lib/media/pdf';
-import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
-import { buildFetcher } from '../../functions/wiring';
-import { testConfig } from '../helpers/service';
 import { probeFile } from '../../lib/media/probe';
 import { ffmpegBinary, runTool, ToolError } from '../../lib/media/run-tool';
 import { countWords, firstHeadingLine, leadSentences, readingMinutes } from '../../lib/media/text';
+import { startFixtureServer } from '../helpers/fixture-server';
+import { testConfig } from '../helpers/service';
 import * as fx from './fixtures';
 
 let dir: string;
-beforeAll(async () => { dir = await mkdtemp(path.join(tmpdir(), 'linklens-caps-')); });
-afterAll(async () => { await rm(dir, { recursive: true, force: true }); });
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'linklens-caps-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
 
 test('a decoder running past its time cap is killed and reported as timed out', async () => {
   // An endless live source: only the 300 ms cap can end it.
-  const err = await runTool(await ffmpegBinary(), ['-v', 'error', '-re', '-f', 'lavfi', '-i', 'sine=frequency=440', '-f', 'null', '-'], { timeoutMs: 300 }).catch((e: unknown) => e);
+  const err = await runTool(await ffmpegBinary(), ['-v', 'error', '-re', '-f', 'lavfi', '-i', 'sine=frequency=440', '-f', 'null', '-'], {
+    timeoutMs: 300,
+  }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ToolError);
   expect((err as ToolError).timedOut).toBe(true);
   expect((err as ToolError).transient).toBe(true);
@@ -37,15 +43,39 @@ test('an aborted job kills its decoder', async () => {
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 200);
   // The abort, not the 10 s cap, ended it: the error is the abort's, not a timeout.
-  const err = await runTool(await ffmpegBinary(), ['-v', 'error', '-re', '-f', 'lavfi', '-i', 'sine=frequency=440', '-f', 'null', '-'], { timeoutMs: 10_000, signal: controller.signal }).catch((e: unknown) => e);
+  const err = await runTool(await ffmpegBinary(), ['-v', 'error', '-re', '-f', 'lavfi', '-i', 'sine=frequency=440', '-f', 'null', '-'], {
+    timeoutMs: 10_000,
+    signal: controller.signal,
+  }).catch((e: unknown) => e);
   expect((err as Error).message).toBe('aborted');
   expect((err as ToolError).timedOut).not.toBe(true);
   expect((err as ToolError).transient).toBe(true);
 });
 
 test('the waveform decodes at most maxSeconds: a tone then silence looks loud throughout when capped at the tone', async () => {
-  const tone = await fx.ffmpegMake(['-f', 'lavfi', '-i', 'sine=frequency=300:duration=1:sample_rate=8000', '-f', 'lavfi', '-t', '1', '-i', 'anullsrc=r=8000:cl=mono',
-    '-filter_complex', '[0:a][1:a]concat=n=2:v=0:a=1', '-ac', '1', '-c:a', 'pcm_s16le', '-f', 'wav'], 'x.wav');
+  const tone = await fx.ffmpegMake(
+    [
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=300:duration=1:sample_rate=8000',
+      '-f',
+      'lavfi',
+      '-t',
+      '1',
+      '-i',
+      'anullsrc=r=8000:cl=mono',
+      '-filter_complex',
+      '[0:a][1:a]concat=n=2:v=0:a=1',
+      '-ac',
+      '1',
+      '-c:a',
+      'pcm_s16le',
+      '-f',
+      'wav',
+    ],
+    'x.wav',
+  );
   const file = path.join(dir, 'tone-then-silence.wav');
   await writeFile(file, tone);
   const full = (await computeWaveform(file, { maxSeconds: 60, timeoutMs: 5000 }))!;
@@ -73,7 +103,11 @@ test('a playlist cannot make the decoders open a URL or another file', async () 
 
 test('the Flate budget passes ordinary PDFs and stops a bomb', () => {
   expect(withinInflateBudget(fx.makePdf({ pages: fx.proseDocument(2) }), 1024 * 1024)).toBe(true);
-  const bomb = Buffer.concat([Buffer.from('%PDF-1.4\n1 0 obj\n<< /Filter /FlateDecode /Length 1 >>\nstream\n'), deflateSync(Buffer.alloc(8 * 1024 * 1024)), Buffer.from('\nendstream\nendobj\n')]);
+  const bomb = Buffer.concat([
+    Buffer.from('%PDF-1.4\n1 0 obj\n<< /Filter /FlateDecode /Length 1 >>\nstream\n'),
+    deflateSync(Buffer.alloc(8 * 1024 * 1024)),
+    Buffer.from('\nendstream\nendobj\n'),
+  ]);
   expect(withinInflateBudget(bomb, 1024 * 1024)).toBe(false);
   expect(withinInflateBudget(bomb, 16 * 1024 * 1024)).toBe(true);
 });
@@ -86,7 +120,9 @@ test('hostile: a small PDF that keeps pdf.js busy is stopped at the decode cap i
   // Ticks of a timer while pdf.js works: on the main thread it held the event loop for over two
   // minutes (no tick at all until it was done).
   let ticks = 0;
-  const tick = setInterval(() => { ticks++; }, 25);
+  const tick = setInterval(() => {
+    ticks++;
+  }, 25);
   try {
     const r = await describePdf(bytes, 'heavy.pdf', { fetch: buildFetcher(config), blobs, config }, { complete: true });
     const ticksDuringDecode = ticks;
@@ -116,5 +152,7 @@ test('text facts: words (CJK counted per character), reading minutes, heading li
   expect(readingMinutes(231)).toBe(2);
   expect(firstHeadingLine('\n\n## Release notes\nbody')).toBe('Release notes');
   expect(firstHeadingLine('{"a":1}')).toBeUndefined();
-  expect(leadSentences('Title\nShort. This sentence has enough words to count. And so does this second one here.', 'Title')).toBe('This sentence has enough words to count. And so does this second one here.');
+  expect(leadSentences('Title\nShort. This sentence has enough words to count. And so does this second one here.', 'Title')).toBe(
+    'This sentence has enough words to count. And so does this second one here.',
+  );
 });

@@ -5,9 +5,9 @@
  * checked, and the raw-text assets are fetched back.
  */
 import { deflateRawSync } from 'node:zlib';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import * as fx from './fixtures';
-import { expectImageSet, fetchAsset, preview, startServer, type Server } from './helpers';
+import { expectImageSet, fetchAsset, preview, type Server, startServer } from './helpers';
 
 let fixture: FixtureServer;
 let server: Server;
@@ -65,7 +65,10 @@ beforeAll(async () => {
     })(),
     '/docs/fake.pdf': fx.serveBytes(Buffer.from('%PDF-1.7\nthis is not really a pdf at all\n%%EOF\n'), 'application/pdf'),
     '/text/notes.txt': fx.serveBytes(Buffer.from(FRENCH, 'utf8'), 'text/plain; charset=utf-8'),
-    '/text/readme.md': fx.serveBytes(Buffer.from(`# Linklens Readme\n\n${'This service describes links for people who share them in chats and feeds. '.repeat(60)}`), 'text/markdown'),
+    '/text/readme.md': fx.serveBytes(
+      Buffer.from(`# Linklens Readme\n\n${'This service describes links for people who share them in chats and feeds. '.repeat(60)}`),
+      'text/markdown',
+    ),
     '/text/data.csv': fx.serveBytes(Buffer.from('id,name,score\n1,ann,3\n2,bob,5\n'), 'text/csv'),
     '/text/data.json': fx.serveBytes(Buffer.from('{"items":[1,2,3],"name":"sample"}'), 'application/json'),
     '/text/empty.txt': fx.serveBytes(Buffer.alloc(0), 'text/plain'),

@@ -30,23 +30,71 @@ export async function ffmpegMake(args: string[], outName: string): Promise<Buffe
 }
 
 /** An H.264/AAC MP4 (moov at the front unless faststart is false) with title/artist tags. */
-export function mp4({ seconds = 4, width = 320, height = 240, fps = 25, faststart = true, bitrate }: { seconds?: number; width?: number; height?: number; fps?: number; faststart?: boolean; bitrate?: string } = {}): Promise<Buffer> {
-  return ffmpegMake([
-    '-f', 'lavfi', '-i', `testsrc=size=${width}x${height}:rate=${fps}:duration=${seconds}`,
-    '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', ...(bitrate ? ['-b:v', bitrate, '-maxrate', bitrate, '-bufsize', bitrate] : []),
-    '-c:a', 'aac', '-shortest', '-metadata', 'title=Test Pattern', '-metadata', 'artist=Jane Director',
-    ...(faststart ? ['-movflags', '+faststart'] : []), '-f', 'mp4',
-  ], 'out.mp4');
+export function mp4({
+  seconds = 4,
+  width = 320,
+  height = 240,
+  fps = 25,
+  faststart = true,
+  bitrate,
+}: {
+  seconds?: number;
+  width?: number;
+  height?: number;
+  fps?: number;
+  faststart?: boolean;
+  bitrate?: string;
+} = {}): Promise<Buffer> {
+  return ffmpegMake(
+    [
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc=size=${width}x${height}:rate=${fps}:duration=${seconds}`,
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=frequency=440:duration=${seconds}`,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      ...(bitrate ? ['-b:v', bitrate, '-maxrate', bitrate, '-bufsize', bitrate] : []),
+      '-c:a',
+      'aac',
+      '-shortest',
+      '-metadata',
+      'title=Test Pattern',
+      '-metadata',
+      'artist=Jane Director',
+      ...(faststart ? ['-movflags', '+faststart'] : []),
+      '-f',
+      'mp4',
+    ],
+    'out.mp4',
+  );
 }
 
 /** A VP8/Vorbis WebM without audio when `audio` is false. */
 export function webm({ seconds = 2, audio = false } = {}): Promise<Buffer> {
-  return ffmpegMake([
-    '-f', 'lavfi', '-i', `testsrc=size=160x120:rate=10:duration=${seconds}`,
-    ...(audio ? ['-f', 'lavfi', '-i', `sine=frequency=300:duration=${seconds}`, '-c:a', 'libvorbis'] : []),
-    '-c:v', 'libvpx', '-b:v', '200k', '-f', 'webm',
-  ], 'out.webm');
+  return ffmpegMake(
+    [
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc=size=160x120:rate=10:duration=${seconds}`,
+      ...(audio ? ['-f', 'lavfi', '-i', `sine=frequency=300:duration=${seconds}`, '-c:a', 'libvorbis'] : []),
+      '-c:v',
+      'libvpx',
+      '-b:v',
+      '200k',
+      '-f',
+      'webm',
+    ],
+    'out.webm',
+  );
 }
 
 /** A 1-second 200x200 PNG used as cover art. */
@@ -55,7 +103,17 @@ export function coverPng(): Promise<Buffer> {
 }
 
 /** An MP3 with ID3v2 title/artist/album/date and, with `cover`, an embedded front cover. */
-export async function mp3({ seconds = 3, cover, bitrate = '128k', date = '2021-05-04' }: { seconds?: number; cover?: Buffer; bitrate?: string; date?: string } = {}): Promise<Buffer> {
+export async function mp3({
+  seconds = 3,
+  cover,
+  bitrate = '128k',
+  date = '2021-05-04',
+}: {
+  seconds?: number;
+  cover?: Buffer;
+  bitrate?: string;
+  date?: string;
+} = {}): Promise<Buffer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'linklens-cover-'));
   try {
     const inputs = ['-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}:sample_rate=44100`];
@@ -66,11 +124,29 @@ export async function mp3({ seconds = 3, cover, bitrate = '128k', date = '2021-0
       inputs.push('-i', coverFile);
       maps.push('-map', '1:v', '-c:v', 'png', '-metadata:s:v', 'title=Album cover', '-metadata:s:v', 'comment=Cover (front)');
     }
-    return await ffmpegMake([
-      ...inputs, ...maps, '-c:a', 'libmp3lame', '-b:a', bitrate, '-id3v2_version', '4',
-      '-metadata', 'title=Sine Song', '-metadata', 'artist=The Oscillators', '-metadata', 'album=Test Tones', '-metadata', `date=${date}`,
-      '-f', 'mp3',
-    ], 'out.mp3');
+    return await ffmpegMake(
+      [
+        ...inputs,
+        ...maps,
+        '-c:a',
+        'libmp3lame',
+        '-b:a',
+        bitrate,
+        '-id3v2_version',
+        '4',
+        '-metadata',
+        'title=Sine Song',
+        '-metadata',
+        'artist=The Oscillators',
+        '-metadata',
+        'album=Test Tones',
+        '-metadata',
+        `date=${date}`,
+        '-f',
+        'mp3',
+      ],
+      'out.mp3',
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -84,10 +160,27 @@ export function wav({ seconds = 2, silent = false, rate = 8000 } = {}): Promise<
 
 /** An AAC M4A with title/artist/album tags. */
 export function m4a({ seconds = 2 } = {}): Promise<Buffer> {
-  return ffmpegMake([
-    '-f', 'lavfi', '-i', `sine=frequency=660:duration=${seconds}:sample_rate=44100`, '-c:a', 'aac', '-b:a', '96k',
-    '-metadata', 'title=Tone in M4A', '-metadata', 'artist=AAC Band', '-metadata', 'album=Containers', '-f', 'ipod',
-  ], 'out.m4a');
+  return ffmpegMake(
+    [
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=frequency=660:duration=${seconds}:sample_rate=44100`,
+      '-c:a',
+      'aac',
+      '-b:a',
+      '96k',
+      '-metadata',
+      'title=Tone in M4A',
+      '-metadata',
+      'artist=AAC Band',
+      '-metadata',
+      'album=Containers',
+      '-f',
+      'ipod',
+    ],
+    'out.m4a',
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -135,7 +228,7 @@ const pdfString = (s: string) => `(${s.replace(/([\\()])/g, '\\$1')})`;
 /** A PDF with one Helvetica text line per entry of each page; Info title/author/date; optional encryption or bomb. */
 export function makePdf(options: PdfOptions): Buffer {
   const objects: { dict: string; stream?: Buffer }[] = [];
-  const add = (dict: string, stream?: Buffer) => objects.push({ dict, stream }) ;
+  const add = (dict: string, stream?: Buffer) => objects.push({ dict, stream });
   const n = options.pages.length;
   // 1 catalog, 2 pages, 3 font, 4 info, then per page: page, content
   add('<< /Type /Catalog /Pages 2 0 R >>');
@@ -173,7 +266,10 @@ export function makePdf(options: PdfOptions): Buffer {
   const chunks: Buffer[] = [Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
   let offset = chunks[0].length;
   const offsets: number[] = [];
-  const push = (b: Buffer) => { chunks.push(b); offset += b.length; };
+  const push = (b: Buffer) => {
+    chunks.push(b);
+    offset += b.length;
+  };
   objects.forEach((o, i) => {
     const num = i + 1;
     offsets.push(offset);
@@ -200,7 +296,12 @@ export function makePdf(options: PdfOptions): Buffer {
   const xrefAt = offset;
   const count = offsets.length + 1;
   const xref = ['xref', `0 ${count}`, '0000000000 65535 f ', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n `)].join('\n');
-  push(Buffer.from(`${xref}\ntrailer\n<< /Size ${count} /Root 1 0 R /Info 4 0 R${encryptRef} /ID [<${id.toString('hex')}> <${id.toString('hex')}>] >>\nstartxref\n${xrefAt}\n%%EOF\n`, 'latin1'));
+  push(
+    Buffer.from(
+      `${xref}\ntrailer\n<< /Size ${count} /Root 1 0 R /Info 4 0 R${encryptRef} /ID [<${id.toString('hex')}> <${id.toString('hex')}>] >>\nstartxref\n${xrefAt}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
   return Buffer.concat(chunks);
 }
 
@@ -213,10 +314,7 @@ const LOREM = [
 
 /** `count` pages of English prose, the first line of page 1 a heading. */
 export function proseDocument(count: number, heading = 'Field Report on River Levels'): string[][] {
-  return Array.from({ length: count }, (_, i) => [
-    ...(i === 0 ? [heading] : []),
-    ...Array.from({ length: 30 }, (_, k) => LOREM[(i + k) % LOREM.length]),
-  ]);
+  return Array.from({ length: count }, (_, i) => [...(i === 0 ? [heading] : []), ...Array.from({ length: 30 }, (_, k) => LOREM[(i + k) % LOREM.length])]);
 }
 
 /**
@@ -225,16 +323,27 @@ export function proseDocument(count: number, heading = 'Field Report on River Le
  */
 export function pdfWithPages(pages: { box: [number, number]; content: string; images?: { jpeg: Buffer; width: number; height: number }[] }[]): Buffer {
   const objs: Buffer[] = [];
-  const add = (b: Buffer | string) => { objs.push(Buffer.isBuffer(b) ? b : Buffer.from(b, 'latin1')); return objs.length; };
-  const stream = (dict: string, data: Buffer) => Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+  const add = (b: Buffer | string) => {
+    objs.push(Buffer.isBuffer(b) ? b : Buffer.from(b, 'latin1'));
+    return objs.length;
+  };
+  const stream = (dict: string, data: Buffer) =>
+    Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
   add('<< /Type /Catalog /Pages 2 0 R >>');
   add('PAGES');
   const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
   const kids: number[] = [];
   for (const p of pages) {
-    const xobjects = (p.images ?? []).map((img, i) => `/Im${i} ${add(stream(`/Type /XObject /Subtype /Image /Width ${img.width} /Height ${img.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode`, img.jpeg))} 0 R`);
+    const xobjects = (p.images ?? []).map(
+      (img, i) =>
+        `/Im${i} ${add(stream(`/Type /XObject /Subtype /Image /Width ${img.width} /Height ${img.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode`, img.jpeg))} 0 R`,
+    );
     const content = add(stream('/Filter /FlateDecode', deflateSync(Buffer.from(p.content, 'latin1'))));
-    kids.push(add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${p.box[0]} ${p.box[1]}] /Contents ${content} 0 R /Resources << /Font << /F1 ${font} 0 R >> /XObject << ${xobjects.join(' ')} >> >> >>`));
+    kids.push(
+      add(
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${p.box[0]} ${p.box[1]}] /Contents ${content} 0 R /Resources << /Font << /F1 ${font} 0 R >> /XObject << ${xobjects.join(' ')} >> >> >>`,
+      ),
+    );
   }
   objs[1] = Buffer.from(`<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`);
   return serializePdf(objs);

@@ -3,9 +3,9 @@
  * loopback fixture server with and without Range support, previewed through the real local server.
  * Every field of the spec's Video and Audio objects is checked against the real file.
  */
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import * as fx from './fixtures';
-import { expectImageSet, fetchAsset, ISO_DATE, preview, startServer, type Server } from './helpers';
+import { expectImageSet, fetchAsset, ISO_DATE, preview, type Server, startServer } from './helpers';
 
 let fixture: FixtureServer;
 /** The main fetch reads only 16 KiB, so every media job fetches the link itself (Range or bounded). */
@@ -118,7 +118,16 @@ describe('VIDEO', () => {
   test('WebM without sound: vp8, hasAudio false, format webm', async () => {
     const r = await preview(server, fixture.url('/media/loop.webm'));
     expect(r.type).toBe('VIDEO');
-    expect(r.video).toMatchObject({ videoCodec: 'vp8', hasAudio: false, format: 'webm', width: 160, height: 120, frameRate: 10, size: files.webm.length, name: 'loop.webm' });
+    expect(r.video).toMatchObject({
+      videoCodec: 'vp8',
+      hasAudio: false,
+      format: 'webm',
+      width: 160,
+      height: 120,
+      frameRate: 10,
+      size: files.webm.length,
+      name: 'loop.webm',
+    });
     expect(r.video.duration).toBeCloseTo(2, 0);
     expectImageSet(r.video.image, { width: 160, height: 120 });
     expect(r.video.snapshots.length).toBeGreaterThanOrEqual(3);
@@ -138,7 +147,11 @@ describe('VIDEO', () => {
     expect(r.video.snapshots.length).toBeGreaterThan(0);
     for (const s of r.video.snapshots) expect(s.timestamp).toBeLessThanOrEqual(20 * fraction + 0.01);
     expectImageSet(r.video.image, { width: 640, height: 360 });
-    const ranges = fixture.requests.slice(seen).filter((q) => q.url === '/media/big.mp4').map((q) => q.headers.range).filter(Boolean);
+    const ranges = fixture.requests
+      .slice(seen)
+      .filter((q) => q.url === '/media/big.mp4')
+      .map((q) => q.headers.range)
+      .filter(Boolean);
     expect(ranges).toContain(`bytes=0-${256 * 1024 - 1}`);
   });
 
@@ -149,7 +162,10 @@ describe('VIDEO', () => {
     expect(r.video).toMatchObject({ size: files.bigMp4Tail.length, width: 640, height: 360, videoCodec: 'h264', hasAudio: true });
     expect(r.video.duration).toBeCloseTo(20, 0);
     expectImageSet(r.video.image, { width: 640, height: 360 });
-    const ranges = fixture.requests.slice(seen).filter((q) => q.url === '/media/big-tail.mp4').map((q) => String(q.headers.range ?? ''));
+    const ranges = fixture.requests
+      .slice(seen)
+      .filter((q) => q.url === '/media/big-tail.mp4')
+      .map((q) => String(q.headers.range ?? ''));
     expect(ranges).toContain(`bytes=0-${256 * 1024 - 1}`);
     const tail = ranges.map((x) => /^bytes=(\d+)-(\d+)$/.exec(x)).find((m) => m && Number(m[1]) > 0);
     expect(tail).toBeDefined();
@@ -245,7 +261,15 @@ describe('AUDIO', () => {
   test('M4A: AAC with tags', async () => {
     const r = await preview(server, fixture.url('/media/tone.m4a'));
     expect(r.type).toBe('AUDIO');
-    expect(r.audio).toMatchObject({ audioCodec: 'aac', format: 'm4a', title: 'Tone in M4A', artist: 'AAC Band', album: 'Containers', sampleRate: 44_100, channels: 1 });
+    expect(r.audio).toMatchObject({
+      audioCodec: 'aac',
+      format: 'm4a',
+      title: 'Tone in M4A',
+      artist: 'AAC Band',
+      album: 'Containers',
+      sampleRate: 44_100,
+      channels: 1,
+    });
     expect(r.audio.duration).toBeCloseTo(2, 0);
     expect(r.audio.bitRate).toBeGreaterThan(50_000);
     expect(r.audio.creationDate).toMatch(ISO_DATE);

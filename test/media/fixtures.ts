@@ -1,25 +1,35 @@
 /** Image fixtures made by the tests themselves with sharp (and by hand for ICO, BMP and bombs). */
-import { crc32 } from 'node:zlib';
-import { deflateSync } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 
 /** A JPEG stored `width` x `height` with an EXIF Orientation tag (6 = rotate 90° clockwise to display). */
 export async function jpegWithOrientation(width: number, height: number, orientation: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: '#cc3322' } }).jpeg().withMetadata({ orientation }).toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: '#cc3322' } })
+    .jpeg()
+    .withMetadata({ orientation })
+    .toBuffer();
 }
 
 export async function jpeg(width: number, height: number, color = '#2255aa'): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: color } }).jpeg().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: color } })
+    .jpeg()
+    .toBuffer();
 }
 
 /** A PNG whose left half is transparent. */
 export async function pngWithAlpha(width: number, height: number): Promise<Buffer> {
   const raw = Buffer.alloc(width * height * 4);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
-    const o = (y * width + x) * 4;
-    raw[o] = 0; raw[o + 1] = 160; raw[o + 2] = 60; raw[o + 3] = x < width / 2 ? 0 : 255;
-  }
-  return sharp(raw, { raw: { width, height, channels: 4 } }).png().toBuffer();
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 4;
+      raw[o] = 0;
+      raw[o + 1] = 160;
+      raw[o + 2] = 60;
+      raw[o + 3] = x < width / 2 ? 0 : 255;
+    }
+  return sharp(raw, { raw: { width, height, channels: 4 } })
+    .png()
+    .toBuffer();
 }
 
 /** Frames of solid colours stacked vertically, as sharp's animated input wants them. */
@@ -28,13 +38,20 @@ function frames(width: number, height: number, colors: [number, number, number][
   colors.forEach(([r, g, b], f) => {
     for (let i = 0; i < width * height; i++) {
       const o = (f * width * height + i) * 4;
-      raw[o] = r; raw[o + 1] = g; raw[o + 2] = b; raw[o + 3] = 255;
+      raw[o] = r;
+      raw[o + 1] = g;
+      raw[o + 2] = b;
+      raw[o + 3] = 255;
     }
   });
   return raw;
 }
 
-const COLORS: [number, number, number][] = [[255, 0, 0], [0, 255, 0], [0, 0, 255]];
+const COLORS: [number, number, number][] = [
+  [255, 0, 0],
+  [0, 255, 0],
+  [0, 0, 255],
+];
 
 export async function animatedGif(width: number, height: number): Promise<Buffer> {
   return sharp(frames(width, height, COLORS), { raw: { width, height: height * COLORS.length, channels: 4, pageHeight: height } })
@@ -49,11 +66,15 @@ export async function animatedWebp(width: number, height: number): Promise<Buffe
 }
 
 export async function webp(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: '#888800' } }).webp().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: '#888800' } })
+    .webp()
+    .toBuffer();
 }
 
 export async function png(width: number, height: number, color = '#ff8800'): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 4, background: color } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 4, background: color } })
+    .png()
+    .toBuffer();
 }
 
 /** A 32-bit BGRA DIB as stored in an ICO entry: height doubled, bottom-up, then a 1-bit AND mask. */
@@ -117,5 +138,7 @@ export function pngBomb(width = 100_000, height = 100_000): Buffer {
 }
 
 export function svg(body: string, width = 100, height = 50): Buffer {
-  return Buffer.from(`<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}">${body}</svg>`);
+  return Buffer.from(
+    `<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}">${body}</svg>`,
+  );
 }

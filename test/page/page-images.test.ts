@@ -10,14 +10,14 @@ import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { browserAvailable, browserExecutable, launchArgs } from '../../lib/browser/availability';
-import { loadConfig, type Config } from '../../lib/config';
+import { type Config, loadConfig } from '../../lib/config';
 import { createFetcher, type Fetcher } from '../../lib/fetch/safe-fetch';
-import { runImageJob } from '../../lib/media/images';
-import { bestSrcsetCandidate } from '../../lib/page/sanitize';
-import { PAGE_IMAGE_LIMITS } from '../../lib/page/page-images';
 import type { PageContentResult } from '../../lib/jobs/kinds';
+import { runImageJob } from '../../lib/media/images';
 import { runPageContentJob } from '../../lib/page/page-content';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { PAGE_IMAGE_LIMITS } from '../../lib/page/page-images';
+import { bestSrcsetCandidate } from '../../lib/page/sanitize';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher, startTestServer, testConfig } from '../helpers/service';
 import { paragraphs } from './fixtures';
 
@@ -35,13 +35,20 @@ const solid = (width: number, height: number, background: string) => sharp({ cre
 async function images() {
   return {
     // A JPEG with EXIF (a copyright and a camera), wider than the `medium` box.
-    goodA: await solid(900, 600, '#2060c0').withExif({ IFD0: { Copyright: 'Secret Photographer', Make: 'SecretCam' } }).jpeg().toBuffer(),
+    goodA: await solid(900, 600, '#2060c0')
+      .withExif({ IFD0: { Copyright: 'Secret Photographer', Make: 'SecretCam' } })
+      .jpeg()
+      .toBuffer(),
     goodB: await solid(400, 300, '#c04020').png().toBuffer(),
     srcsetLarge: await solid(1400, 700, '#20a040').jpeg().toBuffer(),
     lazy: await solid(500, 500, '#a0a020').jpeg().toBuffer(),
     picture: await solid(300, 200, '#8020a0').jpeg().toBuffer(),
     // Noise does not compress: about 480 KB, over MAX_IMAGE_BYTES.
-    huge: await sharp(Buffer.from(Array.from({ length: 400 * 400 * 3 }, () => Math.floor(Math.random() * 256))), { raw: { width: 400, height: 400, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer(),
+    huge: await sharp(Buffer.from(Array.from({ length: 400 * 400 * 3 }, () => Math.floor(Math.random() * 256))), {
+      raw: { width: 400, height: 400, channels: 3 },
+    })
+      .png({ compressionLevel: 0 })
+      .toBuffer(),
   };
 }
 
@@ -75,7 +82,15 @@ function galleryArticle(origin: string, forbidden: string[]): string {
 
 const GOOD_ALTS = ['Good A', 'Good B', 'Srcset', 'Lazy', 'Picture'];
 const BAD_ALTS = ['Missing', 'Forbidden 0', 'Forbidden 1', 'Huge'];
-const IMAGE_PATHS = ['/img/missing.jpg', '/img/huge.png', '/img/good-b.png', '/img/srcset-large.jpg', '/img/lazy.jpg', '/img/picture.jpg', '/2024/img/good-a.jpg'];
+const IMAGE_PATHS = [
+  '/img/missing.jpg',
+  '/img/huge.png',
+  '/img/good-b.png',
+  '/img/srcset-large.jpg',
+  '/img/lazy.jpg',
+  '/img/picture.jpg',
+  '/2024/img/good-a.jpg',
+];
 
 async function serveGallery(site: FixtureServer, origin: string, forbidden: string[]): Promise<void> {
   const img = await images();
@@ -96,16 +111,31 @@ async function serveGallery(site: FixtureServer, origin: string, forbidden: stri
 async function privateServer(host: string): Promise<{ port: number; connections: number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const state = { port: 0, connections: 0 };
-  const server = http.createServer((_req, res) => { res.writeHead(200, { 'content-type': 'image/png' }); res.end('secret'); });
-  server.on('connection', (s) => { state.connections++; sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/png' });
+    res.end('secret');
+  });
+  server.on('connection', (s) => {
+    state.connections++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   state.port = (server.address() as AddressInfo).port;
-  return Object.assign(state, { close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }) });
+  return Object.assign(state, {
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  });
 }
 
 /** The <img> tags of an HTML document, with their attributes. */
 function imgTags(html: string): Record<string, string>[] {
-  return [...html.matchAll(/<img\b([^>]*)>/g)].map((m) => Object.fromEntries([...m[1].matchAll(/([a-z-]+)="([^"]*)"/g)].map((a) => [a[1], a[2].replace(/&amp;/g, '&')])));
+  return [...html.matchAll(/<img\b([^>]*)>/g)].map((m) =>
+    Object.fromEntries([...m[1].matchAll(/([a-z-]+)="([^"]*)"/g)].map((a) => [a[1], a[2].replace(/&amp;/g, '&')])),
+  );
 }
 
 const HOSTED = (base: string) => new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/assets/[0-9a-f]{64}/(medium|large)\\.webp$`);
@@ -132,7 +162,15 @@ describe('the images of page.html (the page-content job)', () => {
     config = testConfig({ allowPrivateNetworks: false, maxImageBytes: MAX_IMAGE_BYTES });
     blobs = new FsBlobStore(config.dataDir, () => ASSETS);
     const page = await globalThis.fetch(site.url('/2024/gallery/story.html')).then((x) => x.arrayBuffer());
-    r = await runPageContentJob({ url: `${origin}/2024/gallery/story.html`, bytesBase64: Buffer.from(page).toString('base64'), contentType: 'text/html; charset=utf-8', deadline: Date.now() + 20_000 }, { fetch, blobs, config });
+    r = await runPageContentJob(
+      {
+        url: `${origin}/2024/gallery/story.html`,
+        bytesBase64: Buffer.from(page).toString('base64'),
+        contentType: 'text/html; charset=utf-8',
+        deadline: Date.now() + 20_000,
+      },
+      { fetch, blobs, config },
+    );
     html = (await blobs.get(r.htmlUrl!.replace(`${ASSETS}/`, '')))!.toString('utf8');
     markdown = (await blobs.get(r.markdownUrl!.replace(`${ASSETS}/`, '')))!.toString('utf8');
   });
@@ -181,7 +219,9 @@ describe('the images of page.html (the page-content job)', () => {
     expect(bestSrcsetCandidate('a.jpg 320w, b.jpg 1400w, c.jpg 2800w')).toBe('b.jpg');
     expect(bestSrcsetCandidate('a.jpg 320w, b.jpg 800w')).toBe('b.jpg');
     expect(bestSrcsetCandidate('a.jpg, b.jpg 2x, c.jpg 3x')).toBe('b.jpg');
-    expect(bestSrcsetCandidate('https://cdn.example/w_300,h_200/a.jpg 300w, https://cdn.example/w_1300,h_800/a.jpg 1300w')).toBe('https://cdn.example/w_1300,h_800/a.jpg');
+    expect(bestSrcsetCandidate('https://cdn.example/w_300,h_200/a.jpg 300w, https://cdn.example/w_1300,h_800/a.jpg 1300w')).toBe(
+      'https://cdn.example/w_1300,h_800/a.jpg',
+    );
   });
 
   test('the forbidden addresses were never reached: not a request, not a TCP connection', () => {
@@ -202,7 +242,10 @@ describe('the images of page.html (the page-content job)', () => {
   test('the same page again: the same page.html, and no image is downloaded again', async () => {
     const before = site.requests.length;
     const page = await globalThis.fetch(site.url('/2024/gallery/story.html')).then((x) => x.arrayBuffer());
-    const again = await runPageContentJob({ url: `${origin}/2024/gallery/story.html`, bytesBase64: Buffer.from(page).toString('base64'), contentType: 'text/html; charset=utf-8' }, { fetch, blobs, config });
+    const again = await runPageContentJob(
+      { url: `${origin}/2024/gallery/story.html`, bytesBase64: Buffer.from(page).toString('base64'), contentType: 'text/html; charset=utf-8' },
+      { fetch, blobs, config },
+    );
     expect(again.htmlUrl).toBe(r.htmlUrl);
     expect(site.requests.slice(before + 1).map((q) => q.url)).toEqual([]);
   });
@@ -213,16 +256,26 @@ describe('caps: count, total bytes and the deadline', () => {
   let config: Config & { cleanup(): void };
   let fetch: Fetcher;
   const article = (imgs: string[]) => `<!doctype html><html><head><title>Many images</title></head><body><article><h1>Many images</h1>
-    ${paragraphs(480, 30).map((p, i) => `<p>${p}</p>${imgs[i] !== undefined ? `<p><img src="${imgs[i]}" alt="img ${i}"></p>` : ''}`).join('\n')}</article></body></html>`;
-  const run = (html: string, deadline?: number) => runPageContentJob(
-    { url: site.url('/a.html'), bytesBase64: Buffer.from(html).toString('base64'), deadline },
-    { fetch, blobs: new FsBlobStore(config.dataDir, () => 'http://assets.test'), config },
-  );
-  const stored = async (u: string) => (await new FsBlobStore(config.dataDir, () => 'http://assets.test').get(u.replace('http://assets.test/', '')))!.toString('utf8');
+    ${paragraphs(480, 30)
+      .map((p, i) => `<p>${p}</p>${imgs[i] !== undefined ? `<p><img src="${imgs[i]}" alt="img ${i}"></p>` : ''}`)
+      .join('\n')}</article></body></html>`;
+  const run = (html: string, deadline?: number) =>
+    runPageContentJob(
+      { url: site.url('/a.html'), bytesBase64: Buffer.from(html).toString('base64'), deadline },
+      { fetch, blobs: new FsBlobStore(config.dataDir, () => 'http://assets.test'), config },
+    );
+  const stored = async (u: string) =>
+    (await new FsBlobStore(config.dataDir, () => 'http://assets.test').get(u.replace('http://assets.test/', '')))!.toString('utf8');
 
   beforeAll(async () => {
     site = await startFixtureServer();
-    for (let i = 0; i < 16; i++) site.route(`/n/${i}.png`, { headers: { 'content-type': 'image/png' }, body: await solid(64, 64, `#${(0x102030 + i * 0x080808).toString(16)}`).png().toBuffer() });
+    for (let i = 0; i < 16; i++)
+      site.route(`/n/${i}.png`, {
+        headers: { 'content-type': 'image/png' },
+        body: await solid(64, 64, `#${(0x102030 + i * 0x080808).toString(16)}`)
+          .png()
+          .toBuffer(),
+      });
     config = testConfig({ maxImageBytes: MAX_IMAGE_BYTES });
     fetch = createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 5 });
   });
@@ -242,7 +295,7 @@ describe('caps: count, total bytes and the deadline', () => {
     expect(fetched).not.toContain('/n/13.png');
   });
 
-  test('an image that would pass the total byte cap is removed (and not remembered as failed for the record\'s own image jobs)', async () => {
+  test("an image that would pass the total byte cap is removed (and not remembered as failed for the record's own image jobs)", async () => {
     // Uncompressed PNGs of about 120 KB each; the total cap fits the first two only.
     const big = await solid(200, 200, '#123456').png({ compressionLevel: 0 }).toBuffer();
     const other = await solid(200, 200, '#654321').png({ compressionLevel: 0 }).toBuffer();
@@ -267,7 +320,11 @@ describe('caps: count, total bytes and the deadline', () => {
 
   test('the deadline: an image still loading when it comes is removed, and the versions are stored in time', async () => {
     let hung: http.ServerResponse | undefined;
-    site.route('/slow.png', (_req, res) => { hung = res; res.writeHead(200, { 'content-type': 'image/png' }); res.write(Buffer.from([0x89, 0x50, 0x4e, 0x47])); });
+    site.route('/slow.png', (_req, res) => {
+      hung = res;
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.write(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    });
     // Images may take until reserveMs before the deadline: 1.5 s here.
     const deadline = Date.now() + PAGE_IMAGE_LIMITS.reserveMs + 1500;
     const r = await run(article(['/n/14.png', '/slow.png']), deadline);
@@ -285,12 +342,18 @@ describe('caps: count, total bytes and the deadline', () => {
 
   test('an aborted job hosts nothing more and stores nothing', async () => {
     const controller = new AbortController();
-    site.route('/slow2.png', (_req, res) => { res.writeHead(200, { 'content-type': 'image/png' }); res.write('x'); setTimeout(() => res.destroy(), 3000); });
+    site.route('/slow2.png', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.write('x');
+      setTimeout(() => res.destroy(), 3000);
+    });
     setTimeout(() => controller.abort(), 300);
-    await expect(runPageContentJob(
-      { url: site.url('/b.html'), bytesBase64: Buffer.from(article(['/slow2.png'])).toString('base64'), deadline: Date.now() + 20_000 },
-      { fetch, blobs: new FsBlobStore(config.dataDir, () => 'http://assets.test'), config, signal: controller.signal },
-    )).rejects.toThrow();
+    await expect(
+      runPageContentJob(
+        { url: site.url('/b.html'), bytesBase64: Buffer.from(article(['/slow2.png'])).toString('base64'), deadline: Date.now() + 20_000 },
+        { fetch, blobs: new FsBlobStore(config.dataDir, () => 'http://assets.test'), config, signal: controller.signal },
+      ),
+    ).rejects.toThrow();
   });
 });
 
@@ -303,9 +366,17 @@ describe('page.html in a browser', () => {
       if (host === 'private.test') return [{ address: '10.0.0.5', family: 4 as const }];
       throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
     };
-    const server = await startTestServer({ allowPrivateNetworks: false, allowLoopback: true, maxImageBytes: MAX_IMAGE_BYTES, recordDeadlineMs: 15_000, publicUrl: '' }, resolver);
+    const server = await startTestServer(
+      { allowPrivateNetworks: false, allowLoopback: true, maxImageBytes: MAX_IMAGE_BYTES, recordDeadlineMs: 15_000, publicUrl: '' },
+      resolver,
+    );
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: browserExecutable(loadConfig(process.env)), headless: true, chromiumSandbox: false, args: [...launchArgs(), '--disable-gpu', '--no-first-run', '--disable-dev-shm-usage'] });
+    const browser = await chromium.launch({
+      executablePath: browserExecutable(loadConfig(process.env)),
+      headless: true,
+      chromiumSandbox: false,
+      args: [...launchArgs(), '--disable-gpu', '--no-first-run', '--disable-dev-shm-usage'],
+    });
     try {
       await serveGallery(site, site.origin, ['http://private.test/secret.png', 'http://169.254.169.254/latest/meta-data/x.png']);
       const res = await fetch(`${server.url}/`, {
@@ -322,9 +393,13 @@ describe('page.html in a browser', () => {
 
       const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
       const problems: string[] = [];
-      page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(m.text());
+      });
       page.on('requestfailed', (q) => problems.push(`failed: ${q.url()}`));
-      page.on('response', (q) => { if (q.status() >= 400) problems.push(`${q.status()}: ${q.url()}`); });
+      page.on('response', (q) => {
+        if (q.status() >= 400) problems.push(`${q.status()}: ${q.url()}`);
+      });
       await page.goto(htmlUrl!, { waitUntil: 'load' });
       type Img = { alt: string; src: string; currentSrc: string; complete: boolean; naturalWidth: number };
       const imgs = await page.evaluate(() => {

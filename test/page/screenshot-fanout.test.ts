@@ -4,9 +4,9 @@
  * takes its browser from the @sparticuz/chromium layer (functions/screenshot-worker.ts).
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { lambdaBrowser } from '../../functions/screenshot-worker';
 import { SqsJobRunner } from '../../lib/adapters/aws/sqs-job-runner';
 import { loadConfig } from '../../lib/config';
-import { lambdaBrowser } from '../../functions/screenshot-worker';
 import type { BlobStore } from '../../lib/ports';
 
 test('screenshot jobs are sent to their own queue, the rest to the job queue; one wait collects the results of both', async () => {
@@ -22,7 +22,16 @@ test('screenshot jobs are sent to their own queue, the rest to the job queue; on
       sent.push({ queue: cmd.input.QueueUrl, kinds });
       for (const e of cmd.input.Entries) {
         const m = JSON.parse(e.MessageBody);
-        const result = { version: m.version, requestId: m.requestId, jobId: m.jobId, kind: m.kind, ok: true, result: { worker: cmd.input.QueueUrl, job: m.jobId }, ms: 1, finishedAt: new Date().toISOString() };
+        const result = {
+          version: m.version,
+          requestId: m.requestId,
+          jobId: m.jobId,
+          kind: m.kind,
+          ok: true,
+          result: { worker: cmd.input.QueueUrl, job: m.jobId },
+          ms: 1,
+          finishedAt: new Date().toISOString(),
+        };
         stored.set(`jobs/${m.requestId}/${m.jobId}.json`, { result: JSON.stringify(result), visibleAfterReads: cmd.input.QueueUrl === SCREENSHOTS ? 3 : 0 });
       }
       return { Successful: cmd.input.Entries.map((e) => ({ Id: e.Id })) };
@@ -38,7 +47,13 @@ test('screenshot jobs are sent to their own queue, the rest to the job queue; on
     has: async () => false,
     publicUrl: (k: string) => k,
   } as unknown as BlobStore;
-  const runner = new SqsJobRunner({ sqs, queueUrl: 'https://sqs.test/1/jobs', queueUrlByKind: { screenshot: SCREENSHOTS }, blobs, poll: { initialMs: 1, maxMs: 5 } });
+  const runner = new SqsJobRunner({
+    sqs,
+    queueUrl: 'https://sqs.test/1/jobs',
+    queueUrlByKind: { screenshot: SCREENSHOTS },
+    blobs,
+    poll: { initialMs: 1, maxMs: 5 },
+  });
   const out = await runner.run(
     [
       { id: 'page-content', kind: 'page-content', input: { url: 'https://a.example/', bytesBase64: '' } },
@@ -64,7 +79,15 @@ test('screenshot jobs are sent to their own queue, the rest to the job queue; on
 });
 
 test('LINKPREVIEW_SCREENSHOT_QUEUE_URL, LINKPREVIEW_SCREENSHOTS and the browser settings are read and checked', () => {
-  expect(loadConfig({})).toMatchObject({ screenshots: 'auto', browserPath: '/usr/bin/chromium', screenshotTimeoutMs: 10_000, screenshotQuietMs: 100, screenshotWaitMs: 250, screenshotMemoTtlMs: 3_600_000, screenshotQueueUrl: '' });
+  expect(loadConfig({})).toMatchObject({
+    screenshots: 'auto',
+    browserPath: '/usr/bin/chromium',
+    screenshotTimeoutMs: 10_000,
+    screenshotQuietMs: 100,
+    screenshotWaitMs: 250,
+    screenshotMemoTtlMs: 3_600_000,
+    screenshotQueueUrl: '',
+  });
   expect(loadConfig({ LINKPREVIEW_SCREENSHOTS: 'on' }).screenshots).toBe('on');
   expect(loadConfig({ LINKPREVIEW_SCREENSHOTS: 'OFF' }).screenshots).toBe('off');
   expect(loadConfig({ LINKPREVIEW_SCREENSHOTS: 'false' }).screenshots).toBe('off');

@@ -8,16 +8,16 @@ import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner';
 import { browserAvailable, closeBrowser } from '../../lib/browser/browser';
 import { recallScreenshot, rememberScreenshot } from '../../lib/browser/screenshot-memo';
-import { loadConfig, type Config } from '../../lib/config';
+import { type Config, loadConfig } from '../../lib/config';
 import type { ImageSet } from '../../lib/contract/link';
-import { createFetcher } from '../../lib/fetch/safe-fetch';
 import type { FetchResult } from '../../lib/fetch/safe-fetch';
+import { createFetcher } from '../../lib/fetch/safe-fetch';
 import type { JobKind } from '../../lib/jobs/kinds';
 import { describePage } from '../../lib/page/describe-page';
 import type { BlobStore, Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
 import { previewLink } from '../../lib/preview';
 import { PhaseTimer } from '../../lib/timing';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { testConfig } from '../helpers/service';
 import { paragraphs } from './fixtures';
 
@@ -27,11 +27,15 @@ if (!HAS_BROWSER) process.stdout.write(`no browser at ${loadConfig(process.env).
 
 jest.setTimeout(60_000);
 
-afterAll(async () => { await closeBrowser(); });
+afterAll(async () => {
+  await closeBrowser();
+});
 
 function gate(): { promise: Promise<void>; release(): void } {
   let release!: () => void;
-  const promise = new Promise<void>((resolve) => { release = resolve; });
+  const promise = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   return { promise, release };
 }
 
@@ -45,7 +49,9 @@ class WatchedRunner implements JobRunner {
     const run = this.inner.run(jobs, options);
     if (jobs.some((j) => j.kind === 'screenshot')) {
       this.screenshotRuns.push(run as Promise<Map<string, JobOutcome>>);
-      void run.then(() => { this.screenshotRunsDone++; });
+      void run.then(() => {
+        this.screenshotRunsDone++;
+      });
     }
     return run;
   }
@@ -57,15 +63,23 @@ function pipeline(config: Config) {
   const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
   const jobs = new WatchedRunner(new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency));
   let n = 0;
-  const preview = async (link: string) => (await previewLink({ link } as never, { config, fetch, blobs, jobs }, { requestId: `req-${++n}`, timer: new PhaseTimer() })).record;
+  const preview = async (link: string) =>
+    (await previewLink({ link } as never, { config, fetch, blobs, jobs }, { requestId: `req-${++n}`, timer: new PhaseTimer() })).record;
   return { preview, blobs, jobs };
 }
 
-const ARTICLE = (head = '') => `<!doctype html><html><head><title>Rivers</title>${head}</head><body><article><h1>Rivers</h1>${paragraphs(400).map((p) => `<p>${p}</p>`).join('')}</article></body></html>`;
+const ARTICLE = (head = '') =>
+  `<!doctype html><html><head><title>Rivers</title>${head}</head><body><article><h1>Rivers</h1>${paragraphs(400)
+    .map((p) => `<p>${p}</p>`)
+    .join('')}</article></body></html>`;
 
 /** An ImageSet that no job made (what an old memo holds). */
 const OLD_SHOT: ImageSet = {
-  width: 1280, height: 800, size: 1000, format: 'png', hasAlphaChannel: false,
+  width: 1280,
+  height: 800,
+  size: 1000,
+  format: 'png',
+  hasAlphaChannel: false,
   thumbnail: { width: 320, height: 200, url: 'http://assets.test/assets/old/thumbnail.webp' },
   medium: { width: 640, height: 400, url: 'http://assets.test/assets/old/medium.webp' },
   large: { width: 1280, height: 800, url: 'http://assets.test/assets/old/large.webp' },
@@ -124,7 +138,9 @@ describe('a slow screenshot does not hold the record', () => {
 
 describe('the screenshot memo', () => {
   let site: FixtureServer;
-  beforeAll(async () => { site = await startFixtureServer({ '/page': { body: ARTICLE() } }); });
+  beforeAll(async () => {
+    site = await startFixtureServer({ '/page': { body: ARTICLE() } });
+  });
   afterAll(() => site.close());
 
   // Screenshots on whether or not a browser is installed: these cases look at which screenshot the
@@ -209,14 +225,33 @@ describe('describePage waits for the rest of the record before the screenshot wa
           await shotGate.promise;
           return new Map([[job.id, { id: job.id, kind: 'screenshot', ok: true, result: { screenshot: OLD_SHOT }, ms: 1 }]]);
         }
-        return new Map([[job.id, { id: job.id, kind: 'page-content', ok: true, result: { words: 3, cjkChars: 0, article: true, htmlUrl: 'http://assets.test/p.html', excerpt: 'x' }, ms: 1 }]]);
+        return new Map([
+          [
+            job.id,
+            {
+              id: job.id,
+              kind: 'page-content',
+              ok: true,
+              result: { words: 3, cjkChars: 0, article: true, htmlUrl: 'http://assets.test/p.html', excerpt: 'x' },
+              ms: 1,
+            },
+          ],
+        ]);
       }) as JobRunner['run'],
     };
     const blobs = { get: async () => undefined, put: async () => {}, has: async () => false, publicUrl: (k: string) => k } as BlobStore;
     const res = { finalUrl: 'https://a.example/', body: Buffer.from('<p>x</p>') } as FetchResult;
     try {
       let done = false;
-      const described = describePage(res, 'text/html', { config, jobs: runner, blobs }, { requestId: 'r', deadline: Date.now() + 20_000, othersReady: others.promise }).then((d) => { done = true; return d; });
+      const described = describePage(
+        res,
+        'text/html',
+        { config, jobs: runner, blobs },
+        { requestId: 'r', deadline: Date.now() + 20_000, othersReady: others.promise },
+      ).then((d) => {
+        done = true;
+        return d;
+      });
       // The page content is in and the screenshot arrives; the other jobs still run: no answer yet.
       shotGate.release();
       await new Promise((r) => setImmediate(r));

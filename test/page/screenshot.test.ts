@@ -8,14 +8,23 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
-import { loadConfig } from '../../lib/config';
-import { browserAvailable, CHROMIUM_ARGS, closeBrowser, configureBrowser, NETWORK_WALLS, onNetRefusal, withBrowser as useSharedBrowser, type NetRefusal } from '../../lib/browser/browser';
+import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
+import {
+  browserAvailable,
+  CHROMIUM_ARGS,
+  closeBrowser,
+  configureBrowser,
+  NETWORK_WALLS,
+  type NetRefusal,
+  onNetRefusal,
+  withBrowser as useSharedBrowser,
+} from '../../lib/browser/browser';
 import { captureScreenshot, runScreenshotJob } from '../../lib/browser/screenshot';
 import { VIEWPORT } from '../../lib/browser/tab';
+import { loadConfig } from '../../lib/config';
 import { createFetcher } from '../../lib/fetch/safe-fetch';
-import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { assertConforms } from '../helpers/conformance';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher, startTestServer, testConfig } from '../helpers/service';
 import { articlePage } from './fixtures';
 
@@ -25,7 +34,9 @@ if (!HAS_BROWSER) process.stdout.write(`no browser at ${loadConfig(process.env).
 
 jest.setTimeout(60_000);
 
-afterAll(async () => { await closeBrowser(); });
+afterAll(async () => {
+  await closeBrowser();
+});
 
 /** A page with large coloured blocks, so a blank capture is easy to tell apart. */
 const COLOUR_PAGE = `<!doctype html><html><head><title>Colours</title><style>
@@ -89,10 +100,20 @@ async function privateServer(host: string): Promise<{ port: number; connections:
     res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' });
     res.end('secret');
   });
-  server.on('connection', (s) => { state.connections++; sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    state.connections++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   state.port = (server.address() as AddressInfo).port;
-  return Object.assign(state, { close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }) });
+  return Object.assign(state, {
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  });
 }
 
 describe('the SSRF guard inside the browser', () => {
@@ -125,7 +146,12 @@ describe('the SSRF guard inside the browser', () => {
         </script>
       </body></html>`,
     });
-    site.route('/ok.png', { headers: { 'content-type': 'image/png' }, body: await sharp({ create: { width: 2, height: 2, channels: 3, background: '#888' } }).png().toBuffer() });
+    site.route('/ok.png', {
+      headers: { 'content-type': 'image/png' },
+      body: await sharp({ create: { width: 2, height: 2, channels: 3, background: '#888' } })
+        .png()
+        .toBuffer(),
+    });
     site.route('/to-private', { status: 302, headers: { location: `http://127.0.0.2:${v4.port}/redirected.png` } });
 
     // A closed guard: only the fixture's address is trusted (it plays a public host), as in test/fetch/safe-fetch.test.ts.
@@ -142,7 +168,10 @@ describe('the SSRF guard inside the browser', () => {
       for (const url of [targets.img, targets.script, targets.css, targets.frame, targets.fetch, targets.xhr]) {
         expect({ url, outcome: outcome(url) }).toEqual({ url, outcome: ['refused'] });
       }
-      expect(seen.find((s) => s.url === `${pub}/to-private`)).toMatchObject({ outcome: 'refused', detail: expect.stringMatching(/redirects to a URL that is not allowed/) });
+      expect(seen.find((s) => s.url === `${pub}/to-private`)).toMatchObject({
+        outcome: 'refused',
+        detail: expect.stringMatching(/redirects to a URL that is not allowed/),
+      });
       // Nothing reached the private servers: not a request, not even a TCP connection.
       expect({ v4: v4.connections, v6: v6.connections }).toEqual({ v4: 0, v6: 0 });
       expect([...v4.requests, ...v6.requests]).toEqual([]);
@@ -202,7 +231,10 @@ describe('what the route cannot see, with the network walls down', () => {
       </script></body></html>`,
     });
     // A worker fetched through the route, whose own nested worker's script the route never sees.
-    site.route('/worker.js', { headers: { 'content-type': 'text/javascript' }, body: `try { new WebSocket('${ws}/fetched-worker-ws'); } catch (e) {} try { new Worker('/nested.js'); } catch (e) {}` });
+    site.route('/worker.js', {
+      headers: { 'content-type': 'text/javascript' },
+      body: `try { new WebSocket('${ws}/fetched-worker-ws'); } catch (e) {} try { new Worker('/nested.js'); } catch (e) {}`,
+    });
     site.route('/nested.js', { headers: { 'content-type': 'text/javascript' }, body: `try { new WebSocket('${ws}/nested-fetched-ws'); } catch (e) {}` });
     site.route('/sw.js', { headers: { 'content-type': 'text/javascript' }, body: serviceCode });
 
@@ -218,7 +250,9 @@ describe('what the route cannot see, with the network walls down', () => {
         const context = await browser.newContext();
         try {
           const page = await context.newPage();
-          await page.evaluate(`new Promise((resolve) => { const s = new WebSocket('ws://127.0.0.2:${control.port}/control'); s.onopen = s.onerror = s.onclose = resolve; setTimeout(resolve, 3000); })`);
+          await page.evaluate(
+            `new Promise((resolve) => { const s = new WebSocket('ws://127.0.0.2:${control.port}/control'); s.onopen = s.onerror = s.onclose = resolve; setTimeout(resolve, 3000); })`,
+          );
         } finally {
           await context.close();
         }
@@ -236,11 +270,13 @@ describe('what the route cannot see, with the network walls down', () => {
       // The shared worker was closed before it ran; the nested worker's and the service worker's
       // scripts, which no route saw and which would otherwise have gone out on the browser's own DNS
       // answer for the page's host, were failed by the net.
-      expect(net).toEqual(expect.arrayContaining([
-        expect.objectContaining({ kind: 'worker', type: 'shared_worker', url: expect.stringMatching(/^blob:http:\/\/public\.test:/) }),
-        expect.objectContaining({ kind: 'request', url: `${pub}/nested.js` }),
-        expect.objectContaining({ kind: 'request', url: `${pub}/sw.js` }),
-      ]));
+      expect(net).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ kind: 'worker', type: 'shared_worker', url: expect.stringMatching(/^blob:http:\/\/public\.test:/) }),
+          expect.objectContaining({ kind: 'request', url: `${pub}/nested.js` }),
+          expect.objectContaining({ kind: 'request', url: `${pub}/sw.js` }),
+        ]),
+      );
       expect(site.requests.map((r) => r.url).sort()).toEqual(['/', '/worker.js']);
     } finally {
       stop();
@@ -288,7 +324,8 @@ describe('a PAGE record from the local server', () => {
       expect(txt.body.toString('utf8')).toContain('- Abrasion by sand');
 
       if (HAS_BROWSER) {
-        for (const size of ['thumbnail', 'medium', 'large', 'original'] as const) expect(page.screenshot[size].url).toMatch(new RegExp(`^${server.url}/assets/`));
+        for (const size of ['thumbnail', 'medium', 'large', 'original'] as const)
+          expect(page.screenshot[size].url).toMatch(new RegExp(`^${server.url}/assets/`));
         expect(page.screenshot.original).toMatchObject({ width: 1280, height: 800 });
         const img = await get(page.screenshot.original.url);
         expect(img.status).toBe(200);

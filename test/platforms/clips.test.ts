@@ -1,13 +1,17 @@
 /** clips (TikTok): URL forms, short links, the rehydration JSON, SIGI_STATE, oEmbed, removed/private videos and users. */
 import { clipsIdTime, matchClips } from '../../lib/platforms/clips';
-import { image, json, page, redirect, startWorld, type World } from './harness';
 import * as fx from './fixtures/clips';
+import { image, json, page, redirect, startWorld, type World } from './harness';
 
 const ID = fx.VIDEO_ID;
 const URL_ = `https://www.tiktok.com/@illojuan/video/${ID}`;
 let w: World;
-beforeEach(async () => { w = await startWorld(); });
-afterEach(async () => { await w.close(); });
+beforeEach(async () => {
+  w = await startWorld();
+});
+afterEach(async () => {
+  await w.close();
+});
 
 async function images() {
   for (const p of ['avatar_large.jpeg', 'origin_cover.jpeg', 'oembed_cover.jpeg']) w.server.route(`/p16.tiktokcdn.com/${p}`, await image(36, 64));
@@ -25,9 +29,12 @@ describe('URL forms', () => {
   ])('%s is a %s', (u, kind) => {
     expect(matchClips(new URL(u))?.kind).toBe(kind);
   });
-  test.each(['https://www.tiktok.com/foryou', 'https://www.tiktok.com/tag/x', 'https://vm.tiktok.com/ZMabc123/'])('%s is not matched (short links are followed first)', (u) => {
-    expect(matchClips(new URL(u))).toBeUndefined();
-  });
+  test.each(['https://www.tiktok.com/foryou', 'https://www.tiktok.com/tag/x', 'https://vm.tiktok.com/ZMabc123/'])(
+    '%s is not matched (short links are followed first)',
+    (u) => {
+      expect(matchClips(new URL(u))).toBeUndefined();
+    },
+  );
 
   test.each(['vm', 'vt'])('a %s.tiktok.com short link is followed and previewed as the video', async (sub) => {
     await images();
@@ -48,11 +55,28 @@ describe('videos', () => {
     const r = await w.preview(URL_);
     expect(r).toMatchObject({ ok: true, type: 'CLIPS_VIDEO', title: 'IlloJuan on TikTok', description: 'La nueva locurilla de fin de año 🔥' });
     const v = r.clipsVideo;
-    expect(v).toMatchObject({ text: 'La nueva locurilla de fin de año 🔥', publishedAt: '2025-11-12T15:36:23.000Z', playsCount: 192100, likesCount: 25500, commentsCount: 146, sharesCount: 2156 });
+    expect(v).toMatchObject({
+      text: 'La nueva locurilla de fin de año 🔥',
+      publishedAt: '2025-11-12T15:36:23.000Z',
+      playsCount: 192100,
+      likesCount: 25500,
+      commentsCount: 146,
+      sharesCount: 2156,
+    });
     expect(typeof v.id).toBe('number');
     expect(v.media).toHaveLength(1);
     expect(v.media[0]).toMatchObject({ width: 36, height: 64 });
-    expect(v.user).toMatchObject({ username: 'illojuan', name: 'IlloJuan', bio: 'Saludos desde Almería', verified: true, visibility: 'PUBLIC', followersCount: 783400, followingCount: 3, likesCount: 3900000, url: 'https://www.tiktok.com/@illojuan' });
+    expect(v.user).toMatchObject({
+      username: 'illojuan',
+      name: 'IlloJuan',
+      bio: 'Saludos desde Almería',
+      verified: true,
+      visibility: 'PUBLIC',
+      followersCount: 783400,
+      followingCount: 3,
+      likesCount: 3900000,
+      url: 'https://www.tiktok.com/@illojuan',
+    });
     expect(v.user.avatar).toBeDefined();
     expect(r.image.original.url).toBe(v.media[0].original.url);
     expect(String(w.seen()[0].headers['user-agent'])).toMatch(/facebookexternalhit/);
@@ -71,7 +95,11 @@ describe('videos', () => {
     w.server.route('/www.tiktok.com/oembed', json(fx.oembed()));
     const r = await w.preview(URL_);
     expect(r).toMatchObject({ ok: true, type: 'CLIPS_VIDEO', title: 'IlloJuan on TikTok' });
-    expect(r.clipsVideo).toMatchObject({ text: 'La nueva locurilla de fin de año 🔥', publishedAt: clipsIdTime(ID), user: { username: 'illojuan', name: 'IlloJuan' } });
+    expect(r.clipsVideo).toMatchObject({
+      text: 'La nueva locurilla de fin de año 🔥',
+      publishedAt: clipsIdTime(ID),
+      user: { username: 'illojuan', name: 'IlloJuan' },
+    });
     expect(r.clipsVideo.media).toHaveLength(1);
   });
 
@@ -92,7 +120,16 @@ describe('videos', () => {
     w.server.route(`/www.tiktok.com/@illojuan/video/${ID}`, page('<html><head><title>Access Denied</title></head></html>', 403));
     const r = await w.preview(URL_);
     // The generic preview of the page: a PAGE record with the status seen, not a video.
-    expect(r).toMatchObject({ ok: false, type: 'PAGE', status: 403, url: URL_, domain: 'tiktok.com', redirected: false, redirectionCount: 0, redirectionTrail: [URL_] });
+    expect(r).toMatchObject({
+      ok: false,
+      type: 'PAGE',
+      status: 403,
+      url: URL_,
+      domain: 'tiktok.com',
+      redirected: false,
+      redirectionCount: 0,
+      redirectionTrail: [URL_],
+    });
     // "Access Denied" on a 403 is the wall's placeholder (lib/extract/walls.ts), not the page's title.
     expect(r.title).toBeUndefined();
     expect(r.clipsVideo).toBeUndefined();
@@ -105,7 +142,15 @@ describe('users', () => {
     w.server.route('/www.tiktok.com/@illojuan', page(fx.userPage()));
     const r = await w.preview('https://www.tiktok.com/@illojuan');
     expect(r).toMatchObject({ ok: true, type: 'CLIPS_USER', title: 'IlloJuan (@illojuan) | TikTok', description: 'Saludos desde Almería' });
-    expect(r.clipsUser).toMatchObject({ username: 'illojuan', name: 'IlloJuan', verified: true, visibility: 'PUBLIC', followersCount: 783400, followingCount: 3, likesCount: 3900000 });
+    expect(r.clipsUser).toMatchObject({
+      username: 'illojuan',
+      name: 'IlloJuan',
+      verified: true,
+      visibility: 'PUBLIC',
+      followersCount: 783400,
+      followingCount: 3,
+      likesCount: 3900000,
+    });
     expect(r.clipsUser.avatar).toBeDefined();
   });
   test('a private account', async () => {

@@ -1,5 +1,5 @@
-import { countFromLink, languageShares, matchCodehost } from '../../lib/platforms/codehost';
 import { stableId } from '../../lib/ids';
+import { countFromLink, languageShares, matchCodehost } from '../../lib/platforms/codehost';
 import { image, json, page, startWorld, type World } from './harness';
 
 // The platform's sources on hosts of their own (the harness maps every host onto the fixture
@@ -7,20 +7,38 @@ import { image, json, page, startWorld, type World } from './harness';
 const SOURCES = { LINKPREVIEW_GITHUB_API_URL: 'https://gh-api', LINKPREVIEW_GITHUB_BASE_URL: 'https://gh' };
 
 const REPO = {
-  id: 424242, node_id: 'R_x', name: 'paper-kite', full_name: 'skyfolk/paper-kite', private: false,
+  id: 424242,
+  node_id: 'R_x',
+  name: 'paper-kite',
+  full_name: 'skyfolk/paper-kite',
+  private: false,
   owner: { login: 'skyfolk', id: 9001, avatar_url: '', type: 'Organization' },
-  html_url: 'https://github.com/skyfolk/paper-kite', description: 'Fold, glue and fly: a paper kite toolkit', fork: false,
-  pushed_at: '2024-02-03T04:05:06Z', stargazers_count: 1530, watchers_count: 1530, subscribers_count: 42, language: 'TypeScript',
-  has_issues: true, forks_count: 77, open_issues_count: 19, topics: ['kites', 'paper', 'origami'], default_branch: 'main',
+  html_url: 'https://github.com/skyfolk/paper-kite',
+  description: 'Fold, glue and fly: a paper kite toolkit',
+  fork: false,
+  pushed_at: '2024-02-03T04:05:06Z',
+  stargazers_count: 1530,
+  watchers_count: 1530,
+  subscribers_count: 42,
+  language: 'TypeScript',
+  has_issues: true,
+  forks_count: 77,
+  open_issues_count: 19,
+  topics: ['kites', 'paper', 'origami'],
+  default_branch: 'main',
 };
 
 function repoRoutes(w: World, headers: Record<string, string> = {}) {
   const api = '/gh-api/repos/skyfolk/paper-kite';
-  const link = (path: string, last: number) => `<https://api.github.com/repositories/424242/${path}&page=2>; rel="next", <https://api.github.com/repositories/424242/${path}&page=${last}>; rel="last"`;
+  const link = (path: string, last: number) =>
+    `<https://api.github.com/repositories/424242/${path}&page=2>; rel="next", <https://api.github.com/repositories/424242/${path}&page=${last}>; rel="last"`;
   w.server.route(api, json({ ...REPO, owner: { ...REPO.owner, avatar_url: `${w.origin}/img/org.png` } }, 200, headers));
   w.server.route(`${api}/languages`, json({ TypeScript: 9000, CSS: 700, Shell: 300, Frobnicate: 0 }));
   w.server.route(`${api}/contributors?per_page=1&anon=true`, json([{ login: 'a' }], 200, { link: link('contributors?per_page=1&anon=true', 31) }));
-  w.server.route(`${api}/commits?per_page=1`, json([{ sha: 'abc', commit: { committer: { date: '2024-02-01T10:00:00Z' } } }], 200, { link: link('commits?per_page=1', 1234) }));
+  w.server.route(
+    `${api}/commits?per_page=1`,
+    json([{ sha: 'abc', commit: { committer: { date: '2024-02-01T10:00:00Z' } } }], 200, { link: link('commits?per_page=1', 1234) }),
+  );
   w.server.route(`${api}/pulls?state=open&per_page=1`, json([{ number: 9 }], 200, { link: link('pulls?state=open&per_page=1', 5) }));
 }
 
@@ -37,9 +55,14 @@ describe('codehost matcher: one test per URL form', () => {
   ])('%s', (link) => {
     expect(matchCodehost(new URL(link))).toEqual({ kind: 'repository', ids: { owner: 'skyfolk', repo: 'paper-kite' } });
   });
-  it.each(['https://github.com/skyfolk', 'https://github.com/settings/profile', 'https://github.com/orgs/skyfolk/people', 'https://github.com/', 'https://gist.github.com/skyfolk/abc', 'https://github.com/topics/kites'])(
-    'does not match %s', (link) => expect(matchCodehost(new URL(link))).toBeUndefined(),
-  );
+  it.each([
+    'https://github.com/skyfolk',
+    'https://github.com/settings/profile',
+    'https://github.com/orgs/skyfolk/people',
+    'https://github.com/',
+    'https://gist.github.com/skyfolk/abc',
+    'https://github.com/topics/kites',
+  ])('does not match %s', (link) => expect(matchCodehost(new URL(link))).toBeUndefined());
 });
 
 describe('codehost helpers', () => {
@@ -73,7 +96,13 @@ describe('codehost repository from the REST API', () => {
     expect(r.language).toBeUndefined();
   });
   it('is a CODEHOST_REPOSITORY with title, description and image', () => {
-    expect(r).toMatchObject({ ok: true, type: 'CODEHOST_REPOSITORY', status: 200, title: 'skyfolk/paper-kite: Fold, glue and fly: a paper kite toolkit', description: 'Fold, glue and fly: a paper kite toolkit' });
+    expect(r).toMatchObject({
+      ok: true,
+      type: 'CODEHOST_REPOSITORY',
+      status: 200,
+      title: 'skyfolk/paper-kite: Fold, glue and fly: a paper kite toolkit',
+      description: 'Fold, glue and fly: a paper kite toolkit',
+    });
     expect(r.image.original.url).toMatch(/^http:\/\/assets\.test\//);
   });
   it('sends the token and the API version', () => {
@@ -95,7 +124,14 @@ describe('codehost repository from the REST API', () => {
     ['commitsCount', 1234],
     ['topics', ['kites', 'paper', 'origami']],
     ['lastCommitDate', '2024-02-01T10:00:00.000Z'],
-    ['languages', [{ name: 'TypeScript', color: '#3178c6', percentage: 90 }, { name: 'CSS', color: '#663399', percentage: 7 }, { name: 'Shell', color: '#89e051', percentage: 3 }]],
+    [
+      'languages',
+      [
+        { name: 'TypeScript', color: '#3178c6', percentage: 90 },
+        { name: 'CSS', color: '#663399', percentage: 7 },
+        { name: 'Shell', color: '#89e051', percentage: 3 },
+      ],
+    ],
   ])('codehostRepository.%s', (field, value) => {
     expect(r.codehostRepository[field]).toEqual(value);
   });
@@ -131,10 +167,22 @@ describe('codehost fallbacks', () => {
     const r = await w.preview('https://github.com/skyfolk/paper-kite');
     expect(r).toMatchObject({ ok: true, type: 'CODEHOST_REPOSITORY', title: 'skyfolk/paper-kite: Fold, glue and fly', description: 'Fold, glue and fly' });
     expect(r.codehostRepository).toMatchObject({
-      id: stableId('codehost:repository:424242'), name: 'paper-kite', owner: { id: stableId('codehost:user:9001'), username: 'skyfolk' },
-      starsCount: 1530, forksCount: 77, watchersCount: 42, issuesCount: 14, pullRequestsCount: 5, commitsCount: 1234, contributorsCount: 31,
-      topics: ['kites', 'paper'], lastCommitDate: '2024-02-01T10:00:00.000Z',
-      languages: [{ name: 'TypeScript', color: '#3178c6', percentage: 90 }, { name: 'CSS', color: '#663399', percentage: 7 }],
+      id: stableId('codehost:repository:424242'),
+      name: 'paper-kite',
+      owner: { id: stableId('codehost:user:9001'), username: 'skyfolk' },
+      starsCount: 1530,
+      forksCount: 77,
+      watchersCount: 42,
+      issuesCount: 14,
+      pullRequestsCount: 5,
+      commitsCount: 1234,
+      contributorsCount: 31,
+      topics: ['kites', 'paper'],
+      lastCommitDate: '2024-02-01T10:00:00.000Z',
+      languages: [
+        { name: 'TypeScript', color: '#3178c6', percentage: 90 },
+        { name: 'CSS', color: '#663399', percentage: 7 },
+      ],
     });
   });
 

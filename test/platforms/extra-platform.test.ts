@@ -18,7 +18,9 @@ import { json, page, startWorld, type World } from './harness';
 
 const settings = defineSettings('kiteshop', 'kiteshop (a test platform)', {
   apiUrl: {
-    env: 'LINKPREVIEW_KITESHOP_API_URL', type: httpUrl(), default: 'https://api.kiteshop.test',
+    env: 'LINKPREVIEW_KITESHOP_API_URL',
+    type: httpUrl(),
+    default: 'https://api.kiteshop.test',
     doc: "The shop's product API.",
   },
 });
@@ -55,7 +57,9 @@ const kiteshop: Platform<typeof settings> = {
 };
 
 const LINK = 'https://kiteshop.test/kites/42';
-const PRODUCT_PAGE = page('<html lang="en"><head><title>Delta kite</title><meta property="og:description" content="A stable delta kite for light winds."></head></html>');
+const PRODUCT_PAGE = page(
+  '<html lang="en"><head><title>Delta kite</title><meta property="og:description" content="A stable delta kite for light winds."></head></html>',
+);
 
 let w: World | undefined;
 afterEach(async () => {
@@ -69,8 +73,21 @@ describe('an extra platform, registered for one world', () => {
     w.server.route('/api.kiteshop.test/products/42', json({ name: 'Delta kite', price: 39.5, currency: 'EUR' }));
     w.server.route('/kiteshop.test/kites/42', PRODUCT_PAGE);
     const r = await w.preview(LINK);
-    expect(r).toMatchObject({ ok: true, type: 'MARKETPLACE_PRODUCT', status: 200, url: LINK, title: 'Delta kite', description: 'A stable delta kite for light winds.' });
-    expect(r.marketplaceProduct).toEqual({ productId: '42', title: 'Delta kite', description: 'A stable delta kite for light winds.', price: 39.5, currency: 'EUR' });
+    expect(r).toMatchObject({
+      ok: true,
+      type: 'MARKETPLACE_PRODUCT',
+      status: 200,
+      url: LINK,
+      title: 'Delta kite',
+      description: 'A stable delta kite for light winds.',
+    });
+    expect(r.marketplaceProduct).toEqual({
+      productId: '42',
+      title: 'Delta kite',
+      description: 'A stable delta kite for light winds.',
+      price: 39.5,
+      currency: 'EUR',
+    });
   });
 
   it('its setting: the default names the API; set, the variable moves it', async () => {
@@ -85,7 +102,12 @@ describe('an extra platform, registered for one world', () => {
     w.server.route('/mirror.kiteshop.test/v2/products/42', json({ name: 'Delta kite', price: 35, currency: 'EUR' }));
     w.server.route('/kiteshop.test/kites/42', PRODUCT_PAGE);
     expect((await w.preview(LINK)).marketplaceProduct).toMatchObject({ price: 35, currency: 'EUR' });
-    expect(w.seen().map((s) => s.url).filter((u) => u.includes('/products/'))).toEqual(['https://mirror.kiteshop.test/v2/products/42']);
+    expect(
+      w
+        .seen()
+        .map((s) => s.url)
+        .filter((u) => u.includes('/products/')),
+    ).toEqual(['https://mirror.kiteshop.test/v2/products/42']);
   });
 
   it('its host profile: on its own page fetch, and on the generic fetch of its hosts', async () => {
@@ -130,7 +152,16 @@ describe('an extra platform, registered for one world', () => {
 describe('the registry', () => {
   it('assembles the host profiles from the platforms, then the hosts without one', () => {
     const { hostProfiles } = createRegistry([...PLATFORMS, kiteshop]);
-    expect(hostProfiles.map((p) => p.hosts[0])).toEqual(['youtube.com', 'reddit.com', 'x.com', 'instagram.com', 'tiktok.com', 'kiteshop.test', 'facebook.com', 'threads.net']);
+    expect(hostProfiles.map((p) => p.hosts[0])).toEqual([
+      'youtube.com',
+      'reddit.com',
+      'x.com',
+      'instagram.com',
+      'tiktok.com',
+      'kiteshop.test',
+      'facebook.com',
+      'threads.net',
+    ]);
   });
 
   it('refuses two platforms of one name, a settings group named otherwise, and a variable read twice', () => {

@@ -1,5 +1,5 @@
-import { matchForum, postType } from '../../lib/platforms/forum';
 import { stableId } from '../../lib/ids';
+import { matchForum, postType } from '../../lib/platforms/forum';
 import { image, json, page, redirect, startWorld, type World } from './harness';
 
 // The platform's sources on hosts of their own (the harness maps every host onto the fixture
@@ -15,11 +15,29 @@ function listing(post: Record<string, unknown>) {
 
 function basePost(origin: string, over: Record<string, unknown> = {}) {
   return {
-    id: 'k1t3x9', name: 't3_k1t3x9', title: 'My first paper kite flew for an hour', subreddit: 'kites', subreddit_id: 't5_2qh0k',
-    subreddit_name_prefixed: 'r/kites', subreddit_type: 'public', subreddit_subscribers: 51234, author: 'windfolder', author_fullname: 't2_abc12',
-    selftext: 'Used 80gsm paper and bamboo skewers.', created_utc: 1717236000, edited: 1717239600, score: 812, ups: 812, num_comments: 64,
-    over_18: false, is_self: true, is_video: false, post_hint: 'self', permalink: '/r/kites/comments/k1t3x9/my_first_paper_kite/',
-    url: 'https://www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/', removed_by_category: null,
+    id: 'k1t3x9',
+    name: 't3_k1t3x9',
+    title: 'My first paper kite flew for an hour',
+    subreddit: 'kites',
+    subreddit_id: 't5_2qh0k',
+    subreddit_name_prefixed: 'r/kites',
+    subreddit_type: 'public',
+    subreddit_subscribers: 51234,
+    author: 'windfolder',
+    author_fullname: 't2_abc12',
+    selftext: 'Used 80gsm paper and bamboo skewers.',
+    created_utc: 1717236000,
+    edited: 1717239600,
+    score: 812,
+    ups: 812,
+    num_comments: 64,
+    over_18: false,
+    is_self: true,
+    is_video: false,
+    post_hint: 'self',
+    permalink: '/r/kites/comments/k1t3x9/my_first_paper_kite/',
+    url: 'https://www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/',
+    removed_by_category: null,
     preview: { images: [{ source: { url: `${origin}/img/preview.png?width=640&amp;s=abc`, width: 640, height: 480 } }] },
     ...over,
   };
@@ -29,9 +47,19 @@ function about(origin: string) {
   return {
     kind: 't5',
     data: {
-      display_name: 'kites', name: 't5_2qh0k', title: 'Kites and kite flying', display_name_prefixed: 'r/kites',
-      public_description: 'Everything about kites.', subscribers: 51234, active_user_count: 87, accounts_active: 87, created_utc: 1201233135,
-      over18: false, subreddit_type: 'public', community_icon: `${origin}/img/icon.png?width=256&amp;s=1`, banner_background_image: `${origin}/img/banner.png`,
+      display_name: 'kites',
+      name: 't5_2qh0k',
+      title: 'Kites and kite flying',
+      display_name_prefixed: 'r/kites',
+      public_description: 'Everything about kites.',
+      subscribers: 51234,
+      active_user_count: 87,
+      accounts_active: 87,
+      created_utc: 1201233135,
+      over18: false,
+      subreddit_type: 'public',
+      community_icon: `${origin}/img/icon.png?width=256&amp;s=1`,
+      banner_background_image: `${origin}/img/banner.png`,
     },
   };
 }
@@ -52,9 +80,13 @@ describe('forum matcher: one test per URL form', () => {
   ])('%s', (link, kind, ids) => {
     expect(matchForum(new URL(link))).toEqual({ kind, ids });
   });
-  it.each(['https://www.reddit.com/', 'https://www.reddit.com/settings', 'https://www.reddit.com/r/', 'https://notreddit.com/r/kites', 'https://www.reddit.com/r/kites/comments/'])(
-    'does not match %s', (link) => expect(matchForum(new URL(link))).toBeUndefined(),
-  );
+  it.each([
+    'https://www.reddit.com/',
+    'https://www.reddit.com/settings',
+    'https://www.reddit.com/r/',
+    'https://notreddit.com/r/kites',
+    'https://www.reddit.com/r/kites/comments/',
+  ])('does not match %s', (link) => expect(matchForum(new URL(link))).toBeUndefined());
 });
 
 describe('forum post types', () => {
@@ -82,7 +114,13 @@ describe('forum post from the .json endpoint', () => {
   afterAll(() => w.close());
 
   it('is a FORUM_POST with title, description and image', () => {
-    expect(r).toMatchObject({ ok: true, type: 'FORUM_POST', status: 200, title: 'My first paper kite flew for an hour', description: 'Used 80gsm paper and bamboo skewers.' });
+    expect(r).toMatchObject({
+      ok: true,
+      type: 'FORUM_POST',
+      status: 200,
+      title: 'My first paper kite flew for an hour',
+      description: 'Used 80gsm paper and bamboo skewers.',
+    });
     expect(r.image.original.url).toMatch(/^http:\/\/assets\.test\//);
   });
   it('asks with its own User-Agent and raw_json=1', () => {
@@ -104,10 +142,17 @@ describe('forum post from the .json endpoint', () => {
   ])('forumPost.%s', (field, value) => {
     expect(r.forumPost[field]).toEqual(value);
   });
-  it('forumPost.community from the subreddit\'s about.json', () => {
+  it("forumPost.community from the subreddit's about.json", () => {
     expect(r.forumPost.community).toMatchObject({
-      id: stableId('forum:community:t5_2qh0k'), name: 'kites', title: 'Kites and kite flying', description: 'Everything about kites.',
-      type: 'public', subscribersCount: 51234, activeUsersCount: 87, createdDate: '2008-01-25T03:52:15.000Z', nsfw: false,
+      id: stableId('forum:community:t5_2qh0k'),
+      name: 'kites',
+      title: 'Kites and kite flying',
+      description: 'Everything about kites.',
+      type: 'public',
+      subscribersCount: 51234,
+      activeUsersCount: 87,
+      createdDate: '2008-01-25T03:52:15.000Z',
+      nsfw: false,
     });
     expect(r.forumPost.community.avatar).toBeDefined();
     expect(r.forumPost.community.banner).toBeDefined();
@@ -126,9 +171,15 @@ describe('forum post media', () => {
   it('GALLERY: every gallery item in order', async () => {
     w = await startWorld({ env: SOURCES });
     const post = basePost(w.origin, {
-      is_self: false, selftext: '', is_gallery: true, post_hint: undefined,
+      is_self: false,
+      selftext: '',
+      is_gallery: true,
+      post_hint: undefined,
       gallery_data: { items: [{ media_id: 'm2' }, { media_id: 'm1' }] },
-      media_metadata: { m1: { status: 'valid', e: 'Image', m: 'image/png', s: { u: `${w.origin}/img/g1.png?a=1&amp;b=2`, x: 60, y: 40 } }, m2: { status: 'valid', e: 'Image', m: 'image/png', s: { u: `${w.origin}/img/g2.png`, x: 30, y: 20 } } },
+      media_metadata: {
+        m1: { status: 'valid', e: 'Image', m: 'image/png', s: { u: `${w.origin}/img/g1.png?a=1&amp;b=2`, x: 60, y: 40 } },
+        m2: { status: 'valid', e: 'Image', m: 'image/png', s: { u: `${w.origin}/img/g2.png`, x: 30, y: 20 } },
+      },
     });
     w.server.route('/rd/comments/k1t3x9.json', json(listing(post)));
     w.server.route('/img/g1.png', await image(60, 40));
@@ -142,7 +193,13 @@ describe('forum post media', () => {
 
   it('IMAGE: the image itself', async () => {
     w = await startWorld({ env: SOURCES });
-    const post = basePost(w.origin, { is_self: false, selftext: '', post_hint: 'image', url: `${w.origin}/img/full.png`, url_overridden_by_dest: `${w.origin}/img/full.png` });
+    const post = basePost(w.origin, {
+      is_self: false,
+      selftext: '',
+      post_hint: 'image',
+      url: `${w.origin}/img/full.png`,
+      url_overridden_by_dest: `${w.origin}/img/full.png`,
+    });
     w.server.route('/rd/comments/k1t3x9.json', json(listing(post)));
     w.server.route('/img/full.png', await image(80, 60));
     const r = await w.preview('https://www.reddit.com/comments/k1t3x9');
@@ -151,7 +208,13 @@ describe('forum post media', () => {
 
   it('VIDEO: the poster frame as media; LINK posts keep the preview image', async () => {
     w = await startWorld({ env: SOURCES });
-    const post = basePost(w.origin, { is_self: false, selftext: '', is_video: true, post_hint: 'hosted:video', media: { reddit_video: { fallback_url: 'https://v.redd.it/x/DASH_720.mp4', duration: 12 } } });
+    const post = basePost(w.origin, {
+      is_self: false,
+      selftext: '',
+      is_video: true,
+      post_hint: 'hosted:video',
+      media: { reddit_video: { fallback_url: 'https://v.redd.it/x/DASH_720.mp4', duration: 12 } },
+    });
     w.server.route('/rd/comments/k1t3x9.json', json(listing(post)));
     w.server.route('/img/preview.png', await image(64, 48));
     const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/');
@@ -180,14 +243,23 @@ describe('forum community and user', () => {
   beforeAll(async () => {
     w = await startWorld({ env: SOURCES });
     w.server.route('/rd/r/kites/about.json', json(about(w.origin)));
-    w.server.route('/rd/user/windfolder/about.json', json({
-      kind: 't2',
-      data: {
-        name: 'windfolder', id: 'abc12', created_utc: 1420070400, link_karma: 1200, comment_karma: 3400, total_karma: 4650,
-        icon_img: `${w.origin}/img/avatar.png?s=1&amp;t=2`, snoovatar_img: `${w.origin}/img/snoo.png`,
-        subreddit: { title: 'Wind Folder', public_description: 'I fold kites.', banner_img: `${w.origin}/img/ubanner.png` },
-      },
-    }));
+    w.server.route(
+      '/rd/user/windfolder/about.json',
+      json({
+        kind: 't2',
+        data: {
+          name: 'windfolder',
+          id: 'abc12',
+          created_utc: 1420070400,
+          link_karma: 1200,
+          comment_karma: 3400,
+          total_karma: 4650,
+          icon_img: `${w.origin}/img/avatar.png?s=1&amp;t=2`,
+          snoovatar_img: `${w.origin}/img/snoo.png`,
+          subreddit: { title: 'Wind Folder', public_description: 'I fold kites.', banner_img: `${w.origin}/img/ubanner.png` },
+        },
+      }),
+    );
     for (const p of ['/img/icon.png', '/img/banner.png', '/img/avatar.png', '/img/snoo.png', '/img/ubanner.png']) w.server.route(p, await image(40, 40));
   });
   afterAll(() => w.close());
@@ -196,8 +268,15 @@ describe('forum community and user', () => {
     const r = await w.preview('https://www.reddit.com/r/kites/');
     expect(r).toMatchObject({ ok: true, type: 'FORUM_COMMUNITY', title: 'Kites and kite flying (r/kites)', description: 'Everything about kites.' });
     expect(r.forumCommunity).toMatchObject({
-      id: stableId('forum:community:t5_2qh0k'), name: 'kites', title: 'Kites and kite flying', description: 'Everything about kites.', type: 'public',
-      subscribersCount: 51234, activeUsersCount: 87, createdDate: '2008-01-25T03:52:15.000Z', nsfw: false,
+      id: stableId('forum:community:t5_2qh0k'),
+      name: 'kites',
+      title: 'Kites and kite flying',
+      description: 'Everything about kites.',
+      type: 'public',
+      subscribersCount: 51234,
+      activeUsersCount: 87,
+      createdDate: '2008-01-25T03:52:15.000Z',
+      nsfw: false,
     });
     expect(r.forumCommunity.avatar.original.url).toMatch(/^http:\/\/assets\.test\//);
     expect(r.forumCommunity.banner.original.url).toMatch(/^http:\/\/assets\.test\//);
@@ -208,8 +287,14 @@ describe('forum community and user', () => {
     const r = await w.preview('https://www.reddit.com/u/windfolder');
     expect(r).toMatchObject({ ok: true, type: 'FORUM_USER', title: 'Wind Folder (u/windfolder)', description: 'I fold kites.' });
     expect(r.forumUser).toMatchObject({
-      id: stableId('forum:user:t2_abc12'), username: 'windfolder', name: 'Wind Folder', bio: 'I fold kites.',
-      karma: 4650, postKarma: 1200, commentKarma: 3400, joinedAt: '2015-01-01T00:00:00.000Z',
+      id: stableId('forum:user:t2_abc12'),
+      username: 'windfolder',
+      name: 'Wind Folder',
+      bio: 'I fold kites.',
+      karma: 4650,
+      postKarma: 1200,
+      commentKarma: 3400,
+      joinedAt: '2015-01-01T00:00:00.000Z',
     });
     for (const k of ['avatar', 'flattenedAvatar', 'banner']) expect(r.forumUser[k].original.url).toMatch(/^http:\/\/assets\.test\//);
     expect(w.asked()).toContain('/img/avatar.png?s=1&t=2');
@@ -222,7 +307,10 @@ describe('forum fallbacks and content that is gone', () => {
 
   it('removed post: ok:false FORUM_POST saying so, not "Reddit - Dive into anything"', async () => {
     w = await startWorld({ env: SOURCES });
-    w.server.route('/rd/comments/k1t3x9.json', json(listing(basePost(w.origin, { selftext: '[removed]', removed_by_category: 'moderator', preview: undefined }))));
+    w.server.route(
+      '/rd/comments/k1t3x9.json',
+      json(listing(basePost(w.origin, { selftext: '[removed]', removed_by_category: 'moderator', preview: undefined }))),
+    );
     const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/x/');
     expect(r).toMatchObject({ ok: false, type: 'FORUM_POST', status: 200, description: 'This post was removed by the moderators.' });
     expect(r.forumPost.xId).toBe('k1t3x9');
@@ -264,7 +352,12 @@ describe('forum fallbacks and content that is gone', () => {
   ])('%s on the .json: the generic PAGE preview of the same URL', async (_name, answer) => {
     w = await startWorld({ env: SOURCES });
     w.server.route('/rd/comments/k1t3x9.json', answer);
-    w.server.route('/www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/', page('<html><head><meta property="og:title" content="My first paper kite flew for an hour : r/kites"><meta property="og:site_name" content="Reddit"></head></html>'));
+    w.server.route(
+      '/www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/',
+      page(
+        '<html><head><meta property="og:title" content="My first paper kite flew for an hour : r/kites"><meta property="og:site_name" content="Reddit"></head></html>',
+      ),
+    );
     const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/');
     expect(r).toMatchObject({ ok: true, type: 'PAGE', title: 'My first paper kite flew for an hour : r/kites' });
   });
@@ -272,14 +365,21 @@ describe('forum fallbacks and content that is gone', () => {
   it('the generic preview of a Reddit page uses its own <title> and meta description over the templated og tags', async () => {
     w = await startWorld({ env: SOURCES });
     w.server.route('/rd/comments/k1t3x9.json', json({ message: 'Too Many Requests', error: 429 }, 429));
-    w.server.route('/www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/', page(`<html lang="en-US"><head>
+    w.server.route(
+      '/www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/',
+      page(`<html lang="en-US"><head>
       <title>My first paper kite flew for an hour : r/kites</title>
       <meta name="description" content="It took two sheets of A4 and a lot of string. Here is how it went…">
       <meta property="og:title" content="From the kites community on Reddit: My first paper kite flew for an hour">
-      <meta property="og:description" content="Explore this post and more from the kites community"></head></html>`));
+      <meta property="og:description" content="Explore this post and more from the kites community"></head></html>`),
+    );
     const r = await w.preview('https://www.reddit.com/r/kites/comments/k1t3x9/my_first_paper_kite/');
-    expect(r).toMatchObject({ ok: true, type: 'PAGE', title: 'My first paper kite flew for an hour : r/kites',
-      description: 'It took two sheets of A4 and a lot of string. Here is how it went…' });
+    expect(r).toMatchObject({
+      ok: true,
+      type: 'PAGE',
+      title: 'My first paper kite flew for an hour : r/kites',
+      description: 'It took two sheets of A4 and a lot of string. Here is how it went…',
+    });
   });
 });
 

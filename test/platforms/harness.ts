@@ -13,12 +13,12 @@
  * registered for one world with `platforms: [...PLATFORMS, extra]`.
  */
 import sharp from 'sharp';
-import { loadConfig, type Config } from '../../lib/config';
+import { type Config, loadConfig } from '../../lib/config';
 import { createFetcher, type Fetcher } from '../../lib/fetch/safe-fetch';
 import { PLATFORMS } from '../../lib/platforms/index';
 import { createRegistry } from '../../lib/platforms/registry';
 import type { Platform } from '../../lib/platforms/types';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../helpers/service';
 
 export function virtualHosts(inner: Fetcher, origin: string): Fetcher {
@@ -94,7 +94,9 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
 
 /** A real PNG of the given size (so the image job can host it). */
 export async function png(width = 40, height = 30, color = { r: 200, g: 30, b: 30 }): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: color } })
+    .png()
+    .toBuffer();
 }
 
 export async function image(width?: number, height?: number) {

@@ -1,12 +1,16 @@
 /** marketplace (Etsy): URL forms, JSON-LD Product, og / Twitter-card fallbacks, the DataDome block. */
 import { matchMarketplace } from '../../lib/platforms/marketplace';
-import { image, page, startWorld, type World } from './harness';
 import * as fx from './fixtures/marketplace';
+import { image, page, startWorld, type World } from './harness';
 
 const ID = fx.LISTING;
 let w: World;
-beforeEach(async () => { w = await startWorld(); });
-afterEach(async () => { await w.close(); });
+beforeEach(async () => {
+  w = await startWorld();
+});
+afterEach(async () => {
+  await w.close();
+});
 
 describe('URL forms', () => {
   test.each([
@@ -18,19 +22,28 @@ describe('URL forms', () => {
   ])('%s gives the listing id', (u) => {
     expect(matchMarketplace(new URL(u))).toEqual({ kind: 'product', ids: { productId: ID } });
   });
-  test.each(['https://www.etsy.com/shop/InfernoDecals', 'https://www.etsy.com/', 'https://www.etsy.com/search?q=x', 'https://etsy.example.com/listing/123456'])('%s is not matched', (u) => {
-    expect(matchMarketplace(new URL(u))).toBeUndefined();
-  });
+  test.each(['https://www.etsy.com/shop/InfernoDecals', 'https://www.etsy.com/', 'https://www.etsy.com/search?q=x', 'https://etsy.example.com/listing/123456'])(
+    '%s is not matched',
+    (u) => {
+      expect(matchMarketplace(new URL(u))).toBeUndefined();
+    },
+  );
 });
 
 test('JSON-LD Product: name, description, price and currency, rating, reviews, images', async () => {
-  for (const p of ['/i.etsystatic.com/1/r/il/one/il_fullxfull.1.jpg', '/i.etsystatic.com/1/r/il/two/il_fullxfull.2.jpg']) w.server.route(p, await image(90, 70));
+  for (const p of ['/i.etsystatic.com/1/r/il/one/il_fullxfull.1.jpg', '/i.etsystatic.com/1/r/il/two/il_fullxfull.2.jpg'])
+    w.server.route(p, await image(90, 70));
   w.server.route(`/www.etsy.com/listing/${ID}/decal`, page(fx.jsonLdListing()));
   const r = await w.preview(`https://www.etsy.com/listing/${ID}/decal`);
   expect(r).toMatchObject({ ok: true, type: 'MARKETPLACE_PRODUCT', title: 'Agents of Shield decal sticker & vinyl' });
   expect(r.marketplaceProduct).toMatchObject({
-    productId: ID, title: 'Agents of Shield decal sticker & vinyl', description: 'Die cut sticker.\nAvailable in several colors.',
-    price: 2.99, currency: 'USD', rating: 4.9, reviewCount: 1523,
+    productId: ID,
+    title: 'Agents of Shield decal sticker & vinyl',
+    description: 'Die cut sticker.\nAvailable in several colors.',
+    price: 2.99,
+    currency: 'USD',
+    rating: 4.9,
+    reviewCount: 1523,
   });
   expect(r.marketplaceProduct.media).toHaveLength(2);
   expect(r.marketplaceProduct.features).toBeUndefined();
@@ -41,7 +54,13 @@ test('og tags and the Twitter product card when there is no JSON-LD', async () =
   w.server.route('/img0.etsystatic.com/058/0/10499963/il_570xN.jpg', await image(57, 40));
   w.server.route(`/www.etsy.com/listing/${ID}/decal`, page(fx.ogListing()));
   const r = await w.preview(`https://www.etsy.com/listing/${ID}/decal`);
-  expect(r.marketplaceProduct).toMatchObject({ productId: ID, title: 'Agents of Shield decal sticker for car', description: 'Die cut sticker is cut in the shape of the graphic.', price: 2.99, currency: 'USD' });
+  expect(r.marketplaceProduct).toMatchObject({
+    productId: ID,
+    title: 'Agents of Shield decal sticker for car',
+    description: 'Die cut sticker is cut in the shape of the graphic.',
+    price: 2.99,
+    currency: 'USD',
+  });
   expect(r.marketplaceProduct.media).toHaveLength(1);
 });
 

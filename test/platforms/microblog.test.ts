@@ -4,17 +4,27 @@
  */
 import { matchMicroblog, syndicationToken } from '../../lib/platforms/microblog';
 import { mp4 } from '../media-types/fixtures';
-import { image, json, page, redirect, startWorld, type World } from './harness';
 import * as fx from './fixtures/microblog';
+import { image, json, page, redirect, startWorld, type World } from './harness';
 
 const ID = fx.POST_ID;
 let w: World;
-beforeEach(async () => { w = await startWorld(); });
-afterEach(async () => { await w.close(); });
+beforeEach(async () => {
+  w = await startWorld();
+});
+afterEach(async () => {
+  await w.close();
+});
 
 async function images() {
-  for (const p of ['/pbs.twimg.com/media/PhotoOne.jpg', '/pbs.twimg.com/media/PhotoTwo.jpg', '/pbs.twimg.com/profile_images/111/jane_400x400.jpg',
-    '/pbs.twimg.com/media/CrawlerPhoto.jpg:large', '/pbs.twimg.com/ext_tw_video_thumb/1/pu/img/Poster.jpg', '/pbs.twimg.com/profile_banners/12345/1600000000/1500x500']) {
+  for (const p of [
+    '/pbs.twimg.com/media/PhotoOne.jpg',
+    '/pbs.twimg.com/media/PhotoTwo.jpg',
+    '/pbs.twimg.com/profile_images/111/jane_400x400.jpg',
+    '/pbs.twimg.com/media/CrawlerPhoto.jpg:large',
+    '/pbs.twimg.com/ext_tw_video_thumb/1/pu/img/Poster.jpg',
+    '/pbs.twimg.com/profile_banners/12345/1600000000/1500x500',
+  ]) {
     w.server.route(p, await image(60, 40));
   }
 }
@@ -37,7 +47,15 @@ describe('URL forms', () => {
     else expect(m?.ids.username).toBe('jane');
   });
 
-  test.each(['https://x.com/home', 'https://x.com/explore', 'https://x.com/i/flow/login', 'https://x.com/search?q=a', 'https://dev.twitter.com/', 'https://x.com/jane/likes', 'https://example.com/jane/status/1'])('%s is not matched', (u) => {
+  test.each([
+    'https://x.com/home',
+    'https://x.com/explore',
+    'https://x.com/i/flow/login',
+    'https://x.com/search?q=a',
+    'https://dev.twitter.com/',
+    'https://x.com/jane/likes',
+    'https://example.com/jane/status/1',
+  ])('%s is not matched', (u) => {
     expect(matchMicroblog(new URL(u))).toBeUndefined();
   });
 
@@ -170,14 +188,17 @@ describe('post fallbacks', () => {
     expect(String(req.headers['user-agent'])).toMatch(/Twitterbot/);
   });
 
-  test('rendered bot HTML with X\'s generic og:image: the post\'s own media comes from the markup', async () => {
+  test("rendered bot HTML with X's generic og:image: the post's own media comes from the markup", async () => {
     await images();
     w.server.route('/cdn.syndication.twimg.com/tweet-result', { status: 503, body: '' });
-    w.server.route(`/x.com/jane/status/${ID}`, page(`<html lang="en"><head><title>Jane Doe on X: "Look at this" / X</title>
+    w.server.route(
+      `/x.com/jane/status/${ID}`,
+      page(`<html lang="en"><head><title>Jane Doe on X: "Look at this" / X</title>
       <meta property="og:title" content="Jane Doe on X: &quot;Look at this&quot; / X">
       <meta property="og:image" content="https://abs.twimg.com/rweb/ssr/default/v2/og/image.png"></head>
       <body><img src="https://pbs.twimg.com/profile_images/111/jane_normal.jpg"><div style="background-image: url(&quot;https://pbs.twimg.com/media/PhotoOne.jpg&quot;);"></div>
-      <img src="https://pbs.twimg.com/media/PhotoTwo.jpg"></body></html>`));
+      <img src="https://pbs.twimg.com/media/PhotoTwo.jpg"></body></html>`),
+    );
     const r = await w.preview(`https://x.com/jane/status/${ID}`);
     expect(r.type).toBe('MICROBLOG_POST');
     expect(r.microblogPost.media).toHaveLength(1);
@@ -186,13 +207,16 @@ describe('post fallbacks', () => {
     expect(r.image.original.url).toMatch(/^http:\/\/assets\.test\//);
   });
 
-  test('rendered bot HTML of a text-only post: the declared og:image (X\'s generic card) is the image', async () => {
+  test("rendered bot HTML of a text-only post: the declared og:image (X's generic card) is the image", async () => {
     await images();
     w.server.route('/cdn.syndication.twimg.com/tweet-result', { status: 503, body: '' });
     w.server.route('/abs.twimg.com/rweb/ssr/default/v2/og/image.png', await image(120, 63));
-    w.server.route(`/x.com/jane/status/${ID}`, page(`<html lang="en"><head><title>Jane Doe on X: "Just words" / X</title>
+    w.server.route(
+      `/x.com/jane/status/${ID}`,
+      page(`<html lang="en"><head><title>Jane Doe on X: "Just words" / X</title>
       <meta property="og:title" content="Jane Doe on X: &quot;Just words&quot; / X">
-      <meta property="og:image" content="https://abs.twimg.com/rweb/ssr/default/v2/og/image.png"></head><body><p>Just words</p></body></html>`));
+      <meta property="og:image" content="https://abs.twimg.com/rweb/ssr/default/v2/og/image.png"></head><body><p>Just words</p></body></html>`),
+    );
     const r = await w.preview(`https://x.com/jane/status/${ID}`);
     expect(r).toMatchObject({ type: 'MICROBLOG_POST', description: 'Just words' });
     expect(r.microblogPost.media).toBeUndefined();
@@ -208,8 +232,16 @@ describe('post fallbacks', () => {
     // The generic preview of where the link led: a PAGE record with the login page's title and status, marked ok:false.
     const login = 'https://x.com/i/flow/login?redirect_after_login=%2Fjane';
     expect(r).toMatchObject({
-      ok: false, type: 'PAGE', status: 200, title: 'Log in to X / X', url: `https://x.com/jane/status/${ID}`, domain: 'x.com',
-      redirected: true, redirectionUrl: login, redirectionCount: 1, redirectionTrail: [`https://x.com/jane/status/${ID}`, login],
+      ok: false,
+      type: 'PAGE',
+      status: 200,
+      title: 'Log in to X / X',
+      url: `https://x.com/jane/status/${ID}`,
+      domain: 'x.com',
+      redirected: true,
+      redirectionUrl: login,
+      redirectionCount: 1,
+      redirectionTrail: [`https://x.com/jane/status/${ID}`, login],
     });
     expect(r.microblogPost).toBeUndefined();
   });
@@ -220,11 +252,25 @@ describe('users', () => {
     await images();
     w.server.route('/syndication.twitter.com/srv/timeline-profile/screen-name/jane', page(fx.timelineProfile()));
     const r = await w.preview('https://x.com/jane');
-    expect(r).toMatchObject({ ok: true, type: 'MICROBLOG_USER', title: 'Jane Doe (@jane) on X', description: 'Release engineer. Blog: https://blog.example.org' });
+    expect(r).toMatchObject({
+      ok: true,
+      type: 'MICROBLOG_USER',
+      title: 'Jane Doe (@jane) on X',
+      description: 'Release engineer. Blog: https://blog.example.org',
+    });
     const u = r.microblogUser;
     expect(u).toMatchObject({
-      username: 'jane', name: 'Jane Doe', bio: 'Release engineer. Blog: https://blog.example.org', url: 'https://jane.example.org',
-      location: 'Lisbon', verified: true, protected: false, sensitive: false, followersCount: 4321, followingCount: 210, postsCount: 9876,
+      username: 'jane',
+      name: 'Jane Doe',
+      bio: 'Release engineer. Blog: https://blog.example.org',
+      url: 'https://jane.example.org',
+      location: 'Lisbon',
+      verified: true,
+      protected: false,
+      sensitive: false,
+      followersCount: 4321,
+      followingCount: 210,
+      postsCount: 9876,
       joinedAt: '2012-03-21T20:50:14.000Z',
     });
     expect(u.avatar.original.url).toMatch(/^http:\/\/assets\.test\//);
@@ -239,13 +285,16 @@ describe('users', () => {
     expect(r.microblogUser.protected).toBe(true);
   });
 
-  test('rendered profile HTML with X\'s generic og:image: the avatar is the header\'s large profile image', async () => {
+  test("rendered profile HTML with X's generic og:image: the avatar is the header's large profile image", async () => {
     await images();
     w.server.route('/syndication.twitter.com/srv/timeline-profile/screen-name/jane', page(fx.timelineProfile({ screen_name: 'someone_else' })));
-    w.server.route('/x.com/jane', page(`<html lang="en"><head><title>Jane Doe (@jane) / X</title>
+    w.server.route(
+      '/x.com/jane',
+      page(`<html lang="en"><head><title>Jane Doe (@jane) / X</title>
       <meta property="og:title" content="Jane Doe (@jane) / X">
       <meta property="og:image" content="https://abs.twimg.com/rweb/ssr/default/v2/og/image.png"></head>
-      <body><img src="https://pbs.twimg.com/profile_images/999/someone_normal.jpg"><img src="https://pbs.twimg.com/profile_images/111/jane_400x400.jpg"></body></html>`));
+      <body><img src="https://pbs.twimg.com/profile_images/999/someone_normal.jpg"><img src="https://pbs.twimg.com/profile_images/111/jane_400x400.jpg"></body></html>`),
+    );
     const r = await w.preview('https://x.com/jane');
     expect(r).toMatchObject({ ok: true, type: 'MICROBLOG_USER' });
     expect(r.microblogUser.avatar).toBeDefined();
@@ -256,22 +305,42 @@ describe('users', () => {
   test('rendered profile HTML without og:description: bio, counters and join date from its ProfilePage schema', async () => {
     await images();
     w.server.route('/syndication.twitter.com/srv/timeline-profile/screen-name/jane', page(fx.timelineProfile({ screen_name: 'someone_else' })));
-    const schema = (who: string, bio: string) => JSON.stringify({
-      '@context': 'http://schema.org', '@type': 'ProfilePage', dateCreated: '2010-01-02T11:14:31.000Z',
-      mainEntity: { '@type': 'Person', additionalName: who, description: `${bio}  \nSecond line`, homeLocation: { '@type': 'Place', name: 'Lisbon' },
-        image: { '@type': 'ImageObject', contentUrl: 'https://pbs.twimg.com/profile_images/111/jane_400x400.jpg' },
-        interactionStatistic: [
-          { '@type': 'InteractionCounter', interactionType: 'https://schema.org/FollowAction', name: 'Follows', userInteractionCount: 3893 },
-          { '@type': 'InteractionCounter', interactionType: 'https://schema.org/SubscribeAction', name: 'Friends', userInteractionCount: 406 },
-          { '@type': 'InteractionCounter', interactionType: 'https://schema.org/WriteAction', name: 'Tweets', userInteractionCount: 23961 }] } });
-    w.server.route('/x.com/jane', page(`<html lang="en"><head><title>Jane Doe (@jane) / X</title>
+    const schema = (who: string, bio: string) =>
+      JSON.stringify({
+        '@context': 'http://schema.org',
+        '@type': 'ProfilePage',
+        dateCreated: '2010-01-02T11:14:31.000Z',
+        mainEntity: {
+          '@type': 'Person',
+          additionalName: who,
+          description: `${bio}  \nSecond line`,
+          homeLocation: { '@type': 'Place', name: 'Lisbon' },
+          image: { '@type': 'ImageObject', contentUrl: 'https://pbs.twimg.com/profile_images/111/jane_400x400.jpg' },
+          interactionStatistic: [
+            { '@type': 'InteractionCounter', interactionType: 'https://schema.org/FollowAction', name: 'Follows', userInteractionCount: 3893 },
+            { '@type': 'InteractionCounter', interactionType: 'https://schema.org/SubscribeAction', name: 'Friends', userInteractionCount: 406 },
+            { '@type': 'InteractionCounter', interactionType: 'https://schema.org/WriteAction', name: 'Tweets', userInteractionCount: 23961 },
+          ],
+        },
+      });
+    w.server.route(
+      '/x.com/jane',
+      page(`<html lang="en"><head><title>Jane Doe (@jane) / X</title>
       <meta property="og:title" content="Jane Doe (@jane) / X">
       <script type="application/ld+json">${schema('someone_else', 'Not Jane')}</script>
-      <script type="application/ld+json">${schema('Jane', 'Release engineering & tea')}</script></head><body></body></html>`));
+      <script type="application/ld+json">${schema('Jane', 'Release engineering & tea')}</script></head><body></body></html>`),
+    );
     const r = await w.preview('https://x.com/jane');
     expect(r).toMatchObject({ ok: true, type: 'MICROBLOG_USER', description: 'Release engineering & tea\nSecond line' });
-    expect(r.microblogUser).toMatchObject({ username: 'jane', bio: 'Release engineering & tea\nSecond line', location: 'Lisbon',
-      followersCount: 3893, followingCount: 406, postsCount: 23961, joinedAt: '2010-01-02T11:14:31.000Z' });
+    expect(r.microblogUser).toMatchObject({
+      username: 'jane',
+      bio: 'Release engineering & tea\nSecond line',
+      location: 'Lisbon',
+      followersCount: 3893,
+      followingCount: 406,
+      postsCount: 23961,
+      joinedAt: '2010-01-02T11:14:31.000Z',
+    });
     expect(w.seen().some((x) => x.url === 'https://pbs.twimg.com/profile_images/111/jane_400x400.jpg')).toBe(true);
   });
 

@@ -1,12 +1,16 @@
 /** photoshare (Instagram): URL forms, og description parsing, the embed page, profiles and the login wall. */
 import { matchPhotoshare, parsePostDescription, parseProfileDescription, shortcodeTime } from '../../lib/platforms/photoshare';
-import { image, page, redirect, startWorld, type World } from './harness';
 import * as fx from './fixtures/photoshare';
+import { image, page, redirect, startWorld, type World } from './harness';
 
 const CODE = fx.CODE;
 let w: World;
-beforeEach(async () => { w = await startWorld(); });
-afterEach(async () => { await w.close(); });
+beforeEach(async () => {
+  w = await startWorld();
+});
+afterEach(async () => {
+  await w.close();
+});
 
 async function images() {
   for (const p of ['post_cover.jpg', 'first.jpg', 'second.jpg', 'avatar.jpg', 'avatar2.jpg', 'embed_photo.jpg', 'profile_pic.jpg']) {
@@ -29,7 +33,12 @@ describe('URL forms', () => {
   ])('%s is a %s', (u, kind) => {
     expect(matchPhotoshare(new URL(u))?.kind).toBe(kind);
   });
-  test.each(['https://www.instagram.com/accounts/login/', 'https://www.instagram.com/explore/tags/x/', 'https://www.instagram.com/', 'https://www.instagram.com/stories/x/1/'])('%s is not matched', (u) => {
+  test.each([
+    'https://www.instagram.com/accounts/login/',
+    'https://www.instagram.com/explore/tags/x/',
+    'https://www.instagram.com/',
+    'https://www.instagram.com/stories/x/1/',
+  ])('%s is not matched', (u) => {
     expect(matchPhotoshare(new URL(u))).toBeUndefined();
   });
 });
@@ -37,28 +46,52 @@ describe('URL forms', () => {
 describe('parsers', () => {
   test('the post description: counts, username, day, caption', () => {
     expect(parsePostDescription('152K likes, 784 comments - jaimelorentelo on April 19, 2021: "Nuevo proyecto". ')).toEqual({
-      likesCount: 152000, commentsCount: 784, username: 'jaimelorentelo', publishedAt: '2021-04-19T00:00:00.000Z', text: 'Nuevo proyecto',
+      likesCount: 152000,
+      commentsCount: 784,
+      username: 'jaimelorentelo',
+      publishedAt: '2021-04-19T00:00:00.000Z',
+      text: 'Nuevo proyecto',
     });
     expect(parsePostDescription('1,234 likes, 5 comments - a.b_c on March 3, 2020')).toMatchObject({ likesCount: 1234, commentsCount: 5, username: 'a.b_c' });
     expect(parsePostDescription('See this Instagram photo by @minaalofficial • 105 likes')).toEqual({ username: 'minaalofficial', likesCount: 105 });
   });
   test('the profile description', () => {
     expect(parseProfileDescription('1M Followers, 12 Following, 1,234 Posts - See Instagram photos and videos from Tesla (@teslamotors)')).toEqual({
-      followersCount: 1_000_000, followingCount: 12, postsCount: 1234, name: 'Tesla', username: 'teslamotors',
+      followersCount: 1_000_000,
+      followingCount: 12,
+      postsCount: 1234,
+      name: 'Tesla',
+      username: 'teslamotors',
     });
     expect(parseProfileDescription('2.5K Followers, 300 Following, 42 Posts')).toMatchObject({ followersCount: 2500 });
   });
   test('the profile meta description: "… - Name (@handle) on Instagram: "bio""', () => {
-    expect(parseProfileDescription('1M Followers, 12 Following, 1,234 Posts - Tesla (@teslamotors) on Instagram: "Electric cars, giant batteries and solar"')).toEqual({
-      followersCount: 1_000_000, followingCount: 12, postsCount: 1234, name: 'Tesla', username: 'teslamotors', bio: 'Electric cars, giant batteries and solar',
+    expect(
+      parseProfileDescription('1M Followers, 12 Following, 1,234 Posts - Tesla (@teslamotors) on Instagram: "Electric cars, giant batteries and solar"'),
+    ).toEqual({
+      followersCount: 1_000_000,
+      followingCount: 12,
+      postsCount: 1234,
+      name: 'Tesla',
+      username: 'teslamotors',
+      bio: 'Electric cars, giant batteries and solar',
     });
     // curly quotes, a bio over several lines with quotes of its own, a name with brackets
     expect(parseProfileDescription('52 Followers, 3 Following, 0 Posts - Ana (Art) (@ana.art) on Instagram: “Painter.\nSays "hi"”')).toEqual({
-      followersCount: 52, followingCount: 3, postsCount: 0, name: 'Ana (Art)', username: 'ana.art', bio: 'Painter.\nSays "hi"',
+      followersCount: 52,
+      followingCount: 3,
+      postsCount: 0,
+      name: 'Ana (Art)',
+      username: 'ana.art',
+      bio: 'Painter.\nSays "hi"',
     });
     // no name
     expect(parseProfileDescription('52 Followers, 3 Following, 0 Posts - @ana.art on Instagram: "Painter"')).toEqual({
-      followersCount: 52, followingCount: 3, postsCount: 0, username: 'ana.art', bio: 'Painter',
+      followersCount: 52,
+      followingCount: 3,
+      postsCount: 0,
+      username: 'ana.art',
+      bio: 'Painter',
     });
   });
   test('the time in a shortcode', () => {
@@ -91,7 +124,11 @@ describe('posts', () => {
     w.server.route(`/www.instagram.com/p/${CODE}/`, page(fx.oldOgPost()));
     w.server.route(`/www.instagram.com/p/${CODE}/embed/captioned/`, { status: 404, body: '' });
     const r = await w.preview(`https://www.instagram.com/p/${CODE}/`);
-    expect(r.photosharePost).toMatchObject({ likesCount: 105, publishedAt: '2016-06-19T04:04:00.000Z', user: { username: 'minaalofficial', name: 'Minaal', verified: false } });
+    expect(r.photosharePost).toMatchObject({
+      likesCount: 105,
+      publishedAt: '2016-06-19T04:04:00.000Z',
+      user: { username: 'minaalofficial', name: 'Minaal', verified: false },
+    });
     // no caption in this form: the record's description is the og description itself
     expect(r.description).toBe('See this Instagram photo by @minaalofficial • 105 likes');
   });
@@ -135,8 +172,15 @@ describe('users', () => {
     const r = await w.preview('https://www.instagram.com/teslamotors/');
     expect(r).toMatchObject({ ok: true, type: 'PHOTOSHARE_USER', title: 'Tesla (@teslamotors) • Instagram photos and videos' });
     expect(r.photoshareUser).toMatchObject({
-      username: 'teslamotors', name: 'Tesla', verified: true, followersCount: 1_000_000, followingCount: 12, postsCount: 1234,
-      visibility: 'PUBLIC', bio: 'Electric cars, giant batteries and solar', url: 'https://www.tesla.com/',
+      username: 'teslamotors',
+      name: 'Tesla',
+      verified: true,
+      followersCount: 1_000_000,
+      followingCount: 12,
+      postsCount: 1234,
+      visibility: 'PUBLIC',
+      bio: 'Electric cars, giant batteries and solar',
+      url: 'https://www.tesla.com/',
     });
     expect(r.photoshareUser.avatar).toBeDefined();
   });
@@ -145,9 +189,16 @@ describe('users', () => {
     await images();
     w.server.route('/www.instagram.com/teslamotors/', page(fx.profile({ metaBio: 'Accelerating the world’s transition to sustainable energy' })));
     const r = await w.preview('https://www.instagram.com/teslamotors/');
-    expect(r).toMatchObject({ ok: true, type: 'PHOTOSHARE_USER', description: '1M Followers, 12 Following, 1,234 Posts - See Instagram photos and videos from Tesla (@teslamotors)' });
+    expect(r).toMatchObject({
+      ok: true,
+      type: 'PHOTOSHARE_USER',
+      description: '1M Followers, 12 Following, 1,234 Posts - See Instagram photos and videos from Tesla (@teslamotors)',
+    });
     expect(r.photoshareUser).toMatchObject({
-      username: 'teslamotors', name: 'Tesla', followersCount: 1_000_000, bio: 'Accelerating the world’s transition to sustainable energy',
+      username: 'teslamotors',
+      name: 'Tesla',
+      followersCount: 1_000_000,
+      bio: 'Accelerating the world’s transition to sustainable energy',
     });
   });
 

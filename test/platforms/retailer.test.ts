@@ -1,18 +1,24 @@
 /** retailer (Amazon): URL forms, short links, every field, locale prices and currencies, the robot check. */
+
+import net from 'node:net';
+import { createFetcher, type Fetcher, FetchFailure } from '../../lib/fetch/safe-fetch';
 import { matchRetailer } from '../../lib/platforms/retailer';
 import { marketplaceTld, parseLocaleNumber, parsePrice } from '../../lib/platforms/retailer-price';
-import net from 'node:net';
-import { createFetcher, FetchFailure, type Fetcher } from '../../lib/fetch/safe-fetch';
-import { image, page, redirect, startWorld, type World } from './harness';
 import * as fx from './fixtures/retailer';
+import { image, page, redirect, startWorld, type World } from './harness';
 
 const ASIN = fx.ASIN;
 let w: World;
-beforeEach(async () => { w = await startWorld(); });
-afterEach(async () => { await w.close(); });
+beforeEach(async () => {
+  w = await startWorld();
+});
+afterEach(async () => {
+  await w.close();
+});
 
 async function images() {
-  for (const p of ['51Main._AC_SL1500_.jpg', '51Main._AC_SX679_.jpg', '51Main._AC_SX466_.jpg', '51Main._AC_SX425_.jpg', '61Alt.jpg']) w.server.route(`/m.media-amazon.com/images/I/${p}`, await image(80, 80));
+  for (const p of ['51Main._AC_SL1500_.jpg', '51Main._AC_SX679_.jpg', '51Main._AC_SX466_.jpg', '51Main._AC_SX425_.jpg', '61Alt.jpg'])
+    w.server.route(`/m.media-amazon.com/images/I/${p}`, await image(80, 80));
 }
 
 describe('URL forms', () => {
@@ -28,11 +34,21 @@ describe('URL forms', () => {
   ])('%s gives the ASIN', (u) => {
     expect(matchRetailer(new URL(u))).toEqual({ kind: 'product', ids: { productId: ASIN } });
   });
-  test.each(['https://www.amazon.com/', 'https://www.amazon.com/s?k=robot', 'https://www.amazon.com/stores/page/X', 'https://www.amazonaws.com/dp/B01MUGXRT9', 'https://aws.amazon.com/dp/B01MUGXRT9'])('%s is not matched', (u) => {
+  test.each([
+    'https://www.amazon.com/',
+    'https://www.amazon.com/s?k=robot',
+    'https://www.amazon.com/stores/page/X',
+    'https://www.amazonaws.com/dp/B01MUGXRT9',
+    'https://aws.amazon.com/dp/B01MUGXRT9',
+  ])('%s is not matched', (u) => {
     expect(matchRetailer(new URL(u))).toBeUndefined();
   });
 
-  test.each([['amzn.to', '/amzn.to/3xYz'], ['a.co', '/a.co/d/abc123'], ['amzn.eu', '/amzn.eu/d/abc']])('a %s short link is followed to the product', async (_host, path) => {
+  test.each([
+    ['amzn.to', '/amzn.to/3xYz'],
+    ['a.co', '/a.co/d/abc123'],
+    ['amzn.eu', '/amzn.eu/d/abc'],
+  ])('a %s short link is followed to the product', async (_host, path) => {
     await images();
     w.server.route(path, redirect(`/www.amazon.es/dp/${ASIN}?tag=x`));
     w.server.route(`/www.amazon.es/dp/${ASIN}`, page(fx.productPage()));
@@ -50,13 +66,21 @@ describe('product fields', () => {
     expect(r).toMatchObject({ ok: true, type: 'RETAILER_PRODUCT', title: 'Cecotec Robot Limpiacristales Windroid 880', language: 'es' });
     const p = r.retailerProduct;
     expect(p).toMatchObject({
-      productId: ASIN, title: 'Cecotec Robot Limpiacristales Windroid 880', price: 1234.56, currency: 'EUR', rating: 4.1, reviewCount: 5182,
+      productId: ASIN,
+      title: 'Cecotec Robot Limpiacristales Windroid 880',
+      price: 1234.56,
+      currency: 'EUR',
+      rating: 4.1,
+      reviewCount: 5182,
       description: 'Compra Cecotec Robot Limpiacristales Windroid 880. Precios bajos todos los días en Amazon.',
       features: ['Limpieza inteligente: 4 programas', 'Control por App y mando a distancia'],
     });
     // hi-res first, then the dynamic-image JSON largest first; the carousel images elsewhere on the page are not the product's
     expect(p.media.length).toBeGreaterThanOrEqual(2);
-    const asked = w.seen().map((s) => s.url).filter((u) => u.includes('media-amazon'));
+    const asked = w
+      .seen()
+      .map((s) => s.url)
+      .filter((u) => u.includes('media-amazon'));
     expect(asked[0]).toContain('_AC_SL1500_');
     expect(asked.some((u) => u.includes('OTHER'))).toBe(false);
     expect(r.image.original.url).toBe(p.media[0].original.url);
@@ -103,7 +127,8 @@ describe('the product page fails at the network level: the generic preview of th
   // says (a real refused connection, a real timeout, a resolver that fails the name); the generic
   // preview's fetch of the same URL that follows gets the page.
   const LINK = `https://www.amazon.com/dp/${ASIN}`;
-  const GENERIC = '<html lang="en"><head><title>Amazon.com: Windroid 880</title><meta name="description" content="The page as any browser sees it."></head><body><p>Windroid</p></body></html>';
+  const GENERIC =
+    '<html lang="en"><head><title>Amazon.com: Windroid 880</title><meta name="description" content="The page as any browser sees it."></head><body><p>Windroid</p></body></html>';
   const raw = (resolver?: (host: string) => Promise<{ address: string; family: number }[]>) =>
     createFetcher({ allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 10, resolver });
   let silent: net.Server | undefined;
@@ -124,9 +149,15 @@ describe('the product page fails at the network level: the generic preview of th
   /** A listener that accepts connections and never answers. */
   async function silentPort(): Promise<number> {
     const sockets = new Set<net.Socket>();
-    silent = net.createServer((sock) => { sockets.add(sock); sock.on('close', () => sockets.delete(sock)); });
+    silent = net.createServer((sock) => {
+      sockets.add(sock);
+      sock.on('close', () => sockets.delete(sock));
+    });
     const close = silent.close.bind(silent);
-    silent.close = ((cb?: (err?: Error) => void) => { for (const sock of sockets) sock.destroy(); return close(cb); }) as typeof silent.close;
+    silent.close = ((cb?: (err?: Error) => void) => {
+      for (const sock of sockets) sock.destroy();
+      return close(cb);
+    }) as typeof silent.close;
     await new Promise<void>((resolve) => silent!.listen(0, '127.0.0.1', resolve));
     return (silent.address() as net.AddressInfo).port;
   }
@@ -171,7 +202,14 @@ describe('the product page fails at the network level: the generic preview of th
       // The platform's fetch failed as intended ...
       expect(codes).toEqual([kind]);
       // ... and the record is the generic preview of the link, not an error record.
-      expect(r).toMatchObject({ ok: true, type: 'PAGE', status: 200, url: LINK, title: 'Amazon.com: Windroid 880', description: 'The page as any browser sees it.' });
+      expect(r).toMatchObject({
+        ok: true,
+        type: 'PAGE',
+        status: 200,
+        url: LINK,
+        title: 'Amazon.com: Windroid 880',
+        description: 'The page as any browser sees it.',
+      });
       expect(r.retailerProduct).toBeUndefined();
       expect(world.seen().filter((s) => s.url === LINK)).toHaveLength(1);
     } finally {
@@ -182,10 +220,20 @@ describe('the product page fails at the network level: the generic preview of th
 
 describe('locale prices', () => {
   test.each([
-    ['1.234,56 €', 'de', 1234.56, 'EUR'], ['€149,00', 'es', 149, 'EUR'], ['$1,234.56', 'com', 1234.56, 'USD'], ['$1,234', 'com', 1234, 'USD'],
-    ['1.234 €', 'de', 1234, 'EUR'], ['CHF 1\'234.50', 'com', 1234.5, 'CHF'], ['₹1,23,456.00', 'in', 123456, 'INR'], ['¥1,280', 'cn', 1280, 'CNY'],
-    ['$10.99 - $19.99', 'com', 10.99, 'USD'], ['MX$1,299.00', 'com.mx', 1299, 'MXN'], ['$1,299.00', 'com.mx', 1299, 'MXN'], ['AED 99.00', 'ae', 99, 'AED'],
-    ['12,99', 'fr', 12.99, 'EUR'], ['1 299,00 kr', 'se', 1299, 'SEK'],
+    ['1.234,56 €', 'de', 1234.56, 'EUR'],
+    ['€149,00', 'es', 149, 'EUR'],
+    ['$1,234.56', 'com', 1234.56, 'USD'],
+    ['$1,234', 'com', 1234, 'USD'],
+    ['1.234 €', 'de', 1234, 'EUR'],
+    ["CHF 1'234.50", 'com', 1234.5, 'CHF'],
+    ['₹1,23,456.00', 'in', 123456, 'INR'],
+    ['¥1,280', 'cn', 1280, 'CNY'],
+    ['$10.99 - $19.99', 'com', 10.99, 'USD'],
+    ['MX$1,299.00', 'com.mx', 1299, 'MXN'],
+    ['$1,299.00', 'com.mx', 1299, 'MXN'],
+    ['AED 99.00', 'ae', 99, 'AED'],
+    ['12,99', 'fr', 12.99, 'EUR'],
+    ['1 299,00 kr', 'se', 1299, 'SEK'],
   ])('%s on .%s', (raw, tld, price, currency) => {
     expect(parsePrice(raw, tld)).toEqual({ price, currency });
   });

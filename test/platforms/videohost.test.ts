@@ -1,7 +1,7 @@
-import { matchVideohost } from '../../lib/platforms/videohost';
-import { parseCount } from '../../lib/platforms/shared';
 import { stableId } from '../../lib/ids';
-import { CHANNEL_ID, VIDEO_ID, channelPage, playerResponse, watchPage } from './fixtures/videohost';
+import { parseCount } from '../../lib/platforms/shared';
+import { matchVideohost } from '../../lib/platforms/videohost';
+import { CHANNEL_ID, channelPage, playerResponse, VIDEO_ID, watchPage } from './fixtures/videohost';
 import { image, json, page, redirect, startWorld, type World } from './harness';
 
 // The platform's sources on hosts of their own (the harness maps every host onto the fixture
@@ -29,8 +29,12 @@ describe('videohost matcher: one test per URL form', () => {
   });
 
   it.each([
-    'https://www.youtube.com/', 'https://www.youtube.com/watch?v=short', 'https://www.youtube.com/feed/trending',
-    'https://youtu.be/', 'https://notyoutube.com/watch?v=Ab3_dE-fGh1', 'https://www.youtube.com/results?search_query=kites',
+    'https://www.youtube.com/',
+    'https://www.youtube.com/watch?v=short',
+    'https://www.youtube.com/feed/trending',
+    'https://youtu.be/',
+    'https://notyoutube.com/watch?v=Ab3_dE-fGh1',
+    'https://www.youtube.com/results?search_query=kites',
   ])('does not match %s', (link) => {
     expect(matchVideohost(new URL(link))).toBeUndefined();
   });
@@ -38,9 +42,18 @@ describe('videohost matcher: one test per URL form', () => {
 
 describe('videohost counts as printed', () => {
   it.each([
-    ['1.2M subscribers', 1_200_000], ['4,69 M de suscriptores', 4_690_000], ['4,69 millones de suscriptores', 4_690_000],
-    ['6,8 K', 6_800], ['215 K', 215_000], ['13M', 13_000_000], ['1,234,567 views', 1_234_567], ['1.234.567 Aufrufe', 1_234_567],
-    ['345 videos', 345], ['No views', undefined], ['2 Mio. Abonnenten', 2_000_000], ['1.5B views', 1_500_000_000],
+    ['1.2M subscribers', 1_200_000],
+    ['4,69 M de suscriptores', 4_690_000],
+    ['4,69 millones de suscriptores', 4_690_000],
+    ['6,8 K', 6_800],
+    ['215 K', 215_000],
+    ['13M', 13_000_000],
+    ['1,234,567 views', 1_234_567],
+    ['1.234.567 Aufrufe', 1_234_567],
+    ['345 videos', 345],
+    ['No views', undefined],
+    ['2 Mio. Abonnenten', 2_000_000],
+    ['1.5B views', 1_500_000_000],
   ])('%s -> %s', (text, n) => {
     expect(parseCount(text)).toBe(n);
   });
@@ -88,8 +101,13 @@ describe('videohost video from the watch page', () => {
   it('videohostVideo.user is the channel: handle, name, externalId, url, avatar, subscribers, verified', () => {
     const u = r.videohostVideo.user;
     expect(u).toMatchObject({
-      id: stableId(`videohost:user:${CHANNEL_ID}`), username: '@PaperSkies', name: 'Paper Skies', externalId: CHANNEL_ID,
-      url: 'https://www.youtube.com/@PaperSkies', subscribersCount: 1_200_000, verified: true,
+      id: stableId(`videohost:user:${CHANNEL_ID}`),
+      username: '@PaperSkies',
+      name: 'Paper Skies',
+      externalId: CHANNEL_ID,
+      url: 'https://www.youtube.com/@PaperSkies',
+      subscribersCount: 1_200_000,
+      verified: true,
     });
     expect(u.avatar.thumbnail.url).toMatch(/^http:\/\/assets\.test\//);
   });
@@ -101,15 +119,30 @@ describe('videohost with YOUTUBE_API_KEY: exact counts from the Data API', () =>
   it('API counts win over the page, the key is sent, the rest comes from the page', async () => {
     w = await startWorld({ env: { ...SOURCES, YOUTUBE_API_KEY: 'yt-key' } });
     w.server.route('/yt/watch', page(watchPage(w.origin)));
-    w.server.route('/yt-api/videos', json({
-      items: [{ id: VIDEO_ID, snippet: { publishedAt: '2021-05-04T16:15:00Z', channelId: CHANNEL_ID, title: 'API title', channelTitle: 'Paper Skies' },
-        statistics: { viewCount: '1234999', likeCount: '48299', commentCount: '3461' }, contentDetails: { duration: 'PT12M34S' } }],
-    }));
+    w.server.route(
+      '/yt-api/videos',
+      json({
+        items: [
+          {
+            id: VIDEO_ID,
+            snippet: { publishedAt: '2021-05-04T16:15:00Z', channelId: CHANNEL_ID, title: 'API title', channelTitle: 'Paper Skies' },
+            statistics: { viewCount: '1234999', likeCount: '48299', commentCount: '3461' },
+            contentDetails: { duration: 'PT12M34S' },
+          },
+        ],
+      }),
+    );
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
-    expect(r.videohostVideo).toMatchObject({ viewsCount: 1234999, likesCount: 48299, commentsCount: 3461, duration: 754, title: 'Building a kite from paper };' });
+    expect(r.videohostVideo).toMatchObject({
+      viewsCount: 1234999,
+      likesCount: 48299,
+      commentsCount: 3461,
+      duration: 754,
+      title: 'Building a kite from paper };',
+    });
     expect(w.asked().find((u) => u.startsWith('/yt-api/videos'))).toContain('key=yt-key');
   });
-  it('the top-level description is the watch page\'s one-line summary when it has one; the full text stays on the video', async () => {
+  it("the top-level description is the watch page's one-line summary when it has one; the full text stays on the video", async () => {
     w = await startWorld({ env: SOURCES });
     w.server.route('/yt/watch', page(watchPage(w.origin, undefined, undefined, 'How to fold and fly a paper kite.Materials in the first…')));
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
@@ -119,7 +152,19 @@ describe('videohost with YOUTUBE_API_KEY: exact counts from the Data API', () =>
   it('the API alone gives the video when the page is blocked', async () => {
     w = await startWorld({ env: { ...SOURCES, YOUTUBE_API_KEY: 'yt-key' } });
     w.server.route('/yt/watch', page('<html><title>Sorry</title></html>', 429));
-    w.server.route('/yt-api/videos', json({ items: [{ id: VIDEO_ID, snippet: { title: 'API title', description: 'API text', channelId: CHANNEL_ID, channelTitle: 'Paper Skies' }, statistics: { viewCount: '10' }, contentDetails: { duration: 'PT1H2S' } }] }));
+    w.server.route(
+      '/yt-api/videos',
+      json({
+        items: [
+          {
+            id: VIDEO_ID,
+            snippet: { title: 'API title', description: 'API text', channelId: CHANNEL_ID, channelTitle: 'Paper Skies' },
+            statistics: { viewCount: '10' },
+            contentDetails: { duration: 'PT1H2S' },
+          },
+        ],
+      }),
+    );
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
     expect(r).toMatchObject({ ok: true, type: 'VIDEOHOST_VIDEO', title: 'API title' });
     expect(r.videohostVideo).toMatchObject({ duration: 3602, viewsCount: 10, user: { username: CHANNEL_ID, externalId: CHANNEL_ID, name: 'Paper Skies' } });
@@ -134,7 +179,16 @@ describe('videohost fallbacks', () => {
     w = await startWorld({ env: SOURCES });
     w.server.route('/yt/watch', redirect('/consent.youtube.com/ml?continue=https://www.youtube.com/watch', 302));
     w.server.route('/consent.youtube.com/ml', page('<html><head><title>Before you continue to YouTube</title></head></html>'));
-    w.server.route('/yt/oembed', json({ title: 'Building a kite from paper', author_name: 'Paper Skies', author_url: 'https://www.youtube.com/@PaperSkies', thumbnail_url: `${w.origin}/img/hq.jpg`, type: 'video' }));
+    w.server.route(
+      '/yt/oembed',
+      json({
+        title: 'Building a kite from paper',
+        author_name: 'Paper Skies',
+        author_url: 'https://www.youtube.com/@PaperSkies',
+        thumbnail_url: `${w.origin}/img/hq.jpg`,
+        type: 'video',
+      }),
+    );
     w.server.route('/img/hq.jpg', await image(48, 36));
     const r = await w.preview(`https://www.youtube.com/watch?v=${VIDEO_ID}`);
     expect(r).toMatchObject({ ok: true, type: 'VIDEOHOST_VIDEO', title: 'Building a kite from paper' });
@@ -165,7 +219,7 @@ describe('videohost fallbacks', () => {
     expect(r).toMatchObject({ ok: true, type: 'PAGE', title: 'Kite video' });
   });
 
-  it('removed video: ok:false VIDEOHOST_VIDEO with the player\'s reason', async () => {
+  it("removed video: ok:false VIDEOHOST_VIDEO with the player's reason", async () => {
     w = await startWorld({ env: SOURCES });
     const player = { playabilityStatus: { status: 'ERROR', reason: 'This video has been removed by the uploader' } };
     w.server.route('/yt/watch', page(watchPage(w.origin, player, {})));
@@ -237,7 +291,18 @@ describe('videohost channels', () => {
     const w2 = await startWorld({ env: { ...SOURCES, YOUTUBE_API_KEY: 'k' } });
     try {
       w2.server.route('/yt/user/paperskies', page(channelPage(w2.origin)));
-      w2.server.route('/yt-api/channels', json({ items: [{ id: CHANNEL_ID, snippet: { title: 'Paper Skies', publishedAt: '2012-03-01T10:00:00Z', customUrl: '@paperskies' }, statistics: { viewCount: '98765432', subscriberCount: '1210000', videoCount: '346', hiddenSubscriberCount: false } }] }));
+      w2.server.route(
+        '/yt-api/channels',
+        json({
+          items: [
+            {
+              id: CHANNEL_ID,
+              snippet: { title: 'Paper Skies', publishedAt: '2012-03-01T10:00:00Z', customUrl: '@paperskies' },
+              statistics: { viewCount: '98765432', subscriberCount: '1210000', videoCount: '346', hiddenSubscriberCount: false },
+            },
+          ],
+        }),
+      );
       const r2 = await w2.preview('https://www.youtube.com/user/paperskies');
       expect(r2.videohostUser).toMatchObject({ joinedAt: '2012-03-01T10:00:00.000Z', viewsCount: 98765432, subscribersCount: 1210000, videosCount: 346 });
       expect(w2.asked().find((u) => u.startsWith('/yt-api/channels'))).toContain(`id=${CHANNEL_ID}`);

@@ -18,7 +18,9 @@ export async function resolve(specifier, context, nextResolve) {
       const parentURL = pathToFileURL(path.join(folder, '__lambda_runtime__.mjs')).href;
       try {
         return await nextResolve(specifier, { ...context, parentURL });
-      } catch { /* not in this folder */ }
+      } catch {
+        /* not in this folder */
+      }
     }
     throw err;
   }

@@ -8,11 +8,11 @@
 // Module resolution is the runtime's: NODE_PATH (the layers' /opt/nodejs/node_modules, the
 // runtime's AWS SDK, the task root) for require, and the same folders for import, after the
 // task's own node_modules (the hook below). This file imports only node: builtins.
-import { register } from 'node:module';
+
 import { existsSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createRequire } from 'node:module';
 
 // Test-only: no socket to anything but loopback (the same net as the Jest processes).
 if (process.env.LINKLENS_REHEARSAL_NET_GUARD) createRequire(import.meta.url)(process.env.LINKLENS_REHEARSAL_NET_GUARD);
@@ -32,7 +32,13 @@ function handlerFile(taskRoot, handler) {
   throw new Error(`Runtime.ImportModuleError: Cannot find module '${base}' in ${taskRoot}`);
 }
 
-const errorOf = (err) => ({ errorType: err?.name ?? 'Error', errorMessage: err?.message ?? String(err), stack: String(err?.stack ?? '').split('\n').slice(0, 12) });
+const errorOf = (err) => ({
+  errorType: err?.name ?? 'Error',
+  errorMessage: err?.message ?? String(err),
+  stack: String(err?.stack ?? '')
+    .split('\n')
+    .slice(0, 12),
+});
 
 let fn;
 const t0 = performance.now();

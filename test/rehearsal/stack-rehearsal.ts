@@ -20,14 +20,14 @@
  * The one deliberate difference from a deployment is `extraEnv` (the tests open the SSRF guard
  * for their loopback fixture servers).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CreateBucketCommand, S3Client, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PROJECT_ROOT } from '../../cdk/constructs/bundling';
 import { shipPackages } from '../../cdk/constructs/package-closure';
@@ -110,23 +110,39 @@ class Environment {
 
   constructor(private readonly fn: HostedFunction) {
     const mem = fn.memoryMb;
-    this.proc = spawn(fn.node, [
-      // The nodejs22.x bootstrap's flags: no require(esm), no module-type detection, heap from the memory size.
-      '--no-experimental-require-module', '--no-experimental-detect-module',
-      `--max-old-space-size=${mem - Math.floor(mem / 10)}`, `--max-semi-space-size=${Math.max(1, Math.floor(mem / 20 / 2))}`,
-      path.join(fn.runtimeDir, 'lambda-host.mjs'),
-    ], { cwd: fn.taskRoot, env: fn.env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    this.proc = spawn(
+      fn.node,
+      [
+        // The nodejs22.x bootstrap's flags: no require(esm), no module-type detection, heap from the memory size.
+        '--no-experimental-require-module',
+        '--no-experimental-detect-module',
+        `--max-old-space-size=${mem - Math.floor(mem / 10)}`,
+        `--max-semi-space-size=${Math.max(1, Math.floor(mem / 20 / 2))}`,
+        path.join(fn.runtimeDir, 'lambda-host.mjs'),
+      ],
+      { cwd: fn.taskRoot, env: fn.env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
+    );
     const onLine = (stream: 'out' | 'err') => (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) fn.logs.push(`[${fn.logicalId}:${stream}] ${line}`);
     };
     this.proc.stdout!.on('data', onLine('out'));
     this.proc.stderr!.on('data', onLine('err'));
     this.ready = new Promise<number>((resolve, reject) => {
-      const initTimer = setTimeout(() => { this.kill({ errorType: 'Runtime.InitTimeout', errorMessage: 'init phase over 10 s' }); reject(new Error(`${fn.logicalId}: init over 10 s`)); }, 10_000);
+      const initTimer = setTimeout(() => {
+        this.kill({ errorType: 'Runtime.InitTimeout', errorMessage: 'init phase over 10 s' });
+        reject(new Error(`${fn.logicalId}: init over 10 s`));
+      }, 10_000);
       this.proc.on('message', (m: any) => {
-        if (m.type === 'ready') { clearTimeout(initTimer); resolve(m.initMs); }
-        else if (m.type === 'init-error') { clearTimeout(initTimer); reject(new Error(`${fn.logicalId} failed to start: ${m.error.errorType}: ${m.error.errorMessage}\n${(m.error.stack ?? []).join('\n')}`)); }
-        else if (m.type === 'result') { this.pending.get(m.id)?.(m); this.pending.delete(m.id); }
+        if (m.type === 'ready') {
+          clearTimeout(initTimer);
+          resolve(m.initMs);
+        } else if (m.type === 'init-error') {
+          clearTimeout(initTimer);
+          reject(new Error(`${fn.logicalId} failed to start: ${m.error.errorType}: ${m.error.errorMessage}\n${(m.error.stack ?? []).join('\n')}`));
+        } else if (m.type === 'result') {
+          this.pending.get(m.id)?.(m);
+          this.pending.delete(m.id);
+        }
       });
       this.proc.on('exit', (code, signal) => {
         clearTimeout(initTimer);
@@ -151,9 +167,19 @@ class Environment {
   kill(reason: { errorType: string; errorMessage: string }): void {
     this.deathReason ??= reason;
     this.dead = true;
-    try { process.kill(-this.proc.pid!, 'SIGKILL'); } catch { /* not a group leader */ }
+    try {
+      process.kill(-this.proc.pid!, 'SIGKILL');
+    } catch {
+      /* not a group leader */
+    }
     this.proc.kill('SIGKILL');
-    for (const pid of descendants(this.proc.pid!)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    for (const pid of descendants(this.proc.pid!)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
   }
 
   invoke(event: unknown): Promise<{ ok: boolean; value?: unknown; error?: any; ms: number }> {
@@ -163,7 +189,10 @@ class Environment {
       const timer = setTimeout(() => {
         this.kill({ errorType: 'Sandbox.Timedout', errorMessage: `Task timed out after ${this.fn.timeoutS}.00 seconds` });
       }, timeoutMs);
-      this.pending.set(id, (r) => { clearTimeout(timer); resolve(r); });
+      this.pending.set(id, (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      });
       const traceId = `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replace(/-/g, '').slice(0, 24)};Parent=${randomUUID().replace(/-/g, '').slice(0, 16)};Sampled=0`;
       this.proc.send({ type: 'invoke', id, event, deadline: Date.now() + timeoutMs, traceId });
     });
@@ -177,7 +206,9 @@ function treeRssMb(pid: number): number {
     try {
       const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'));
       if (m) kb += Number(m[1]);
-    } catch { /* exited */ }
+    } catch {
+      /* exited */
+    }
   }
   return kb / 1024;
 }
@@ -192,10 +223,17 @@ function descendants(pid: number): number[] {
       const list = children.get(ppid) ?? [];
       list.push(Number(entry));
       children.set(ppid, list);
-    } catch { /* exited */ }
+    } catch {
+      /* exited */
+    }
   }
   const out: number[] = [];
-  const walk = (p: number) => { for (const c of children.get(p) ?? []) { out.push(c); walk(c); } };
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
   walk(pid);
   return out;
 }
@@ -293,15 +331,19 @@ export function jobResultDelays(preview: { logs: string[] }): number[] {
     if (!line.includes('jobs settled')) continue;
     try {
       const entry = JSON.parse(line.slice(line.indexOf('{')));
-      if (entry.message === 'jobs settled' && Array.isArray(entry.resultDelayMs)) delays.push(...entry.resultDelayMs.filter((n: unknown) => typeof n === 'number'));
-    } catch { /* not a JSON line */ }
+      if (entry.message === 'jobs settled' && Array.isArray(entry.resultDelayMs))
+        delays.push(...entry.resultDelayMs.filter((n: unknown) => typeof n === 'number'));
+    } catch {
+      /* not a JSON line */
+    }
   }
   return delays;
 }
 
 function assertNoNodeModulesAbove(dir: string): void {
   for (let d = path.dirname(dir); ; d = path.dirname(d)) {
-    if (fs.existsSync(path.join(d, 'node_modules'))) throw new Error(`rehearsal: ${path.join(d, 'node_modules')} exists above ${dir}; a function would resolve packages from it`);
+    if (fs.existsSync(path.join(d, 'node_modules')))
+      throw new Error(`rehearsal: ${path.join(d, 'node_modules')} exists above ${dir}; a function would resolve packages from it`);
     if (d === path.dirname(d)) return;
   }
 }
@@ -323,10 +365,17 @@ function mergeInto(src: string, dest: string): void {
     const from = path.join(src, entry.name);
     const to = path.join(dest, entry.name);
     if (entry.isDirectory()) mergeInto(from, to);
-    else if (entry.isSymbolicLink()) { fs.rmSync(to, { force: true }); fs.symlinkSync(fs.readlinkSync(from), to); }
-    else {
+    else if (entry.isSymbolicLink()) {
       fs.rmSync(to, { force: true });
-      try { fs.linkSync(from, to); } catch { fs.copyFileSync(from, to); fs.chmodSync(to, fs.statSync(from).mode); }
+      fs.symlinkSync(fs.readlinkSync(from), to);
+    } else {
+      fs.rmSync(to, { force: true });
+      try {
+        fs.linkSync(from, to);
+      } catch {
+        fs.copyFileSync(from, to);
+        fs.chmodSync(to, fs.statSync(from).mode);
+      }
     }
   }
 }
@@ -339,14 +388,20 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     // 1. cdk synth, as a user runs it.
     const outDir = path.join(dir, 'cdk.out');
     const t0 = performance.now();
-    await promisify(execFile)(path.join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk'), ['synth', '--no-notices', '-q', '-o', outDir, '-c', `apiKeyHashes=${createHash('sha256').update(options.apiKey).digest('hex')}`], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 300_000,
-    });
+    await promisify(execFile)(
+      path.join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk'),
+      ['synth', '--no-notices', '-q', '-o', outDir, '-c', `apiKeyHashes=${createHash('sha256').update(options.apiKey).digest('hex')}`],
+      {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 300_000,
+      },
+    );
     const synthMs = performance.now() - t0;
-    const manifest = JSON.parse(fs.readFileSync(path.join(outDir, 'manifest.json'), 'utf8')) as { artifacts: Record<string, { type: string; properties?: { templateFile?: string } }> };
+    const manifest = JSON.parse(fs.readFileSync(path.join(outDir, 'manifest.json'), 'utf8')) as {
+      artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
+    };
     const stackArtifact = Object.values(manifest.artifacts).find((a) => a.type === 'aws:cloudformation:stack');
     if (!stackArtifact?.properties?.templateFile) throw new Error('rehearsal: no stack in the cloud assembly');
     const template = JSON.parse(fs.readFileSync(path.join(outDir, stackArtifact.properties.templateFile), 'utf8')) as Template;
@@ -473,7 +528,13 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         LANG: 'en_US.UTF-8',
         PATH: [path.dirname(options.node), '/usr/local/bin', '/usr/bin', '/bin', path.join(opt, 'bin')].join(':'),
         LD_LIBRARY_PATH: [path.join(opt, 'lib'), path.join(taskRoot, 'lib')].join(':'),
-        NODE_PATH: [path.join(opt, 'nodejs', 'node22', 'node_modules'), path.join(opt, 'nodejs', 'node_modules'), path.join(runtimeDir, 'node_modules'), runtimeDir, taskRoot].join(':'),
+        NODE_PATH: [
+          path.join(opt, 'nodejs', 'node22', 'node_modules'),
+          path.join(opt, 'nodejs', 'node_modules'),
+          path.join(runtimeDir, 'node_modules'),
+          runtimeDir,
+          taskRoot,
+        ].join(':'),
         TMPDIR: tmp,
         // The execution role's credentials, and the emulators in place of S3 and SQS.
         AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
@@ -486,9 +547,14 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         ...templateEnv,
         ...options.extraEnv,
       };
-      functions[id] = new HostedFunction(id, options.node, taskRoot, runtimeDir, env, p.MemorySize ?? 128, p.Timeout ?? 3, { codeBytes: dirBytes(taskRoot), layerBytes });
+      functions[id] = new HostedFunction(id, options.node, taskRoot, runtimeDir, env, p.MemorySize ?? 128, p.Timeout ?? 3, {
+        codeBytes: dirBytes(taskRoot),
+        layerBytes,
+      });
     }
-    closers.push(() => { for (const f of Object.values(functions)) f.stop(); });
+    closers.push(() => {
+      for (const f of Object.values(functions)) f.stop();
+    });
 
     // 6. The event source mappings.
     const mappings: MappingStats[] = [];
@@ -500,49 +566,88 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       const queueId = p.EventSourceArn['Fn::GetAtt'][0] as string;
       const fn = functions[p.FunctionName.Ref as string];
       const partial = (p.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures');
-      const stats: MappingStats = { queue: queueId, fn: fn.logicalId, batchSize: p.BatchSize ?? 10, batches: 0, messages: 0, batchItemFailures: 0, failedInvocations: 0 };
+      const stats: MappingStats = {
+        queue: queueId,
+        fn: fn.logicalId,
+        batchSize: p.BatchSize ?? 10,
+        batches: 0,
+        messages: 0,
+        batchItemFailures: 0,
+        failedInvocations: 0,
+      };
       mappings.push(stats);
       // Lambda polls with several pollers; two concurrent batches per mapping here.
       for (let lane = 0; lane < 2; lane++) {
-        loops.push((async () => {
-          while (running) {
-            const out = await sqs
-              .send(new ReceiveMessageCommand({ QueueUrl: queueUrls[queueId], MaxNumberOfMessages: Math.min(10, stats.batchSize), WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }))
-              .catch(() => ({ Messages: [] as never[] }));
-            const messages = out.Messages ?? [];
-            if (!running || messages.length === 0) continue;
-            inFlight++;
-            try {
-              stats.batches++;
-              stats.messages += messages.length;
-              const event = sqsEvent(messages, queueArns[queueId], REGION);
-              const res = await fn.invoke(event);
-              if (!res.ok) { stats.failedInvocations++; continue; } // the whole batch comes back after the visibility timeout
-              const failures = partial ? (((res.value as { batchItemFailures?: { itemIdentifier: string }[] } | null)?.batchItemFailures) ?? []) : [];
-              stats.batchItemFailures += failures.length;
-              const failed = new Set(failures.map((f) => f.itemIdentifier));
-              const done = messages.filter((m) => !failed.has(m.MessageId!));
-              if (done.length) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrls[queueId], Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
-            } finally {
-              inFlight--;
+        loops.push(
+          (async () => {
+            while (running) {
+              const out = await sqs
+                .send(
+                  new ReceiveMessageCommand({
+                    QueueUrl: queueUrls[queueId],
+                    MaxNumberOfMessages: Math.min(10, stats.batchSize),
+                    WaitTimeSeconds: 1,
+                    MessageSystemAttributeNames: ['All'],
+                    MessageAttributeNames: ['All'],
+                  }),
+                )
+                .catch(() => ({ Messages: [] as never[] }));
+              const messages = out.Messages ?? [];
+              if (!running || messages.length === 0) continue;
+              inFlight++;
+              try {
+                stats.batches++;
+                stats.messages += messages.length;
+                const event = sqsEvent(messages, queueArns[queueId], REGION);
+                const res = await fn.invoke(event);
+                if (!res.ok) {
+                  stats.failedInvocations++;
+                  continue;
+                } // the whole batch comes back after the visibility timeout
+                const failures = partial ? ((res.value as { batchItemFailures?: { itemIdentifier: string }[] } | null)?.batchItemFailures ?? []) : [];
+                stats.batchItemFailures += failures.length;
+                const failed = new Set(failures.map((f) => f.itemIdentifier));
+                const done = messages.filter((m) => !failed.has(m.MessageId!));
+                if (done.length)
+                  await sqs.send(
+                    new DeleteMessageBatchCommand({
+                      QueueUrl: queueUrls[queueId],
+                      Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+                    }),
+                  );
+              } finally {
+                inFlight--;
+              }
             }
-          }
-        })());
+          })(),
+        );
       }
     }
-    closers.push(async () => { running = false; await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 3000).unref())]); });
+    closers.push(async () => {
+      running = false;
+      await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 3000).unref())]);
+    });
 
     // 7. The HTTP API: its routes and its integration.
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey as string);
     const [, integration] = ofType('AWS::ApiGatewayV2::Integration')[0] ?? [];
-    const apiFn = integration ? functions[JSON.stringify(integration.Properties.IntegrationUri).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)?.[1] ?? ''] : undefined;
+    const apiFn = integration
+      ? functions[JSON.stringify(integration.Properties.IntegrationUri).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)?.[1] ?? '']
+      : undefined;
     const integrationTimeout = Number(integration?.Properties.TimeoutInMillis ?? 30000);
 
     const http: Rehearsal['http'] = async (method, rawPath, init = {}) => {
       const t = performance.now();
-      const result = (status: number, headers: Record<string, string>, body: string): HttpResult => ({ status, headers, body, json: () => JSON.parse(body), ms: performance.now() - t });
+      const result = (status: number, headers: Record<string, string>, body: string): HttpResult => ({
+        status,
+        headers,
+        body,
+        json: () => JSON.parse(body),
+        ms: performance.now() - t,
+      });
       const routeKey = `${method} ${rawPath}`;
-      if (!apiFn || !(routes.includes(routeKey) || routes.includes('$default'))) return result(404, { 'content-type': 'application/json' }, '{"message":"Not Found"}');
+      if (!apiFn || !(routes.includes(routeKey) || routes.includes('$default')))
+        return result(404, { 'content-type': 'application/json' }, '{"message":"Not Found"}');
       const headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
       const event = {
         version: '2.0',
@@ -550,14 +655,21 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         rawPath,
         rawQueryString: '',
         headers: { host: 'rehearsal.execute-api.us-east-1.amazonaws.com', ...headers },
-        requestContext: { accountId: ACCOUNT, apiId: 'rehearsal', domainName: 'rehearsal.execute-api.us-east-1.amazonaws.com', http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: headers['user-agent'] ?? 'rehearsal' }, requestId: randomUUID(), routeKey, stage: '$default', time: new Date().toISOString(), timeEpoch: Date.now() },
+        requestContext: {
+          accountId: ACCOUNT,
+          apiId: 'rehearsal',
+          domainName: 'rehearsal.execute-api.us-east-1.amazonaws.com',
+          http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: headers['user-agent'] ?? 'rehearsal' },
+          requestId: randomUUID(),
+          routeKey,
+          stage: '$default',
+          time: new Date().toISOString(),
+          timeEpoch: Date.now(),
+        },
         body: init.body,
         isBase64Encoded: false,
       };
-      const invoked = await Promise.race([
-        apiFn.invoke(event),
-        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), integrationTimeout).unref()),
-      ]);
+      const invoked = await Promise.race([apiFn.invoke(event), new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), integrationTimeout).unref())]);
       if (invoked === 'timeout') return result(503, { 'content-type': 'application/json' }, '{"message":"Service Unavailable"}');
       if (!invoked.ok) return result(500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
       const v = invoked.value as { statusCode?: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean } | null;
@@ -594,7 +706,12 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       async deadLetterDepth() {
         const out: Record<string, number> = {};
         for (const id of deadLetterQueues) {
-          const a = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrls[id], AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+          const a = await sqs.send(
+            new GetQueueAttributesCommand({
+              QueueUrl: queueUrls[id],
+              AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+            }),
+          );
           out[id] = Number(a.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(a.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
         }
         return out;
@@ -605,14 +722,18 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         while (Date.now() < until) {
           let waiting = 0;
           for (const [id, url] of Object.entries(queueUrls)) {
-            const a = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+            const a = await sqs.send(
+              new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+            );
             depths[id] = Number(a.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(a.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
             waiting += depths[id];
           }
           if (waiting === 0 && inFlight === 0) return;
           await new Promise((r) => setTimeout(r, 200));
         }
-        const logs = Object.values(functions).map((f) => `${f.logicalId} (last lines):\n  ${f.logs.slice(-15).join('\n  ')}`).join('\n');
+        const logs = Object.values(functions)
+          .map((f) => `${f.logicalId} (last lines):\n  ${f.logs.slice(-15).join('\n  ')}`)
+          .join('\n');
         throw new Error(`rehearsal: the queues did not drain: ${JSON.stringify(depths)}, ${inFlight} batches in flight\n${logs}`);
       },
       async close() {

@@ -63,7 +63,8 @@ export function encodeJson(value: unknown): string {
 
 export function decodeJson<T = unknown>(text: string): T {
   return JSON.parse(text, (_key, v) => {
-    if (v && typeof v === 'object' && !Array.isArray(v) && typeof v.$base64 === 'string' && Object.keys(v).length === 1) return Buffer.from(v.$base64, 'base64');
+    if (v && typeof v === 'object' && !Array.isArray(v) && typeof v.$base64 === 'string' && Object.keys(v).length === 1)
+      return Buffer.from(v.$base64, 'base64');
     return v;
   }) as T;
 }

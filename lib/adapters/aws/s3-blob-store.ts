@@ -1,5 +1,5 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { IMMUTABLE_CACHE, type BlobStore, type PutOptions } from '../../ports.js';
+import { type BlobStore, IMMUTABLE_CACHE, type PutOptions } from '../../ports.js';
 
 export interface S3BlobStoreOptions {
   client: S3Client;

@@ -1,8 +1,9 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { Log } from '../../log.js';
+import { required } from '../../errors.js';
 import type { JobKind } from '../../jobs/kinds.js';
+import type { Log } from '../../log.js';
 import type { BlobStore, Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
-import { encodeJson, inputKey, JOB_MESSAGE_VERSION, parseJobResult, resultKey, type JobMessage } from './job-message.js';
+import { encodeJson, inputKey, JOB_MESSAGE_VERSION, type JobMessage, parseJobResult, resultKey } from './job-message.js';
 
 export interface SqsJobRunnerOptions {
   sqs: SQSClient;
@@ -100,7 +101,14 @@ export class SqsJobRunner implements JobRunner {
     // 1. Send.
     const queued = new Set<string>();
     if (Date.now() < deadline) {
-      const messages = await Promise.all(jobs.map((job) => this.message(job, requestId, deadline).catch((err: Error) => { fail(job.id, `not queued: ${err.message}`); return undefined; })));
+      const messages = await Promise.all(
+        jobs.map((job) =>
+          this.message(job, requestId, deadline).catch((err: Error) => {
+            fail(job.id, `not queued: ${err.message}`);
+            return undefined;
+          }),
+        ),
+      );
       const ready = messages.filter((m): m is { job: Job; body: string } => m !== undefined);
       // One batch list per queue (most jobs go to the job queue; screenshots to their worker's queue).
       const byQueue = new Map<string, { job: Job; body: string }[]>();
@@ -118,10 +126,12 @@ export class SqsJobRunner implements JobRunner {
     const sent = Date.now();
     const kinds = new Map(jobs.map((j) => [j.id, j.kind]));
     const pending = new Map(
-      jobs.filter((j) => queued.has(j.id)).map((j) => {
-        const first = this.poll.firstMs[j.kind] ?? this.poll.initialMs;
-        return [j.id, { key: resultKey(requestId, j.id), at: sent + first, delay: Math.min(first, this.poll.maxMs) }];
-      }),
+      jobs
+        .filter((j) => queued.has(j.id))
+        .map((j) => {
+          const first = this.poll.firstMs[j.kind] ?? this.poll.initialMs;
+          return [j.id, { key: resultKey(requestId, j.id), at: sent + first, delay: Math.min(first, this.poll.maxMs) }];
+        }),
     );
     const resultDelayMs: number[] = [];
     while (pending.size > 0) {
@@ -132,25 +142,27 @@ export class SqsJobRunner implements JobRunner {
       // At the deadline, one last look for every result still missing.
       const last = now >= deadline;
       await Promise.all(
-        [...pending].filter(([, p]) => last || p.at <= now).map(async ([id, p]) => {
-          p.delay = Math.min(p.delay * this.poll.factor, this.poll.maxMs);
-          p.at = now + p.delay;
-          let text: Buffer | undefined;
-          try {
-            text = await this.options.blobs.get(p.key);
-          } catch (err) {
-            this.options.log?.warn('job result read failed', { requestId, jobId: id, error: (err as Error).message });
-            return;
-          }
-          const r = text && parseJobResult(text.toString('utf8'));
-          if (!r) return;
-          pending.delete(id);
-          const finished = Date.parse(r.finishedAt);
-          if (Number.isFinite(finished)) resultDelayMs.push(Math.max(0, Date.now() - finished));
-          const ms = performance.now() - t0;
-          // The worker stored the result of the job's own kind (its handler's, lib/jobs/registry.ts).
-          outcomes.set(id, r.ok ? ({ id, kind: kinds.get(id), ok: true, result: r.result, ms } as JobOutcome<K>) : { id, ok: false, error: r.error, ms });
-        }),
+        [...pending]
+          .filter(([, p]) => last || p.at <= now)
+          .map(async ([id, p]) => {
+            p.delay = Math.min(p.delay * this.poll.factor, this.poll.maxMs);
+            p.at = now + p.delay;
+            let text: Buffer | undefined;
+            try {
+              text = await this.options.blobs.get(p.key);
+            } catch (err) {
+              this.options.log?.warn('job result read failed', { requestId, jobId: id, error: (err as Error).message });
+              return;
+            }
+            const r = text && parseJobResult(text.toString('utf8'));
+            if (!r) return;
+            pending.delete(id);
+            const finished = Date.parse(r.finishedAt);
+            if (Number.isFinite(finished)) resultDelayMs.push(Math.max(0, Date.now() - finished));
+            const ms = performance.now() - t0;
+            // The worker stored the result of the job's own kind (its handler's, lib/jobs/registry.ts).
+            outcomes.set(id, r.ok ? ({ id, kind: kinds.get(id), ok: true, result: r.result, ms } as JobOutcome<K>) : { id, ok: false, error: r.error, ms });
+          }),
       );
       if (last) break;
     }
@@ -169,7 +181,7 @@ export class SqsJobRunner implements JobRunner {
     this.options.log?.info('jobs settled', { ...summary });
     this.options.onRun?.(summary);
     // Keep the caller's order.
-    return new Map(jobs.map((j) => [j.id, outcomes.get(j.id)!]));
+    return new Map(jobs.map((j) => [j.id, required(outcomes.get(j.id), `the outcome of job ${j.id}`)]));
   }
 
   private async message(job: Job, requestId: string, deadline: number): Promise<{ job: Job; body: string }> {

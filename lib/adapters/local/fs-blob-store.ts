@@ -4,7 +4,10 @@ import type { BlobStore, PutOptions } from '../../ports.js';
 
 /** Blobs as files under a data directory; `<key>` plus a `<key>.meta.json` with its Content-Type. */
 export class FsBlobStore implements BlobStore {
-  constructor(readonly root: string, private readonly baseUrl: () => string) {}
+  constructor(
+    readonly root: string,
+    private readonly baseUrl: () => string,
+  ) {}
 
   resolve(key: string): string {
     const full = path.resolve(this.root, key);

@@ -11,7 +11,10 @@ export class InlineJobRunner implements JobRunner {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(private readonly ctx: Omit<JobContext, 'signal'>, private readonly concurrency: number) {}
+  constructor(
+    private readonly ctx: Omit<JobContext, 'signal'>,
+    private readonly concurrency: number,
+  ) {}
 
   private async slot(): Promise<() => void> {
     if (this.active >= this.concurrency) await new Promise<void>((r) => this.waiting.push(r));
@@ -32,10 +35,13 @@ export class InlineJobRunner implements JobRunner {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<JobOutcome<K>>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        resolve({ id: job.id, ok: false, error: 'deadline exceeded', ms: performance.now() - t0 });
-      }, Math.max(0, options.deadline - Date.now()));
+      timer = setTimeout(
+        () => {
+          controller.abort();
+          resolve({ id: job.id, ok: false, error: 'deadline exceeded', ms: performance.now() - t0 });
+        },
+        Math.max(0, options.deadline - Date.now()),
+      );
     });
     const work = (async (): Promise<JobOutcome<K>> => {
       const release = await this.slot();
