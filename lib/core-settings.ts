@@ -7,7 +7,7 @@
  * from here without loading the service's code.
  */
 import * as v from 'valibot';
-import { bool, bytes, defineSettings, envNames, type GroupsValues, int, list, oneOf, type SettingType, text } from './settings.js';
+import { bool, bytes, defineSettings, envNames, type GroupsValues, int, list, oneOf, type SettingType, splitList, text } from './settings.js';
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; linklens/1.0; +https://github.com/linklens/linklens)';
 
@@ -36,12 +36,7 @@ const SECURITY = defineSettings('security', 'Keys and the SSRF guard', {
       schema: (env) =>
         v.pipe(
           v.string(),
-          v.transform((s) =>
-            s
-              .split(',')
-              .map((x) => x.trim().toLowerCase())
-              .filter(Boolean),
-          ),
+          v.transform((s) => splitList(s).map((x) => x.toLowerCase())),
           v.check((a) => a.every((h) => /^[0-9a-f]{64}$/.test(h)), `${env} must be comma-separated SHA-256 hex digests`),
         ),
     },
@@ -85,12 +80,7 @@ const SECURITY = defineSettings('security', 'Keys and the SSRF guard', {
       schema: (env) =>
         v.pipe(
           v.string(),
-          v.transform((s) =>
-            s
-              .split(',')
-              .map((x) => x.trim())
-              .filter(Boolean),
-          ),
+          v.transform(splitList),
           v.check((a) => a.every((p) => /^\d+$/.test(p) && +p > 0 && +p < 65536), `${env} must be comma-separated port numbers`),
           v.transform((a) => a.map(Number)),
         ),

@@ -134,20 +134,19 @@ export function bytes(min: number, max: number): SettingType<number> {
   return int(min, max, showBytes);
 }
 
+/** The items of a comma-separated value, trimmed, empty ones dropped. */
+export function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
+
 /** A comma-separated list; items are trimmed and empty ones dropped. */
 export function list(): SettingType<string[]> {
   return {
     allowed: 'comma-separated',
-    schema: () =>
-      v.pipe(
-        v.string(),
-        v.transform((s) =>
-          s
-            .split(',')
-            .map((x) => x.trim())
-            .filter(Boolean),
-        ),
-      ),
+    schema: () => v.pipe(v.string(), v.transform(splitList)),
   };
 }
 
