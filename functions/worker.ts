@@ -129,7 +129,8 @@ export function createWorkerHandler(deps: WorkerDeps) {
       body = {
         ...base,
         ok: false,
-        error: (err as Error).message || 'job failed',
+        // The controller aborts only at the job's deadline: say so, as the preview's runner does.
+        error: controller.signal.aborted ? 'deadline exceeded' : (err as Error).message || 'job failed',
         ms: Math.round(performance.now() - t0),
         finishedAt: new Date().toISOString(),
       };
