@@ -3,7 +3,7 @@
  * listens on 127.0.0.1 only; tests open the SSRF guard for loopback explicitly.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
 
@@ -69,4 +69,36 @@ export async function startFixtureServer(routes: Record<string, RouteHandler | F
 /** An HTML page with the given head and body. */
 export function html(head: string, body = '', lang?: string): string {
   return `<!doctype html><html${lang ? ` lang="${lang}"` : ''}><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
+}
+
+/** A loopback server standing for a private address: counts every TCP connection it accepts (a refused fetch never connects) and the paths asked. */
+export interface CountingServer {
+  port: number;
+  connections: number;
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export async function startCountingServer(host: string, headers: http.OutgoingHttpHeaders = { 'content-type': 'text/plain' }): Promise<CountingServer> {
+  const sockets = new Set<Socket>();
+  const state = { port: 0, connections: 0, requests: [] as string[] };
+  const server = http.createServer((req, res) => {
+    state.requests.push(req.url ?? '/');
+    res.writeHead(200, headers);
+    res.end('secret');
+  });
+  server.on('connection', (s) => {
+    state.connections++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  state.port = (server.address() as AddressInfo).port;
+  return Object.assign(state, {
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  });
 }

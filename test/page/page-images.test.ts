@@ -5,8 +5,7 @@
  * the figure they leave empty. Checked on the stored HTML and Markdown, and in headless Chromium
  * on the page as the local server serves it (with its CSP): no image may fail to load.
  */
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
 import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { browserAvailable, browserExecutable, launchArgs } from '../../lib/browser/availability';
@@ -17,7 +16,7 @@ import { runImageJob } from '../../lib/media/images';
 import { runPageContentJob } from '../../lib/page/page-content';
 import { PAGE_IMAGE_LIMITS } from '../../lib/page/page-images';
 import { bestSrcsetCandidate } from '../../lib/page/sanitize';
-import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
+import { type CountingServer, type FixtureServer, startCountingServer, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher, startTestServer, testConfig } from '../helpers/service';
 import { paragraphs } from './fixtures';
 
@@ -107,30 +106,6 @@ async function serveGallery(site: FixtureServer, origin: string, forbidden: stri
   route('/img/pixel.gif', img.goodB, 'image/png');
 }
 
-/** A loopback server that counts every TCP connection it accepts (a refused fetch never connects). */
-async function privateServer(host: string): Promise<{ port: number; connections: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const state = { port: 0, connections: 0 };
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'image/png' });
-    res.end('secret');
-  });
-  server.on('connection', (s) => {
-    state.connections++;
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  state.port = (server.address() as AddressInfo).port;
-  return Object.assign(state, {
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  });
-}
-
 /** The <img> tags of an HTML document, with their attributes. */
 function imgTags(html: string): Record<string, string>[] {
   return [...html.matchAll(/<img\b([^>]*)>/g)].map((m) =>
@@ -142,7 +117,7 @@ const HOSTED = (base: string) => new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\/
 
 describe('the images of page.html (the page-content job)', () => {
   let site: FixtureServer;
-  let v4: Awaited<ReturnType<typeof privateServer>>;
+  let v4: CountingServer;
   let config: Config & { cleanup(): void };
   let fetch: Fetcher;
   let blobs: FsBlobStore;
@@ -154,7 +129,7 @@ describe('the images of page.html (the page-content job)', () => {
 
   beforeAll(async () => {
     site = await startFixtureServer();
-    v4 = await privateServer('127.0.0.2');
+    v4 = await startCountingServer('127.0.0.2', { 'content-type': 'image/png' });
     origin = `http://public.test:${site.port}`;
     await serveGallery(site, origin, [`http://private.test:${v4.port}/secret.png`, `http://127.0.0.2:${v4.port}/x.png`]);
     // A closed guard: only the fixture's address is trusted (it plays a public host), as in test/page/screenshot.test.ts.

@@ -5,8 +5,6 @@
  * with the five `page` fields, each URL served. The browser cases are skipped only when no
  * browser is installed (.ci/run installs Debian's chromium, so CI runs them).
  */
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import {
@@ -24,7 +22,7 @@ import { VIEWPORT } from '../../lib/browser/tab';
 import { loadConfig } from '../../lib/config';
 import { createFetcher } from '../../lib/fetch/safe-fetch';
 import { assertConforms } from '../helpers/conformance';
-import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, startCountingServer, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher, startTestServer, testConfig } from '../helpers/service';
 import { articlePage } from './fixtures';
 
@@ -91,35 +89,10 @@ describe('screenshot', () => {
   });
 });
 
-/** A loopback server that counts every TCP connection it accepts (a refused request never connects). */
-async function privateServer(host: string): Promise<{ port: number; connections: number; requests: string[]; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const state = { port: 0, connections: 0, requests: [] as string[] };
-  const server = http.createServer((req, res) => {
-    state.requests.push(req.url ?? '/');
-    res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' });
-    res.end('secret');
-  });
-  server.on('connection', (s) => {
-    state.connections++;
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  state.port = (server.address() as AddressInfo).port;
-  return Object.assign(state, {
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  });
-}
-
 describe('the SSRF guard inside the browser', () => {
   withBrowser("the page's sub-requests to private addresses are refused and never reach them", async () => {
-    const v4 = await privateServer('127.0.0.2');
-    const v6 = await privateServer('::1');
+    const v4 = await startCountingServer('127.0.0.2', { 'content-type': 'text/plain', 'access-control-allow-origin': '*' });
+    const v6 = await startCountingServer('::1', { 'content-type': 'text/plain', 'access-control-allow-origin': '*' });
     const site = await startFixtureServer();
     const pub = `http://public.test:${site.port}`;
     const targets = {
@@ -202,8 +175,8 @@ describe('what the route cannot see, with the network walls down', () => {
 
   withBrowser("shared and service workers, a dedicated worker's WebSocket, a nested worker's script: none reaches a forbidden listener", async () => {
     // The forbidden listener: 127.0.0.2, which the guard refuses (the control listener proves the browser reaches it).
-    const forbidden = await privateServer('127.0.0.2');
-    const control = await privateServer('127.0.0.2');
+    const forbidden = await startCountingServer('127.0.0.2', { 'content-type': 'text/plain', 'access-control-allow-origin': '*' });
+    const control = await startCountingServer('127.0.0.2', { 'content-type': 'text/plain', 'access-control-allow-origin': '*' });
     const site = await startFixtureServer();
     const pub = `http://public.test:${site.port}`;
     // The page is made a secure context (test only), so it can try a service worker too.
