@@ -13,7 +13,7 @@
 import type { CoreConfig } from '../core-settings.js';
 import { detectEncoding } from '../fetch/charset.js';
 import { flatHeaders } from '../fetch/headers.js';
-import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
+import { type Fetcher, type FetchResult, fetchSmallText } from '../fetch/safe-fetch.js';
 import { backgroundColor, type IconCandidate, iconCandidates, type ManifestData, manifestHref, parseManifest } from './icons.js';
 import { contentNodes, flattenJsonLd } from './json-ld.js';
 import { resolveLanguage } from './language.js';
@@ -54,20 +54,9 @@ export interface ExtractDeps {
 export const SUBFETCH_LIMITS = { manifestBytes: 64 * 1024, timeoutMs: 2500 };
 
 export async function fetchManifest(fetch: Fetcher, url: string, signal?: AbortSignal): Promise<ManifestData | undefined> {
-  try {
-    const res = await fetch(url, {
-      maxBytes: SUBFETCH_LIMITS.manifestBytes,
-      onTooLarge: 'fail',
-      timeoutMs: SUBFETCH_LIMITS.timeoutMs,
-      signal,
-      headers: { accept: 'application/manifest+json,application/json' },
-      maxRedirects: 3,
-    });
-    if (res.status < 200 || res.status >= 300) return undefined;
-    return parseManifest(res.body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
+  const limits = { maxBytes: SUBFETCH_LIMITS.manifestBytes, timeoutMs: SUBFETCH_LIMITS.timeoutMs, accept: 'application/manifest+json,application/json' };
+  const text = await fetchSmallText(fetch, url, limits, signal);
+  return text === undefined ? undefined : parseManifest(text);
 }
 
 function resolveBase(page: PageData, finalUrl: string): string {

@@ -4,7 +4,7 @@
  * data/oembed-providers.json matched on the URL. Fetched through the guarded fetcher with a
  * small byte cap and a short timeout; any failure just means no oEmbed data.
  */
-import type { Fetcher } from '../fetch/safe-fetch.js';
+import { type Fetcher, fetchSmallText } from '../fetch/safe-fetch.js';
 import providersFile from './data/oembed-providers.json';
 import type { PageData } from './parse-page.js';
 import type { OEmbedData } from './rules.js';
@@ -70,18 +70,6 @@ export function parseOEmbed(text: string): OEmbedData | undefined {
 }
 
 export async function fetchOEmbed(fetch: Fetcher, url: string, signal?: AbortSignal): Promise<OEmbedData | undefined> {
-  try {
-    const res = await fetch(url, {
-      maxBytes: OEMBED_LIMITS.maxBytes,
-      onTooLarge: 'fail',
-      timeoutMs: OEMBED_LIMITS.timeoutMs,
-      signal,
-      headers: { accept: 'application/json' },
-      maxRedirects: 3,
-    });
-    if (res.status < 200 || res.status >= 300) return undefined;
-    return parseOEmbed(res.body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
+  const text = await fetchSmallText(fetch, url, { ...OEMBED_LIMITS, accept: 'application/json' }, signal);
+  return text === undefined ? undefined : parseOEmbed(text);
 }

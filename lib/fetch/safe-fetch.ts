@@ -383,3 +383,30 @@ async function requestOnce(
     throw new FetchFailure(code, message, trail, status || lastStatus, { cause: err });
   }
 }
+
+/**
+ * A small sub-document of a page (oEmbed, a web app manifest): its text when it answers 2xx within
+ * its own caps (at most 3 redirects, too large is a failure); undefined on any failure, since a
+ * missing sub-document only leaves fields to the other rules.
+ */
+export async function fetchSmallText(
+  fetch: Fetcher,
+  url: string,
+  limits: { maxBytes: number; timeoutMs: number; accept: string },
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  try {
+    const res = await fetch(url, {
+      maxBytes: limits.maxBytes,
+      onTooLarge: 'fail',
+      timeoutMs: limits.timeoutMs,
+      signal,
+      headers: { accept: limits.accept },
+      maxRedirects: 3,
+    });
+    if (res.status < 200 || res.status >= 300) return undefined;
+    return res.body.toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
