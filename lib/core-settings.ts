@@ -143,6 +143,12 @@ const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
     default: 20_000,
     doc: "The jobs' own deadline, from when they start (after the fetch), within the request's budget: a late job's part is left out.",
   },
+  pageImagesWaitMs: {
+    env: 'LINKPREVIEW_PAGE_IMAGES_WAIT_MS',
+    type: int(0, 28_000),
+    default: 100,
+    doc: "Once a page's content is read, how long its versions (page.html, page.md) wait for the content's images to be hosted (within the jobs' deadline). An image not hosted by then is left out of that version; one already downloading finishes in the background and is remembered, so the next version of the page has it.",
+  },
 });
 
 const MEDIA = defineSettings('media', 'Media and documents', {

@@ -53,7 +53,8 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
   result.estimatedReadingTimeInMinutes = readingMinutes(read);
   if (read.images) {
     const until = input.deadline !== undefined ? input.deadline - PAGE_IMAGE_LIMITS.reserveMs : started + PAGE_IMAGE_LIMITS.defaultMs;
-    const hosted = await hostPageImages(read.images.urls, ctx, until);
+    const waitUntil = Date.now() + (ctx.config?.pageImagesWaitMs ?? PAGE_IMAGE_LIMITS.defaultMs);
+    const hosted = await hostPageImages(read.images.urls, ctx, { waitUntil, until });
     if (read.images.urls.length) result.images = { found: read.images.urls.length, hosted: hosted.size };
     ctx.signal?.throwIfAborted();
     versions = await runCpuTask(ctx.config, 'writePageVersions', { content: read.images.content, hosted: Object.fromEntries(hosted) }, ctx.signal);

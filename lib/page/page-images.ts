@@ -14,8 +14,13 @@
  *    page or record) is neither rendered nor, within URL_MEMO, downloaded again;
  *  - the <img> gets the `medium` rendition (640 px box) as src and `large` (1280 px) as its 2x in
  *    srcset (lib/page/page-content-dom.ts rewrites and removes them, on the content's DOM);
- *  - hosting stops in time for the versions to be stored before the record's deadline (or when
- *    the job is aborted): what has not arrived by then is removed, never left broken.
+ *  - the versions wait for the images at most LINKPREVIEW_PAGE_IMAGES_WAIT_MS once the content is
+ *    read (the images are extras of the versions: they must not hold the record): what has not
+ *    arrived by then is removed, never left broken; an image already under way goes on in the
+ *    background (under the same caps and the job's abort) and is remembered like any image job's,
+ *    so the next version of the page has it at no cost. No new image starts after the wait;
+ *  - hosting stops outright in time for the versions to be stored before the record's deadline
+ *    (or when the job is aborted): what is under way then is stopped.
  */
 import type { JobContext } from '../jobs/context.js';
 import type { HostedImage } from '../jobs/kinds.js';
@@ -39,19 +44,28 @@ export const PAGE_IMAGE_LIMITS = {
 
 type ImageContext = Pick<JobContext, 'fetch' | 'blobs' | 'config' | 'signal' | 'memory'>;
 
+export interface PageImageTimes {
+  /** Epoch ms: no image is waited for after it (those under way go on in the background). */
+  waitUntil: number;
+  /** Epoch ms: everything still under way is stopped (the versions must be stored before the record's deadline). */
+  until: number;
+}
+
 /**
  * Hosts the content's images (`urls`: its distinct addresses in document order, the first
- * PAGE_IMAGE_LIMITS.maxImages of them), a few at once, under the byte caps, until `until` (epoch
- * ms) or the job's abort; the map has those hosted in time, by address. Without a fetcher or a
+ * PAGE_IMAGE_LIMITS.maxImages of them), a few at once, under the byte caps, until `times.waitUntil`
+ * or the job's abort; the map has those hosted in time, by address. Without a fetcher or a
  * configuration (a caller that only stores text) none is.
  */
 export async function hostPageImages(
   all: string[],
   given: Pick<JobContext, 'blobs' | 'signal'> & Partial<ImageContext>,
-  until: number,
+  times: PageImageTimes,
 ): Promise<Map<string, HostedImage>> {
   const done = new Map<string, HostedImage>();
   if (!given.fetch || !given.config || all.length === 0) return done;
+  const { until } = times;
+  const waitUntil = Math.min(times.waitUntil, until);
   const ctx = given as ImageContext;
   const urls = all.slice(0, PAGE_IMAGE_LIMITS.maxImages);
   const perImage = Math.min(PAGE_IMAGE_LIMITS.maxImageBytes, ctx.config.maxImageBytes);
@@ -61,6 +75,18 @@ export async function hostPageImages(
   if (ctx.signal?.aborted) stop.abort();
   const timer = setTimeout(onAbort, Math.max(0, until - Date.now()));
   const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+  // The end of the wait: nothing new starts, and the map returned has what was hosted by then.
+  let waitTimer: NodeJS.Timeout | undefined;
+  let waitOver = false;
+  const waited = new Promise<void>((resolve) => {
+    waitTimer = setTimeout(
+      () => {
+        waitOver = true;
+        resolve();
+      },
+      Math.max(0, waitUntil - Date.now()),
+    );
+  });
 
   let used = 0;
   let reserved = 0;
@@ -90,7 +116,7 @@ export async function hostPageImages(
     for (const url of urls) {
       // Wait for a free slot with a whole per-image cap left under the total (or nothing running).
       for (;;) {
-        if (stop.signal.aborted) return;
+        if (stop.signal.aborted || waitOver) return;
         const left = PAGE_IMAGE_LIMITS.maxTotalBytes - used - reserved;
         if (running.size === 0 || (running.size < PAGE_IMAGE_LIMITS.concurrency && left >= perImage)) break;
         await Promise.race(running);
@@ -101,14 +127,28 @@ export async function hostPageImages(
     }
     await Promise.all(running);
   };
-  try {
-    await Promise.race([schedule(), stopped]);
-  } finally {
+  const finish = () => {
     clearTimeout(timer);
     ctx.signal?.removeEventListener('abort', onAbort);
     stop.abort(); // what is still downloading stops; a render still running is not waited for
+  };
+  try {
+    await Promise.race([schedule(), stopped, waited]);
+  } catch (err) {
+    finish();
+    throw err;
+  } finally {
+    clearTimeout(waitTimer);
   }
-  return done;
+  if (!waitOver || stop.signal.aborted || running.size === 0) {
+    finish();
+    return done;
+  }
+  // The wait is over with images under way: they finish in the background (the hard stop and the
+  // job's abort still apply) and are remembered by their image jobs; this version goes without them.
+  const inTime = new Map(done);
+  void Promise.all(running).finally(finish);
+  return inTime;
 }
 
 /**

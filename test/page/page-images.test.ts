@@ -5,6 +5,7 @@
  * the figure they leave empty. Checked on the stored HTML and Markdown, and in headless Chromium
  * on the page as the local server serves it (with its CSP): no image may fail to load.
  */
+import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
@@ -313,6 +314,49 @@ describe('caps: count, total bytes and the deadline', () => {
     const tags = imgTags(await stored(r.htmlUrl!));
     expect(tags.map((t) => t.alt)).toEqual(['img 0']);
     hung?.destroy();
+  });
+
+  test('the wait: an image later than LINKPREVIEW_PAGE_IMAGES_WAIT_MS is left out, finishes in the background, and the next version has it', async () => {
+    // /late.png answers only once released; the wait is 300 ms.
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const late = await solid(80, 60, '#405060').png().toBuffer();
+    let lateRequests = 0;
+    site.route('/late.png', async (_req, res) => {
+      lateRequests++;
+      await gate;
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(late);
+    });
+    const short = { ...config, pageImagesWaitMs: 300 };
+    const runWith = (html: string) =>
+      runPageContentJob(
+        { url: site.url('/w.html'), bytesBase64: Buffer.from(html).toString('base64'), deadline: Date.now() + 20_000 },
+        { fetch, blobs: new FsBlobStore(config.dataDir, () => 'http://assets.test'), config: short },
+      );
+    const html = article(['/n/15.png', '/late.png']);
+    const first = await runWith(html);
+    // Returned with the late image still held at the gate: the version has the other one only.
+    expect(lateRequests).toBe(1);
+    expect(first.images).toEqual({ found: 2, hosted: 1 });
+    expect(imgTags(await stored(first.htmlUrl!)).map((t) => t.alt)).toEqual(['img 0']);
+    expect(await stored(first.markdownUrl!)).not.toContain('img 1');
+
+    // Released, the image job goes on: it is rendered and remembered for its address.
+    release();
+    const memo = `jobs/image-url/${createHash('sha256').update(site.url('/late.png')).digest('hex')}.json`;
+    const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
+    for (let i = 0; i < 200 && !(await blobs.has(memo)); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await blobs.has(memo)).toBe(true);
+
+    // The next version of the page has both, and the late image was not downloaded again.
+    const second = await runWith(html);
+    expect(second.images).toEqual({ found: 2, hosted: 2 });
+    expect(imgTags(await stored(second.htmlUrl!)).map((t) => t.alt)).toEqual(['img 0', 'img 1']);
+    expect(second.htmlUrl).not.toBe(first.htmlUrl);
+    expect(lateRequests).toBe(1);
   });
 
   test('an aborted job hosts nothing more and stores nothing', async () => {
