@@ -20,7 +20,9 @@ import { recallScreenshot } from '../browser/screenshot-memo.js';
 import type { Config } from '../config.js';
 import type { ImageSet, PageInfo } from '../contract/link.js';
 import type { FetchResult } from '../fetch/safe-fetch.js';
+import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import type { BlobStore, JobRunner, RunOptions } from '../ports.js';
+import { pageContentMemoKey, recallPageContent } from './content-memo.js';
 
 export interface DescribedPage {
   page?: PageInfo;
@@ -37,7 +39,7 @@ type Ports = { config: Config; jobs: JobRunner; blobs: BlobStore };
 
 export async function describePage(res: FetchResult, contentType: string | undefined, ports: Ports, options: DescribePageOptions): Promise<DescribedPage> {
   const run: RunOptions = { requestId: options.requestId, deadline: options.deadline };
-  const content = res.body.length > 0 ? pageContent(res, contentType, ports.jobs, run) : undefined;
+  const content = res.body.length > 0 ? pageContent(res, contentType, ports, run) : undefined;
   const shot = screenshotsEnabled(ports.config) ? screenshotOf(res.finalUrl, ports, run) : undefined;
   if (!content && !shot) return {};
 
@@ -47,22 +49,26 @@ export async function describePage(res: FetchResult, contentType: string | undef
   return Object.keys(page).length ? { page, excerpt: described.excerpt } : { excerpt: described.excerpt };
 }
 
-/** The `page-content` job's fields and excerpt (none when it failed or came late). */
-async function pageContent(res: FetchResult, contentType: string | undefined, jobs: JobRunner, run: RunOptions): Promise<DescribedPage> {
+/**
+ * The `page-content` job's fields and excerpt (none when it failed or came late); for page bytes
+ * whose complete versions were made before, those (lib/page/content-memo.ts), without the job.
+ */
+async function pageContent(res: FetchResult, contentType: string | undefined, ports: Ports, run: RunOptions): Promise<DescribedPage> {
   // The deadline lets the job stop hosting the content's images in time to store its versions.
-  const outcomes = await jobs.run(
-    [{ id: 'page-content', kind: 'page-content', input: { url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: run.deadline } }],
-    run,
-  );
-  const outcome = outcomes.get('page-content');
-  if (!outcome?.ok) return {};
-  const r = outcome.result;
+  const input: PageContentInput = { url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: run.deadline };
+  const r = (await recallPageContent(ports.blobs, pageContentMemoKey(input))) ?? (await runPageContent(input, ports.jobs, run));
+  if (!r) return {};
   const page: PageInfo = {};
   if (r.estimatedReadingTimeInMinutes !== undefined) page.estimatedReadingTimeInMinutes = r.estimatedReadingTimeInMinutes;
   if (r.htmlUrl) page.htmlUrl = r.htmlUrl;
   if (r.markdownUrl) page.markdownUrl = r.markdownUrl;
   if (r.rawTextUrl) page.rawTextUrl = r.rawTextUrl;
   return { ...(Object.keys(page).length ? { page } : {}), excerpt: r.excerpt };
+}
+
+async function runPageContent(input: PageContentInput, jobs: JobRunner, run: RunOptions): Promise<PageContentResult | undefined> {
+  const outcome = (await jobs.run([{ id: 'page-content', kind: 'page-content', input }], run)).get('page-content');
+  return outcome?.ok ? outcome.result : undefined;
 }
 
 /** The screenshot remembered for `url`, else the `screenshot` job's (it runs on to the jobs' deadline whoever still waits). */

@@ -17,15 +17,16 @@ import type { JobContext } from '../jobs/context.js';
 import { runCpuTask } from '../jobs/cpu-pool.js';
 import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import { type BlobStore, IMMUTABLE_CACHE } from '../ports.js';
+import { pageContentMemoKey, rememberPageContent } from './content-memo.js';
 import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
 import { readingMinutes } from './reading-time.js';
 
-/** Stores a text asset under `assets/<sha256>/<name>` with its charset; returns its public URL. */
+/** Stores a text asset under `assets/<sha256>/<name>` with its charset; returns its key. */
 async function storeTextAsset(blobs: BlobStore, name: string, contentType: string, text: string): Promise<string> {
   const bytes = Buffer.from(text, 'utf8');
   const key = `assets/${createHash('sha256').update(bytes).digest('hex')}/${name}`;
   if (!(await blobs.has(key))) await blobs.put(key, bytes, { contentType, cacheControl: IMMUTABLE_CACHE });
-  return blobs.publicUrl(key);
+  return key;
 }
 
 export const PAGE_ASSET_TYPES = {
@@ -51,19 +52,29 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
   let versions = read.versions;
   if (!versions && !read.images) return { ...result, reason: 'no text' };
   result.estimatedReadingTimeInMinutes = readingMinutes(read);
+  let complete = true;
   if (read.images) {
     const until = input.deadline !== undefined ? input.deadline - PAGE_IMAGE_LIMITS.reserveMs : started + PAGE_IMAGE_LIMITS.defaultMs;
     const waitUntil = Date.now() + (ctx.config?.pageImagesWaitMs ?? PAGE_IMAGE_LIMITS.defaultMs);
-    const hosted = await hostPageImages(read.images.urls, ctx, { waitUntil, until });
-    if (read.images.urls.length) result.images = { found: read.images.urls.length, hosted: hosted.size };
+    const images = await hostPageImages(read.images.urls, ctx, { waitUntil, until });
+    complete = images.complete;
+    if (read.images.urls.length) result.images = { found: read.images.urls.length, hosted: images.hosted.size };
     ctx.signal?.throwIfAborted();
-    versions = await runCpuTask(ctx.config, 'writePageVersions', { content: read.images.content, hosted: Object.fromEntries(hosted) }, ctx.signal);
+    versions = await runCpuTask(ctx.config, 'writePageVersions', { content: read.images.content, hosted: Object.fromEntries(images.hosted) }, ctx.signal);
   }
   const written = required(versions, 'the page versions');
-  const [htmlUrl, markdownUrl, rawTextUrl] = await Promise.all([
+  const [html, markdown, text] = await Promise.all([
     storeTextAsset(ctx.blobs, 'page.html', PAGE_ASSET_TYPES.html, written.html),
     storeTextAsset(ctx.blobs, 'page.md', PAGE_ASSET_TYPES.markdown, written.markdown),
     storeTextAsset(ctx.blobs, 'page.txt', PAGE_ASSET_TYPES.text, read.text),
   ]);
-  return { ...result, htmlUrl, markdownUrl, rawTextUrl };
+  const done: PageContentResult = {
+    ...result,
+    htmlUrl: ctx.blobs.publicUrl(html),
+    markdownUrl: ctx.blobs.publicUrl(markdown),
+    rawTextUrl: ctx.blobs.publicUrl(text),
+  };
+  // Complete versions are remembered for these exact bytes (lib/page/content-memo.ts).
+  if (complete) await rememberPageContent(ctx.blobs, pageContentMemoKey(input), done, { html, markdown, text });
+  return done;
 }

@@ -51,19 +51,27 @@ export interface PageImageTimes {
   until: number;
 }
 
+export interface PageImagesHosted {
+  /** The images hosted in time, by address. */
+  hosted: Map<string, HostedImage>;
+  /** Every image started was hosted and none was cut by the wait or the deadline: a run on the same page would give the same. */
+  complete: boolean;
+}
+
 /**
  * Hosts the content's images (`urls`: its distinct addresses in document order, the first
  * PAGE_IMAGE_LIMITS.maxImages of them), a few at once, under the byte caps, until `times.waitUntil`
- * or the job's abort; the map has those hosted in time, by address. Without a fetcher or a
- * configuration (a caller that only stores text) none is.
+ * or the job's abort. Without a fetcher or a configuration (a caller that only stores text) none
+ * is.
  */
 export async function hostPageImages(
   all: string[],
   given: Pick<JobContext, 'blobs' | 'signal'> & Partial<ImageContext>,
   times: PageImageTimes,
-): Promise<Map<string, HostedImage>> {
+): Promise<PageImagesHosted> {
   const done = new Map<string, HostedImage>();
-  if (!given.fetch || !given.config || all.length === 0) return done;
+  if (all.length === 0) return { hosted: done, complete: true };
+  if (!given.fetch || !given.config) return { hosted: done, complete: false };
   const { until } = times;
   const waitUntil = Math.min(times.waitUntil, until);
   const ctx = given as ImageContext;
@@ -90,6 +98,8 @@ export async function hostPageImages(
 
   let used = 0;
   let reserved = 0;
+  let failed = 0;
+  let scheduled = false;
   const running = new Set<Promise<void>>();
   const hostOne = (url: string, cap: number): Promise<void> => {
     reserved += cap;
@@ -101,10 +111,12 @@ export async function hostPageImages(
           if (r.image && !stop.signal.aborted) {
             done.set(url, r.image);
             used += r.image.size;
-          }
+          } else failed++;
         },
-        () => undefined,
-      ) // aborted, or out of memory turns: the image is left out
+        () => {
+          failed++; // aborted, or out of memory turns: the image is left out
+        },
+      )
       .finally(() => {
         reserved -= cap;
         running.delete(p);
@@ -126,6 +138,7 @@ export async function hostPageImages(
       void hostOne(url, cap);
     }
     await Promise.all(running);
+    scheduled = true;
   };
   const finish = () => {
     clearTimeout(timer);
@@ -140,15 +153,16 @@ export async function hostPageImages(
   } finally {
     clearTimeout(waitTimer);
   }
+  const complete = scheduled && failed === 0 && !stop.signal.aborted;
   if (!waitOver || stop.signal.aborted || running.size === 0) {
     finish();
-    return done;
+    return { hosted: done, complete };
   }
   // The wait is over with images under way: they finish in the background (the hard stop and the
   // job's abort still apply) and are remembered by their image jobs; this version goes without them.
   const inTime = new Map(done);
   void Promise.all(running).finally(finish);
-  return inTime;
+  return { hosted: inTime, complete: false };
 }
 
 /**

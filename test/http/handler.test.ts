@@ -491,7 +491,8 @@ describe('errors, ids and timing on every response', () => {
   });
 
   test('Server-Timing names each phase', async () => {
-    const res = await svc.post(json({ link: site.url('/article') }));
+    // A URL of its own: the versions of /article, previewed above, are remembered (no content job then).
+    const res = await svc.post(json({ link: site.url('/article?server-timing') }));
     // The page's icon (its /favicon.ico) is an image job, its versions the content job; no sub-fetch, no screenshot.
     expect(res.headers['server-timing']).toMatch(
       /^fetch;dur=[\d.]+, extract;dur=[\d.]+, jobs;dur=[\d.]+, platform;dur=[\d.]+, images;dur=[\d.]+, content;dur=[\d.]+, total;dur=[\d.]+$/,
