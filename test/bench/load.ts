@@ -1,8 +1,9 @@
 /**
  * `npm run bench:load`: the local server (its own process) under autocannon, with the fixture
  * sites on loopback too. Reports requests/s, p50/p95/p99 latency, errors and 503s, and the
- * server's peak RSS, at 1, 10 and 50 concurrent clients for an HTML page, a page with an image
- * and a mix; then 10k requests and the server's RSS before and after (leak check); then an
+ * server's peak RSS, at 1, 10 and 50 concurrent clients for an HTML page (the same bytes every
+ * time: its versions come from the page-content memo after the first), the same page with new
+ * bytes on every request (the page-content job every time), a page with an image and a mix; then 10k requests and the server's RSS before and after (leak check); then an
  * overload run past the concurrency limit.
  */
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
@@ -122,6 +123,12 @@ export async function main(): Promise<void> {
   const page = (title: string, extra = '') =>
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><meta name="description" content="A page for the load test">${extra}</head><body>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>'.repeat(200)}</body></html>`;
   site.route('/html', { body: page('HTML page') });
+  // The same page with new bytes on every request: its versions are never remembered (lib/page/content-memo.ts).
+  let served = 0;
+  site.route('/html-new', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(page('HTML page', `<meta name="x-request" content="${++served}">`).replace('</body>', `<p>Request ${served}</p></body>`));
+  });
   site.route('/hero.jpg', { headers: { 'content-type': 'image/jpeg' }, body: png });
   site.route('/favicon.ico', { status: 404, body: '' });
   site.route('/with-image', { body: page('Page with image', `<meta property="og:image" content="${site.url('/hero.jpg')}">`) });
@@ -129,6 +136,7 @@ export async function main(): Promise<void> {
   const { url, child, pid } = await startServer();
   const scenarios: [string, string[]][] = [
     ['html page', [site.url('/html')]],
+    ['html page, new bytes each time', [site.url('/html-new')]],
     ['page + image', [site.url('/with-image')]],
     ['mix', [site.url('/html'), site.url('/with-image'), site.url('/html'), 'http://127.0.0.1:1/refused']],
   ];
