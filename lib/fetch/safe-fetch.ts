@@ -4,7 +4,8 @@
  *  - follows redirects itself (at most `maxRedirects` hops), checking each hop's URL with the
  *    SSRF guard and recording the trail; loops and non-http(s) targets stop the fetch;
  *  - resolves names through `guardedLookup` on a fresh connection (no pooled sockets), so the
- *    address that was checked is the address connected to;
+ *    address that was checked is the address connected to; TLS sessions are resumed per host
+ *    (`connectionAgents`), the certificate having been verified when the session was made;
  *  - caps the total time (all hops) and the bytes read after decompression (gzip bombs stop too);
  *  - sends the caller's credentials (Authorization, Proxy-Authorization, Cookie) only while the
  *    chain stays on the link's origin: a redirect to another origin drops them for good;
@@ -14,6 +15,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import got, { type Headers } from 'got';
 import { ExpectedFailure, LinkNotAllowedError } from '../errors.js';
 import type { Log } from '../log.js';
@@ -193,6 +195,26 @@ function hostMatches(hostname: string, suffixes: string[] | undefined): boolean 
   return !!suffixes?.some((h) => host === h || host.endsWith(`.${h}`));
 }
 
+/** Sessions kept per fetcher (one per host, port and server name; the oldest goes first). */
+const MAX_CACHED_TLS_SESSIONS = 256;
+
+/**
+ * A fetcher's agents. keepAlive stays off: every request opens a new TCP connection through the
+ * guarded lookup (a pooled socket would skip it), so the address checked is the address connected to.
+ * What is shared is TLS state only: one secure context (the default CA store, NODE_EXTRA_CA_CERTS
+ * included), built once instead of once per connection, and the https agent's session cache, keyed
+ * by host, port and server name, so a later request to the same host (the page, then its image,
+ * icons, manifest, oEmbed) resumes the session with an abbreviated handshake. A resumed session skips
+ * the certificate and host name checks: they passed when the session was made (Node hands a session
+ * to the agent only once they have), and only a server holding that session's secret can resume it.
+ */
+function connectionAgents(): { http: http.Agent; https: https.Agent } {
+  return {
+    http: new http.Agent({ keepAlive: false }),
+    https: new https.Agent({ keepAlive: false, maxCachedSessions: MAX_CACHED_TLS_SESSIONS, secureContext: tls.createSecureContext() }),
+  };
+}
+
 export function createFetcher(deps: FetcherDeps): Fetcher {
   const policy: GuardPolicy = {
     allowPrivateNetworks: deps.allowPrivateNetworks,
@@ -201,6 +223,7 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
     trustedAddresses: deps.trustedAddresses,
   };
   const lookup = guardedLookup(policy, deps.resolver ?? systemResolver);
+  const agents = connectionAgents();
 
   return async function safeFetch(url, options) {
     const started = Date.now();
@@ -257,7 +280,7 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
 
       let res: Awaited<ReturnType<typeof requestOnce>>;
       try {
-        res = await requestOnce(current, options, headers, remaining, lookup, trail, lastStatus);
+        res = await requestOnce(current, options, headers, remaining, lookup, agents, trail, lastStatus);
       } catch (err) {
         if (err instanceof FetchFailure && err.cause instanceof LinkNotAllowedError) {
           const denied = err.cause;
@@ -307,6 +330,7 @@ async function requestOnce(
   headers: Record<string, string>,
   timeoutMs: number,
   lookup: ReturnType<typeof guardedLookup>,
+  agents: ReturnType<typeof connectionAgents>,
   trail: string[],
   lastStatus: number,
 ): Promise<Omit<FetchResult, 'url' | 'finalUrl' | 'trail'>> {
@@ -320,8 +344,8 @@ async function requestOnce(
     decompress: true,
     retry: { limit: 0 },
     dnsLookup: lookup as never,
-    // A fresh connection per request: a pooled socket would skip the guarded lookup.
-    agent: { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) },
+    // The fetcher's agents (connectionAgents): a fresh connection per request, TLS sessions resumed per host.
+    agent: agents,
     timeout: { lookup: timeoutMs, connect: timeoutMs, secureConnect: timeoutMs, send: timeoutMs, response: timeoutMs, request: timeoutMs },
     signal: options.signal,
     http2: false,

@@ -1,13 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import zlib from 'node:zlib';
 import { LinkNotAllowedError } from '../../lib/errors';
 import { createFetcher, type FetcherDeps, FetchFailure } from '../../lib/fetch/safe-fetch';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
+import { makeTestCertificates } from '../helpers/tls-certs';
 
 let site: FixtureServer;
 const open: FetcherDeps = { allowPrivateNetworks: true, allowedPorts: [], userAgent: 'linklens-test', maxRedirects: 10 };
@@ -143,13 +140,8 @@ describe('upstream statuses and failures', () => {
   });
 
   test('a TLS failure (self-signed certificate)', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'tls-'));
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}/k.pem`, '-out', `${dir}/c.pem`, '-days', '1', '-subj', '/CN=127.0.0.1'],
-      { stdio: 'ignore' },
-    );
-    const server = https.createServer({ key: readFileSync(`${dir}/k.pem`), cert: readFileSync(`${dir}/c.pem`) }, (_q, r) => r.end('secret'));
+    const { ca, caKey } = makeTestCertificates(['127.0.0.1']);
+    const server = https.createServer({ key: caKey, cert: ca }, (_q, r) => r.end('secret'));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as net.AddressInfo).port;
     const err = await fetchOpen(`https://127.0.0.1:${port}/`, opts).catch((e) => e);
