@@ -8,7 +8,8 @@
  *    SVG is made safe first (lib/media/svg-safety.ts);
  *  - decode with sharp under `limitInputPixels` (decompression bombs are refused), honour EXIF
  *    orientation, strip metadata, never upscale, keep alpha; the first frame of an animation is
- *    used for the stills and `original` stays animated;
+ *    used for the stills and `original` stays animated; a still size that would be the original
+ *    again (`large` for a source within 1280 px) is not encoded twice: it gets the same bytes;
  *  - a source already rendered (its manifest exists) is not rendered again, and a URL seen
  *    recently is not downloaded again (URL_MEMO: rendered, or failed);
  * Anything wrong with the image is a `{reason}` result, not a thrown error: a broken image is
@@ -267,9 +268,27 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
   if (width * stillHeight > options.maxPixels) throw new ImageRejected(`image of ${width}x${stillHeight} exceeds the pixel limit of ${options.maxPixels}`);
   const animated = (meta.pages ?? 1) > 1 && (prepared.format === 'gif' || prepared.format === 'webp');
   const quality = options.quality ?? WEBP_QUALITY;
+  const effortFor = (box: number | undefined) => options.effort ?? webpEffortFor(box);
+  /**
+   * A still size whose box leaves the source as it is (a 1200x630 og:image in `large`'s 1280 box:
+   * no resize, as `resized` returns the same pixels and sharp's `inside` fit never enlarges),
+   * encoded with the `original`'s effort, would be the original's pixels encoded the same way:
+   * the same bytes (test/media/images.test.ts checks it). It is not encoded again: it gets the
+   * original's rendition under its own name. Not for an animation, whose `original` is the
+   * animated render. The bytes are then stored under both keys (renderSource) rather than `large`
+   * pointing at `original.webp`: the key layout, the four distinct URLs of an ImageSet, every
+   * reader of a manifest and the manifests stored before stay as they are, for one more put
+   * beside the others.
+   */
+  const isOriginal = (s: (typeof IMAGE_SIZES)[number]) => {
+    if (s.box === undefined || animated || effortFor(s.box) !== effortFor(undefined)) return false;
+    const fit = fitWithin(width, stillHeight, s.box);
+    return fit.width === width && fit.height === stillHeight;
+  };
+  const encoded = IMAGE_SIZES.filter((s) => !isOriginal(s));
 
   const encode = async (name: ImageSizeName, box: number | undefined, p: Sharp): Promise<Rendition> => {
-    const { data, info } = await p.webp({ quality, effort: options.effort ?? webpEffortFor(box) }).toBuffer({ resolveWithObject: true });
+    const { data, info } = await p.webp({ quality, effort: effortFor(box) }).toBuffer({ resolveWithObject: true });
     return { name, width: info.width, height: info.height, data };
   };
   const renderAnimatedOriginal = async (): Promise<Rendition | undefined> => {
@@ -304,7 +323,7 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
     if (prepared.format === 'svg' || width * stillHeight > ONE_DECODE_MAX_PIXELS) {
       // Each size rendered from the source: a vector image at its own scale; a very large image
       // with a decode per size (a JPEG shrinks on load), not its whole raw pixels in memory.
-      renders = IMAGE_SIZES.map((s) => render(s, () => (s.box === undefined ? pipeline(prepared) : pipeline(prepared).resize(insideBox(s.box)))));
+      renders = encoded.map((s) => render(s, () => (s.box === undefined ? pipeline(prepared) : pipeline(prepared).resize(insideBox(s.box)))));
     } else {
       // One decode (the first frame, oriented), then each size resized from the next larger
       // one's pixels (less work than a decode per size: `npm run bench -- images`) and encoded
@@ -313,13 +332,19 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
       const full = await decoded(prepared);
       let image = full;
       renders = [];
-      for (const s of [...IMAGE_SIZES].reverse()) {
+      for (const s of [...encoded].reverse()) {
         image = await resized(image, s.box, fitWithin(full.width, full.height, s.box));
         const pixels = image;
         renders.unshift(render(s, () => pipeline(pixels)));
       }
     }
-    const renditions = await Promise.all(renders);
+    const done = await Promise.all(renders);
+    const byName = (name: ImageSizeName) =>
+      required(
+        done.find((r) => r.name === name),
+        `the ${name} rendition`,
+      );
+    const renditions = IMAGE_SIZES.map((s) => (isOriginal(s) ? { ...byName('original'), name: s.name } : byName(s.name)));
     const thumb = required(
       renditions.find((r) => r.name === 'thumbnail'),
       'the thumbnail rendition',

@@ -4,7 +4,7 @@ import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import type { Config } from '../../lib/config';
 import type { JobContext } from '../../lib/jobs/context';
 import type { HostedImage, ImageJobResult } from '../../lib/jobs/kinds';
-import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES } from '../../lib/media/image-sizes';
+import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES, type ImageSizeName } from '../../lib/media/image-sizes';
 import { renderImage, runImageJob, URL_MEMO } from '../../lib/media/images';
 import type { BlobStore } from '../../lib/ports';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
@@ -35,6 +35,7 @@ function jobContext(overrides: Partial<Config> = {}) {
   return { ctx, puts, store, config };
 }
 
+const rendition = (r: Awaited<ReturnType<typeof renderImage>>, name: ImageSizeName) => r.renditions.find((x) => x.name === name)!;
 const sizes = (r: Awaited<ReturnType<typeof renderImage>>) => Object.fromEntries(r.renditions.map((x) => [x.name, [x.width, x.height]]));
 
 async function hosted(result: ImageJobResult): Promise<HostedImage> {
@@ -84,6 +85,41 @@ describe('renderImage (real sharp)', () => {
     for (const x of r.renditions) expect((await sharp(x.data).metadata()).hasAlpha).toBe(true);
   });
 
+  test('a source within the large box: `large` is the original, encoded once, the bytes a separate encode gives', async () => {
+    const bytes = await fx.gradientPng(1200, 630); // an og:image
+    const r = await renderImage(bytes, { maxPixels: MAX });
+    expect(r.renditions.map((x) => x.name)).toEqual(IMAGE_SIZE_NAMES);
+    expect(sizes(r)).toEqual({ thumbnail: [320, 168], medium: [640, 336], large: [1200, 630], original: [1200, 630] });
+    const large = rendition(r, 'large');
+    const original = rendition(r, 'original');
+    expect(large.data).toBe(original.data); // one encode's output, not two equal ones
+    // What `large` was when encoded on its own: the source fitted in its box, WebP quality 80 at
+    // its effort (0, the original's too). Sharing changes no byte of it.
+    const alone = await sharp(bytes).resize({ width: 1280, height: 1280, fit: 'inside', withoutEnlargement: true }).webp({ quality: 80, effort: 0 }).toBuffer();
+    expect(large.data.equals(alone)).toBe(true);
+    // The smaller sizes are their own encodes.
+    expect(rendition(r, 'medium').data.equals(original.data)).toBe(false);
+
+    // A source larger than the box keeps a `large` of its own.
+    const big = await renderImage(await fx.gradientPng(2000, 1000), { maxPixels: MAX });
+    expect(sizes(big)).toMatchObject({ large: [1280, 640], original: [2000, 1000] });
+    expect(rendition(big, 'large').data.equals(rendition(big, 'original').data)).toBe(false);
+    expect((await sharp(rendition(big, 'large').data).metadata()).width).toBe(1280);
+
+    // A vector (each size rendered from the source) within the box: the same rule, the same bytes.
+    const vector = await renderImage(fx.svg('<rect width="100" height="50" fill="#0a0"/><circle cx="30" cy="20" r="10" fill="#f00"/>', 1000, 500), {
+      maxPixels: MAX,
+    });
+    expect(sizes(vector)).toMatchObject({ large: [1000, 500], original: [1000, 500] });
+    expect(rendition(vector, 'large').data).toBe(rendition(vector, 'original').data);
+
+    // One effort for every size (the bench's comparison rows): a 64x64 icon is encoded once for all four.
+    const icon = await renderImage(await fx.gradientPng(64, 64), { maxPixels: MAX, effort: 0 });
+    expect(icon.renditions.map((x) => x.name)).toEqual(IMAGE_SIZE_NAMES);
+    for (const x of icon.renditions) expect(x.data).toBe(rendition(icon, 'original').data);
+    expect(icon.edgeColor).toMatch(/^#[0-9a-f]{6}$/i);
+  });
+
   test('animated GIF: first frame for the stills, original stays animated', async () => {
     const r = await renderImage(await fx.animatedGif(64, 48), { maxPixels: MAX });
     expect(r.source).toMatchObject({ format: 'gif', width: 64, height: 48, animated: true });
@@ -100,6 +136,10 @@ describe('renderImage (real sharp)', () => {
     expect(om.format).toBe('webp');
     expect(om.pages).toBe(3);
     expect(om.pageHeight).toBe(48);
+    // `large` fits the source as it is, but is the first frame: not the animated original's bytes.
+    const large = rendition(r, 'large');
+    expect((await sharp(large.data).metadata()).pages ?? 1).toBe(1);
+    expect(large.data.equals(rendition(r, 'original').data)).toBe(false);
   });
 
   test('animated WebP and still WebP', async () => {
