@@ -94,33 +94,39 @@ export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promis
   if (url) {
     const memo = await readUrlMemo(ctx, url);
     if (memo?.reason) return { reason: `${memo.reason} (remembered)` };
+    // A memo whose manifest is missing (its renditions not all stored yet, or never) is no hit:
+    // the image is downloaded and rendered as if there were no memo.
     const stored = memo?.sha256 ? await readManifest(ctx, `assets/${memo.sha256}/manifest.json`) : undefined;
     if (stored) return { image: toHostedImage(stored, ctx, true) };
   }
-  let result: ImageJobResult;
-  let transient = false;
+  // Writes the URL's memo, unless the job was aborted (the record's deadline says nothing of the image).
+  const remember = url ? (memo: Omit<UrlMemo, 'at'>) => (ctx.signal?.aborted ? Promise.resolve() : writeUrlMemo(ctx, url, memo)) : undefined;
   try {
-    result = { image: await renderSource(input, ctx) };
+    return { image: await renderSource(input, ctx, remember) };
   } catch (err) {
     // Anything wrong with the image (or its download) is a reason; anything else is a bug.
     if (!(err instanceof ExpectedFailure)) throw err;
-    result = { reason: err.message };
-    transient = err.transient;
+    // A failure is remembered only when it is the image's own (a 404, undecodable bytes, too large),
+    // not a timeout, a 5xx or the record's deadline, which may pass.
+    if (!err.transient) await remember?.({ reason: err.message });
+    return { reason: err.message };
   }
-  // A failure is remembered only when it is the image's own (a 404, undecodable bytes, too large),
-  // not a timeout, a 5xx or the record's deadline, which may pass.
-  if (url && !transient && !ctx.signal?.aborted) await writeUrlMemo(ctx, url, result.image ? { sha256: result.image.sha256 } : { reason: result.reason });
-  return result;
 }
 
-/** Downloads (or takes) the source and renders it (at most once: a stored manifest is reused). */
-async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<HostedImage> {
+/**
+ * Downloads (or takes) the source and renders it (at most once: a stored manifest is reused).
+ * `remember` stores the URL memo of a rendered image, once its content hash is known.
+ */
+async function renderSource(input: ImageJobInput, ctx: JobContext, remember?: (memo: { sha256: string }) => Promise<void>): Promise<HostedImage> {
   const bytes = await sourceBytes(input, ctx);
   checkAborted(ctx.signal);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const manifestKey = `assets/${sha256}/manifest.json`;
   const stored = await readManifest(ctx, manifestKey);
-  if (stored) return toHostedImage(stored, ctx, true);
+  if (stored) {
+    await remember?.({ sha256 });
+    return toHostedImage(stored, ctx, true);
+  }
 
   const memory = ctx.memory;
   const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
@@ -131,16 +137,22 @@ async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<Host
   });
   checkAborted(ctx.signal);
   const renditions = {} as Record<ImageSizeName, RenditionInfo>;
-  await Promise.all(
-    rendered.renditions.map(async (r) => {
-      const key = renditionKey(sha256, r.name);
-      if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE });
-      renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
-    }),
-  );
-  // The manifest goes last: its presence means every rendition is stored.
+  for (const r of rendered.renditions) renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
   const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor: rendered.edgeColor, renditions };
-  await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
+  const store = async () => {
+    // No `has` before each put: the manifest was missing, so the renditions are (most likely) too,
+    // and a key names its content, so a put over a stored rendition writes the same image again.
+    await Promise.all(
+      rendered.renditions.map((r) =>
+        ctx.blobs.put(renditionKey(sha256, r.name), r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE }),
+      ),
+    );
+    // The manifest goes last: its presence means every rendition is stored.
+    await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
+  };
+  // The URL memo is written beside the stores, not after them: a reader that finds the memo
+  // before the manifest renders the image again (runImageJob), as it would without the memo.
+  await Promise.all([store(), remember?.({ sha256 })]);
   return toHostedImage(manifest, ctx, false);
 }
 

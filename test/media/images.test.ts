@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import sharp from 'sharp';
 import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
@@ -22,17 +24,24 @@ function jobContext(overrides: Partial<Config> = {}) {
   cleanups.push(config.cleanup);
   const store = new FsBlobStore(config.dataDir, () => 'http://assets.test');
   const puts: string[] = [];
+  /** Every call the job makes on the store, in order: `has <key>`, `put <key>` and `stored <key>` when the put ends. */
+  const calls: string[] = [];
   const blobs: BlobStore = {
-    put: (k, b, o) => {
+    put: async (k, b, o) => {
       puts.push(k);
-      return store.put(k, b, o);
+      calls.push(`put ${k}`);
+      await store.put(k, b, o);
+      calls.push(`stored ${k}`);
     },
-    has: (k) => store.has(k),
+    has: (k) => {
+      calls.push(`has ${k}`);
+      return store.has(k);
+    },
     get: (k) => store.get(k),
     publicUrl: (k) => store.publicUrl(k),
   };
   const ctx: JobContext = { fetch: buildFetcher(config), blobs, config };
-  return { ctx, puts, store, config };
+  return { ctx, puts, calls, store, config };
 }
 
 const rendition = (r: Awaited<ReturnType<typeof renderImage>>, name: ImageSizeName) => r.renditions.find((x) => x.name === name)!;
@@ -247,6 +256,67 @@ describe('the image job', () => {
     expect(puts.filter((k) => k.startsWith('assets/'))).toHaveLength(5);
     expect(second.reused).toBe(true);
     expect({ ...second, reused: false }).toEqual(first);
+  });
+
+  test('a fresh render: every size put without a `has` first, `large` the same bytes as `original` (an og:image), the manifest last', async () => {
+    const { ctx, calls, store } = jobContext();
+    fixture.route('/og.png', { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(1200, 630) });
+    const img = await hosted(await runImageJob({ url: fixture.url('/og.png') }, ctx));
+    expect(img.reused).toBe(false);
+    const asset = (name: string) => `assets/${img.sha256}/${name}`;
+    expect(calls.filter((c) => c.startsWith('has '))).toEqual([]);
+    const renditionKeys = IMAGE_SIZE_NAMES.map((n) => asset(`${n}.webp`));
+    expect(calls.filter((c) => c.startsWith('put assets/')).sort()).toEqual([...renditionKeys, asset('manifest.json')].map((k) => `put ${k}`).sort());
+    // The manifest is put only once every rendition is stored.
+    const manifestPut = calls.indexOf(`put ${asset('manifest.json')}`);
+    for (const k of renditionKeys) expect(calls.indexOf(`stored ${k}`)).toBeLessThan(manifestPut);
+    // The URL memo does not wait for the manifest: it is put before the manifest is stored.
+    const memoPut = calls.findIndex((c) => c.startsWith('put jobs/image-url/'));
+    expect(memoPut).toBeGreaterThanOrEqual(0);
+    expect(memoPut).toBeLessThan(calls.indexOf(`stored ${asset('manifest.json')}`));
+
+    // Four distinct URLs; `large` and `original` the same size and the same stored bytes.
+    expect(new Set(IMAGE_SIZE_NAMES.map((n) => img[n].url)).size).toBe(4);
+    expect(img.large).toEqual({ width: 1200, height: 630, url: `http://assets.test/${asset('large.webp')}` });
+    expect(img.original).toEqual({ width: 1200, height: 630, url: `http://assets.test/${asset('original.webp')}` });
+    const large = await store.get(asset('large.webp'));
+    expect(large?.length).toBeGreaterThan(0);
+    expect(large?.equals((await store.get(asset('original.webp')))!)).toBe(true);
+    expect(await store.meta(asset('large.webp'))).toEqual({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
+  });
+
+  test('a URL memo whose manifest is missing is no hit: the image is downloaded and rendered again', async () => {
+    const { ctx, store, calls } = jobContext();
+    const bytes = await fx.gradientPng(300, 200);
+    fixture.route('/half.png', { headers: { 'content-type': 'image/png' }, body: bytes });
+    const downloads = () => fixture.requests.filter((q) => q.url === '/half.png').length;
+    const first = await hosted(await runImageJob({ url: fixture.url('/half.png') }, ctx));
+    // The memo was stored, the manifest not (a job stopped between the two).
+    const manifest = `assets/${first.sha256}/manifest.json`;
+    fs.rmSync(store.resolve(manifest));
+    expect(await store.has(manifest)).toBe(false);
+    const again = await hosted(await runImageJob({ url: fixture.url('/half.png') }, ctx));
+    expect(downloads()).toBe(2);
+    expect(again).toEqual(first); // rendered again (reused: false), the same record
+    expect(await store.has(manifest)).toBe(true);
+
+    // A memo naming a hash nothing was stored under: the same.
+    fixture.route('/other.png', { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(200, 300) });
+    await ctx.blobs.put(
+      `jobs/image-url/${createHash('sha256').update(fixture.url('/other.png')).digest('hex')}.json`,
+      JSON.stringify({ at: Date.now(), sha256: 'ab'.repeat(32) }),
+      {
+        contentType: 'application/json',
+      },
+    );
+    calls.length = 0;
+    const other = await hosted(await runImageJob({ url: fixture.url('/other.png') }, ctx));
+    expect(other).toMatchObject({ width: 200, height: 300, reused: false });
+    expect(other.sha256).not.toBe('ab'.repeat(32));
+    expect(calls).toContain(`put assets/${other.sha256}/manifest.json`);
+    // The memo now names what was rendered: the next job is a hit, with no download.
+    expect(await hosted(await runImageJob({ url: fixture.url('/other.png') }, ctx))).toEqual({ ...other, reused: true });
+    expect(fixture.requests.filter((q) => q.url === '/other.png')).toHaveLength(1);
   });
 
   test('a URL rendered recently is not downloaded again; after URL_MEMO.renderedMs it is', async () => {
