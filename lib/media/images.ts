@@ -8,7 +8,8 @@
  *    SVG is made safe first (lib/media/svg-safety.ts);
  *  - decode with sharp under `limitInputPixels` (decompression bombs are refused), honour EXIF
  *    orientation, strip metadata, never upscale, keep alpha; the first frame of an animation is
- *    used for the stills and `original` stays animated;
+ *    used for the stills and `original` stays animated; a still size that would be the original
+ *    again (`large` for a source within 1280 px) is not encoded twice: it gets the same bytes;
  *  - a source already rendered (its manifest exists) is not rendered again, and a URL seen
  *    recently is not downloaded again (URL_MEMO: rendered, or failed);
  * Anything wrong with the image is a `{reason}` result, not a thrown error: a broken image is
@@ -93,33 +94,39 @@ export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promis
   if (url) {
     const memo = await readUrlMemo(ctx, url);
     if (memo?.reason) return { reason: `${memo.reason} (remembered)` };
+    // A memo whose manifest is missing (its renditions not all stored yet, or never) is no hit:
+    // the image is downloaded and rendered as if there were no memo.
     const stored = memo?.sha256 ? await readManifest(ctx, `assets/${memo.sha256}/manifest.json`) : undefined;
     if (stored) return { image: toHostedImage(stored, ctx, true) };
   }
-  let result: ImageJobResult;
-  let transient = false;
+  // Writes the URL's memo, unless the job was aborted (the record's deadline says nothing of the image).
+  const remember = url ? (memo: Omit<UrlMemo, 'at'>) => (ctx.signal?.aborted ? Promise.resolve() : writeUrlMemo(ctx, url, memo)) : undefined;
   try {
-    result = { image: await renderSource(input, ctx) };
+    return { image: await renderSource(input, ctx, remember) };
   } catch (err) {
     // Anything wrong with the image (or its download) is a reason; anything else is a bug.
     if (!(err instanceof ExpectedFailure)) throw err;
-    result = { reason: err.message };
-    transient = err.transient;
+    // A failure is remembered only when it is the image's own (a 404, undecodable bytes, too large),
+    // not a timeout, a 5xx or the record's deadline, which may pass.
+    if (!err.transient) await remember?.({ reason: err.message });
+    return { reason: err.message };
   }
-  // A failure is remembered only when it is the image's own (a 404, undecodable bytes, too large),
-  // not a timeout, a 5xx or the record's deadline, which may pass.
-  if (url && !transient && !ctx.signal?.aborted) await writeUrlMemo(ctx, url, result.image ? { sha256: result.image.sha256 } : { reason: result.reason });
-  return result;
 }
 
-/** Downloads (or takes) the source and renders it (at most once: a stored manifest is reused). */
-async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<HostedImage> {
+/**
+ * Downloads (or takes) the source and renders it (at most once: a stored manifest is reused).
+ * `remember` stores the URL memo of a rendered image, once its content hash is known.
+ */
+async function renderSource(input: ImageJobInput, ctx: JobContext, remember?: (memo: { sha256: string }) => Promise<void>): Promise<HostedImage> {
   const bytes = await sourceBytes(input, ctx);
   checkAborted(ctx.signal);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const manifestKey = `assets/${sha256}/manifest.json`;
   const stored = await readManifest(ctx, manifestKey);
-  if (stored) return toHostedImage(stored, ctx, true);
+  if (stored) {
+    await remember?.({ sha256 });
+    return toHostedImage(stored, ctx, true);
+  }
 
   const memory = ctx.memory;
   const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
@@ -130,16 +137,22 @@ async function renderSource(input: ImageJobInput, ctx: JobContext): Promise<Host
   });
   checkAborted(ctx.signal);
   const renditions = {} as Record<ImageSizeName, RenditionInfo>;
-  await Promise.all(
-    rendered.renditions.map(async (r) => {
-      const key = renditionKey(sha256, r.name);
-      if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE });
-      renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
-    }),
-  );
-  // The manifest goes last: its presence means every rendition is stored.
+  for (const r of rendered.renditions) renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
   const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor: rendered.edgeColor, renditions };
-  await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
+  const store = async () => {
+    // No `has` before each put: the manifest was missing, so the renditions are (most likely) too,
+    // and a key names its content, so a put over a stored rendition writes the same image again.
+    await Promise.all(
+      rendered.renditions.map((r) =>
+        ctx.blobs.put(renditionKey(sha256, r.name), r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE }),
+      ),
+    );
+    // The manifest goes last: its presence means every rendition is stored.
+    await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
+  };
+  // The URL memo is written beside the stores, not after them: a reader that finds the memo
+  // before the manifest renders the image again (runImageJob), as it would without the memo.
+  await Promise.all([store(), remember?.({ sha256 })]);
   return toHostedImage(manifest, ctx, false);
 }
 
@@ -267,9 +280,27 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
   if (width * stillHeight > options.maxPixels) throw new ImageRejected(`image of ${width}x${stillHeight} exceeds the pixel limit of ${options.maxPixels}`);
   const animated = (meta.pages ?? 1) > 1 && (prepared.format === 'gif' || prepared.format === 'webp');
   const quality = options.quality ?? WEBP_QUALITY;
+  const effortFor = (box: number | undefined) => options.effort ?? webpEffortFor(box);
+  /**
+   * A still size whose box leaves the source as it is (a 1200x630 og:image in `large`'s 1280 box:
+   * no resize, as `resized` returns the same pixels and sharp's `inside` fit never enlarges),
+   * encoded with the `original`'s effort, would be the original's pixels encoded the same way:
+   * the same bytes (test/media/images.test.ts checks it). It is not encoded again: it gets the
+   * original's rendition under its own name. Not for an animation, whose `original` is the
+   * animated render. The bytes are then stored under both keys (renderSource) rather than `large`
+   * pointing at `original.webp`: the key layout, the four distinct URLs of an ImageSet, every
+   * reader of a manifest and the manifests stored before stay as they are, for one more put
+   * beside the others.
+   */
+  const isOriginal = (s: (typeof IMAGE_SIZES)[number]) => {
+    if (s.box === undefined || animated || effortFor(s.box) !== effortFor(undefined)) return false;
+    const fit = fitWithin(width, stillHeight, s.box);
+    return fit.width === width && fit.height === stillHeight;
+  };
+  const encoded = IMAGE_SIZES.filter((s) => !isOriginal(s));
 
   const encode = async (name: ImageSizeName, box: number | undefined, p: Sharp): Promise<Rendition> => {
-    const { data, info } = await p.webp({ quality, effort: options.effort ?? webpEffortFor(box) }).toBuffer({ resolveWithObject: true });
+    const { data, info } = await p.webp({ quality, effort: effortFor(box) }).toBuffer({ resolveWithObject: true });
     return { name, width: info.width, height: info.height, data };
   };
   const renderAnimatedOriginal = async (): Promise<Rendition | undefined> => {
@@ -304,7 +335,7 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
     if (prepared.format === 'svg' || width * stillHeight > ONE_DECODE_MAX_PIXELS) {
       // Each size rendered from the source: a vector image at its own scale; a very large image
       // with a decode per size (a JPEG shrinks on load), not its whole raw pixels in memory.
-      renders = IMAGE_SIZES.map((s) => render(s, () => (s.box === undefined ? pipeline(prepared) : pipeline(prepared).resize(insideBox(s.box)))));
+      renders = encoded.map((s) => render(s, () => (s.box === undefined ? pipeline(prepared) : pipeline(prepared).resize(insideBox(s.box)))));
     } else {
       // One decode (the first frame, oriented), then each size resized from the next larger
       // one's pixels (less work than a decode per size: `npm run bench -- images`) and encoded
@@ -313,13 +344,19 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
       const full = await decoded(prepared);
       let image = full;
       renders = [];
-      for (const s of [...IMAGE_SIZES].reverse()) {
+      for (const s of [...encoded].reverse()) {
         image = await resized(image, s.box, fitWithin(full.width, full.height, s.box));
         const pixels = image;
         renders.unshift(render(s, () => pipeline(pixels)));
       }
     }
-    const renditions = await Promise.all(renders);
+    const done = await Promise.all(renders);
+    const byName = (name: ImageSizeName) =>
+      required(
+        done.find((r) => r.name === name),
+        `the ${name} rendition`,
+      );
+    const renditions = IMAGE_SIZES.map((s) => (isOriginal(s) ? { ...byName('original'), name: s.name } : byName(s.name)));
     const thumb = required(
       renditions.find((r) => r.name === 'thumbnail'),
       'the thumbnail rendition',

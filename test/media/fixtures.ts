@@ -77,6 +77,21 @@ export async function png(width: number, height: number, color = '#ff8800'): Pro
     .toBuffer();
 }
 
+/** An opaque PNG of smooth gradients and stripes (not a flat colour, so its encodings differ by size and settings). */
+export async function gradientPng(width: number, height: number): Promise<Buffer> {
+  const raw = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 3;
+      raw[o] = Math.round((x / width) * 255);
+      raw[o + 1] = Math.round((y / height) * 255);
+      raw[o + 2] = (x + y) % 40 < 20 ? 40 : 210;
+    }
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
+}
+
 /** A 32-bit BGRA DIB as stored in an ICO entry: height doubled, bottom-up, then a 1-bit AND mask. */
 export function icoBitmap(width: number, height: number, bgra: [number, number, number, number]): Buffer {
   const header = Buffer.alloc(40);

@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import sharp from 'sharp';
 import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import type { Config } from '../../lib/config';
 import type { JobContext } from '../../lib/jobs/context';
 import type { HostedImage, ImageJobResult } from '../../lib/jobs/kinds';
-import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES } from '../../lib/media/image-sizes';
+import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES, type ImageSizeName } from '../../lib/media/image-sizes';
 import { renderImage, runImageJob, URL_MEMO } from '../../lib/media/images';
 import type { BlobStore } from '../../lib/ports';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
@@ -22,19 +24,27 @@ function jobContext(overrides: Partial<Config> = {}) {
   cleanups.push(config.cleanup);
   const store = new FsBlobStore(config.dataDir, () => 'http://assets.test');
   const puts: string[] = [];
+  /** Every call the job makes on the store, in order: `has <key>`, `put <key>` and `stored <key>` when the put ends. */
+  const calls: string[] = [];
   const blobs: BlobStore = {
-    put: (k, b, o) => {
+    put: async (k, b, o) => {
       puts.push(k);
-      return store.put(k, b, o);
+      calls.push(`put ${k}`);
+      await store.put(k, b, o);
+      calls.push(`stored ${k}`);
     },
-    has: (k) => store.has(k),
+    has: (k) => {
+      calls.push(`has ${k}`);
+      return store.has(k);
+    },
     get: (k) => store.get(k),
     publicUrl: (k) => store.publicUrl(k),
   };
   const ctx: JobContext = { fetch: buildFetcher(config), blobs, config };
-  return { ctx, puts, store, config };
+  return { ctx, puts, calls, store, config };
 }
 
+const rendition = (r: Awaited<ReturnType<typeof renderImage>>, name: ImageSizeName) => r.renditions.find((x) => x.name === name)!;
 const sizes = (r: Awaited<ReturnType<typeof renderImage>>) => Object.fromEntries(r.renditions.map((x) => [x.name, [x.width, x.height]]));
 
 async function hosted(result: ImageJobResult): Promise<HostedImage> {
@@ -84,6 +94,41 @@ describe('renderImage (real sharp)', () => {
     for (const x of r.renditions) expect((await sharp(x.data).metadata()).hasAlpha).toBe(true);
   });
 
+  test('a source within the large box: `large` is the original, encoded once, the bytes a separate encode gives', async () => {
+    const bytes = await fx.gradientPng(1200, 630); // an og:image
+    const r = await renderImage(bytes, { maxPixels: MAX });
+    expect(r.renditions.map((x) => x.name)).toEqual(IMAGE_SIZE_NAMES);
+    expect(sizes(r)).toEqual({ thumbnail: [320, 168], medium: [640, 336], large: [1200, 630], original: [1200, 630] });
+    const large = rendition(r, 'large');
+    const original = rendition(r, 'original');
+    expect(large.data).toBe(original.data); // one encode's output, not two equal ones
+    // What `large` was when encoded on its own: the source fitted in its box, WebP quality 80 at
+    // its effort (0, the original's too). Sharing changes no byte of it.
+    const alone = await sharp(bytes).resize({ width: 1280, height: 1280, fit: 'inside', withoutEnlargement: true }).webp({ quality: 80, effort: 0 }).toBuffer();
+    expect(large.data.equals(alone)).toBe(true);
+    // The smaller sizes are their own encodes.
+    expect(rendition(r, 'medium').data.equals(original.data)).toBe(false);
+
+    // A source larger than the box keeps a `large` of its own.
+    const big = await renderImage(await fx.gradientPng(2000, 1000), { maxPixels: MAX });
+    expect(sizes(big)).toMatchObject({ large: [1280, 640], original: [2000, 1000] });
+    expect(rendition(big, 'large').data.equals(rendition(big, 'original').data)).toBe(false);
+    expect((await sharp(rendition(big, 'large').data).metadata()).width).toBe(1280);
+
+    // A vector (each size rendered from the source) within the box: the same rule, the same bytes.
+    const vector = await renderImage(fx.svg('<rect width="100" height="50" fill="#0a0"/><circle cx="30" cy="20" r="10" fill="#f00"/>', 1000, 500), {
+      maxPixels: MAX,
+    });
+    expect(sizes(vector)).toMatchObject({ large: [1000, 500], original: [1000, 500] });
+    expect(rendition(vector, 'large').data).toBe(rendition(vector, 'original').data);
+
+    // One effort for every size (the bench's comparison rows): a 64x64 icon is encoded once for all four.
+    const icon = await renderImage(await fx.gradientPng(64, 64), { maxPixels: MAX, effort: 0 });
+    expect(icon.renditions.map((x) => x.name)).toEqual(IMAGE_SIZE_NAMES);
+    for (const x of icon.renditions) expect(x.data).toBe(rendition(icon, 'original').data);
+    expect(icon.edgeColor).toMatch(/^#[0-9a-f]{6}$/i);
+  });
+
   test('animated GIF: first frame for the stills, original stays animated', async () => {
     const r = await renderImage(await fx.animatedGif(64, 48), { maxPixels: MAX });
     expect(r.source).toMatchObject({ format: 'gif', width: 64, height: 48, animated: true });
@@ -100,6 +145,10 @@ describe('renderImage (real sharp)', () => {
     expect(om.format).toBe('webp');
     expect(om.pages).toBe(3);
     expect(om.pageHeight).toBe(48);
+    // `large` fits the source as it is, but is the first frame: not the animated original's bytes.
+    const large = rendition(r, 'large');
+    expect((await sharp(large.data).metadata()).pages ?? 1).toBe(1);
+    expect(large.data.equals(rendition(r, 'original').data)).toBe(false);
   });
 
   test('animated WebP and still WebP', async () => {
@@ -207,6 +256,67 @@ describe('the image job', () => {
     expect(puts.filter((k) => k.startsWith('assets/'))).toHaveLength(5);
     expect(second.reused).toBe(true);
     expect({ ...second, reused: false }).toEqual(first);
+  });
+
+  test('a fresh render: every size put without a `has` first, `large` the same bytes as `original` (an og:image), the manifest last', async () => {
+    const { ctx, calls, store } = jobContext();
+    fixture.route('/og.png', { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(1200, 630) });
+    const img = await hosted(await runImageJob({ url: fixture.url('/og.png') }, ctx));
+    expect(img.reused).toBe(false);
+    const asset = (name: string) => `assets/${img.sha256}/${name}`;
+    expect(calls.filter((c) => c.startsWith('has '))).toEqual([]);
+    const renditionKeys = IMAGE_SIZE_NAMES.map((n) => asset(`${n}.webp`));
+    expect(calls.filter((c) => c.startsWith('put assets/')).sort()).toEqual([...renditionKeys, asset('manifest.json')].map((k) => `put ${k}`).sort());
+    // The manifest is put only once every rendition is stored.
+    const manifestPut = calls.indexOf(`put ${asset('manifest.json')}`);
+    for (const k of renditionKeys) expect(calls.indexOf(`stored ${k}`)).toBeLessThan(manifestPut);
+    // The URL memo does not wait for the manifest: it is put before the manifest is stored.
+    const memoPut = calls.findIndex((c) => c.startsWith('put jobs/image-url/'));
+    expect(memoPut).toBeGreaterThanOrEqual(0);
+    expect(memoPut).toBeLessThan(calls.indexOf(`stored ${asset('manifest.json')}`));
+
+    // Four distinct URLs; `large` and `original` the same size and the same stored bytes.
+    expect(new Set(IMAGE_SIZE_NAMES.map((n) => img[n].url)).size).toBe(4);
+    expect(img.large).toEqual({ width: 1200, height: 630, url: `http://assets.test/${asset('large.webp')}` });
+    expect(img.original).toEqual({ width: 1200, height: 630, url: `http://assets.test/${asset('original.webp')}` });
+    const large = await store.get(asset('large.webp'));
+    expect(large?.length).toBeGreaterThan(0);
+    expect(large?.equals((await store.get(asset('original.webp')))!)).toBe(true);
+    expect(await store.meta(asset('large.webp'))).toEqual({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
+  });
+
+  test('a URL memo whose manifest is missing is no hit: the image is downloaded and rendered again', async () => {
+    const { ctx, store, calls } = jobContext();
+    const bytes = await fx.gradientPng(300, 200);
+    fixture.route('/half.png', { headers: { 'content-type': 'image/png' }, body: bytes });
+    const downloads = () => fixture.requests.filter((q) => q.url === '/half.png').length;
+    const first = await hosted(await runImageJob({ url: fixture.url('/half.png') }, ctx));
+    // The memo was stored, the manifest not (a job stopped between the two).
+    const manifest = `assets/${first.sha256}/manifest.json`;
+    fs.rmSync(store.resolve(manifest));
+    expect(await store.has(manifest)).toBe(false);
+    const again = await hosted(await runImageJob({ url: fixture.url('/half.png') }, ctx));
+    expect(downloads()).toBe(2);
+    expect(again).toEqual(first); // rendered again (reused: false), the same record
+    expect(await store.has(manifest)).toBe(true);
+
+    // A memo naming a hash nothing was stored under: the same.
+    fixture.route('/other.png', { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(200, 300) });
+    await ctx.blobs.put(
+      `jobs/image-url/${createHash('sha256').update(fixture.url('/other.png')).digest('hex')}.json`,
+      JSON.stringify({ at: Date.now(), sha256: 'ab'.repeat(32) }),
+      {
+        contentType: 'application/json',
+      },
+    );
+    calls.length = 0;
+    const other = await hosted(await runImageJob({ url: fixture.url('/other.png') }, ctx));
+    expect(other).toMatchObject({ width: 200, height: 300, reused: false });
+    expect(other.sha256).not.toBe('ab'.repeat(32));
+    expect(calls).toContain(`put assets/${other.sha256}/manifest.json`);
+    // The memo now names what was rendered: the next job is a hit, with no download.
+    expect(await hosted(await runImageJob({ url: fixture.url('/other.png') }, ctx))).toEqual({ ...other, reused: true });
+    expect(fixture.requests.filter((q) => q.url === '/other.png')).toHaveLength(1);
   });
 
   test('a URL rendered recently is not downloaded again; after URL_MEMO.renderedMs it is', async () => {
