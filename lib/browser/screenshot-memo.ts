@@ -8,8 +8,8 @@
  *
  * No browser code here: the preview side imports this module.
  */
-import { createHash } from 'node:crypto';
 import type { ImageSet } from '../contract/link.js';
+import { memoKey, readMemo, writeMemo } from '../jobs/memo.js';
 import type { BlobStore } from '../ports.js';
 
 interface ScreenshotMemo {
@@ -19,25 +19,21 @@ interface ScreenshotMemo {
   screenshot: ImageSet;
 }
 
-const memoKey = (url: string) => `jobs/screenshot-url/${createHash('sha256').update(url).digest('hex')}.json`;
+const screenshotKey = (url: string) => memoKey('screenshot-url', url);
 
 /** Remembers `screenshot`, captured at `at`, as the screenshot of `url`; a failed write is only a lost memo. */
 export async function rememberScreenshot(blobs: BlobStore, url: string, screenshot: ImageSet, at: number, ttlMs: number): Promise<void> {
   if (ttlMs <= 0) return;
   const memo: ScreenshotMemo = { at, url, screenshot };
-  await blobs.put(memoKey(url), JSON.stringify(memo), { contentType: 'application/json', cacheControl: 'no-store' }).catch(() => undefined);
+  await writeMemo(blobs, screenshotKey(url), memo);
 }
 
 /** The screenshot remembered for `url`, if it was captured less than `ttlMs` ago. */
 export async function recallScreenshot(blobs: BlobStore, url: string, ttlMs: number, now = Date.now()): Promise<ImageSet | undefined> {
   if (ttlMs <= 0) return undefined;
-  try {
-    const raw = await blobs.get(memoKey(url));
-    const memo = raw ? (JSON.parse(raw.toString('utf8')) as Partial<ScreenshotMemo>) : undefined;
-    if (!memo || memo.url !== url || typeof memo.at !== 'number' || typeof memo.screenshot?.original?.url !== 'string') return undefined;
-    const age = now - memo.at;
-    return age >= 0 && age < ttlMs ? memo.screenshot : undefined;
-  } catch {
-    return undefined; // a missing or unreadable memo: render as usual
-  }
+  // A missing or unreadable memo: render as usual.
+  const memo = (await readMemo(blobs, screenshotKey(url))) as Partial<ScreenshotMemo> | undefined;
+  if (!memo || memo.url !== url || typeof memo.at !== 'number' || typeof memo.screenshot?.original?.url !== 'string') return undefined;
+  const age = now - memo.at;
+  return age >= 0 && age < ttlMs ? memo.screenshot : undefined;
 }

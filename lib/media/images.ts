@@ -20,6 +20,7 @@ import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { ExpectedFailure, isTransientStatus, required } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
+import { memoKey, readMemo, writeMemo } from '../jobs/memo.js';
 import { imageRenderMb, MemoryWaitAborted, ONE_DECODE_MAX_PIXELS, type RenderSize } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 import { decodeBmp } from './bmp.js';
@@ -66,27 +67,21 @@ interface UrlMemo {
   reason?: string;
 }
 
-const urlMemoKey = (url: string) => `jobs/image-url/${createHash('sha256').update(url).digest('hex')}.json`;
+const urlMemoKey = (url: string) => memoKey('image-url', url);
 
+/** A missing or unreadable memo: download as usual. */
 async function readUrlMemo(ctx: JobContext, url: string): Promise<UrlMemo | undefined> {
-  try {
-    const raw = await ctx.blobs.get(urlMemoKey(url));
-    const m = raw ? (JSON.parse(raw.toString('utf8')) as UrlMemo) : undefined;
-    if (!m || typeof m.at !== 'number') return undefined;
-    const age = Date.now() - m.at;
-    if (age < 0) return undefined;
-    if (m.sha256 && age < URL_MEMO.renderedMs) return m;
-    if (m.reason && age < URL_MEMO.failedMs) return m;
-  } catch {
-    /* a missing or unreadable memo: download as usual */
-  }
+  const m = (await readMemo(ctx.blobs, urlMemoKey(url))) as UrlMemo | undefined;
+  if (!m || typeof m.at !== 'number') return undefined;
+  const age = Date.now() - m.at;
+  if (age < 0) return undefined;
+  if (m.sha256 && age < URL_MEMO.renderedMs) return m;
+  if (m.reason && age < URL_MEMO.failedMs) return m;
   return undefined;
 }
 
 async function writeUrlMemo(ctx: JobContext, url: string, memo: Omit<UrlMemo, 'at'>): Promise<void> {
-  await ctx.blobs
-    .put(urlMemoKey(url), JSON.stringify({ at: Date.now(), ...memo }), { contentType: 'application/json', cacheControl: 'no-store' })
-    .catch(() => undefined);
+  await writeMemo(ctx.blobs, urlMemoKey(url), { at: Date.now(), ...memo });
 }
 
 export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult> {

@@ -15,6 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { PageContentResult } from '../jobs/kinds.js';
+import { readMemo, writeMemo } from '../jobs/memo.js';
 import type { BlobStore } from '../ports.js';
 
 /** Bumped when the job's output for the same input changes (the sanitizer, the versions' format). */
@@ -37,20 +38,16 @@ export function pageContentMemoKey(input: { url: string; contentType?: string; b
 export async function rememberPageContent(blobs: BlobStore, memoKey: string, result: PageContentResult, keys: PageContentMemo['keys']): Promise<void> {
   const { htmlUrl: _h, markdownUrl: _m, rawTextUrl: _t, ...rest } = result;
   const memo: PageContentMemo = { v: MEMO_VERSION, result: rest, keys };
-  await blobs.put(memoKey, JSON.stringify(memo), { contentType: 'application/json', cacheControl: 'no-store' }).catch(() => undefined);
+  await writeMemo(blobs, memoKey, memo);
 }
 
 /** The result remembered under `memoKey`, its versions' public URLs by this store; undefined when there is none (or it cannot be read). */
 export async function recallPageContent(blobs: BlobStore, memoKey: string): Promise<PageContentResult | undefined> {
-  try {
-    const raw = await blobs.get(memoKey);
-    const memo = raw ? (JSON.parse(raw.toString('utf8')) as Partial<PageContentMemo>) : undefined;
-    const keys = memo?.keys;
-    if (memo?.v !== MEMO_VERSION || !memo.result || typeof keys?.html !== 'string' || typeof keys.markdown !== 'string' || typeof keys.text !== 'string') {
-      return undefined;
-    }
-    return { ...memo.result, htmlUrl: blobs.publicUrl(keys.html), markdownUrl: blobs.publicUrl(keys.markdown), rawTextUrl: blobs.publicUrl(keys.text) };
-  } catch {
-    return undefined; // a missing or unreadable memo: run the job
+  // A missing or unreadable memo: run the job.
+  const memo = (await readMemo(blobs, memoKey)) as Partial<PageContentMemo> | undefined;
+  const keys = memo?.keys;
+  if (memo?.v !== MEMO_VERSION || !memo.result || typeof keys?.html !== 'string' || typeof keys.markdown !== 'string' || typeof keys.text !== 'string') {
+    return undefined;
   }
+  return { ...memo.result, htmlUrl: blobs.publicUrl(keys.html), markdownUrl: blobs.publicUrl(keys.markdown), rawTextUrl: blobs.publicUrl(keys.text) };
 }

@@ -1,0 +1,27 @@
+/**
+ * The small JSON memos the jobs leave under `jobs/` in the blob store (private; on AWS expired with
+ * the job results after a day): the image URL memo, the screenshot memo and the page-content memo.
+ * A memo is only a shortcut: a missing, unreadable or unwritable one means doing the work again.
+ */
+import { createHash } from 'node:crypto';
+import type { BlobStore } from '../ports.js';
+
+/** `jobs/<kind>/<sha256 of text>.json`. */
+export function memoKey(kind: string, text: string): string {
+  return `jobs/${kind}/${createHash('sha256').update(text).digest('hex')}.json`;
+}
+
+/** The memo's parsed JSON, or undefined when there is none or it cannot be read. */
+export async function readMemo(blobs: BlobStore, key: string): Promise<unknown> {
+  try {
+    const raw = await blobs.get(key);
+    return raw ? (JSON.parse(raw.toString('utf8')) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the memo; a failed write is only a lost memo. */
+export async function writeMemo(blobs: BlobStore, key: string, value: unknown): Promise<void> {
+  await blobs.put(key, JSON.stringify(value), { contentType: 'application/json', cacheControl: 'no-store' }).catch(() => undefined);
+}
