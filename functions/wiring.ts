@@ -33,6 +33,6 @@ export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs
   const { config, log } = options;
   const fetch = options.fetch ?? buildFetcher(config, options.resolver, log);
   const blobs = options.blobs ?? new FsBlobStore(config.dataDir, () => config.publicUrl || options.baseUrl());
-  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency);
+  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency, { screenshot: config.screenshotConcurrency });
   return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };
 }

@@ -248,6 +248,12 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots', {
     default: 100,
     doc: 'After the load event, the page is captured once none of its requests has been running for this long (at most 1 s after the load event).',
   },
+  screenshotConcurrency: {
+    env: 'LINKPREVIEW_SCREENSHOT_CONCURRENCY',
+    type: int(1, 16),
+    default: 1,
+    doc: "Screenshots captured at once in this process (the local server), in their own lane: a capture never takes one of `LINKPREVIEW_JOB_CONCURRENCY`'s slots, and one still waiting for its turn at the jobs' deadline is dropped. On AWS the screenshot worker Lambda's concurrency sets it.",
+  },
   screenshotWaitMs: {
     env: 'LINKPREVIEW_SCREENSHOT_WAIT_MS',
     type: int(0, 28_000),

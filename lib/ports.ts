@@ -44,6 +44,13 @@ export interface RunOptions {
 export interface JobRunner {
   /** The outcome of every job, by job id, typed by the kinds asked for. */
   run<K extends JobKind>(jobs: Job<K>[], options: RunOptions): Promise<Map<string, JobOutcome<K>>>;
+  /**
+   * True when the jobs run on this machine's cores, beside the requests (the local runner); false
+   * or absent when they run elsewhere (worker Lambdas). A job the record does not need at once
+   * (the screenshot) is then started only once the rest of the record is ready, so it does not
+   * take the cores from it.
+   */
+  readonly sharesCpu?: boolean;
 }
 
 /** Checks bearer keys. */

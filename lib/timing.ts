@@ -65,6 +65,7 @@ const JOB_PHASES: Partial<Record<JobKind, string>> = { image: 'images', 'page-co
 /** A JobRunner that records each job's time (from its submission, as its outcome reports it) under its kind's phase. */
 export function timedJobRunner(jobs: JobRunner, timer: PhaseTimer): JobRunner {
   return {
+    sharesCpu: jobs.sharesCpu,
     async run(list, options) {
       const submitted = performance.now();
       const outcomes = await jobs.run(list, options);

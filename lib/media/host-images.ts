@@ -32,7 +32,7 @@ export type ImageSource = { url: string } | { bytes: Buffer };
 
 export type HostOptions = RunOptions;
 
-/** At most this many icon candidates are tried (concurrently; the first in order that decodes wins). */
+/** At most this many icon candidates are tried (the first in order that can be hosted wins: `firstIcon`). */
 const MAX_ICON_CANDIDATES = 3;
 
 function imageJob(id: string, source: ImageSource): Job<'image'> {
@@ -81,28 +81,51 @@ export async function hostImage(source: ImageSource, jobs: JobRunner, options: H
 
 /** The record's `image` and `icon`, fanned out together. */
 export async function hostImages(sources: ImageSources, jobs: JobRunner, options: HostOptions): Promise<HostedImages> {
-  const list: Job<'image'>[] = [];
-  if (sources.imageBytes?.length) list.push(imageJob('image', { bytes: sources.imageBytes }));
-  else if (sources.image?.url) list.push(imageJob('image', { url: sources.image.url }));
+  const image: Job<'image'> | undefined = sources.imageBytes?.length
+    ? imageJob('image', { bytes: sources.imageBytes })
+    : sources.image?.url
+      ? imageJob('image', { url: sources.image.url })
+      : undefined;
   const seen = new Set<string>();
   const icons = (sources.icons ?? []).filter((c) => c.url && !seen.has(c.url) && seen.add(c.url)).slice(0, MAX_ICON_CANDIDATES);
-  list.push(...icons.map((c, i) => imageJob(`icon-${i}`, { url: c.url })));
-  if (list.length === 0) return {};
+  const iconJobs = icons.map((c, i) => imageJob(`icon-${i}`, { url: c.url }));
+  if (!image && iconJobs.length === 0) return {};
 
-  const outcomes = await jobs.run(list, options);
+  const [hostedImage, hostedIcon] = jobs.sharesCpu
+    ? await Promise.all([image && hostedOne(image, jobs, options), firstIcon(iconJobs, jobs, options)])
+    : await jobs
+        .run([...(image ? [image] : []), ...iconJobs], options)
+        .then((o) => [hostedFrom(o.get('image')), iconJobs.map((c) => hostedFrom(o.get(c.id))).find((h) => h !== undefined)]);
   const out: HostedImages = {};
-  const image = hostedFrom(outcomes.get('image'));
-  if (image) out.image = toImageSet(image);
-  for (let i = 0; i < icons.length; i++) {
-    const icon = hostedFrom(outcomes.get(`icon-${i}`));
-    if (!icon) continue;
+  if (hostedImage) out.image = toImageSet(hostedImage);
+  if (hostedIcon) {
     out.icon = {
-      width: icon.width,
-      height: icon.height,
-      backgroundColor: cssColorToHex(sources.backgroundColor) ?? icon.edgeColor,
-      url: icon.original.url,
+      width: hostedIcon.width,
+      height: hostedIcon.height,
+      backgroundColor: cssColorToHex(sources.backgroundColor) ?? hostedIcon.edgeColor,
+      url: hostedIcon.original.url,
     };
-    break;
   }
   return out;
+}
+
+/** One job's hosted image, or undefined. */
+async function hostedOne(job: Job<'image'>, jobs: JobRunner, options: HostOptions): Promise<HostedImage | undefined> {
+  return hostedFrom((await jobs.run([job], options)).get(job.id));
+}
+
+/**
+ * The first icon candidate, in order, that can be hosted. Where the jobs share this machine's
+ * cores (`JobRunner.sharesCpu`, the local server) a candidate is tried only when the one before it
+ * failed: most pages' first candidate is their icon, and the others' downloads and renders would
+ * take CPU from the rest of the record. Where the jobs run elsewhere (worker Lambdas) all are
+ * submitted at once with the image (hostImages), so a failed candidate costs no queue round trip.
+ */
+async function firstIcon(candidates: Job<'image'>[], jobs: JobRunner, options: HostOptions): Promise<HostedImage | undefined> {
+  for (const candidate of candidates) {
+    if (Date.now() >= options.deadline) break;
+    const hosted = await hostedOne(candidate, jobs, options);
+    if (hosted) return hosted;
+  }
+  return undefined;
 }

@@ -6,6 +6,9 @@
  *
  * The screenshot does not hold the record: once the rest is ready (the page content, and what the
  * caller passes as `othersReady`), the record waits for it at most LINKPREVIEW_SCREENSHOT_WAIT_MS.
+ * Where the jobs share this machine's cores (`JobRunner.sharesCpu`: the local server), the capture
+ * is only started then, so Chromium does not slow the rest of the record down; where they run
+ * elsewhere (a worker Lambda on AWS), it starts at once, beside the rest.
  * A later screenshot job still runs to its end (under its own time cap and the jobs' deadline):
  * it stores the screenshot and remembers it for the URL (lib/browser/screenshot-memo.ts), and a
  * preview of that URL within LINKPREVIEW_SCREENSHOT_MEMO_TTL_MS takes it from there without
@@ -40,10 +43,14 @@ type Ports = { config: Config; jobs: JobRunner; blobs: BlobStore };
 export async function describePage(res: FetchResult, contentType: string | undefined, ports: Ports, options: DescribePageOptions): Promise<DescribedPage> {
   const run: RunOptions = { requestId: options.requestId, deadline: options.deadline };
   const content = res.body.length > 0 ? pageContent(res, contentType, ports, run) : undefined;
-  const shot = screenshotsEnabled(ports.config) ? screenshotOf(res.finalUrl, ports, run) : undefined;
+  const othersReady = options.othersReady?.catch(() => undefined);
+  const restReady = Promise.all([content?.catch(() => undefined), othersReady]);
+  // Jobs on this machine's cores: the capture starts once the rest is ready, not beside it.
+  const shotStart = ports.jobs.sharesCpu ? restReady : undefined;
+  const shot = screenshotsEnabled(ports.config) ? screenshotOf(res.finalUrl, ports, run, shotStart).catch(() => undefined) : undefined;
   if (!content && !shot) return {};
 
-  const [described] = await Promise.all([content ?? ({} as DescribedPage), options.othersReady?.catch(() => undefined)]);
+  const [described] = await Promise.all([content ?? ({} as DescribedPage), othersReady]);
   const screenshot = shot && (await atMost(shot, ports.config.screenshotWaitMs));
   const page: PageInfo = { ...described.page, ...(screenshot ? { screenshot } : {}) };
   return Object.keys(page).length ? { page, excerpt: described.excerpt } : { excerpt: described.excerpt };
@@ -71,10 +78,14 @@ async function runPageContent(input: PageContentInput, jobs: JobRunner, run: Run
   return outcome?.ok ? outcome.result : undefined;
 }
 
-/** The screenshot remembered for `url`, else the `screenshot` job's (it runs on to the jobs' deadline whoever still waits). */
-async function screenshotOf(url: string, ports: Ports, run: RunOptions): Promise<ImageSet | undefined> {
+/**
+ * The screenshot remembered for `url`, else the `screenshot` job's (it runs on to the jobs'
+ * deadline whoever still waits), submitted once `start` (when given) has settled.
+ */
+async function screenshotOf(url: string, ports: Ports, run: RunOptions, start?: Promise<unknown>): Promise<ImageSet | undefined> {
   const remembered = await recallScreenshot(ports.blobs, url, ports.config.screenshotMemoTtlMs);
   if (remembered) return remembered;
+  await start;
   const outcomes = await ports.jobs.run([{ id: 'screenshot', kind: 'screenshot', input: { url } }], run).catch(() => undefined);
   const outcome = outcomes?.get('screenshot');
   return outcome?.ok ? outcome.result.screenshot : undefined;

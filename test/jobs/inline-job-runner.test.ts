@@ -90,3 +90,37 @@ test('concurrency is bounded across calls', async () => {
   expect([first.done, second.done]).toEqual([true, true]);
   expect((second.value as Map<string, JobOutcome>).get('b')).toMatchObject({ ok: true, result: { value: 2 } });
 });
+
+test("a kind with its own lane runs under that lane's limit, not the shared one", async () => {
+  // One shared slot; echo jobs get a lane of two (as the local server gives screenshots a lane).
+  const runner = new InlineJobRunner(ctx as never, 1, { echo: 2 });
+  const run = watch(
+    runner.run(
+      [
+        { id: 'a', kind: 'echo', input: { value: 1, delayMs: 100 } },
+        { id: 'b', kind: 'echo', input: { value: 2, delayMs: 100 } },
+        { id: 'c', kind: 'echo', input: { value: 3, delayMs: 100 } },
+      ],
+      { requestId: 'r', deadline: Date.now() + 5000 },
+    ),
+  );
+  await jest.advanceTimersByTimeAsync(100);
+  // Two at a time: a and b are done at 100 ms, c waits for a slot of the lane.
+  expect(run.done).toBe(false);
+  await jest.advanceTimersByTimeAsync(100);
+  expect(run.done).toBe(true);
+  expect([...run.value!.values()].map((o) => o.ok)).toEqual([true, true, true]);
+});
+
+test('a job still waiting for its slot at its deadline never starts', async () => {
+  const runner = new InlineJobRunner(ctx as never, 4, { echo: 1 });
+  const first = watch(runner.run([{ id: 'a', kind: 'echo', input: { value: 1, delayMs: 300 } }], { requestId: 'r1', deadline: Date.now() + 5000 }));
+  const queued = watch(runner.run([{ id: 'b', kind: 'echo', input: { value: 2, delayMs: 1000 } }], { requestId: 'r2', deadline: Date.now() + 100 }));
+  await jest.advanceTimersByTimeAsync(100);
+  expect(queued.value?.get('b')).toMatchObject({ ok: false, error: 'deadline exceeded' });
+  await jest.advanceTimersByTimeAsync(200);
+  expect(first.done).toBe(true);
+  // The slot passed to b, whose deadline had gone: it returned at once, no 1 s echo was started.
+  await jest.advanceTimersByTimeAsync(0);
+  expect(jest.getTimerCount()).toBe(0);
+});

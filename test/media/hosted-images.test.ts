@@ -32,6 +32,14 @@ beforeAll(async () => {
     '/never.jpg': (_req, res) => {
       neverAnswered.push(res); /* never answers */
     },
+    '/three-icons': {
+      body: html(
+        '<title>Icons</title><link rel="icon" href="/i1.png" sizes="64x64"><link rel="icon" href="/i2.png" sizes="32x32"><link rel="icon" href="/i3.png" sizes="16x16">',
+      ),
+    },
+    '/i1.png': { headers: { 'content-type': 'image/png' }, body: await fx.pngWithAlpha(64, 64) },
+    '/i2.png': { headers: { 'content-type': 'image/png' }, body: await fx.pngWithAlpha(32, 32) },
+    '/i3.png': { headers: { 'content-type': 'image/png' }, body: await fx.pngWithAlpha(16, 16) },
     '/photos/sunset-at-sea.jpg': { headers: { 'content-type': 'image/jpeg' }, body: ogJpeg },
   });
   server = await startTestServer({ fetchTimeoutMs: 10_000, recordDeadlineMs: 1500 });
@@ -108,6 +116,17 @@ test('icon candidates are tried in order: the first that decodes wins', async ()
   const record = await preview(fixture.url('/broken-first'));
   expect(record.icon).toMatchObject({ width: 32, height: 32 });
   await expectServed(assetUrls(record));
+});
+
+test('on the local server an icon candidate is downloaded only when the one before it failed', async () => {
+  const record = await preview(fixture.url('/three-icons'));
+  expect(record.icon).toMatchObject({ width: 64, height: 64 });
+  const asked = fixture.requests.map((r) => r.url).filter((u) => /^\/(i\d|broken|good)\.png/.test(u));
+  expect(asked).toContain('/i1.png');
+  expect(asked).not.toContain('/i2.png');
+  expect(asked).not.toContain('/i3.png');
+  // After a broken first candidate, the next one (the broken-first test above) was asked for.
+  expect(asked.indexOf('/broken.png')).toBeLessThan(asked.indexOf('/good.png'));
 });
 
 test('a slow image never holds the record past its deadline; the record comes without it', async () => {

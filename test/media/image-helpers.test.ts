@@ -1,12 +1,14 @@
 import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner';
+import type { IconCandidate } from '../../lib/extract/icons';
 import { cssColorToHex } from '../../lib/media/css-color';
-import { hostImage, hostImageList } from '../../lib/media/host-images';
+import { hostImage, hostImageList, hostImages } from '../../lib/media/host-images';
 import { iconBackgroundColor } from '../../lib/media/icon-background';
 import { fitWithin, IMAGE_SIZES, renditionKey } from '../../lib/media/image-sizes';
 import { sniffImageFormat } from '../../lib/media/sniff-image';
 import { sanitizeSvg, UnsafeSvgError } from '../../lib/media/svg-safety';
+import type { Job, JobRunner } from '../../lib/ports';
 import { testConfig } from '../helpers/service';
 import * as fx from './fixtures';
 
@@ -110,4 +112,62 @@ test('hostImage / hostImageList: MediaImages for other parts of the pipeline, un
   } finally {
     config.cleanup();
   }
+});
+
+describe('hostImages: the icon candidates', () => {
+  const hosted = (n: number) => ({
+    width: n,
+    height: n,
+    size: 10,
+    format: 'png',
+    hasAlphaChannel: true,
+    thumbnail: { width: n, height: n, url: `t${n}` },
+    medium: { width: n, height: n, url: `m${n}` },
+    large: { width: n, height: n, url: `l${n}` },
+    original: { width: n, height: n, url: `o${n}` },
+    sha256: 'x',
+    animated: false,
+    edgeColor: '#000000',
+    reused: false,
+  });
+  /** A runner that logs each run's job URLs; the candidate at /bad fails, the others are hosted at the size in their URL. */
+  function fakeRunner(sharesCpu: boolean | undefined) {
+    const runs: string[][] = [];
+    const runner: JobRunner = {
+      sharesCpu,
+      run: (async (jobs: Job<'image'>[]) => {
+        runs.push(jobs.map((j) => j.input.url ?? ''));
+        return new Map(
+          jobs.map((j) => {
+            const url = j.input.url ?? '';
+            return [
+              j.id,
+              url.endsWith('/bad')
+                ? { id: j.id, ok: false, error: 'broken', ms: 1 }
+                : { id: j.id, kind: 'image', ok: true, result: { image: hosted(Number(url.split('/').pop())) }, ms: 1 },
+            ];
+          }),
+        );
+      }) as JobRunner['run'],
+    };
+    return { runner, runs };
+  }
+  const icons = ['https://a.example/bad', 'https://a.example/48', 'https://a.example/16'].map((url) => ({ url }) as IconCandidate);
+  const options = { requestId: 'r', deadline: Date.now() + 60_000 };
+
+  test('where jobs share the cores, one candidate at a time, in order, until one is hosted', async () => {
+    const { runner, runs } = fakeRunner(true);
+    const out = await hostImages({ image: { url: 'https://a.example/1200' }, icons }, runner, options);
+    expect(out.icon).toEqual({ width: 48, height: 48, backgroundColor: '#000000', url: 'o48' });
+    expect(out.image?.original.url).toBe('o1200');
+    expect(runs).toEqual(expect.arrayContaining([['https://a.example/1200'], ['https://a.example/bad'], ['https://a.example/48']]));
+    expect(runs).toHaveLength(3);
+  });
+
+  test('where jobs run elsewhere (worker Lambdas), the image and every candidate in one run; the first in order wins', async () => {
+    const { runner, runs } = fakeRunner(undefined);
+    const out = await hostImages({ image: { url: 'https://a.example/1200' }, icons }, runner, options);
+    expect(out.icon?.url).toBe('o48');
+    expect(runs).toEqual([['https://a.example/1200', 'https://a.example/bad', 'https://a.example/48', 'https://a.example/16']]);
+  });
 });

@@ -12,7 +12,7 @@ import { type Config, loadConfig } from '../../lib/config';
 import type { ImageSet } from '../../lib/contract/link';
 import type { FetchResult } from '../../lib/fetch/safe-fetch';
 import { createFetcher } from '../../lib/fetch/safe-fetch';
-import type { JobKind } from '../../lib/jobs/kinds';
+import type { JobKind, PageContentResult } from '../../lib/jobs/kinds';
 import { describePage } from '../../lib/page/describe-page';
 import type { BlobStore, Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
 import { previewLink } from '../../lib/preview';
@@ -45,6 +45,9 @@ class WatchedRunner implements JobRunner {
   /** How many of them have finished. */
   screenshotRunsDone = 0;
   constructor(private readonly inner: JobRunner) {}
+  get sharesCpu() {
+    return this.inner.sharesCpu;
+  }
   run<K extends JobKind>(jobs: Job<K>[], options: RunOptions): Promise<Map<string, JobOutcome<K>>> {
     const run = this.inner.run(jobs, options);
     if (jobs.some((j) => j.kind === 'screenshot')) {
@@ -258,6 +261,76 @@ describe('describePage waits for the rest of the record before the screenshot wa
       expect(done).toBe(false);
       others.release();
       expect((await described).page).toEqual({ htmlUrl: 'http://assets.test/p.html', screenshot: OLD_SHOT });
+    } finally {
+      config.cleanup();
+    }
+  });
+});
+
+describe('where the jobs share the cores (the local runner), the capture starts once the rest of the record is ready', () => {
+  const CONTENT: PageContentResult = { words: 3, cjkChars: 0, article: true, htmlUrl: 'http://assets.test/p.html', excerpt: 'x' };
+  /** A runner that logs each submission and holds page-content until the test releases it. */
+  function heldRunner(sharesCpu: boolean | undefined, contentGate: Promise<void>) {
+    const submitted: string[] = [];
+    const runner: JobRunner = {
+      sharesCpu,
+      run: (async (jobs: Job[]) => {
+        const job = jobs[0];
+        submitted.push(job.kind);
+        if (job.kind === 'screenshot') return new Map([[job.id, { id: job.id, kind: 'screenshot', ok: true, result: { screenshot: OLD_SHOT }, ms: 1 }]]);
+        await contentGate;
+        return new Map([[job.id, { id: job.id, kind: 'page-content', ok: true, result: CONTENT, ms: 1 }]]);
+      }) as JobRunner['run'],
+    };
+    return { runner, submitted };
+  }
+  const noBlobs = { get: async () => undefined, put: async () => {}, has: async () => false, publicUrl: (k: string) => k } as BlobStore;
+  const res = { finalUrl: 'https://a.example/', body: Buffer.from('<p>x</p>') } as FetchResult;
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  };
+
+  test.each([
+    ['shares the cores', true, ['page-content'], ['page-content', 'screenshot']],
+    ['runs jobs elsewhere (SQS)', undefined, ['page-content', 'screenshot'], ['page-content', 'screenshot']],
+  ])('a runner that %s', async (_name, sharesCpu, whileHeld, atEnd) => {
+    const config = testConfig({ screenshots: 'on', screenshotWaitMs: 5_000 });
+    const content = gate();
+    const others = gate();
+    const { runner, submitted } = heldRunner(sharesCpu, content.promise);
+    try {
+      const described = describePage(
+        res,
+        'text/html',
+        { config, jobs: runner, blobs: noBlobs },
+        { requestId: 'r', deadline: Date.now() + 20_000, othersReady: others.promise },
+      );
+      await settle();
+      // The page content and the image jobs still run.
+      expect(submitted).toEqual(whileHeld);
+      content.release();
+      await settle();
+      expect(submitted).toEqual(whileHeld);
+      others.release();
+      // The wait is long enough for the screenshot either way: it is in the record.
+      expect((await described).page).toEqual({ htmlUrl: 'http://assets.test/p.html', screenshot: OLD_SHOT });
+      expect(submitted).toEqual(atEnd);
+    } finally {
+      config.cleanup();
+    }
+  });
+
+  test('a remembered screenshot is taken from the memo: no job is started', async () => {
+    const config = testConfig({ screenshots: 'on', screenshotWaitMs: 5_000 });
+    const content = gate();
+    const { runner, submitted } = heldRunner(true, content.promise);
+    const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
+    try {
+      await rememberScreenshot(blobs, res.finalUrl, OLD_SHOT, Date.now(), config.screenshotMemoTtlMs);
+      const described = describePage(res, 'text/html', { config, jobs: runner, blobs }, { requestId: 'r', deadline: Date.now() + 20_000 });
+      content.release();
+      expect((await described).page).toEqual({ htmlUrl: 'http://assets.test/p.html', screenshot: OLD_SHOT });
+      expect(submitted).toEqual(['page-content']);
     } finally {
       config.cleanup();
     }

@@ -1,3 +1,4 @@
+import { ConcurrencyGate } from '../../http/overload.js';
 import type { JobContext } from '../../jobs/context.js';
 import type { JobKind } from '../../jobs/kinds.js';
 import { jobHandler } from '../../jobs/registry.js';
@@ -6,23 +7,25 @@ import type { Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
 /**
  * Runs jobs in this process with a concurrency limit shared by all requests. A job still running
  * at the deadline is reported as failed (and signalled to stop); the record goes out without it.
+ *
+ * A kind given its own lane (`lanes`: the screenshot, whose Chromium capture takes a second or
+ * more) runs under that lane's limit instead, so a backlog of captures never holds up the image
+ * and page-content jobs of the requests behind them, as the screenshot worker Lambda does not on
+ * AWS. A job still waiting for its slot at its deadline never starts.
  */
 export class InlineJobRunner implements JobRunner {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  /** The jobs share this process's cores with the requests. */
+  readonly sharesCpu = true;
+  private readonly shared: ConcurrencyGate;
+  private readonly lanes: Partial<Record<JobKind, ConcurrencyGate>>;
 
   constructor(
     private readonly ctx: Omit<JobContext, 'signal'>,
-    private readonly concurrency: number,
-  ) {}
-
-  private async slot(): Promise<() => void> {
-    if (this.active >= this.concurrency) await new Promise<void>((r) => this.waiting.push(r));
-    this.active++;
-    return () => {
-      this.active--;
-      this.waiting.shift()?.();
-    };
+    concurrency: number,
+    lanes: Partial<Record<JobKind, number>> = {},
+  ) {
+    this.shared = new ConcurrencyGate(concurrency, Number.POSITIVE_INFINITY);
+    this.lanes = Object.fromEntries(Object.entries(lanes).map(([kind, size]) => [kind, new ConcurrencyGate(size, Number.POSITIVE_INFINITY)]));
   }
 
   async run<K extends JobKind>(jobs: Job<K>[], options: RunOptions): Promise<Map<string, JobOutcome<K>>> {
@@ -43,19 +46,16 @@ export class InlineJobRunner implements JobRunner {
         Math.max(0, options.deadline - Date.now()),
       );
     });
-    const work = (async (): Promise<JobOutcome<K>> => {
-      const release = await this.slot();
+    const work = (this.lanes[job.kind] ?? this.shared).run(async (): Promise<JobOutcome<K>> => {
+      if (controller.signal.aborted) return { id: job.id, ok: false, error: 'deadline exceeded', ms: performance.now() - t0 };
       try {
-        if (controller.signal.aborted) return { id: job.id, ok: false, error: 'deadline exceeded', ms: performance.now() - t0 };
         const result = await jobHandler(job.kind)(job.input as never, { ...this.ctx, signal: controller.signal });
         // The handler of job.kind gave this kind's result (TypeScript cannot follow K through the lookup).
         return { id: job.id, kind: job.kind, ok: true, result, ms: performance.now() - t0 } as JobOutcome<K>;
       } catch (err) {
         return { id: job.id, ok: false, error: (err as Error).message, ms: performance.now() - t0 };
-      } finally {
-        release();
       }
-    })();
+    });
     try {
       return await Promise.race([work, deadline]);
     } finally {
