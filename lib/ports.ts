@@ -46,9 +46,10 @@ export interface JobRunner {
   run<K extends JobKind>(jobs: Job<K>[], options: RunOptions): Promise<Map<string, JobOutcome<K>>>;
   /**
    * True when the jobs run on this machine's cores, beside the requests (the local runner); false
-   * or absent when they run elsewhere (worker Lambdas). A job the record does not need at once
-   * (the screenshot) is then started only once the rest of the record is ready, so it does not
-   * take the cores from it.
+   * or absent when they run elsewhere (worker Lambdas). Work the record may not need is then held
+   * back so it does not take the cores from the rest: the screenshot starts once the rest of the
+   * record is ready (lib/page/describe-page.ts), and an icon candidate only when the one before
+   * it failed (lib/media/host-images.ts).
    */
   readonly sharesCpu?: boolean;
 }

@@ -79,7 +79,7 @@ export async function hostImage(source: ImageSource, jobs: JobRunner, options: H
   return (await hostImageList([source], jobs, options))[0];
 }
 
-/** The record's `image` and `icon`, fanned out together. */
+/** The record's `image` and `icon`: in one fan-out, or with the icon candidates one at a time where the jobs share the cores (`firstIcon`). */
 export async function hostImages(sources: ImageSources, jobs: JobRunner, options: HostOptions): Promise<HostedImages> {
   const image: Job<'image'> | undefined = sources.imageBytes?.length
     ? imageJob('image', { bytes: sources.imageBytes })
