@@ -11,15 +11,24 @@
  *    chain stays on the link's origin: a redirect to another origin drops them for good;
  *  - never tells a caller what DNS answered: a name that resolves to a forbidden address fails
  *    exactly like a name that does not resolve (DNS_FAILURE); the address and its class are
- *    logged, not returned, so internal names cannot be mapped through the service.
+ *    logged, not returned, so internal names cannot be mapped through the service;
+ *  - takes each hop direct or through the operator's forward proxy (lib/fetch/proxy-route.ts): the
+ *    guard checks the hop first, and the proxy is asked for the checked address, never the name
+ *    (lib/fetch/proxy-tunnel.ts). In `fallback` mode a direct answer that is a wall, or a refused or
+ *    reset connection, is asked again through the proxy, and the host stays on the proxy for the
+ *    rest of the preview (`FetchOptions.route`).
  */
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import got, { type Headers } from 'got';
 import { ExpectedFailure, LinkNotAllowedError } from '../errors.js';
+import { proxyWorthyWall, titleOf } from '../extract/walls.js';
 import type { Log } from '../log.js';
 import { checkUrl, type GuardPolicy, guardedLookup, type Resolver, systemResolver } from './address-guard.js';
+import { flatHeaders } from './headers.js';
+import { normalizeHost, type ProxyPolicy, RouteState, type RouteTaken, routeViaProxy } from './proxy-route.js';
+import { type ProxyEndpoint, tunnelAgents } from './proxy-tunnel.js';
 
 export type FetchFailureCode =
   | 'DNS_FAILURE'
@@ -32,6 +41,7 @@ export type FetchFailureCode =
   | 'REDIRECT_INVALID'
   | 'TOO_LARGE'
   | 'ABORTED'
+  | 'PROXY_FAILURE'
   | 'NETWORK_ERROR';
 
 /** Failures that may pass on a later try (the others are the resource's own: too large, a redirect loop ...). */
@@ -42,10 +52,14 @@ const TRANSIENT_CODES: ReadonlySet<FetchFailureCode> = new Set([
   'DNS_FAILURE',
   'NETWORK_ERROR',
   'ABORTED',
+  'PROXY_FAILURE',
 ]);
 
 /** An upstream failure: no usable response. Becomes an `ok: false` record, never a 5xx. */
 export class FetchFailure extends ExpectedFailure {
+  /** The route the failed request took (set by the fetcher). */
+  route?: RouteTaken;
+
   constructor(
     readonly code: FetchFailureCode,
     message: string,
@@ -83,6 +97,8 @@ export interface FetchOptions {
    * through its own consent hosts. Default: none. Authorization never leaves the origin.
    */
   cookieHosts?: string[];
+  /** The preview's route (which hosts go through the proxy); default: a route of this fetch alone. */
+  route?: RouteState;
 }
 
 export interface FetchResult {
@@ -97,6 +113,8 @@ export interface FetchResult {
   declaredSize?: number;
   /** The original URL, then every URL redirected to; the last is finalUrl. */
   trail: string[];
+  /** How the fetch went: direct, through the proxy, or through it after a wall (set by the fetcher). */
+  route?: RouteTaken;
 }
 
 export interface FetcherDeps extends GuardPolicy {
@@ -104,7 +122,9 @@ export interface FetcherDeps extends GuardPolicy {
   maxRedirects: number;
   resolver?: Resolver;
   /** Where the guard's refusals of resolved addresses are logged (host, address, class): never in a response. */
-  log?: Pick<Log, 'warn'>;
+  log?: Pick<Log, 'warn'> & Partial<Pick<Log, 'info'>>;
+  /** The forward proxy route (LINKPREVIEW_PROXY_*); absent: every request goes direct. */
+  proxy?: ProxyPolicy;
 }
 
 export type Fetcher = (url: string, options: FetchOptions) => Promise<FetchResult>;
@@ -125,6 +145,8 @@ function classifyError(err: unknown): { code: FetchFailureCode; message: string 
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'HPE_INVALID_CONSTANT')
     return { code: 'CONNECTION_RESET', message: 'The connection was closed before the response was complete.' };
   if (code === 'ERR_ABORTED' || e.name === 'AbortError' || code === 'ABORT_ERR') return { code: 'ABORTED', message: 'The fetch was cancelled.' };
+  // The proxy's own failure: its message names the proxy by scheme, host and port only.
+  if (code === 'ELINKPROXY') return { code: 'PROXY_FAILURE', message: e.message ?? 'The proxy failed.' };
   if (/CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/i.test(code) || /certificate|ssl|tls/i.test(e.message ?? '')) {
     return { code: 'TLS_ERROR', message: `The TLS handshake failed (${code || e.message}).` };
   }
@@ -224,117 +246,245 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
   };
   const lookup = guardedLookup(policy, deps.resolver ?? systemResolver);
   const agents = connectionAgents();
+  const proxy = deps.proxy && deps.proxy.mode !== 'off' ? deps.proxy : undefined;
+  const hop: HopDeps = { lookup, agents, proxy, log: deps.log };
 
   return async function safeFetch(url, options) {
-    const started = Date.now();
-    const maxRedirects = options.method === 'POST' ? 0 : Math.min(options.maxRedirects ?? deps.maxRedirects, 10);
-    const trail: string[] = [url];
-    const visits = new Map<string, number>();
-    const cookies = new HopCookies();
-    let current = new URL(url);
-    let lastStatus = 0;
-    const origin = current.origin;
-    // The caller's headers: credentials apart, as they do not follow the chain to another origin.
-    const plain: Record<string, string> = {};
-    const credentials: Record<string, string> = {};
-    let callerCookie: string | undefined;
-    for (const [name, value] of Object.entries(options.headers ?? {})) {
-      const lower = name.toLowerCase();
-      if (lower === 'cookie') callerCookie = callerCookie ? `${callerCookie}; ${value}` : value;
-      else if (CREDENTIAL_HEADERS.has(lower)) credentials[lower] = value;
-      else plain[name] = value;
-    }
-    let onOrigin = true;
-
-    for (let hop = 0; ; hop++) {
-      const verdict = checkUrl(current, policy);
-      if (!verdict.allowed) {
-        throw new LinkNotAllowedError(
-          hop === 0 ? `The link is not allowed: ${verdict.reason}.` : `The link redirects to a URL that is not allowed: ${verdict.reason}.`,
-          { url: current.href, hop },
-        );
-      }
-      const seen = (visits.get(current.href) ?? 0) + 1;
-      visits.set(current.href, seen);
-      if (seen > 2) throw new FetchFailure('REDIRECT_LOOP', 'The link redirects in a loop.', trail, lastStatus);
-
-      const remaining = options.timeoutMs - (Date.now() - started);
-      if (remaining <= 0) throw new FetchFailure('TIMEOUT', 'The link did not answer in time.', trail, lastStatus);
-
-      // Once the chain leaves the link's origin (scheme, host, port), the credentials stay behind.
-      if (current.origin !== origin) onOrigin = false;
-      const headers: Record<string, string> = {
-        'user-agent': deps.userAgent,
-        accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
-        'accept-language': 'en-US,en;q=0.8',
-        ...plain,
-        ...(onOrigin ? credentials : {}),
-      };
-      // Cookies set during the chain go back to the host that set them only (HopCookies).
-      const cookie = cookies.header(current.host, onOrigin || hostMatches(current.hostname, options.cookieHosts) ? callerCookie : undefined);
-      if (cookie) headers.cookie = cookie;
-      if (options.rangePrefixBytes) {
-        const from = options.rangeStart ?? 0;
-        headers.range = `bytes=${from}-${from + options.rangePrefixBytes - 1}`;
-      }
-
-      let res: Awaited<ReturnType<typeof requestOnce>>;
-      try {
-        res = await requestOnce(current, options, headers, remaining, lookup, agents, trail, lastStatus);
-      } catch (err) {
-        if (err instanceof FetchFailure && err.cause instanceof LinkNotAllowedError) {
-          const denied = err.cause;
-          deps.log?.warn('fetch refused: the host resolves to a forbidden address', {
-            url: current.href,
-            hop,
-            host: denied.hostname,
-            address: denied.address,
-            reason: denied.reason,
-          });
+    const chain = new Chain(url, options, deps.maxRedirects);
+    try {
+      for (let n = 0; ; n++) {
+        const current = chain.current;
+        const verdict = checkUrl(current, policy);
+        if (!verdict.allowed) {
+          throw new LinkNotAllowedError(
+            n === 0 ? `The link is not allowed: ${verdict.reason}.` : `The link redirects to a URL that is not allowed: ${verdict.reason}.`,
+            { url: current.href, hop: n },
+          );
         }
-        throw err;
+        chain.visit();
+        const answer = await fetchHop(hop, chain, { userAgent: deps.userAgent, hop: n });
+        const next = chain.follow(answer, n);
+        if (!next) return { ...answer, url, finalUrl: current.href, trail: chain.trail, route: chain.taken };
       }
-      lastStatus = res.status;
-      cookies.store(current.host, res.headers['set-cookie']);
-
-      const location = res.headers.location;
-      if (REDIRECT_STATUSES.has(res.status) && typeof location === 'string' && location.trim()) {
-        let next: URL;
-        try {
-          next = new URL(location.trim(), current);
-        } catch {
-          throw new FetchFailure('REDIRECT_INVALID', `The link redirects to an invalid URL (${location.slice(0, 200)}).`, trail, res.status);
-        }
-        next.hash = '';
-        if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-          throw new LinkNotAllowedError(`The link redirects to a ${next.protocol.replace(':', '')}: URL, which is not allowed.`, {
-            url: next.href.slice(0, 200),
-            hop: hop + 1,
-          });
-        }
-        if (hop + 1 > maxRedirects) {
-          throw new FetchFailure('TOO_MANY_REDIRECTS', `The link redirects more than ${maxRedirects} times.`, trail, res.status);
-        }
-        trail.push(next.href);
-        current = next;
-        continue;
-      }
-      return { ...res, url, finalUrl: current.href, trail };
+    } catch (err) {
+      if (err instanceof FetchFailure) err.route = chain.taken;
+      throw err;
     }
   };
 }
 
-async function requestOnce(
-  target: URL,
-  options: FetchOptions,
-  headers: Record<string, string>,
-  timeoutMs: number,
-  lookup: ReturnType<typeof guardedLookup>,
-  agents: ReturnType<typeof connectionAgents>,
-  trail: string[],
-  lastStatus: number,
-): Promise<Omit<FetchResult, 'url' | 'finalUrl' | 'trail'>> {
+/** What every hop of a fetcher shares: the guarded lookup, the direct route's agents, the proxy route. */
+interface HopDeps {
+  lookup: ReturnType<typeof guardedLookup>;
+  agents: ReturnType<typeof connectionAgents>;
+  proxy?: ProxyPolicy;
+  log?: Pick<Log, 'warn'> & Partial<Pick<Log, 'info'>>;
+}
+
+type HopAnswer = Omit<FetchResult, 'url' | 'finalUrl' | 'trail'>;
+
+/**
+ * One fetch's redirect chain: where it is, where it has been, the cookies set on the way, the
+ * caller's credentials (sent only while the chain stays on the link's origin) and its route.
+ */
+class Chain {
+  readonly trail: string[];
+  readonly route: RouteState;
+  current: URL;
+  lastStatus = 0;
+  taken: RouteTaken = 'direct';
+  readonly started = Date.now();
+  private readonly visits = new Map<string, number>();
+  private readonly cookies = new HopCookies();
+  private readonly origin: string;
+  private readonly maxRedirects: number;
+  /** The caller's headers: credentials apart, as they do not follow the chain to another origin. */
+  private readonly plain: Record<string, string> = {};
+  private readonly credentials: Record<string, string> = {};
+  private callerCookie: string | undefined;
+  private onOrigin = true;
+
+  constructor(
+    url: string,
+    readonly options: FetchOptions,
+    maxRedirects: number,
+  ) {
+    this.trail = [url];
+    this.current = new URL(url);
+    this.origin = this.current.origin;
+    this.route = options.route ?? new RouteState();
+    this.maxRedirects = options.method === 'POST' ? 0 : Math.min(options.maxRedirects ?? maxRedirects, 10);
+    for (const [name, value] of Object.entries(options.headers ?? {})) {
+      const lower = name.toLowerCase();
+      if (lower === 'cookie') this.callerCookie = this.callerCookie ? `${this.callerCookie}; ${value}` : value;
+      else if (CREDENTIAL_HEADERS.has(lower)) this.credentials[lower] = value;
+      else this.plain[name] = value;
+    }
+  }
+
+  /** Counts a visit of the current URL: a third is a loop. */
+  visit(): void {
+    const seen = (this.visits.get(this.current.href) ?? 0) + 1;
+    this.visits.set(this.current.href, seen);
+    if (seen > 2) throw new FetchFailure('REDIRECT_LOOP', 'The link redirects in a loop.', this.trail, this.lastStatus);
+  }
+
+  /** Time left of the fetch's own timeout (all hops); TIMEOUT when none is. */
+  remaining(): number {
+    const left = this.options.timeoutMs - (Date.now() - this.started);
+    if (left <= 0) throw new FetchFailure('TIMEOUT', 'The link did not answer in time.', this.trail, this.lastStatus);
+    return left;
+  }
+
+  /** The current hop's request headers: the caller's (credentials on the origin only), the chain's cookies, the range. */
+  headers(userAgent: string): Record<string, string> {
+    // Once the chain leaves the link's origin (scheme, host, port), the credentials stay behind.
+    if (this.current.origin !== this.origin) this.onOrigin = false;
+    const headers: Record<string, string> = {
+      'user-agent': userAgent,
+      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
+      'accept-language': 'en-US,en;q=0.8',
+      ...this.plain,
+      ...(this.onOrigin ? this.credentials : {}),
+    };
+    // Cookies set during the chain go back to the host that set them only (HopCookies).
+    const consent = this.onOrigin || hostMatches(this.current.hostname, this.options.cookieHosts);
+    const cookie = this.cookies.header(this.current.host, consent ? this.callerCookie : undefined);
+    if (cookie) headers.cookie = cookie;
+    if (this.options.rangePrefixBytes) {
+      const from = this.options.rangeStart ?? 0;
+      headers.range = `bytes=${from}-${from + this.options.rangePrefixBytes - 1}`;
+    }
+    return headers;
+  }
+
+  /** Takes in a hop's answer: its cookies, and its redirect (the next URL, or undefined when the answer is final). */
+  follow(res: HopAnswer, n: number): URL | undefined {
+    this.lastStatus = res.status;
+    this.cookies.store(this.current.host, res.headers['set-cookie']);
+    const next = redirectTarget(this.current, res, this.trail);
+    if (!next) return undefined;
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+      throw new LinkNotAllowedError(`The link redirects to a ${next.protocol.replace(':', '')}: URL, which is not allowed.`, {
+        url: next.href.slice(0, 200),
+        hop: n + 1,
+      });
+    }
+    if (n + 1 > this.maxRedirects) {
+      throw new FetchFailure('TOO_MANY_REDIRECTS', `The link redirects more than ${this.maxRedirects} times.`, this.trail, res.status);
+    }
+    this.trail.push(next.href);
+    this.current = next;
+    return next;
+  }
+}
+
+/** The URL a redirect answer points at (fragment dropped), undefined for any other answer. */
+function redirectTarget(current: URL, res: HopAnswer, trail: string[]): URL | undefined {
+  const location = res.headers.location;
+  if (!REDIRECT_STATUSES.has(res.status) || typeof location !== 'string' || !location.trim()) return undefined;
+  let next: URL;
+  try {
+    next = new URL(location.trim(), current);
+  } catch {
+    throw new FetchFailure('REDIRECT_INVALID', `The link redirects to an invalid URL (${location.slice(0, 200)}).`, trail, res.status);
+  }
+  next.hash = '';
+  return next;
+}
+
+/** Direct failures that the proxy may get past in `fallback` mode: the site refused or reset the connection. */
+const REFUSALS: ReadonlySet<FetchFailureCode> = new Set(['CONNECTION_REFUSED', 'CONNECTION_RESET']);
+
+/**
+ * One hop of the chain, on its route: through the proxy when the route says so; else direct, and
+ * in `fallback` mode through the proxy again after a wall or a refusal, the host then staying on
+ * the proxy for the rest of the preview (and remembered for the next).
+ */
+async function fetchHop(deps: HopDeps, chain: Chain, at: { userAgent: string; hop: number }): Promise<HopAnswer> {
+  const { proxy } = deps;
+  const host = chain.current.hostname;
+  const request = (viaProxy: boolean) => {
+    if (viaProxy) {
+      chain.route.proxiedOne();
+      if (chain.taken === 'direct') chain.taken = 'proxy';
+    }
+    return requestOnce(deps, { chain, headers: chain.headers(at.userAgent), timeoutMs: chain.remaining(), viaProxy, hop: at.hop });
+  };
+  if (proxy && (await routeViaProxy(proxy, chain.route, host))) return request(true);
+  const fallback = proxy?.mode === 'fallback' && chain.options.method !== 'POST';
+  let wall: string | undefined;
+  try {
+    const answer = await request(false);
+    wall = fallback ? wallOf(chain.current, answer) : undefined;
+    if (!wall) return answer;
+  } catch (err) {
+    if (!fallback || !(err instanceof FetchFailure) || !REFUSALS.has(err.code)) throw err;
+    wall = err.code;
+  }
+  chain.route.walled(host, wall);
+  deps.log?.info?.('wall seen: asking again through the proxy', { host: normalizeHost(host), wall, url: chain.current.href });
+  void proxy?.memo?.remember(normalizeHost(host), wall).catch(() => undefined);
+  chain.taken = 'proxy-after-wall';
+  return request(true);
+}
+
+/** A direct answer that a proxy could get past (lib/extract/walls.ts), or undefined. */
+function wallOf(target: URL, res: HopAnswer): string | undefined {
+  const headers = flatHeaders(res.headers);
+  const next = REDIRECT_STATUSES.has(res.status) && headers.location ? safeUrl(headers.location, target) : undefined;
+  // A page that answered 2xx is read only when it is HTML (an image or a feed is never a wall).
+  const html = /html/i.test(headers['content-type'] ?? '');
+  if (res.status >= 200 && res.status < 300 && !html && !next) return undefined;
+  const head = res.body.subarray(0, 32 * 1024).toString('latin1');
+  return proxyWorthyWall({ status: res.status, url: target.href, finalUrl: next ?? target.href, headers, head, title: titleOf(head) });
+}
+
+function safeUrl(location: string, base: URL): string | undefined {
+  try {
+    return new URL(location.trim(), base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+interface HopRequest {
+  chain: Chain;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  viaProxy: boolean;
+  hop: number;
+}
+
+/** The agents of one request: the fetcher's own (direct), or a tunnel through the proxy to the checked address. */
+async function agentsFor(deps: HopDeps, req: HopRequest): Promise<ReturnType<typeof connectionAgents>> {
+  if (!req.viaProxy) return deps.agents;
+  let endpoint: ProxyEndpoint | undefined;
+  try {
+    endpoint = await deps.proxy?.endpoint();
+  } catch (err) {
+    throw new FetchFailure('PROXY_FAILURE', 'The proxy settings could not be read.', req.chain.trail, req.chain.lastStatus, { cause: err });
+  }
+  if (!endpoint) throw new FetchFailure('PROXY_FAILURE', 'No proxy is configured for this route.', req.chain.trail, req.chain.lastStatus);
+  const resolve = (host: string) =>
+    new Promise<string>((ok, fail) => {
+      deps.lookup(host, {}, (err, address) => (err ? fail(err) : ok(address as string)));
+    });
+  const secureContext = (deps.agents.https as https.Agent & { options: { secureContext?: tls.SecureContext } }).options.secureContext;
+  return tunnelAgents(endpoint, resolve, { timeoutMs: req.timeoutMs, signal: req.chain.options.signal, secureContext });
+}
+
+async function requestOnce(deps: HopDeps, req: HopRequest): Promise<HopAnswer> {
+  const { chain, headers, timeoutMs } = req;
+  const { options, trail } = chain;
+  const target = chain.current;
   const maxBytes = options.maxBytes;
+  let agents: ReturnType<typeof connectionAgents>;
+  try {
+    agents = await agentsFor(deps, req);
+  } catch (err) {
+    throw err instanceof FetchFailure ? err : new FetchFailure('PROXY_FAILURE', 'The proxy failed.', trail, chain.lastStatus, { cause: err });
+  }
   const stream = got.stream(target, {
     method: options.method ?? 'GET',
     headers,
@@ -343,8 +493,9 @@ async function requestOnce(
     throwHttpErrors: false,
     decompress: true,
     retry: { limit: 0 },
-    dnsLookup: lookup as never,
-    // The fetcher's agents (connectionAgents): a fresh connection per request, TLS sessions resumed per host.
+    dnsLookup: deps.lookup as never,
+    // Direct: the fetcher's agents (connectionAgents), a fresh connection per request, TLS sessions
+    // resumed per host. Through the proxy: this request's tunnel (tunnelAgents).
     agent: agents,
     timeout: { lookup: timeoutMs, connect: timeoutMs, secureConnect: timeoutMs, send: timeoutMs, response: timeoutMs, request: timeoutMs },
     signal: options.signal,
@@ -394,17 +545,24 @@ async function requestOnce(
     if (err instanceof FetchFailure) throw err;
     const denied = notAllowedFrom(err);
     if (denied) {
-      // Exactly what a name that does not resolve gives (code, message, status, trail): whether an
-      // internal name exists, and where it points, is not the caller's to learn. The refusal is
-      // logged by the fetcher; the cause (host, address, class) stays on this side.
-      throw new FetchFailure('DNS_FAILURE', DNS_FAILURE_MESSAGE, trail, status || lastStatus, { cause: denied });
+      // The refusal is logged here, with the host, address and class; the caller gets exactly what
+      // a name that does not resolve gives (code, message, status, trail): whether an internal
+      // name exists, and where it points, is not the caller's to learn.
+      deps.log?.warn('fetch refused: the host resolves to a forbidden address', {
+        url: target.href,
+        hop: req.hop,
+        host: denied.hostname,
+        address: denied.address,
+        reason: denied.reason,
+      });
+      throw new FetchFailure('DNS_FAILURE', DNS_FAILURE_MESSAGE, trail, status || chain.lastStatus, { cause: denied });
     }
     const { code, message } = classifyError(err);
     // A body that broke off after the headers still has a status: keep it.
     if (status && chunks.length && (code === 'CONNECTION_RESET' || code === 'TIMEOUT')) {
       return { status, headers: resHeaders, body: Buffer.concat(chunks, bytes), truncated: true, declaredSize: parseDeclaredSize(resHeaders) };
     }
-    throw new FetchFailure(code, message, trail, status || lastStatus, { cause: err });
+    throw new FetchFailure(code, message, trail, status || chain.lastStatus, { cause: err });
   }
 }
 

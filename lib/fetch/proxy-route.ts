@@ -1,0 +1,136 @@
+/**
+ * Which route an outbound request takes: direct, or through the operator's forward proxy
+ * (LINKPREVIEW_PROXY_URL, tunnelled by lib/fetch/proxy-tunnel.ts). The policy is the
+ * configuration's (`LINKPREVIEW_PROXY_MODE`, `LINKPREVIEW_PROXY_HOSTS`); the `RouteState` is one
+ * preview's: once a host answers with a wall (lib/extract/walls.ts) or refuses the connection and
+ * the request is taken again through the proxy, every later request of that preview to that host
+ * goes through the proxy as well (redirect hops, images, icons, oEmbed, platform sources, jobs and
+ * the browser's requests), and the walled host is remembered (`WallMemo`) so the next preview of it
+ * goes to the proxy first.
+ */
+import type { ProxyEndpoint } from './proxy-tunnel.js';
+
+export type ProxyMode = 'off' | 'fallback' | 'hosts' | 'always';
+
+/** How the link's own fetch went: straight to the site, through the proxy, or through it after a wall. */
+export type RouteTaken = 'direct' | 'proxy' | 'proxy-after-wall';
+
+/** Remembers walled hosts across previews (through the blob store: lib/fetch/wall-memo.ts). */
+export interface WallMemo {
+  isWalled(host: string): Promise<boolean>;
+  remember(host: string, wall: string): Promise<void>;
+}
+
+export interface ProxyPolicy {
+  mode: ProxyMode;
+  /** The proxy (on AWS read from a secret and cached); undefined: no proxy, every request goes direct. */
+  endpoint: () => Promise<ProxyEndpoint | undefined>;
+  /** Host patterns that go to the proxy first (`fallback`) or only (`hosts`): `amazon.com` also matches its subdomains. */
+  hosts: readonly string[];
+  memo?: WallMemo;
+}
+
+/** A wall or a refusal that sent a host to the proxy, for logs and metrics. */
+export interface WallSeen {
+  host: string;
+  /** The wall's kind (lib/extract/walls.ts), or the connection failure (`CONNECTION_REFUSED`, `CONNECTION_RESET`). */
+  wall: string;
+}
+
+/** What a preview's route state says about it: for the log line, the metrics and the response header. */
+export interface RouteSummary {
+  /** Requests that went through the proxy. */
+  proxied: number;
+  walls: WallSeen[];
+  /** Hosts that were sent through the proxy in this preview. */
+  proxyHosts: string[];
+}
+
+/** The part of a route state that travels with a job (JSON): the hosts already on the proxy. */
+export interface RouteHint {
+  proxyHosts: string[];
+}
+
+/** A host as compared: lower case, no trailing dot, no brackets. */
+export function normalizeHost(host: string): string {
+  return host
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[|\]$/g, '');
+}
+
+/** True when `host` is one of `patterns` or a subdomain of one (`*.` and a leading dot are allowed in a pattern). */
+export function hostMatchesPatterns(host: string, patterns: readonly string[]): boolean {
+  const h = normalizeHost(host);
+  return patterns.some((p) => {
+    const base = normalizeHost(p.trim()).replace(/^\*?\./, '');
+    return base !== '' && (h === base || h.endsWith(`.${base}`));
+  });
+}
+
+/** One preview's route: the hosts it has sent to the proxy, and what it saw. */
+export class RouteState {
+  private readonly onProxy = new Set<string>();
+  private count = 0;
+  readonly walls: WallSeen[] = [];
+
+  constructor(hint?: Partial<RouteHint>) {
+    for (const h of hint?.proxyHosts ?? []) if (typeof h === 'string') this.onProxy.add(normalizeHost(h));
+  }
+
+  /** True when the host goes through the proxy for the rest of this preview. */
+  onProxyRoute(host: string): boolean {
+    return this.onProxy.has(normalizeHost(host));
+  }
+
+  /** Sends the host to the proxy for the rest of this preview. */
+  useProxy(host: string): void {
+    this.onProxy.add(normalizeHost(host));
+  }
+
+  /** The host answered with a wall (or refused): it goes through the proxy from now on. */
+  walled(host: string, wall: string): void {
+    this.walls.push({ host: normalizeHost(host), wall });
+    this.useProxy(host);
+  }
+
+  /** One request went through the proxy. */
+  proxiedOne(): void {
+    this.count++;
+  }
+
+  hint(): RouteHint {
+    return { proxyHosts: [...this.onProxy] };
+  }
+
+  summary(): RouteSummary {
+    return { proxied: this.count, walls: [...this.walls], proxyHosts: [...this.onProxy] };
+  }
+}
+
+/**
+ * Whether a request to `host` goes through the proxy now: always in `always`; in `hosts` when it
+ * matches the patterns; in `fallback` when it matches them, or this preview already sent it there,
+ * or the memo remembers a wall on it.
+ */
+export async function routeViaProxy(policy: ProxyPolicy, state: RouteState, host: string): Promise<boolean> {
+  switch (policy.mode) {
+    case 'off':
+      return false;
+    case 'always':
+      return true;
+    case 'hosts':
+      return hostMatchesPatterns(host, policy.hosts);
+    case 'fallback': {
+      if (state.onProxyRoute(host) || hostMatchesPatterns(host, policy.hosts)) return true;
+      if (!policy.memo || !(await policy.memo.isWalled(normalizeHost(host)))) return false;
+      state.useProxy(host);
+      return true;
+    }
+  }
+}
+
+/** Hands a route state to a fetcher's calls (one preview's, or one job's). */
+export function routeOptions(state: RouteState | undefined): { route?: RouteState } {
+  return state ? { route: state } : {};
+}
