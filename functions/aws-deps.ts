@@ -8,6 +8,7 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { secretKeyHashSource, ssmKeyHashSource } from '../lib/adapters/aws/key-hash-source.js';
+import { awsProxyEndpoint } from '../lib/adapters/aws/proxy-source.js';
 import { S3BlobStore } from '../lib/adapters/aws/s3-blob-store.js';
 import { type RunSummary, SqsJobRunner } from '../lib/adapters/aws/sqs-job-runner.js';
 import { createKeyStore } from '../lib/auth/key-store.js';
@@ -15,7 +16,9 @@ import { BUDGET_MARGIN_MS, TimeBudget } from '../lib/budget.js';
 import type { Config } from '../lib/config.js';
 import { ENV } from '../lib/core-settings.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
+import { proxyPolicyFrom } from '../lib/fetch/proxy-route.js';
 import { type Fetcher, fetcherFromConfig } from '../lib/fetch/safe-fetch.js';
+import { blobWallMemo } from '../lib/fetch/wall-memo.js';
 import type { HandlerDeps } from '../lib/http/preview-handler.js';
 import type { Log } from '../lib/log.js';
 import type { BlobStore, KeyStore } from '../lib/ports.js';
@@ -39,11 +42,33 @@ export interface AwsDepsOptions {
   /** The latest moment the current invocation may wait for jobs: its InvocationBudget's deadline (functions/preview.ts). */
   hardDeadline?: () => number | undefined;
   onAuthFailure?: () => void;
+  onRoute?: HandlerDeps['onRoute'];
   onJobsSettled?: (summary: RunSummary) => void;
   poll?: { initialMs?: number; factor?: number; maxMs?: number };
 }
 
-const fetcher = (config: Config, resolver?: Resolver, log?: Log): Fetcher => fetcherFromConfig(config, resolver, log);
+/**
+ * The fetcher of a Lambda: its proxy route's URL from the secret or parameter when one is named
+ * (LINKPREVIEW_PROXY_SECRET / _PARAMETER), else LINKPREVIEW_PROXY_URL; walled hosts remembered in S3.
+ */
+function fetcher(options: { config: Config; log: Log; resolver?: Resolver; ssm?: SSMClient; secrets?: SecretsManagerClient }, blobs: BlobStore): Fetcher {
+  const { config, log } = options;
+  if (config.proxyParameter && config.proxySecret)
+    throw new ConfigError(`Invalid configuration: ${ENV.proxyParameter} and ${ENV.proxySecret} are both set (set one)`);
+  const endpoint =
+    config.proxyParameter || config.proxySecret
+      ? awsProxyEndpoint({
+          parameter: config.proxyParameter || undefined,
+          secret: config.proxySecret || undefined,
+          maxAgeSeconds: config.proxyCacheSeconds,
+          log,
+          ssm: options.ssm,
+          secrets: options.secrets,
+        })
+      : undefined;
+  const memo = blobWallMemo(blobs, config.proxyMemoTtlMs);
+  return fetcherFromConfig(config, options.resolver, log, proxyPolicyFrom(config, { memo, endpoint }));
+}
 
 function buildAwsBlobStore(config: Config, s3: S3Client = new S3Client({})): S3BlobStore {
   if (!config.bucket) throw new Error('LINKPREVIEW_BUCKET is not set');
@@ -68,7 +93,7 @@ export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: Bl
     poll: options.poll,
   });
   const keys = buildAwsKeyStore(options);
-  return { config, log, fetch: fetcher(config, options.resolver, log), blobs, jobs, keys, onAuthFailure: options.onAuthFailure };
+  return { config, log, fetch: fetcher(options, blobs), blobs, jobs, keys, onAuthFailure: options.onAuthFailure, onRoute: options.onRoute };
 }
 
 /**
@@ -90,9 +115,16 @@ export function buildAwsKeyStore(options: { config: Config; log: Log; ssm?: SSMC
 }
 
 /** The worker's ports: the job context (fetcher, S3 blobs, config). */
-export function buildAwsWorkerDeps(options: { config: Config; log: Log; s3?: S3Client; resolver?: Resolver }) {
+export function buildAwsWorkerDeps(options: {
+  config: Config;
+  log: Log;
+  s3?: S3Client;
+  resolver?: Resolver;
+  ssm?: SSMClient;
+  secrets?: SecretsManagerClient;
+}) {
   const blobs = buildAwsBlobStore(options.config, options.s3);
-  return { config: options.config, log: options.log, fetch: fetcher(options.config, options.resolver, options.log), blobs };
+  return { config: options.config, log: options.log, fetch: fetcher(options, blobs), blobs };
 }
 
 /**

@@ -8,7 +8,10 @@ import { InlineJobRunner } from '../lib/adapters/local/inline-job-runner.js';
 import { createKeyStore } from '../lib/auth/key-store.js';
 import type { Config } from '../lib/config.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
+import { proxyPolicyFrom } from '../lib/fetch/proxy-route.js';
+import type { ProxyEndpoint } from '../lib/fetch/proxy-url.js';
 import { type Fetcher, fetcherFromConfig } from '../lib/fetch/safe-fetch.js';
+import { blobWallMemo } from '../lib/fetch/wall-memo.js';
 import type { HandlerDeps } from '../lib/http/preview-handler.js';
 import type { Log } from '../lib/log.js';
 import type { BlobStore, JobRunner } from '../lib/ports.js';
@@ -26,13 +29,27 @@ export interface LocalDepsOptions {
   jobs?: JobRunner;
 }
 
-export const buildFetcher = (config: Config, resolver?: Resolver, log?: Log): Fetcher => fetcherFromConfig(config, resolver, log);
+/**
+ * The fetcher the configuration describes. With `blobs`, its proxy route (LINKPREVIEW_PROXY_*)
+ * remembers walled hosts there; `proxyEndpoint` is where the proxy URL comes from when not from
+ * LINKPREVIEW_PROXY_URL (the AWS adapters: a secret or a parameter).
+ */
+export function buildFetcher(
+  config: Config,
+  resolver?: Resolver,
+  log?: Log,
+  blobs?: BlobStore,
+  proxyEndpoint?: () => Promise<ProxyEndpoint | undefined>,
+): Fetcher {
+  const memo = blobs ? blobWallMemo(blobs, config.proxyMemoTtlMs) : undefined;
+  return fetcherFromConfig(config, resolver, log, proxyPolicyFrom(config, { memo, endpoint: proxyEndpoint }));
+}
 
 /** The embedded defaults: assets on the local disk, jobs in-process. */
 export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs: BlobStore } {
   const { config, log } = options;
-  const fetch = options.fetch ?? buildFetcher(config, options.resolver, log);
   const blobs = options.blobs ?? new FsBlobStore(config.dataDir, () => config.publicUrl || options.baseUrl());
+  const fetch = options.fetch ?? buildFetcher(config, options.resolver, log, blobs);
   const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency, { screenshot: config.screenshotConcurrency });
   return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };
 }

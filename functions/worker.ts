@@ -35,7 +35,8 @@ import {
 } from '../lib/adapters/aws/job-message.js';
 import { type Config, loadConfig } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
-import type { Fetcher } from '../lib/fetch/safe-fetch.js';
+import { RouteState, type RouteSummary } from '../lib/fetch/proxy-route.js';
+import { type Fetcher, routedFetcher } from '../lib/fetch/safe-fetch.js';
 import { ConcurrencyGate } from '../lib/http/overload.js';
 import type { JobContext } from '../lib/jobs/context.js';
 import { jobMemoryMb, MemoryGate, workerMemoryBudgetMb } from '../lib/jobs/memory.js';
@@ -118,12 +119,17 @@ export function createWorkerHandler(deps: WorkerDeps) {
 
     const t0 = performance.now();
     let body: JobResultObject;
+    let routed: RouteSummary | undefined;
     const base = { version: JOB_MESSAGE_VERSION, requestId: msg.requestId, jobId: msg.jobId, kind: msg.kind } as const;
     try {
       if (!isJobKind(msg.kind)) throw new Error(`Unknown job kind: ${msg.kind}`);
       const input = msg.inputKey !== undefined ? await loadInput(msg.inputKey) : msg.input;
-      const result = await runJob(msg.kind, input, { fetch: deps.fetch, blobs: deps.blobs, config: deps.config, signal: controller.signal, memory: lease });
+      // The job's own route, starting from the hosts the preview sent through the proxy.
+      const route = new RouteState(msg.route);
+      const fetch = routedFetcher(deps.fetch, route);
+      const result = await runJob(msg.kind, input, { fetch, blobs: deps.blobs, config: deps.config, signal: controller.signal, memory: lease });
       body = { ...base, ok: true, result, ms: Math.round(performance.now() - t0), finishedAt: new Date().toISOString() };
+      routed = route.summary();
     } catch (err) {
       if (err instanceof InvalidJobMessage) throw err;
       body = {
@@ -140,7 +146,10 @@ export function createWorkerHandler(deps: WorkerDeps) {
     }
     // A failure to write the result is an infrastructure failure: retried by SQS.
     await deps.blobs.put(key, encodeJson(body), { contentType: 'application/json', cacheControl: 'no-store' });
-    if (body.ok) deps.log.info('job done', { ...ids, ms: body.ms, waitMs });
+    const proxy = routed?.proxied ? { proxied: routed.proxied, walls: routed.walls } : {};
+    if (routed?.proxied) count('ProxyFetches', routed.proxied);
+    if (routed?.walls.length) count('WallsSeen', routed.walls.length);
+    if (body.ok) deps.log.info('job done', { ...ids, ms: body.ms, waitMs, ...proxy });
     else deps.log.warn('job failed', { ...ids, ms: body.ms, waitMs, error: body.error });
     count(body.ok ? 'JobSucceeded' : 'JobFailed');
     return body.ok ? 'done' : 'failed';

@@ -7,6 +7,7 @@
  * from here without loading the service's code.
  */
 import * as v from 'valibot';
+import { parseProxyUrl } from './fetch/proxy-url.js';
 import { bool, bytes, defineSettings, envNames, type GroupsValues, int, list, oneOf, type SettingType, splitList, text } from './settings.js';
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; linklens/1.0; +https://github.com/linklens/linklens)';
@@ -148,6 +149,72 @@ const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
     type: int(0, 28_000),
     default: 100,
     doc: "Once a page's content is read, how long its versions (page.html, page.md) wait for the content's images to be hosted (within the jobs' deadline). An image not hosted by then is left out of that version; one already downloading finishes in the background and is remembered, so the next version of the page has it.",
+  },
+});
+
+/** A forward proxy's URL (the credentials in it stay out of every message), or empty. */
+const proxyUrl: SettingType<string> = {
+  allowed: '`http://[user:password@]host:port` or `https://…`',
+  schema: (env) =>
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.check((s) => {
+        if (s === '') return true;
+        try {
+          parseProxyUrl(s);
+          return true;
+        } catch {
+          return false;
+        }
+      }, `${env} must be http(s)://[user:password@]host[:port] with no path (its value is not repeated here: it may hold credentials)`),
+    ),
+};
+
+const PROXY = defineSettings('proxy', 'Outbound proxy', {
+  proxyUrl: {
+    env: 'LINKPREVIEW_PROXY_URL',
+    type: proxyUrl,
+    default: '',
+    secret: true,
+    doc: "An HTTP forward proxy for the sites that wall datacenter addresses (https targets and plain ones through CONNECT, to the address the SSRF guard checked). The operator's own choice: the guard does not apply to its address. Its credentials never appear in a log, an error, a header or a record. On AWS, `LINKPREVIEW_PROXY_SECRET` or `LINKPREVIEW_PROXY_PARAMETER` instead.",
+  },
+  proxyMode: {
+    env: 'LINKPREVIEW_PROXY_MODE',
+    type: oneOf(['fallback', 'hosts', 'always', 'off']),
+    default: 'fallback',
+    defaultDoc: '`fallback` (nothing goes through a proxy until one is set)',
+    doc: '`fallback`: direct first; a wall, or a refused or reset connection, is asked again through the proxy, and that host stays on the proxy for the rest of the preview (images, icons, oEmbed, jobs, the browser). `hosts`: only `LINKPREVIEW_PROXY_HOSTS` use the proxy. `always`: every request. `off`: none.',
+  },
+  proxyHosts: {
+    env: 'LINKPREVIEW_PROXY_HOSTS',
+    type: list(),
+    default: [],
+    doc: 'Hosts that go to the proxy first (`fallback`) or only (`hosts`); `amazon.com` also matches its subdomains.',
+  },
+  proxyMemoTtlMs: {
+    env: 'LINKPREVIEW_PROXY_MEMO_TTL_MS',
+    type: int(0, 86_400_000),
+    default: 3_600_000,
+    doc: 'How long a walled host is remembered (in the blob store): its next preview goes to the proxy first. 0: never remembered. On AWS at most a day (jobs/ objects expire then).',
+  },
+  proxyParameter: {
+    env: 'LINKPREVIEW_PROXY_PARAMETER',
+    type: text({ allowed: 'SSM parameter name or ARN' }),
+    default: '',
+    doc: 'AWS: an SSM SecureString holding the proxy URL, read through Powertools and cached for `LINKPREVIEW_PROXY_CACHE_S`.',
+  },
+  proxySecret: {
+    env: 'LINKPREVIEW_PROXY_SECRET',
+    type: text({ allowed: 'Secrets Manager secret name or ARN' }),
+    default: '',
+    doc: 'AWS: or a Secrets Manager secret holding it (the URL as the secret string). Not both.',
+  },
+  proxyCacheSeconds: {
+    env: 'LINKPREVIEW_PROXY_CACHE_S',
+    type: int(0, 86_400),
+    default: 300,
+    doc: 'Seconds the proxy URL read from the parameter or secret is cached: a rotated URL takes effect within this time.',
   },
 });
 
@@ -413,7 +480,7 @@ const AWS = defineSettings('aws', 'AWS', {
 });
 
 /** The core sections, in the order docs/configuration.md shows them. */
-export const CORE_GROUPS = [SECURITY, FETCH, MEDIA, SCREENSHOTS, SERVICE, LOCAL, AWS] as const;
+export const CORE_GROUPS = [SECURITY, FETCH, PROXY, MEDIA, SCREENSHOTS, SERVICE, LOCAL, AWS] as const;
 
 /** The core configuration: every core setting's value by its key. */
 export type CoreConfig = GroupsValues<typeof CORE_GROUPS>;

@@ -3,6 +3,7 @@
  * local adapter (lib/adapters/local) and an AWS adapter (lib/adapters/aws); only functions/
  * choose which. Nothing else in lib/ imports an AWS SDK.
  */
+import type { RouteState } from './fetch/proxy-route.js';
 import type { JobInput, JobKind, JobResult } from './jobs/kinds.js';
 
 export interface PutOptions {
@@ -38,6 +39,11 @@ export interface RunOptions {
   requestId: string;
   /** Epoch milliseconds after which unfinished jobs are reported as failed (left out of the record). */
   deadline: number;
+  /**
+   * The preview's route (lib/fetch/proxy-route.ts): the jobs' fetches send the hosts it put on the
+   * proxy through the proxy too. In process the state itself; on AWS its hint travels with the job.
+   */
+  route?: RouteState;
 }
 
 /** Runs heavy jobs (image renditions, media probes, ...) and waits for them, up to a deadline. */

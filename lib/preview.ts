@@ -29,7 +29,8 @@ import { fetchOEmbed } from './extract/oembed.js';
 import { withRules } from './extract/rules.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
-import { type Fetcher, FetchFailure, type FetchResult } from './fetch/safe-fetch.js';
+import { RouteState, type RouteSummary, type RouteTaken, routeOf } from './fetch/proxy-route.js';
+import { type Fetcher, FetchFailure, type FetchResult, routedFetcher } from './fetch/safe-fetch.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { acceptedLanguage, detectLanguage } from './language/detect.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
@@ -65,6 +66,8 @@ export interface PreviewOutcome {
   upstreamError?: string;
   /** The budget ended before every phase was done: the record is what was built by then. */
   outOfTime?: boolean;
+  /** How the link's fetch went (direct, proxy, proxy after a wall), and what the preview's route saw. */
+  route: { taken: RouteTaken } & RouteSummary;
 }
 
 /** A platform's sources get at most this share of the time left, so the generic preview after them has the rest. */
@@ -80,8 +83,11 @@ type Base = Pick<LinkRecord, 'id' | 'requestId' | 'updatedAt' | 'url' | 'domain'
 
 /** The outcome to return if the budget ends now; each phase that completes replaces it with what it built. */
 interface SoFar {
-  outcome(): PreviewOutcome;
+  outcome(): PipelineOutcome;
 }
+
+/** What the pipeline gives: the outcome, the route of the link's own fetch when it ran. */
+type PipelineOutcome = Omit<PreviewOutcome, 'route'> & { route?: { taken: RouteTaken } };
 
 export async function previewLink(request: PreviewRequest, ports: PreviewPorts, ctx: PreviewContext): Promise<PreviewOutcome> {
   const link = request.link;
@@ -101,21 +107,26 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
   // Every network phase is aborted at the budget's end, so the pipeline returns right after it;
   // this cut-off is the guarantee for a step that would not (a stuck store write, a slow CPU phase).
   let cutoffTimer: NodeJS.Timeout | undefined;
-  const cutoff = new Promise<PreviewOutcome>((resolve) => {
+  const cutoff = new Promise<PipelineOutcome>((resolve) => {
     cutoffTimer = setTimeout(() => resolve(sofar.outcome()), budget.remaining() + BUDGET_GRACE_MS);
   });
+  // One route for the whole preview: a host walled for one of its fetches goes through the proxy
+  // for all the others (sub-fetches, platform sources, jobs and the browser).
+  const route = new RouteState();
   try {
     // Each job's time goes to its phase of Server-Timing (images, content, screenshot).
-    const timed: PreviewPorts = { ...ports, jobs: timedJobRunner(ports.jobs, ctx.timer) };
+    const timed: PreviewPorts = { ...ports, fetch: routedFetcher(ports.fetch, route), jobs: routedJobRunner(timedJobRunner(ports.jobs, ctx.timer), route) };
     const outcome = await Promise.race([pipeline(link, base, timed, ctx, budget, sofar), cutoff]);
-    return budget.expired ? { ...outcome, outOfTime: true } : outcome;
+    const summary = route.summary();
+    const routed = { ...outcome, route: { taken: outcome.route?.taken ?? routeOf(summary), ...summary } };
+    return budget.expired ? { ...routed, outOfTime: true } : routed;
   } finally {
     clearTimeout(cutoffTimer);
     own?.end();
   }
 }
 
-async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar): Promise<PreviewOutcome> {
+async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar): Promise<PipelineOutcome> {
   const fetch = budgetedFetcher(ports.fetch, budget);
 
   // 0. A platform link (videohost, codehost, forum, ...) gets the platform's own data; when its
@@ -127,7 +138,8 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
   //    failure (the budget's end included: TIMEOUT) is an ok:false record with the status seen
   //    and the trail so far.
   const res = await ctx.timer.time('fetch', () => fetchLink(link, fetch, ports.config, platformsOf(ports), ctx.acceptLanguage));
-  if (res instanceof FetchFailure) return unanswered(base, res);
+  if (res instanceof FetchFailure) return { ...unanswered(base, res), ...(res.route ? { route: { taken: res.route } } : {}) };
+  const route = res.route ? { route: { taken: res.route } } : {};
 
   // The link answered: from here on, a cut-off record is ok as far as its status goes.
   const answered = answeredRecord(base, res);
@@ -136,7 +148,7 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
   // A short link (redd.it, t.co, amzn.to, ...) that redirected to a platform URL.
   if (res.trail.length > 1) {
     const resolved = await ctx.timer.time('platform', () => platformRecord(new URL(res.finalUrl), base, ports, ctx, budget, sofar, res));
-    if (resolved) return { record: resolved };
+    if (resolved) return { record: resolved, ...route };
   }
 
   // The jobs' own deadline, within the budget.
@@ -154,7 +166,7 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
   );
 
   // 4. Assemble.
-  return { record: assemble(done) };
+  return { record: assemble(done), ...route };
 }
 
 /** Fetches the link with its host's profile (User-Agent, consent cookie) and the caller's language; a FetchFailure is returned, not thrown. */
@@ -182,7 +194,7 @@ async function fetchLink(
 }
 
 /** The record of a link that did not answer: ok:false with the status seen and the trail so far. */
-function unanswered(base: Base, err: FetchFailure): PreviewOutcome {
+function unanswered(base: Base, err: FetchFailure): PipelineOutcome {
   return {
     record: { ...base, ok: false, type: 'UNKNOWN', status: err.status, ...redirection(err.trail) },
     upstreamError: err.code,
@@ -418,6 +430,11 @@ function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirect
     redirectionCount: trail.length - 1,
     redirectionTrail: trail,
   };
+}
+
+/** The runner with the preview's route on every run that has none of its own. */
+function routedJobRunner(jobs: JobRunner, route: RouteState): JobRunner {
+  return { sharesCpu: jobs.sharesCpu, run: (list, options) => jobs.run(list, options.route ? options : { ...options, route }) };
 }
 
 /** The ports' platforms, else the service's (lib/platforms/index.ts). */

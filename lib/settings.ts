@@ -34,6 +34,8 @@ export interface Setting<T> {
   doc: string;
   /** The default as the docs show it, when the value alone says too little (e.g. "the npm package's binary"). */
   defaultDoc?: string;
+  /** The value may hold credentials: an error about it never repeats it. */
+  secret?: boolean;
 }
 
 /** Settings as a table: the key is the property the value is read under. */
@@ -73,7 +75,7 @@ export function readSettings<G extends SettingsGroup>(group: G, env: Env): Group
     const result = v.safeParse(setting.type.schema(setting.env), raw, { abortPipeEarly: true });
     if (!result.success) {
       const issue = result.issues[0];
-      throw new ConfigError(`Invalid configuration: ${issue.message} (got ${JSON.stringify(issue.input)})`);
+      throw new ConfigError(`Invalid configuration: ${issue.message}${setting.secret ? '' : ` (got ${JSON.stringify(issue.input)})`}`);
     }
     values[key] = result.output;
   }

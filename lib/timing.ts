@@ -12,6 +12,12 @@ const PHASE_ORDER = ['platform', 'subfetch', 'images', 'content', 'screenshot'];
 export class PhaseTimer {
   private readonly started = performance.now();
   private readonly spans = new Map<string, [number, number][]>();
+  private readonly notes = new Map<string, string>();
+
+  /** A metric with a description and no duration (`route;desc="proxy"`): what a phase decided. */
+  note(name: string, desc: string): void {
+    this.notes.set(name, desc);
+  }
 
   async time<T>(phase: string, fn: () => Promise<T> | T): Promise<T> {
     const t0 = performance.now();
@@ -54,6 +60,7 @@ export class PhaseTimer {
     const known = PHASE_ORDER.filter((p) => ran.includes(p));
     const phases = [...order, ...known, ...ran.filter((p) => !known.includes(p))];
     const parts = phases.map((p) => `${p};dur=${this.duration(p).toFixed(1)}`);
+    for (const [name, desc] of this.notes) parts.push(`${name};desc="${desc.replace(/["\\]/g, '')}"`);
     parts.push(`total;dur=${(performance.now() - this.started).toFixed(1)}`);
     return parts.join(', ');
   }

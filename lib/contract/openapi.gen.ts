@@ -590,10 +590,12 @@ export interface components {
     headers: {
         /** @description The request id (API Gateway / Lambda request id, a UUID locally); also `requestId` in an error or record body. */
         XRequestId: string;
-        /** @description Time per phase (fetch, extract, jobs, platform, total; and, when they ran, subfetch, images, content, screenshot, which overlap the jobs phase) in the Server-Timing syntax; only total on the answers the preview does not make. */
+        /** @description Time per phase (fetch, extract, jobs, platform, total; and, when they ran, subfetch, images, content, screenshot, which overlap the jobs phase) in the Server-Timing syntax, and on a preview the route the link's fetch took (route;desc="direct", "proxy" or "proxy-after-wall"); only total on the answers the preview does not make. */
         ServerTiming: string;
-        /** @description Why the link could not be fetched (the record is ok false): DNS_FAILURE, CONNECTION_REFUSED, CONNECTION_RESET, TIMEOUT, TLS_ERROR, TOO_MANY_REDIRECTS, REDIRECT_LOOP, REDIRECT_INVALID, TOO_LARGE, ABORTED, NETWORK_ERROR. */
+        /** @description Why the link could not be fetched (the record is ok false): DNS_FAILURE, CONNECTION_REFUSED, CONNECTION_RESET, TIMEOUT, TLS_ERROR, TOO_MANY_REDIRECTS, REDIRECT_LOOP, REDIRECT_INVALID, TOO_LARGE, ABORTED, PROXY_FAILURE (the operator's forward proxy refused, failed or did not answer), NETWORK_ERROR. */
         UpstreamError: string;
+        /** @description How the link's fetch went: direct, through the operator's forward proxy (proxy), or through it after the direct answer was a bot wall or a refused connection (proxy-after-wall). */
+        Route: "direct" | "proxy" | "proxy-after-wall";
         /** @description seconds to wait before retrying */
         RetryAfter: number;
         /** @description the authentication scheme to use */
@@ -642,6 +644,7 @@ export type ResponseMethodNotAllowed = components['responses']['MethodNotAllowed
 export type HeaderXRequestId = components['headers']['XRequestId'];
 export type HeaderServerTiming = components['headers']['ServerTiming'];
 export type HeaderUpstreamError = components['headers']['UpstreamError'];
+export type HeaderRoute = components['headers']['Route'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type HeaderWwwAuthenticate = components['headers']['WWWAuthenticate'];
 export type $defs = Record<string, never>;
@@ -670,6 +673,7 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "Server-Timing": components["headers"]["ServerTiming"];
                     "x-linklens-upstream-error": components["headers"]["UpstreamError"];
+                    "x-linklens-route": components["headers"]["Route"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -814,3 +818,4 @@ export const forumPostTypeValues: ReadonlyArray<FlattenedDeepRequired<components
 export const requestSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestSource"]> = ["API", "WEB"];
 export const snapshotFlagOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotFlag"]> = ["true", "false"];
 export const aPIErrorResponseBodyErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["APIErrorResponseBody"]["errorCode"]> = ["LINK_REQUIRED", "LINK_INVALID", "LINK_NOT_ALLOWED", "SOURCE_INVALID", "FORCE_NEW_SNAPSHOT_INVALID", "FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID", "BODY_INVALID", "UNSUPPORTED_MEDIA_TYPE", "UNSUPPORTED_CHARSET", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "NOT_ACCEPTABLE", "PAYLOAD_TOO_LARGE", "OVERLOADED", "INTERNAL_ERROR"];
+export const componentsHeadersRouteValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Route"]> = ["direct", "proxy", "proxy-after-wall"];

@@ -8,7 +8,7 @@
  * the browser's requests), and the walled host is remembered (`WallMemo`) so the next preview of it
  * goes to the proxy first.
  */
-import type { ProxyEndpoint } from './proxy-tunnel.js';
+import { type ProxyEndpoint, parseProxyUrl } from './proxy-url.js';
 
 export type ProxyMode = 'off' | 'fallback' | 'hosts' | 'always';
 
@@ -130,7 +130,33 @@ export async function routeViaProxy(policy: ProxyPolicy, state: RouteState, host
   }
 }
 
-/** Hands a route state to a fetcher's calls (one preview's, or one job's). */
-export function routeOptions(state: RouteState | undefined): { route?: RouteState } {
-  return state ? { route: state } : {};
+/** The proxy settings (lib/core-settings.ts) a policy is made from. */
+export interface ProxySettings {
+  proxyUrl: string;
+  proxyMode: ProxyMode;
+  proxyHosts: readonly string[];
+}
+
+/**
+ * The policy the settings describe, or undefined when nothing goes through a proxy (mode `off`, or
+ * no proxy at all). `endpoint`: where the URL comes from when not from LINKPREVIEW_PROXY_URL (on
+ * AWS, a secret or a parameter).
+ */
+export function proxyPolicyFrom(
+  settings: ProxySettings,
+  options: { memo?: WallMemo; endpoint?: () => Promise<ProxyEndpoint | undefined> } = {},
+): ProxyPolicy | undefined {
+  if (settings.proxyMode === 'off') return undefined;
+  let endpoint = options.endpoint;
+  if (!endpoint && settings.proxyUrl) {
+    const parsed = parseProxyUrl(settings.proxyUrl);
+    endpoint = async () => parsed;
+  }
+  if (!endpoint) return undefined;
+  return { mode: settings.proxyMode, endpoint, hosts: settings.proxyHosts, memo: options.memo };
+}
+
+/** The route a preview's link took, from what its state saw when the link's own fetch did not say. */
+export function routeOf(summary: RouteSummary): RouteTaken {
+  return summary.walls.length ? 'proxy-after-wall' : summary.proxied ? 'proxy' : 'direct';
 }

@@ -195,11 +195,12 @@ class HopCookies {
   }
 }
 
-/** The fetcher the configuration describes (guard policy, User-Agent, redirects). */
+/** The fetcher the configuration describes (guard policy, User-Agent, redirects), and its proxy route when there is one. */
 export function fetcherFromConfig(
   config: { allowPrivateNetworks: boolean; allowLoopback?: boolean; allowedPorts: number[]; userAgent: string; maxRedirects: number },
   resolver?: Resolver,
-  log?: Pick<Log, 'warn'>,
+  log?: FetcherDeps['log'],
+  proxy?: ProxyPolicy,
 ): Fetcher {
   return createFetcher({
     allowPrivateNetworks: config.allowPrivateNetworks,
@@ -209,7 +210,14 @@ export function fetcherFromConfig(
     maxRedirects: config.maxRedirects,
     resolver,
     log,
+    proxy,
   });
+}
+
+/** The fetcher with a preview's (or a job's) route state on every call that has none of its own. */
+export function routedFetcher(fetch: Fetcher, route: RouteState | undefined): Fetcher {
+  if (!route) return fetch;
+  return (url, options) => fetch(url, options.route ? options : { ...options, route });
 }
 
 function hostMatches(hostname: string, suffixes: string[] | undefined): boolean {

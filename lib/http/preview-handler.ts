@@ -18,7 +18,7 @@ import { type PreviewRequest, validatePreviewRequest } from '../contract/request
 import { BadRequestError, InternalError, LinkPreviewError, required, toErrorBody, UnauthorizedError } from '../errors.js';
 import { errorFields, type Log } from '../log.js';
 import type { KeyStore } from '../ports.js';
-import { type PreviewPorts, previewLink } from '../preview.js';
+import { type PreviewOutcome, type PreviewPorts, previewLink } from '../preview.js';
 import { PhaseTimer } from '../timing.js';
 import { type ContentTypeInfo, decodeBodyText, parseContentType, parseTextBody } from './body.js';
 import { describeRequest, type HttpRequestInfo, isRootPath } from './event.js';
@@ -30,6 +30,8 @@ export interface HandlerDeps extends PreviewPorts {
   log: Log;
   /** Called once per failed key check (a metric in the Lambda). */
   onAuthFailure?: () => void;
+  /** Called once per preview with what its route saw: proxied requests, walls (metrics in the Lambda). */
+  onRoute?: (route: PreviewOutcome['route']) => void;
   /**
    * Starts a request's time budget (lib/budget.ts). Default: LINKPREVIEW_JOB_DEADLINE_MS, cut to
    * the context's `getRemainingTimeInMillis()` less a margin. The Lambda passes its InvocationBudget's.
@@ -60,6 +62,8 @@ interface State {
   contentType?: ContentTypeInfo;
   input?: PreviewRequest;
   upstreamError?: string;
+  /** How the link's fetch went: direct, proxy, or proxy after a wall (the x-linklens-route header). */
+  route?: string;
   /** The request's time budget, from its start (every phase draws from it). */
   budget?: TimeBudget;
 }
@@ -182,6 +186,10 @@ export function createPreviewHandler(deps: HandlerDeps) {
       budget: s.budget,
     });
     s.upstreamError = outcome.upstreamError;
+    s.route = outcome.route.taken;
+    s.timer.note('route', outcome.route.taken);
+    deps.onRoute?.(outcome.route);
+    const { proxied, walls } = outcome.route;
     deps.log.info('preview', {
       requestId: s.requestId,
       link: outcome.record.url,
@@ -190,6 +198,9 @@ export function createPreviewHandler(deps: HandlerDeps) {
       type: outcome.record.type,
       upstreamError: outcome.upstreamError,
       timing: s.timer.header(),
+      route: outcome.route.taken,
+      ...(proxied ? { proxied } : {}),
+      ...(walls.length ? { walls } : {}),
       ...(outcome.outOfTime ? { outOfTime: true } : {}),
     });
     return outcome.record;
@@ -232,6 +243,7 @@ function httpResponse(statusCode: number, body: Record<string, unknown>, s: Stat
     vary: 'Accept, Accept-Language',
   };
   if (s.upstreamError) headers['x-linklens-upstream-error'] = s.upstreamError;
+  if (s.route) headers['x-linklens-route'] = s.route;
   if (statusCode === 401) headers['www-authenticate'] = 'Bearer realm="linklens"';
   return { statusCode, headers, body: encoded.body, isBase64Encoded: false };
 }

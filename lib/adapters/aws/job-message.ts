@@ -3,12 +3,13 @@
  * S3 object per job result. Both are versioned JSON, so a preview and a worker of different
  * deployments can tell whether they understand each other.
  *
- *   message  {version: 1, requestId, jobId, kind, input | inputKey, deadline}
+ *   message  {version: 1, requestId, jobId, kind, input | inputKey, deadline, route?}
  *   result   jobs/<requestId>/<jobId>.json  {version: 1, requestId, jobId, kind, ok, result | error, ms, finishedAt}
  *
  * Buffers in inputs and results survive the trip (`{"$base64": "..."}`). An input too large for an
  * SQS message is stored beside its result (`jobs/<requestId>/<jobId>.input.json`) and referenced.
  */
+import type { RouteHint } from '../../fetch/proxy-route.js';
 import type { JobKind } from '../../jobs/kinds.js';
 
 export const JOB_MESSAGE_VERSION = 1;
@@ -23,6 +24,8 @@ export interface JobMessage {
   inputKey?: string;
   /** Epoch milliseconds after which nobody waits for this job any more: the worker drops it. */
   deadline: number;
+  /** The hosts the preview sent through the proxy (lib/fetch/proxy-route.ts): the job's fetches to them go there too. */
+  route?: RouteHint;
 }
 
 export type JobResultObject = {
@@ -86,6 +89,10 @@ export function parseJobMessage(body: string): JobMessage {
   }
   if (typeof m.deadline !== 'number' || !Number.isFinite(m.deadline)) throw new InvalidJobMessage('message field deadline must be epoch milliseconds');
   if (!('input' in m) && typeof m.inputKey !== 'string') throw new InvalidJobMessage('message has neither input nor inputKey');
+  const route = m.route as { proxyHosts?: unknown } | undefined;
+  if (route !== undefined && (typeof route !== 'object' || !Array.isArray(route?.proxyHosts) || !route.proxyHosts.every((h) => typeof h === 'string'))) {
+    throw new InvalidJobMessage('message field route must be {proxyHosts: string[]}');
+  }
   if (typeof m.inputKey === 'string' && m.inputKey !== inputKey(m.requestId as string, m.jobId as string)) {
     throw new InvalidJobMessage('message inputKey does not belong to its job');
   }

@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../../errors.js';
+import type { RouteHint } from '../../fetch/proxy-route.js';
 import type { JobKind } from '../../jobs/kinds.js';
 import type { Log } from '../../log.js';
 import type { BlobStore, Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
@@ -103,7 +104,7 @@ export class SqsJobRunner implements JobRunner {
     if (Date.now() < deadline) {
       const messages = await Promise.all(
         jobs.map((job) =>
-          this.message(job, requestId, deadline).catch((err: Error) => {
+          this.message(job, requestId, deadline, runOptions.route?.hint()).catch((err: Error) => {
             fail(job.id, `not queued: ${err.message}`);
             return undefined;
           }),
@@ -184,8 +185,16 @@ export class SqsJobRunner implements JobRunner {
     return new Map(jobs.map((j) => [j.id, required(outcomes.get(j.id), `the outcome of job ${j.id}`)]));
   }
 
-  private async message(job: Job, requestId: string, deadline: number): Promise<{ job: Job; body: string }> {
-    const base = { version: JOB_MESSAGE_VERSION, requestId, jobId: job.id, kind: job.kind, deadline } satisfies Omit<JobMessage, 'input'>;
+  private async message(job: Job, requestId: string, deadline: number, route?: RouteHint): Promise<{ job: Job; body: string }> {
+    const base = {
+      version: JOB_MESSAGE_VERSION,
+      requestId,
+      jobId: job.id,
+      kind: job.kind,
+      deadline,
+      // The hosts the preview sent through the proxy, so the worker's fetches to them go there too.
+      ...(route?.proxyHosts.length ? { route } : {}),
+    } satisfies Omit<JobMessage, 'input'>;
     const body = encodeJson({ ...base, input: job.input });
     if (Buffer.byteLength(body) <= this.maxInlineBytes) return { job, body };
     const key = inputKey(requestId, job.id);

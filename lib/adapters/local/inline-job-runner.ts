@@ -1,3 +1,4 @@
+import { routedFetcher } from '../../fetch/safe-fetch.js';
 import { ConcurrencyGate } from '../../http/overload.js';
 import type { JobContext } from '../../jobs/context.js';
 import type { JobKind } from '../../jobs/kinds.js';
@@ -49,7 +50,9 @@ export class InlineJobRunner implements JobRunner {
     const work = (this.lanes[job.kind] ?? this.shared).run(async (): Promise<JobOutcome<K>> => {
       if (controller.signal.aborted) return { id: job.id, ok: false, error: 'deadline exceeded', ms: performance.now() - t0 };
       try {
-        const result = await jobHandler(job.kind)(job.input as never, { ...this.ctx, signal: controller.signal });
+        // The preview's route: a host it sent through the proxy goes there for this job's fetches too.
+        const fetch = routedFetcher(this.ctx.fetch, options.route);
+        const result = await jobHandler(job.kind)(job.input as never, { ...this.ctx, fetch, signal: controller.signal });
         // The handler of job.kind gave this kind's result (TypeScript cannot follow K through the lookup).
         return { id: job.id, kind: job.kind, ok: true, result, ms: performance.now() - t0 } as JobOutcome<K>;
       } catch (err) {
