@@ -7,6 +7,10 @@
  * unanswered when the record came, its connection was then closed by our side (the fixture never
  * closes it), and the preview log line says `outOfTime` when the whole budget ran out. No elapsed
  * time is asserted; `npm run bench -- hostile` prints how long a stalled page and a stalled image take.
+ * When a platform's slice stops the stall, the test checks what the rest of the budget was used
+ * for (a fetch after the budget's end fails at once), not whether the generic preview's jobs
+ * also finished before the end: that depends on the machine's load (a cold CPU pool alone can
+ * take most of the rest).
  */
 
 import type http from 'node:http';
@@ -14,7 +18,7 @@ import { InvocationBudget } from '../../functions/aws-deps';
 import { createObservability } from '../../functions/observability';
 import { createLambdaPreviewHandler } from '../../functions/preview';
 import { buildLocalDeps } from '../../functions/wiring';
-import { budgetedFetcher, TimeBudget } from '../../lib/budget';
+import { BUDGET_MARGIN_MS, budgetedFetcher, TimeBudget } from '../../lib/budget';
 import type { Config } from '../../lib/config';
 import { SUBFETCH_LIMITS } from '../../lib/extract/extract-page';
 import { OEMBED_LIMITS } from '../../lib/extract/oembed';
@@ -85,7 +89,8 @@ beforeAll(async () => {
   s.route('/github.com/broken/api', stall);
   // A short link resolved to a platform URL: the second resolution's API stalls.
   s.route('/sho.rt/kite', { status: 301, headers: { location: `${w.origin}/github.com/short/kite` } });
-  s.route('/github.com/short/kite', page(html('<title>Fetched through the short link</title>')));
+  s.route('/github.com/short/kite', page(html('<title>Fetched through the short link</title><link rel="manifest" href="/kite.webmanifest">')));
+  s.route('/github.com/kite.webmanifest', { headers: { 'content-type': 'application/manifest+json' }, body: '{"name":"Kite"}' });
   s.route('/gh-api/repos/short/kite', stall);
   s.route('/gh/short/kite', stall);
   // Sub-fetches: the oEmbed endpoint and the manifest stall.
@@ -162,13 +167,13 @@ describe('each phase stalls in turn: a 200 with the record so far, at the budget
   });
 
   test("a platform's API (and its page) stall: the platform gets part of the budget, the generic preview the rest", async () => {
-    const { res, record, stalls: stalled, logged } = await preview('https://github.com/stalled/api');
+    const { res, record, stalls: stalled } = await preview('https://github.com/stalled/api');
     expect(res.statusCode).toBe(200);
-    expect(record).toMatchObject({ ok: true, type: 'PAGE', status: 200, title: 'skyfolk/paper-kite: the generic page', description: 'Read generically' });
-    expect(w.asked()).toEqual(expect.arrayContaining(['/gh-api/repos/stalled/api', '/github.com/stalled/api']));
-    // The platform's slice ended its stalled API call; the generic page then answered in the rest.
+    // The platform's slice ended its stalled API call before the budget's end: the generic page
+    // was then fetched in the rest, and read into the record.
     await expectStopped(stalled, ['/gh-api/repos/stalled/api']);
-    expect(logged.outOfTime).toBeUndefined();
+    expect(w.asked()).toEqual(expect.arrayContaining(['/gh-api/repos/stalled/api', '/github.com/stalled/api']));
+    expect(record).toMatchObject({ ok: true, type: 'PAGE', status: 200, title: 'skyfolk/paper-kite: the generic page', description: 'Read generically' });
   });
 
   test('the generic fallback after a platform failure stalls: ok:false, TIMEOUT', async () => {
@@ -181,7 +186,7 @@ describe('each phase stalls in turn: a 200 with the record so far, at the budget
   });
 
   test("a short link's second resolution stalls: the page already fetched is read generically", async () => {
-    const { res, record, stalls: stalled, logged } = await preview('https://sho.rt/kite');
+    const { res, record, stalls: stalled } = await preview('https://sho.rt/kite');
     expect(res.statusCode).toBe(200);
     expect(record).toMatchObject({
       ok: true,
@@ -190,10 +195,10 @@ describe('each phase stalls in turn: a 200 with the record so far, at the budget
       redirected: true,
       redirectionUrl: 'https://github.com/short/kite',
     });
-    expect(w.asked()).toContain('/gh-api/repos/short/kite');
-    // The second resolution's slice ended its stalled API call; the page already fetched was read in the rest.
+    // The second resolution's slice ended its stalled API call before the budget's end: the page
+    // already fetched was read, and its manifest fetched, in the rest.
     await expectStopped(stalled, ['/gh-api/repos/short/kite']);
-    expect(logged.outOfTime).toBeUndefined();
+    expect(w.asked()).toEqual(expect.arrayContaining(['/gh-api/repos/short/kite', '/github.com/kite.webmanifest']));
   });
 
   test('the oEmbed and manifest sub-fetches stall: the page metadata is there', async () => {
@@ -248,10 +253,11 @@ describe('the Lambda: the budget is cut to the invocation remaining time', () =>
   test('createLambdaPreviewHandler with 3 s left answers a 200 before they run out, whatever the configured budget', async () => {
     const config = { ...w.handler.config, jobDeadlineMs: 25_000 };
     const deps = buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' });
+    const budget = new InvocationBudget(config.jobDeadlineMs);
     const handler = createLambdaPreviewHandler({
       config,
       obs: createObservability('linklens-budget-test', { ...config, logLevel: 'silent' }),
-      budget: new InvocationBudget(config.jobDeadlineMs),
+      budget,
       deps,
     });
     const event = httpApiEvent(
@@ -261,14 +267,13 @@ describe('the Lambda: the budget is cut to the invocation remaining time', () =>
     const before = stalls.length;
     const invocationEnds = Date.now() + 3000;
     const out = (await handler(event, { awsRequestId: 'lambda-short', getRemainingTimeInMillis: () => invocationEnds - Date.now() } as never)) as HttpResponse;
-    const answeredAt = Date.now();
     const stalled = stalls.slice(before).map((st) => ({ ...st, endedAtAnswer: st.res.writableEnded }));
     expect(out.statusCode).toBe(200);
     expect(JSON.parse(out.body)).toMatchObject({ ok: false, status: 0, url: w.server.url('/page-stalls') });
     expect(out.headers['x-linklens-upstream-error']).toBe('TIMEOUT');
-    // Answered while the invocation still ran (no Lambda timeout), although the configured budget
-    // (25 s) and the fetch timeout (20 s) are far longer: the remaining time cut the budget.
-    expect(answeredAt).toBeLessThan(invocationEnds);
+    // The request's budget ended the margin before the invocation (no Lambda timeout), although the
+    // configured budget (25 s) and the fetch timeout (20 s) are far longer: the remaining time cut it.
+    expect(budget.deadline()).toBeLessThanOrEqual(invocationEnds - BUDGET_MARGIN_MS);
     await expectStopped(stalled, ['/page-stalls']);
   });
 });
