@@ -547,6 +547,8 @@ async function requestOnce(deps: HopDeps, req: HopRequest): Promise<HopAnswer> {
       chunks.push(chunk);
       bytes += chunk.length;
     }
+    // got takes its abort listener off the caller's signal when its stream is destroyed, not at the body's end.
+    stream.destroy();
     return { status, headers: resHeaders, body: Buffer.concat(chunks, bytes), truncated, declaredSize: declared };
   } catch (err) {
     stream.destroy();

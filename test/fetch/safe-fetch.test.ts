@@ -1,8 +1,9 @@
+import { getEventListeners } from 'node:events';
 import https from 'node:https';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import { LinkNotAllowedError } from '../../lib/errors';
-import { createFetcher, type FetcherDeps, FetchFailure } from '../../lib/fetch/safe-fetch';
+import { createFetcher, type FetcherDeps, FetchFailure, type FetchOptions } from '../../lib/fetch/safe-fetch';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { makeTestCertificates } from '../helpers/tls-certs';
 
@@ -171,6 +172,26 @@ describe('size caps', () => {
     expect(res.body.length).toBe(64 * 1024);
     expect(res.truncated).toBe(true);
     expect(res.body[0]).toBe(0x61);
+  });
+});
+
+describe("the caller's abort signal", () => {
+  test('every fetch under one signal takes its abort listener off it when done, however it ended', async () => {
+    // One signal for many fetches, as a request's budget or a page's image downloads.
+    const signal = new AbortController().signal;
+    const fetches: [string, Partial<FetchOptions>][] = [
+      ['/page', {}],
+      ['/r1', {}],
+      ['/missing', {}],
+      ['/page', { method: 'HEAD' }],
+      ['/big', { maxBytes: 1000, onTooLarge: 'truncate' }],
+      ['/big', { maxBytes: 1000, onTooLarge: 'fail' }],
+      ['/big-declared', { maxBytes: 1000, onTooLarge: 'fail' }],
+      ['/loop-a', {}],
+      ['/slow-body', { timeoutMs: 300 }],
+    ];
+    for (const [path, more] of fetches) await fetchOpen(site.url(path), { ...opts, ...more, signal }).catch(() => undefined);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 });
 
