@@ -115,14 +115,7 @@ export function buildAwsKeyStore(options: { config: Config; log: Log; ssm?: SSMC
 }
 
 /** The worker's ports: the job context (fetcher, S3 blobs, config). */
-export function buildAwsWorkerDeps(options: {
-  config: Config;
-  log: Log;
-  s3?: S3Client;
-  resolver?: Resolver;
-  ssm?: SSMClient;
-  secrets?: SecretsManagerClient;
-}) {
+export function buildAwsWorkerDeps(options: { config: Config; log: Log; s3?: S3Client; resolver?: Resolver; ssm?: SSMClient; secrets?: SecretsManagerClient }) {
   const blobs = buildAwsBlobStore(options.config, options.s3);
   return { config: options.config, log: options.log, fetch: fetcher(options, blobs), blobs };
 }

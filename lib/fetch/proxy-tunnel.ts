@@ -71,7 +71,8 @@ export function openTunnel(proxy: ProxyEndpoint, address: string, port: number, 
     };
     const timer = setTimeout(() => finish(new ProxyError(`The proxy ${proxy.label} did not answer in time.`)), Math.max(1, options.timeoutMs));
     const onAbort = () => finish(Object.assign(new Error('The fetch was cancelled.'), { name: 'AbortError', code: 'ABORT_ERR' }));
-    const onError = (err: Error) => finish(new ProxyError(`The proxy ${proxy.label} could not be reached (${(err as { code?: string }).code ?? err.message}).`, undefined, { cause: err }));
+    const onError = (err: Error) =>
+      finish(new ProxyError(`The proxy ${proxy.label} could not be reached (${(err as { code?: string }).code ?? err.message}).`, undefined, { cause: err }));
     const onClose = () => finish(new ProxyError(`The proxy ${proxy.label} closed the connection before answering.`));
     let head = Buffer.alloc(0);
     // Read with 'readable' (not 'data'), so that once the listener is gone the stream is neither

@@ -33,4 +33,3 @@ export function parseProxyUrl(text: string): ProxyEndpoint {
   const shown = host.includes(':') ? `[${host}]` : host;
   return { protocol: url.protocol, host, port, ...(authorization ? { authorization } : {}), label: `${url.protocol}//${shown}:${port}` };
 }
-
