@@ -144,7 +144,7 @@ describe('the tunnel goes to the address the guard checked', () => {
     try {
       let sni: string | false = false;
       secure.route('secure.test', '/s', (req, res) => {
-        sni = (req.socket as tls.TLSSocket).servername;
+        sni = (req.socket as tls.TLSSocket & { servername?: string | false }).servername ?? false;
         page('<title>Secure</title>')(req, res);
       });
       const res = await fetcher([secure.port], policy(proxy, 'always'))(`https://secure.test:${secure.port}/s`, opts);
