@@ -41,7 +41,7 @@ beforeAll(async () => {
   const image = await png(800, 420);
   const icon = await png(64, 64, { r: 20, g: 120, b: 200 });
   const note = (req: http.IncomingMessage) => seen.push(`${(req.url ?? '').split('?')[0]} ${viaProxy(req) ? 'proxy' : 'direct'}`);
-  const real = (type: string, body: string | Buffer) => (req: http.IncomingMessage, res: http.ServerResponse) => {
+  const real = (type: string, body: string | Buffer) => (_req: http.IncomingMessage, res: http.ServerResponse) => {
     res.writeHead(200, { 'content-type': type });
     res.end(body);
   };
