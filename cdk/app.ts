@@ -7,6 +7,12 @@
  *   apiKeyParameterKeyArn      its customer managed KMS key, if a SecureString has one (not for aws/ssm)
  *   apiKeySecret               or: a Secrets Manager secret (name or ARN) holding them
  *   apiKeyCacheSeconds         how long the function caches the parameter's or secret's digests (default 300)
+ *   proxySecret                a Secrets Manager secret (name or ARN) holding the forward proxy's URL
+ *                              (http://user:password@host:port), for sites that wall datacenter addresses
+ *   proxyParameter             or: an SSM SecureString (name or ARN) holding it
+ *   proxyParameterKeyArn       its customer managed KMS key, if it has one (not for aws/ssm)
+ *   proxyMode                  fallback (default), hosts or always
+ *   proxyHosts                 comma-separated hosts that go to the proxy first (fallback) or only (hosts)
  *   corsOrigins                comma-separated origins allowed by CORS (default: CORS off)
  *   throttleRateLimit          stage requests per second (default 20)
  *   throttleBurstLimit         stage burst (default 40)
@@ -22,6 +28,7 @@
  */
 import { App, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { ApiKeys } from './constructs/api-keys.js';
+import { OutboundProxy } from './constructs/outbound-proxy.js';
 import { LinkPreviewStack } from './link-preview-stack.js';
 
 const app = new App();
@@ -57,12 +64,28 @@ function apiKeys(): ApiKeys {
   return ApiKeys.fromHashes(hashes);
 }
 
+/** The forward proxy, when a secret or a parameter holds its URL. */
+function proxy(): OutboundProxy | undefined {
+  const secret = ctx('proxySecret');
+  const parameter = ctx('proxyParameter');
+  if (secret && parameter) throw new Error('proxySecret and proxyParameter: give one source of the proxy URL');
+  const mode = ctx('proxyMode');
+  const modes = ['fallback', 'hosts', 'always'] as const;
+  const known = modes.find((m) => m === mode);
+  if (mode !== undefined && !known) throw new Error(`context proxyMode must be fallback, hosts or always (got ${mode})`);
+  const options = { mode: known, hosts: list('proxyHosts') };
+  if (secret) return OutboundProxy.fromSecret(secret, options);
+  if (parameter) return OutboundProxy.fromParameter(parameter, { ...options, encryptionKey: ctx('proxyParameterKeyArn') });
+  return undefined;
+}
+
 const rate = num('throttleRateLimit');
 const burst = num('throttleBurstLimit');
 new LinkPreviewStack(app, ctx('stackName') ?? 'LinkLens', {
   description: 'linklens: self-hosted link previews (API Gateway, Lambda, SQS, S3, CloudFront)',
   env: process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } : undefined,
   apiKeys: apiKeys(),
+  proxy: proxy(),
   corsOrigins: list('corsOrigins'),
   throttle: rate !== undefined || burst !== undefined ? { rateLimit: rate ?? 20, burstLimit: burst ?? 40 } : undefined,
   workerReservedConcurrency: num('workerReservedConcurrency'),

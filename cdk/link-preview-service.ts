@@ -18,14 +18,21 @@ import { JobQueue } from './constructs/job-queue.js';
 import { MediaLayers } from './constructs/media-layers.js';
 import { PreviewApi } from './constructs/preview-api.js';
 import { PreviewFunction } from './constructs/preview-function.js';
+import type { OutboundProxy } from './constructs/outbound-proxy.js';
 import { ScreenshotWorkerFunction } from './constructs/screenshot-worker-function.js';
 import { WorkerFunction } from './constructs/worker-function.js';
 
 export { ApiKeys, DEFAULT_KEY_CACHE, type ParameterKeysOptions, type RemoteKeysOptions } from './constructs/api-keys.js';
+export { OutboundProxy, type OutboundProxyOptions, type ParameterProxyOptions } from './constructs/outbound-proxy.js';
 
 export interface LinkPreviewServiceProps {
   /** Where the preview function finds the bearer keys' SHA-256 digests: `ApiKeys.fromHashes`, `.fromParameter` or `.fromSecret`. */
   apiKeys: ApiKeys;
+  /**
+   * A forward proxy for the sites that wall datacenter addresses: `OutboundProxy.fromSecret` or
+   * `.fromParameter` (the URL with its credentials stays in the secret). None: every fetch goes direct.
+   */
+  proxy?: OutboundProxy;
   /** Browser origins allowed to call the API (CORS). None: CORS is off. */
   corsOrigins?: string[];
   /** The API stage's steady requests per second and burst. Default 20 / 40. */
@@ -106,6 +113,9 @@ export class LinkPreviewService extends Construct {
     } else {
       this.previewFunction.addEnvironment(ENV.screenshots, 'off');
     }
+
+    // The proxy route: every function that fetches takes it (the workers' images, media and browser requests too).
+    for (const fn of [this.previewFunction, this.worker.fn, this.screenshotWorker?.fn]) if (fn) props.proxy?.bind(fn);
 
     // Alarm names start with the stack's name; a second service in one stack adds its own id.
     const stackName = Stack.of(this).stackName;

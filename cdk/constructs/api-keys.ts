@@ -1,10 +1,10 @@
-import { ArnFormat, Duration, Stack, Token } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import { Duration } from 'aws-cdk-lib';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as ssm from 'aws-cdk-lib/aws-ssm';
 import { ENV } from '../../lib/core-settings.js';
+import { bindParameterRead, bindSecretRead, checkParameterName, wholeSeconds } from './readable-values.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -71,9 +71,7 @@ class FixedKeys extends ApiKeys {
 }
 
 function cacheSeconds(options: RemoteKeysOptions): string {
-  const seconds = (options.cacheTtl ?? DEFAULT_KEY_CACHE).toSeconds({ integral: false });
-  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400) throw new Error(`apiKeys cacheTtl: whole seconds from 0 to 86400 (got ${seconds})`);
-  return String(seconds);
+  return wholeSeconds(options.cacheTtl ?? DEFAULT_KEY_CACHE, 'apiKeys cacheTtl');
 }
 
 class ParameterKeys extends ApiKeys {
@@ -82,42 +80,12 @@ class ParameterKeys extends ApiKeys {
     private readonly options: ParameterKeysOptions,
   ) {
     super();
-    if (
-      typeof parameter === 'string' &&
-      !Token.isUnresolved(parameter) &&
-      !/^(arn:aws[a-z-]*:ssm:[^:]*:\d{12}:parameter)?\/?[A-Za-z0-9_.\-/]{1,2011}$/.test(parameter)
-    ) {
-      throw new Error(`apiKeyParameter: "${parameter}" is not an SSM parameter name or ARN`);
-    }
+    checkParameterName(parameter, 'apiKeyParameter');
   }
 
   bind(fn: lambda.Function): void {
-    const stack = Stack.of(fn);
-    const p = this.parameter;
-    const { name, arn } =
-      typeof p !== 'string'
-        ? { name: p.parameterName, arn: p.parameterArn }
-        : p.startsWith('arn:')
-          ? { name: p, arn: p }
-          : {
-              name: p,
-              arn: stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: p.replace(/^\//, ''), arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
-            };
-    fn.addEnvironment(ENV.apiKeyParameter, name);
+    bindParameterRead(fn, this.parameter, { env: ENV.apiKeyParameter, encryptionKey: this.options.encryptionKey });
     fn.addEnvironment(ENV.apiKeyCacheSeconds, cacheSeconds(this.options));
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['ssm:GetParameter'], resources: [arn] }));
-    // A customer managed key: decrypt through SSM only. The AWS managed key (aws/ssm) lets every
-    // principal of the account decrypt through SSM, so it needs no statement.
-    const key = this.options.encryptionKey;
-    if (key !== undefined) {
-      fn.addToRolePolicy(
-        new iam.PolicyStatement({
-          actions: ['kms:Decrypt'],
-          resources: [typeof key === 'string' ? key : key.keyArn],
-          conditions: { StringEquals: { 'kms:ViaService': `ssm.${stack.region}.${stack.urlSuffix}` } },
-        }),
-      );
-    }
   }
 }
 
@@ -130,16 +98,7 @@ class SecretKeys extends ApiKeys {
   }
 
   bind(fn: lambda.Function): void {
-    const s = this.secret;
-    const secret =
-      typeof s !== 'string'
-        ? s
-        : s.startsWith('arn:')
-          ? secretsmanager.Secret.fromSecretCompleteArn(fn, 'ApiKeySecret', s)
-          : secretsmanager.Secret.fromSecretNameV2(fn, 'ApiKeySecret', s);
-    fn.addEnvironment(ENV.apiKeySecret, secret.secretFullArn ?? secret.secretName);
+    bindSecretRead(fn, this.secret, { env: ENV.apiKeySecret, id: 'ApiKeySecret' });
     fn.addEnvironment(ENV.apiKeyCacheSeconds, cacheSeconds(this.options));
-    // GetSecretValue and DescribeSecret on this secret, and kms:Decrypt (through Secrets Manager) when it has its own key.
-    secret.grantRead(fn);
   }
 }

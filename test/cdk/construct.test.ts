@@ -12,7 +12,7 @@ import { App, CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
-import { ApiKeys, LinkPreviewService, type LinkPreviewServiceProps } from '../../cdk/link-preview-service';
+import { ApiKeys, LinkPreviewService, type LinkPreviewServiceProps, OutboundProxy } from '../../cdk/link-preview-service';
 
 process.env.CDK_VALIDATION = 'false';
 
@@ -160,4 +160,62 @@ test('a bad parameter name, a plain key among the hashes or a fractional cache t
   expect(() => ApiKeys.fromParameter('not a name!')).toThrow(/not an SSM parameter name or ARN/);
   expect(() => ApiKeys.fromHashes(['llk_plainkey'])).toThrow(/not a SHA-256 hex digest/);
   expect(() => userApp({ apiKeys: ApiKeys.fromParameter(PARAMETER, { cacheTtl: Duration.millis(1500) }) })).toThrow(/whole seconds/);
+});
+
+describe('the forward proxy (OutboundProxy)', () => {
+  /** Each function's env and the secret/parameter reads of its role, by the service name it logs as. */
+  function fetchingFunctions(t: Template) {
+    return Object.values(t.findResources('AWS::Lambda::Function'))
+      .filter((r: any) => /^linklens-/.test(r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME ?? ''))
+      .map((r: any) => ({
+        name: r.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME as string,
+        env: r.Properties.Environment.Variables as Record<string, unknown>,
+        reads: statementsOf(t, r.Properties.Role['Fn::GetAtt'][0]).filter((s: any) => actions(s).some((a) => /^(ssm|secretsmanager|kms):/.test(a))),
+      }));
+  }
+
+  test('from a secret: the preview and both workers get the settings and may read that secret only; no URL in the template', () => {
+    const { template: t } = userApp({
+      apiKeys: ApiKeys.fromHashes(['a'.repeat(64)]),
+      proxy: OutboundProxy.fromSecret('linklens/proxy-url', { hosts: ['amazon.com', 'reddit.com'], memoTtl: Duration.minutes(30) }),
+    });
+    const fns = fetchingFunctions(t);
+    expect(fns.map((f) => f.name).sort()).toEqual(['linklens-preview', 'linklens-screenshot-worker', 'linklens-worker']);
+    for (const f of fns) {
+      expect(f.env).toMatchObject({
+        LINKPREVIEW_PROXY_SECRET: 'linklens/proxy-url',
+        LINKPREVIEW_PROXY_MODE: 'fallback',
+        LINKPREVIEW_PROXY_HOSTS: 'amazon.com,reddit.com',
+        LINKPREVIEW_PROXY_MEMO_TTL_MS: '1800000',
+        LINKPREVIEW_PROXY_CACHE_S: '300',
+      });
+      expect(f.env.LINKPREVIEW_PROXY_URL).toBeUndefined();
+      expect(f.reads).toHaveLength(1);
+      expect(actions(f.reads[0]).sort()).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+      expect(f.reads[0].Resource).toEqual(arn(':secretsmanager:eu-west-1:123456789012:secret:linklens/proxy-url-??????'));
+    }
+    expect(JSON.stringify(t.toJSON())).not.toMatch(/https?:\/\/[^"]*@/);
+  });
+
+  test('from an SSM SecureString under its own key: ssm:GetParameter on it, kms:Decrypt through SSM; mode always', () => {
+    const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+    const { template: t } = userApp({
+      apiKeys: ApiKeys.fromHashes(['a'.repeat(64)]),
+      proxy: OutboundProxy.fromParameter('/linklens/proxy-url', { mode: 'always', encryptionKey: keyArn }),
+      screenshots: false,
+    });
+    const fns = fetchingFunctions(t);
+    expect(fns.map((f) => f.name).sort()).toEqual(['linklens-preview', 'linklens-worker']);
+    for (const f of fns) {
+      expect(f.env).toMatchObject({ LINKPREVIEW_PROXY_PARAMETER: '/linklens/proxy-url', LINKPREVIEW_PROXY_MODE: 'always' });
+      expect(f.reads.map((s: any) => s.Action)).toEqual(['ssm:GetParameter', 'kms:Decrypt']);
+      expect(f.reads[0].Resource).toEqual(arn(':ssm:eu-west-1:123456789012:parameter/linklens/proxy-url'));
+    }
+  });
+
+  test('without a proxy no function has a proxy setting; a bad name or memo time fails at once', () => {
+    for (const f of fetchingFunctions(template)) expect(Object.keys(f.env).filter((k) => k.startsWith('LINKPREVIEW_PROXY_'))).toEqual([]);
+    expect(() => OutboundProxy.fromParameter('not a name!')).toThrow(/not an SSM parameter name or ARN/);
+    expect(() => OutboundProxy.fromSecret('s', { memoTtl: Duration.days(2) })).toThrow(/memoTtl/);
+  });
 });
