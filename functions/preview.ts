@@ -80,6 +80,11 @@ async function init(): Promise<PreviewHandler> {
   if (opened) obs.log.warn(opened);
   const budget = new InvocationBudget(config.jobDeadlineMs);
   const onAuthFailure = () => obs.count('AuthFailures');
+  // The proxy route: requests sent through the proxy and walls seen (per host: in the preview's log line).
+  const onRoute: HandlerDeps['onRoute'] = (route) => {
+    if (route.proxied) obs.count('ProxyFetches', route.proxied);
+    if (route.walls.length) obs.count('WallsSeen', route.walls.length);
+  };
   let deps: HandlerDeps;
   if (awsConfigured(config)) {
     deps = buildAwsDeps({
@@ -91,6 +96,7 @@ async function init(): Promise<PreviewHandler> {
       secrets: config.apiKeySecret ? obs.tracer.captureAWSv3Client(new SecretsManagerClient({})) : undefined,
       hardDeadline: budget.deadline,
       onAuthFailure,
+      onRoute,
       onJobsSettled: (s) => {
         obs.metrics.addMetric('JobsLate', MetricUnit.Count, s.late);
         obs.metrics.addMetric('JobsFailed', MetricUnit.Count, s.failed - s.late);
@@ -105,6 +111,7 @@ async function init(): Promise<PreviewHandler> {
     deps = {
       ...buildLocalDeps({ config, log: obs.log, baseUrl: () => config.publicUrl }),
       onAuthFailure,
+      onRoute,
     };
   } else {
     throw new Error('LINKPREVIEW_BUCKET and LINKPREVIEW_JOB_QUEUE_URL must be set: this bundle has only the AWS adapters');

@@ -8,7 +8,10 @@
  * only); elsewhere it says so and is skipped.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { WALLS, walled } from '../fetch/wall-fixtures';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
+import { type ForwardProxy, startForwardProxy, viaProxy } from '../helpers/forward-proxy';
+import { type ParameterStoreServer, startParameterStoreServer } from '../helpers/parameter-store-server';
 import { jpeg, png } from '../media/fixtures';
 import { makePdf, mp3, mp4, proseDocument, serveBytes } from '../media-types/fixtures';
 import { articlePage } from '../page/fixtures';
@@ -29,6 +32,14 @@ let site: FixtureServer;
 const figures: string[] = [];
 /** The responses of the image that never finishes downloading (the fixture never ends them). */
 const neverJpg: import('node:http').ServerResponse[] = [];
+/** The walled site (a second loopback address), the operator's proxy, and the secret holding its URL. */
+let walledSite: FixtureServer;
+let proxy: ForwardProxy;
+let secrets: ParameterStoreServer;
+const PROXY_SECRET = 'linklens/proxy-url';
+const PROXY_PASSWORD = 'rehearsal-Pr0xy-pass';
+/** `path direct|proxy` for each request the walled site saw. */
+const walledSeen: string[] = [];
 
 describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
   beforeAll(async () => {
@@ -54,11 +65,36 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
         res.write(Buffer.alloc(1000, 0xff));
       },
     });
+    // A site that walls direct requests (Cloudflare's challenge) and gives its page, image included,
+    // to the operator's proxy; the proxy's URL, with its password, in a Secrets Manager secret.
+    const wall = WALLS.find((w) => w.kind === 'cloudflare-challenge')!;
+    walledSite = await startFixtureServer({}, '127.0.0.3');
+    const walledPage = html(
+      '<title>A page behind a wall</title><meta name="description" content="Fetched through the operator\'s proxy"><meta property="og:image" content="/walled-og.jpg">',
+      `<article><p>${'Words behind the wall. '.repeat(40)}</p></article>`,
+    );
+    for (const [path, type, body] of [
+      ['/walled', 'text/html; charset=utf-8', walledPage],
+      ['/walled-og.jpg', 'image/jpeg', og],
+    ] as const) {
+      walledSite.route(path, (req, res) => {
+        walledSeen.push(`${path} ${viaProxy(req) ? 'proxy' : 'direct'}`);
+        walled(wall, viaProxy, (_q, s) => {
+          s.writeHead(200, { 'content-type': type });
+          s.end(body);
+        })(req, res);
+      });
+    }
+    proxy = await startForwardProxy({ credentials: `linklens:${PROXY_PASSWORD}` });
+    secrets = await startParameterStoreServer();
+    secrets.putSecret(PROXY_SECRET, proxy.url(`linklens:${PROXY_PASSWORD}`));
     r = await startRehearsal({
       apiKey: KEY,
       node: NODE22!,
-      // The one difference from a deployment: the fixture server is on loopback.
-      extraEnv: { LINKPREVIEW_ALLOW_LOOPBACK: 'true' },
+      // As a user deploys with a proxy: its URL in a secret the functions read (here, the emulator's).
+      context: { proxySecret: PROXY_SECRET },
+      // The differences from a deployment: the fixture servers are on loopback, and Secrets Manager is an emulator.
+      extraEnv: { LINKPREVIEW_ALLOW_LOOPBACK: 'true', AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url },
     });
     figures.push(`synth: ${(r.synthMs / 1000).toFixed(1)} s`);
   }, 300_000);
@@ -86,6 +122,9 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       await r.close();
     }
     await site?.close();
+    await walledSite?.close();
+    await proxy?.close();
+    await secrets?.close();
   }, 60_000);
 
   const post = (body: unknown, headers: Record<string, string> = { authorization: `Bearer ${KEY}` }) =>
@@ -211,6 +250,30 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     const preview = r.fnByService('linklens-preview');
     figures.push(`stalled image: ${res.ms.toFixed(0)} ms (timeout ${preview.timeoutS} s)`);
   }, 60_000);
+
+  test("a walled page behind the operator's proxy (its URL in a secret): the wall, then the page and its image through the proxy, from the preview and the worker", async () => {
+    const res = await post({ link: walledSite.url('/walled') });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-linklens-route']).toBe('proxy-after-wall');
+    const rec = res.json();
+    expect(rec).toMatchObject({ ok: true, type: 'PAGE', title: 'A page behind a wall' });
+    await expectHosted(rec.image);
+    // One direct request met the wall; the page and the worker's image download went through the proxy.
+    expect(walledSeen[0]).toBe('/walled direct');
+    expect(walledSeen).toEqual(expect.arrayContaining(['/walled proxy', '/walled-og.jpg proxy']));
+    expect(walledSeen.filter((x) => x.endsWith('direct'))).toEqual(['/walled direct']);
+    expect(proxy.log.every((line) => line.startsWith('CONNECT 127.0.0.3:'))).toBe(true);
+    expect(secrets.reads(PROXY_SECRET)).toBeGreaterThan(0);
+    // The proxy's password is in no function's log.
+    for (const f of Object.values(r.functions)) expect(f.logs.join('\n')).not.toContain(PROXY_PASSWORD);
+    figures.push(`walled page, wall then proxy: ${res.ms.toFixed(0)} ms`);
+    // The next preview of the host: remembered (jobs/proxy-walls/ in S3), the proxy first.
+    walledSeen.length = 0;
+    const again = await post({ link: walledSite.url('/walled') });
+    expect(again.headers['x-linklens-route']).toBe('proxy');
+    expect(walledSeen.filter((x) => x.endsWith('direct'))).toEqual([]);
+    figures.push(`walled page, remembered host, proxy first: ${again.ms.toFixed(0)} ms`);
+  }, 90_000);
 
   test('nothing failed: no failed invocation, no batch item failure, nothing in a dead-letter queue', async () => {
     // An invocation still running may take up to its function's timeout (under a loaded machine, a

@@ -23,7 +23,8 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
-export async function startFixtureServer(routes: Record<string, RouteHandler | FixtureResponse> = {}): Promise<FixtureServer> {
+/** `host`: the loopback address it listens on (another than 127.0.0.1 makes a second "site"). */
+export async function startFixtureServer(routes: Record<string, RouteHandler | FixtureResponse> = {}, host = '127.0.0.1'): Promise<FixtureServer> {
   const table = new Map<string, RouteHandler | FixtureResponse>(Object.entries(routes));
   const requests: FixtureServer['requests'] = [];
   const sockets = new Set<import('node:net').Socket>();
@@ -47,9 +48,9 @@ export async function startFixtureServer(routes: Record<string, RouteHandler | F
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `http://${host}:${port}`;
   return {
     origin,
     port,

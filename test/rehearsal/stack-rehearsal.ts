@@ -295,6 +295,8 @@ export interface RehearsalOptions {
   node: string;
   /** Added to every function's environment (the tests: LINKPREVIEW_ALLOW_LOOPBACK for loopback fixtures). */
   extraEnv?: Record<string, string>;
+  /** More `-c key=value` context for `cdk synth`, as a user gives it (e.g. proxySecret). */
+  context?: Record<string, string>;
   /** Keep the temporary folder (for a look after a failure). */
   keep?: boolean;
 }
@@ -390,7 +392,16 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const t0 = performance.now();
     await promisify(execFile)(
       path.join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk'),
-      ['synth', '--no-notices', '-q', '-o', outDir, '-c', `apiKeyHashes=${createHash('sha256').update(options.apiKey).digest('hex')}`],
+      [
+        'synth',
+        '--no-notices',
+        '-q',
+        '-o',
+        outDir,
+        '-c',
+        `apiKeyHashes=${createHash('sha256').update(options.apiKey).digest('hex')}`,
+        ...Object.entries(options.context ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+      ],
       {
         cwd: PROJECT_ROOT,
         env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
