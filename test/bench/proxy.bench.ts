@@ -52,6 +52,8 @@ export async function run(): Promise<void> {
     ['walled, wall then proxy (memo off)', wall.path, { proxyUrl: proxy.url('bench:bench'), proxyMode: 'fallback', proxyMemoTtlMs: 0 }],
     ['walled, host remembered: proxy first', wall.path, { proxyUrl: proxy.url('bench:bench'), proxyMode: 'fallback' }],
     ['always through the proxy', '/open', { proxyUrl: proxy.url('bench:bench'), proxyMode: 'always' }],
+    // The baseline again, last: the first case also pays the process's warm-up.
+    ['direct, no proxy configured (again)', '/open', {}],
   ];
   try {
     for (const [name, path, overrides] of cases) {
