@@ -10,7 +10,12 @@ import { createWorkerHandler } from '../../functions/worker';
 import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
 import { S3BlobStore } from '../../lib/adapters/aws/s3-blob-store';
 import { DEFAULT_POLL, type RunSummary, SqsJobRunner } from '../../lib/adapters/aws/sqs-job-runner';
+import { RouteState } from '../../lib/fetch/proxy-route';
+import { parseProxyUrl } from '../../lib/fetch/proxy-url';
+import { createFetcher } from '../../lib/fetch/safe-fetch';
 import type { Job } from '../../lib/ports';
+import { startFixtureServer } from '../helpers/fixture-server';
+import { startForwardProxy, viaProxy } from '../helpers/forward-proxy';
 import { recordingLog, silentLog, testConfig } from '../helpers/service';
 import { type Emulators, type Poller, startEmulators, startPoller } from './emulators';
 
@@ -186,6 +191,51 @@ describe('SqsJobRunner with the worker behind SQS', () => {
     expect(outcomes.get('late-first')).toMatchObject({ ok: false, error: 'deadline exceeded' });
     expect(gets.get(resultKey('req-first', 'late-first'))).toBe(1);
     expect(DEFAULT_POLL.maxMs).toBeLessThanOrEqual(50);
+  });
+
+  test("the preview's route travels with its jobs: the worker's fetches to the hosts the preview sent through the proxy go there too", async () => {
+    const proxy = await startForwardProxy();
+    const site = await startFixtureServer({}, '127.0.0.1');
+    const seen: string[] = [];
+    site.route('/og.png', (req, res) => {
+      seen.push(viaProxy(req) ? 'proxy' : 'direct');
+      res.end('png');
+    });
+    try {
+      const endpoint = parseProxyUrl(proxy.url());
+      const fetch = createFetcher({
+        allowPrivateNetworks: true,
+        allowedPorts: [],
+        userAgent: 'linklens-test',
+        maxRedirects: 3,
+        resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+        proxy: { mode: 'fallback', endpoint: async () => endpoint, hosts: [] },
+      });
+      // The job fetches one image from the walled host, as an image job would.
+      const w = createWorkerHandler({
+        config,
+        fetch,
+        blobs,
+        log: silentLog,
+        runJob: async (_kind, _input, ctx) => ({
+          status: (await ctx.fetch(`http://walled.test:${site.port}/og.png`, { maxBytes: 1000, timeoutMs: 3000 })).status,
+        }),
+      });
+      poller = startPoller(em, w);
+      const route = new RouteState({ proxyHosts: ['walled.test'] });
+      const outcomes = await runner().run([echo('routed', 'fetch-og')], { requestId: 'req-route', deadline: Date.now() + 30_000, route });
+      expect(outcomes.get('routed')).toMatchObject({ ok: true, result: { status: 200 } });
+      expect(seen).toEqual(['proxy']);
+      // Messages of earlier tests' unanswered jobs may come first: find this job's.
+      const bodies = poller.events.flatMap((e) => e.Records.map((r) => JSON.parse(r.body)));
+      expect(bodies.find((b) => b.jobId === 'routed')?.route).toEqual({ proxyHosts: ['walled.test'] });
+      // A message without a route: the worker's fetch goes direct.
+      await runner().run([echo('plain', 'fetch-og')], { requestId: 'req-route-2', deadline: Date.now() + 30_000 });
+      expect(seen).toEqual(['proxy', 'direct']);
+    } finally {
+      await site.close();
+      await proxy.close();
+    }
   });
 
   test('an input too large for a message is stored in S3 beside its result and read back by the worker', async () => {

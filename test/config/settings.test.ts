@@ -80,6 +80,22 @@ test('a bad value throws a ConfigError naming the variable and the value', () =>
   expect(() => readSettings(group, { DEMO_RETRIES: 'many' })).toThrow(/DEMO_RETRIES must be a whole number \(got "many"\)/);
 });
 
+test('the proxy URL: read with its credentials; a bad one is refused without its value repeated', () => {
+  expect(loadConfig({ LINKPREVIEW_PROXY_URL: 'http://user:pa55word@proxy.internal:3128' }).proxyUrl).toBe('http://user:pa55word@proxy.internal:3128');
+  expect(loadConfig({}).proxyMode).toBe('fallback');
+  for (const bad of ['socks5://user:pa55word@proxy:1080', 'http://user:pa55word@proxy:3128/path', 'user:pa55word@proxy']) {
+    let message = '';
+    try {
+      loadConfig({ LINKPREVIEW_PROXY_URL: bad });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/^Invalid configuration: LINKPREVIEW_PROXY_URL must be http\(s\):\/\//);
+    expect(message).not.toContain('pa55word');
+  }
+  expect(() => loadConfig({ LINKPREVIEW_PROXY_MODE: 'sometimes' })).toThrow(/LINKPREVIEW_PROXY_MODE must be fallback, hosts, always or off/);
+});
+
 test('two settings reading one variable are refused', () => {
   const core = defineSettings('core', 'Core', { token: { env: 'GITHUB_TOKEN', type: httpUrl(), default: '', doc: '' } });
   const platform = defineSettings('codehost', 'codehost', { token: { env: 'GITHUB_TOKEN', type: httpUrl(), default: '', doc: '' } });
