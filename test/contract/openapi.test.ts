@@ -125,8 +125,11 @@ test('the exchange check catches answers the document does not have', () => {
     status: 200,
     redirected: false,
   });
-  const ok: Exchange = { method: 'POST', path: '/', status: 200, headers, body: record };
+  const ok: Exchange = { method: 'POST', path: '/', status: 200, headers: { ...headers, 'x-linklens-route': 'direct' }, body: record };
   expect(exchangeErrors(ok)).toEqual([]);
+  // A preview says which route its fetch took, one of the three.
+  expect(exchangeErrors({ ...ok, headers }).join()).toMatch(/x-linklens-route is missing/);
+  expect(exchangeErrors({ ...ok, headers: { ...headers, 'x-linklens-route': 'sideways' } }).join()).toMatch(/x-linklens-route/);
   expect(exchangeErrors({ ...ok, method: 'GET', path: '/status', body: '{}' }).join()).toMatch(/deep|required/);
   expect(exchangeErrors({ ...ok, status: 418, body: error(418, 'INTERNAL_ERROR') }).join()).toMatch(/status 418 is not documented/);
   expect(exchangeErrors({ ...ok, headers: { ...headers, 'content-type': 'text/html' } }).join()).toMatch(/text\/html is not documented/);
