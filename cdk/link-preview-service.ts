@@ -16,9 +16,9 @@ import { ASSETS_PREFIX, AssetStore, JOBS_PREFIX } from './constructs/asset-store
 import { BrowserLayer } from './constructs/browser-layer.js';
 import { JobQueue } from './constructs/job-queue.js';
 import { MediaLayers } from './constructs/media-layers.js';
+import type { OutboundProxy } from './constructs/outbound-proxy.js';
 import { PreviewApi } from './constructs/preview-api.js';
 import { PreviewFunction } from './constructs/preview-function.js';
-import type { OutboundProxy } from './constructs/outbound-proxy.js';
 import { ScreenshotWorkerFunction } from './constructs/screenshot-worker-function.js';
 import { WorkerFunction } from './constructs/worker-function.js';
 
