@@ -29,7 +29,7 @@ import { fetchOEmbed } from './extract/oembed.js';
 import { withRules } from './extract/rules.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
-import { RouteState, type RouteSummary, type RouteTaken, routeOf } from './fetch/proxy-route.js';
+import { normalizeHost, RouteState, type RouteSummary, type RouteTaken, routeOf } from './fetch/proxy-route.js';
 import { type Fetcher, FetchFailure, type FetchResult, routedFetcher } from './fetch/safe-fetch.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { acceptedLanguage, detectLanguage } from './language/detect.js';
@@ -118,7 +118,7 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
     const timed: PreviewPorts = { ...ports, fetch: routedFetcher(ports.fetch, route), jobs: routedJobRunner(timedJobRunner(ports.jobs, ctx.timer), route) };
     const outcome = await Promise.race([pipeline(link, base, timed, ctx, budget, sofar), cutoff]);
     const summary = route.summary();
-    const routed = { ...outcome, route: { taken: outcome.route?.taken ?? routeOf(summary), ...summary } };
+    const routed = { ...outcome, route: { taken: linkRoute(outcome.route?.taken, summary, outcome.record), ...summary } };
     return budget.expired ? { ...routed, outOfTime: true } : routed;
   } finally {
     clearTimeout(cutoffTimer);
@@ -430,6 +430,25 @@ function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirect
     redirectionCount: trail.length - 1,
     redirectionTrail: trail,
   };
+}
+
+/**
+ * How the link's fetch went. A link fetched through the proxy because an earlier fetch of the
+ * preview met a wall on its host (a platform's source) went there after a wall too.
+ */
+function linkRoute(taken: RouteTaken | undefined, summary: RouteSummary, record: LinkRecord): RouteTaken {
+  if (!taken) return routeOf(summary);
+  if (taken !== 'proxy') return taken;
+  const hosts = [record.url, record.redirectionUrl].flatMap((u) => (u ? [hostOf(u)] : []));
+  return summary.walls.some((w) => hosts.includes(w.host)) ? 'proxy-after-wall' : taken;
+}
+
+function hostOf(url: string): string {
+  try {
+    return normalizeHost(new URL(url).hostname);
+  } catch {
+    return '';
+  }
 }
 
 /** The runner with the preview's route on every run that has none of its own. */

@@ -69,6 +69,8 @@ const WALL_TITLES = [
   /^bevor sie zu youtube weitergehen$/i,
   /^captcha$/i,
   /^pardon our interruption\.*$/i,
+  /^blocked$/i,
+  /^whoa there, pardner!?$/i,
 ];
 
 export function isWallTitle(t: string | undefined): boolean {

@@ -127,7 +127,7 @@ test('the image job goes before page-content, the manifest holds only the icon j
     // og:title, og:description and og:image rank above oEmbed's rules: no oEmbed request.
     expect(oembedRequests()).toBe(oembedBefore);
 
-    expect(names(timing)).toEqual(['fetch', 'extract', 'jobs', 'platform', 'subfetch', 'images', 'content', 'screenshot', 'total']);
+    expect(names(timing)).toEqual(['fetch', 'extract', 'jobs', 'platform', 'subfetch', 'images', 'content', 'screenshot', 'route', 'total']);
   } finally {
     releaseManifest = async () => {};
     s.cleanup();

@@ -495,7 +495,7 @@ describe('errors, ids and timing on every response', () => {
     const res = await svc.post(json({ link: site.url('/article?server-timing') }));
     // The page's icon (its /favicon.ico) is an image job, its versions the content job; no sub-fetch, no screenshot.
     expect(res.headers['server-timing']).toMatch(
-      /^fetch;dur=[\d.]+, extract;dur=[\d.]+, jobs;dur=[\d.]+, platform;dur=[\d.]+, images;dur=[\d.]+, content;dur=[\d.]+, total;dur=[\d.]+$/,
+      /^fetch;dur=[\d.]+, extract;dur=[\d.]+, jobs;dur=[\d.]+, platform;dur=[\d.]+, images;dur=[\d.]+, content;dur=[\d.]+, route;desc="direct", total;dur=[\d.]+$/,
     );
     const bad = await svc.post(json({}));
     expect(bad.headers['server-timing']).toMatch(/total;dur=/);

@@ -150,6 +150,95 @@ test.each([
   }
 });
 
+describe('each wall, as a whole preview', () => {
+  let sites: FixtureServer;
+  beforeAll(async () => {
+    sites = await startFixtureServer();
+    const image = await png(600, 315);
+    // One server for every walled host: the Host header tells them apart.
+    for (const w of WALLS) {
+      // The image by its absolute URL: a platform's own rules (the retailer's) take it as it is.
+      const realPage = html(
+        `<title>The real page of ${w.host}</title><meta name="description" content="What ${w.host} shows a reader."><meta property="og:image" content="http://${w.host}:${sites.port}/og.png">`,
+        `<p>${'Words of the page. '.repeat(30)}</p>`,
+      );
+      sites.route(w.path, (req, res) => {
+        walled(w, viaProxy, (_q, r) => {
+          r.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          r.end(realPage);
+        })(req, res);
+      });
+    }
+    sites.route('/accounts/login/', { body: html('<title>Login • Instagram</title>') });
+    sites.route('/og.png', (req, res) => {
+      const wall = WALLS[0];
+      walled(wall, viaProxy, (_q, r) => {
+        r.writeHead(200, { 'content-type': 'image/png' });
+        r.end(image);
+      })(req, res);
+    });
+  });
+  afterAll(() => sites.close());
+
+  const linkOf = (w: (typeof WALLS)[number]) => `http://${w.host}:${sites.port}${w.path}`;
+
+  test.each(WALLS.map((w) => [w.kind, w] as const))('%s: without a proxy, ok:false and never the wall as the preview', async (_kind, w) => {
+    const h = handler({});
+    try {
+      const res = await h.post(JSON.stringify({ link: linkOf(w) }));
+      expect(res.statusCode).toBe(200);
+      expect(res.json.ok).toBe(false);
+      expect(String(res.json.title ?? '')).not.toMatch(/just a moment|access denied|robot|blocked|login|too many/i);
+      expect(String(res.json.title ?? '')).not.toContain('The real page');
+    } finally {
+      h.cleanup();
+    }
+  });
+
+  test.each(WALLS.map((w) => [w.kind, w] as const))("%s: through the proxy, ok:true with the page's own fields and its hosted image", async (_kind, w) => {
+    const h = handler({ proxyUrl: proxy.url(CREDENTIALS), proxyMode: 'fallback', proxyMemoTtlMs: 0 });
+    try {
+      const res = await h.post(JSON.stringify({ link: linkOf(w) }));
+      // Instagram's page is read by the photoshare platform, whose post title is its own.
+      const title = w.kind === 'login-redirect' ? 'Instagram post' : `The real page of ${w.host}`;
+      expect(res.json).toMatchObject({ ok: true, status: 200, title, description: `What ${w.host} shows a reader.` });
+      expect(res.json.image?.medium?.url).toMatch(/^http:\/\/assets\.test\//);
+      // Also when a platform's own source met the wall first (Reddit's API) and the link's fetch went straight to the proxy.
+      expect(res.headers['x-linklens-route']).toBe('proxy-after-wall');
+    } finally {
+      h.cleanup();
+    }
+  });
+});
+
+test('the time budget holds through a proxy that never answers: a 200 record when the budget ends', async () => {
+  proxy.behaviour = 'hang';
+  const h = handler({ proxyUrl: proxy.url(CREDENTIALS), proxyMode: 'always', jobDeadlineMs: 1500, fetchTimeoutMs: 20_000 });
+  try {
+    const res = await h.post(JSON.stringify({ link: link() }));
+    expect(res.statusCode).toBe(200);
+    expect(res.json.ok).toBe(false);
+    // Only the budget (1.5 s) could stop the CONNECT that the proxy never answers (the fetch's own timeout is 20 s).
+    expect(['PROXY_FAILURE', 'TIMEOUT']).toContain(res.headers['x-linklens-upstream-error']);
+    expect(proxy.log).toEqual([`CONNECT 127.0.0.1:${site.port}`]);
+  } finally {
+    h.cleanup();
+  }
+});
+
+test('the route reaches the metrics hook: requests through the proxy and the walls seen', async () => {
+  const h = handler({ proxyUrl: proxy.url(CREDENTIALS), proxyMode: 'fallback', proxyMemoTtlMs: 0 });
+  const routes: unknown[] = [];
+  Object.assign(h.deps, { onRoute: (r: unknown) => routes.push(r) });
+  try {
+    await h.post(JSON.stringify({ link: link() }));
+    expect(routes).toEqual([expect.objectContaining({ taken: 'proxy-after-wall', walls: [{ host: HOST, wall: 'cloudflare-challenge' }] })]);
+    expect((routes[0] as { proxied: number }).proxied).toBeGreaterThan(0);
+  } finally {
+    h.cleanup();
+  }
+});
+
 withBrowser("the browser's requests take the same route: the screenshot loads the walled page and its script through the proxy", async () => {
   const h = handler({ proxyUrl: proxy.url(CREDENTIALS), proxyMode: 'fallback', screenshots: 'on', screenshotWaitMs: 20_000, recordDeadlineMs: 20_000 });
   try {
