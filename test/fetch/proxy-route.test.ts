@@ -12,11 +12,11 @@ import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { type ProxyMode, type ProxyPolicy, RouteState, type WallMemo } from '../../lib/fetch/proxy-route';
 import { parseProxyUrl } from '../../lib/fetch/proxy-url';
-import { createFetcher, type Fetcher, FetchFailure } from '../../lib/fetch/safe-fetch';
+import { type Fetcher, FetchFailure } from '../../lib/fetch/safe-fetch';
 import { blobWallMemo } from '../../lib/fetch/wall-memo';
 import type { BlobStore } from '../../lib/ports';
 import { type ForwardProxy, PROXY_SOURCE, startForwardProxy, viaProxy } from '../helpers/forward-proxy';
-import { recordingLog } from '../helpers/service';
+import { closedGuardFetcher, recordingLog } from '../helpers/service';
 import { makeTestCertificates } from '../helpers/tls-certs';
 import { realPage, WALLS, walled } from './wall-fixtures';
 
@@ -68,22 +68,10 @@ const page = (body: string) => (_req: http.IncomingMessage, res: http.ServerResp
   res.end(body);
 };
 
-/** The guard closed; every name resolves to the fixture address, but `internal.test` (private) and unknown `*.invalid`. */
+/** The guard closed; every name is the fixture address, but `internal.test` (private) and unknown `*.invalid`. */
 function fetcher(ports: number[], proxy?: ProxyPolicy, log = recordingLog()): Fetcher {
-  return createFetcher({
-    allowPrivateNetworks: false,
-    allowedPorts: ports,
-    trustedAddresses: ['127.0.0.1'],
-    userAgent: 'linklens-test',
-    maxRedirects: 5,
-    log,
-    proxy,
-    resolver: async (host) => {
-      if (host === 'internal.test') return [{ address: '10.0.0.7', family: 4 }];
-      if (host.endsWith('.invalid')) throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-      return [{ address: '127.0.0.1', family: 4 }];
-    },
-  });
+  const addressOf = (host: string) => (host === 'internal.test' ? '10.0.0.7' : host.endsWith('.invalid') ? undefined : '127.0.0.1');
+  return closedGuardFetcher(ports, addressOf, { proxy, log });
 }
 
 function policy(proxy: ForwardProxy | string, mode: ProxyMode, extra: Partial<ProxyPolicy> = {}): ProxyPolicy {

@@ -15,7 +15,7 @@ import { type LocalServer, startLocalServer } from '../../functions/local-server
 import { buildLocalDeps } from '../../functions/wiring';
 import { type Config, loadConfig } from '../../lib/config';
 import type { Resolver } from '../../lib/fetch/address-guard';
-import { createFetcher, type Fetcher } from '../../lib/fetch/safe-fetch';
+import { createFetcher, type Fetcher, type FetcherDeps } from '../../lib/fetch/safe-fetch';
 import { createApiHandler } from '../../lib/http/api-handler';
 import { decodeBodyText, parseContentType } from '../../lib/http/body';
 import { describeRequest } from '../../lib/http/event';
@@ -41,8 +41,14 @@ export function recordingLog(): Log & { lines: { level: string; message: string;
  * The guard closed as in production, with one address trusted in code: the loopback fixture at
  * 127.0.0.1 plays a public host. `hosts` maps test names to addresses (anything else: ENOTFOUND);
  * `ports` are the fixtures' ports, allowed so that a refusal can only come from the address.
+ * `extra`: more of the fetcher's deps (its proxy route, its log).
  */
-export function closedGuardFetcher(ports: number[], hosts: Record<string, string> = { 'public.test': '127.0.0.1' }): Fetcher {
+export function closedGuardFetcher(
+  ports: number[],
+  hosts: Record<string, string> | ((host: string) => string | undefined) = { 'public.test': '127.0.0.1' },
+  extra: Partial<FetcherDeps> = {},
+): Fetcher {
+  const addressOf = typeof hosts === 'function' ? hosts : (host: string) => hosts[host];
   return createFetcher({
     allowPrivateNetworks: false,
     allowedPorts: ports,
@@ -50,10 +56,11 @@ export function closedGuardFetcher(ports: number[], hosts: Record<string, string
     userAgent: 'linklens-test',
     maxRedirects: 5,
     resolver: async (host) => {
-      const address = hosts[host];
+      const address = addressOf(host);
       if (address) return [{ address, family: address.includes(':') ? 6 : 4 }];
       throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
     },
+    ...extra,
   });
 }
 
