@@ -84,8 +84,8 @@ export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: Bl
   const jobs = new SqsJobRunner({
     sqs: options.sqs ?? new SQSClient({}),
     queueUrl: config.jobQueueUrl,
-    // Screenshots run in their own worker (a browser layer, more memory) behind its own queue.
-    queueUrlByKind: config.screenshotQueueUrl ? { screenshot: config.screenshotQueueUrl } : undefined,
+    // Browser jobs (lib/jobs/specs.ts) run in their own worker (a browser layer, more memory) behind its own queue.
+    queueUrlByWorker: config.screenshotQueueUrl ? { browser: config.screenshotQueueUrl } : undefined,
     blobs,
     hardDeadline: options.hardDeadline,
     log,

@@ -13,7 +13,7 @@ import { closeBrowser } from '../lib/browser/browser.js';
 import { type Config, loadConfig } from '../lib/config.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { createApiHandler } from '../lib/http/api-handler.js';
-import { ConcurrencyGate } from '../lib/http/overload.js';
+import { PreviewGate } from '../lib/http/overload.js';
 import type { HandlerDeps } from '../lib/http/preview-handler.js';
 import { createConsoleLogger, type Log } from '../lib/log.js';
 import { createLocalHttpServer } from './local-http.js';
@@ -50,7 +50,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const handler = createApiHandler({
     ...deps,
     status: localStatusDeps(config),
-    gate: new ConcurrencyGate(config.maxConcurrentPreviews, config.maxQueuedPreviews),
+    gate: new PreviewGate(config.maxConcurrentPreviews, config.maxQueuedPreviews),
   });
   noteMissingBrowser(config, log);
   const server = createLocalHttpServer({ handler, keys: deps.keys, assets: deps.blobs instanceof FsBlobStore ? deps.blobs : undefined, log });

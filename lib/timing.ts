@@ -3,7 +3,7 @@
  * image jobs run beside the page's content job): each phase reports the time it was running,
  * its concurrent spans counted once, and `total` the request's wall time.
  */
-import type { JobKind } from './jobs/kinds.js';
+import { type JobSpecs, jobSpec } from './jobs/specs.js';
 import type { JobRunner } from './ports.js';
 
 /** After the ones asked for, the phases that ran, in this order (any other after them). */
@@ -66,18 +66,15 @@ export class PhaseTimer {
   }
 }
 
-/** The Server-Timing phase of a job kind's time (kinds not listed have none of their own). */
-const JOB_PHASES: Partial<Record<JobKind, string>> = { image: 'images', 'page-content': 'content', screenshot: 'screenshot' };
-
-/** A JobRunner that records each job's time (from its submission, as its outcome reports it) under its kind's phase. */
-export function timedJobRunner(jobs: JobRunner, timer: PhaseTimer): JobRunner {
+/** A JobRunner that records each job's time (from its submission, as its outcome reports it) under its kind's phase (lib/jobs/specs.ts). */
+export function timedJobRunner(jobs: JobRunner, timer: PhaseTimer, specs: JobSpecs = jobSpec): JobRunner {
   return {
     sharesCpu: jobs.sharesCpu,
     async run(list, options) {
       const submitted = performance.now();
       const outcomes = await jobs.run(list, options);
       for (const job of list) {
-        const phase = JOB_PHASES[job.kind];
+        const phase = specs(job.kind)?.phase;
         const outcome = outcomes.get(job.id);
         if (phase && outcome) timer.record(phase, submitted, submitted + outcome.ms);
       }

@@ -16,13 +16,13 @@ import { errorFields } from '../log.js';
 import { type StatusDeps, serviceStatus } from '../status.js';
 import { PhaseTimer } from '../timing.js';
 import { describeRequest, type HttpRequestInfo } from './event.js';
-import { type ConcurrencyGate, OverloadedError } from './overload.js';
+import { OverloadedError, type PreviewGate } from './overload.js';
 import { createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
 
 export interface ApiDeps extends HandlerDeps {
   status?: Omit<StatusDeps, 'blobs' | 'jobs'>;
   /** Bounds the previews in flight in this process (the local server; a Lambda runs one at a time). */
-  gate?: ConcurrencyGate;
+  gate?: PreviewGate;
 }
 
 export function createApiHandler(deps: ApiDeps): PreviewHandler {

@@ -8,7 +8,8 @@
  * section has the table and the arithmetic. Every figure is in MB (MiB, as Lambda counts).
  *
  * A job holds memory in two ways:
- *  - from its start, what its kind declares (`jobMemoryMb`): downloads, buffers, ffprobe;
+ *  - from its start, what its kind declares (its `memoryMb` in lib/jobs/specs.ts): downloads,
+ *    buffers, ffprobe;
  *  - while it does the part whose cost depends on sizes it learns on the way, a hold taken with
  *    `ctx.memory.hold(mb)` and given back after: an image render (`imageRenderMb`, from the
  *    decoded size), a video decode (`videoDecodeMb`, from the probed size), the pdf.js thread
@@ -66,37 +67,6 @@ export function workerMemoryBudgetMb(config: Pick<CoreConfig, 'functionMemoryMb'
   return Math.max(0, config.functionMemoryMb - WORKER_BASE_MB - WORKER_HEADROOM_MB);
 }
 
-/** What a job of `kind` holds from its start, before it learns the sizes it works on. */
-export function jobMemoryMb(kind: string, config: CoreConfig): number {
-  const mb = (bytes: number) => bytes / MB;
-  const probe = mb(Math.min(config.mediaProbeBytes, config.maxMediaBytes));
-  switch (kind) {
-    case 'echo':
-      return 1;
-    // The download, its base64 copy in the input, sharp's metadata read (bench `image-*`).
-    case 'image':
-      return Math.ceil(24 + 3 * mb(config.maxImageBytes));
-    // The prefix, its temporary file, ffprobe (about 100 MB on an 8K file) (bench `video-*`).
-    case 'video':
-      return Math.ceil(110 + 2 * probe);
-    // The prefix, music-metadata's parse, ffprobe, the waveform decode (bench `audio-cover`).
-    case 'audio':
-      return Math.ceil(110 + 3 * probe);
-    // The whole file (the download's chunks and their concatenation), the text; the pdf.js
-    // thread and the Flate check hold PDF_WORKER_HOLD_MB while they run.
-    case 'document':
-      return Math.ceil(40 + 2 * mb(config.maxMediaBytes));
-    // The page bytes and their decoded text; the DOM is capped at 512K characters (bench `page-content`).
-    case 'page-content':
-      return Math.ceil(60 + 10 * mb(config.maxPageBytes));
-    // Headless Chromium (its own worker, one page at a time): not measured here, a generous share.
-    case 'screenshot':
-      return 1024;
-    default:
-      return 64;
-  }
-}
-
 /** What an image render takes (lib/media/images.ts `renderImage`: decode, four WebP encodes). */
 export interface RenderSize {
   width: number;
@@ -139,27 +109,6 @@ export function imageRenderMb(size: RenderSize, maxPixels = Infinity): number {
 export function videoDecodeMb(pixels: number): number {
   return Math.ceil(30 + 9 * (pixels / 1e6));
 }
-
-/** The largest a job of `kind` gets with this configuration: what it declares plus its largest hold. */
-export function worstCaseMb(kind: string, config: CoreConfig): number {
-  const held = jobMemoryMb(kind, config);
-  // The costliest render of `pixels`: with alpha (any image, album art), or a JPEG (video frames).
-  const render = (pixels: number, format = 'png') => imageRenderMb({ width: pixels, height: 1, format, hasAlpha: format !== 'jpeg' });
-  switch (kind) {
-    case 'image':
-    case 'audio':
-      return held + render(config.maxImagePixels);
-    case 'video':
-      return held + Math.max(videoDecodeMb(config.maxImagePixels), render(config.maxImagePixels, 'jpeg'));
-    case 'document':
-      return held + Math.max(PDF_WORKER_HOLD_MB, render(PDF_RENDER_MAX_PIXELS));
-    default:
-      return held;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The admission
 
 /** A job's share of the memory, handed to its code as `ctx.memory`. */
 export interface MemoryLease {

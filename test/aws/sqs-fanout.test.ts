@@ -6,10 +6,10 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { SQSEvent } from 'aws-lambda';
 import { buildFetcher } from '../../functions/wiring';
-import { createWorkerHandler } from '../../functions/worker';
 import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
 import { S3BlobStore } from '../../lib/adapters/aws/s3-blob-store';
 import { DEFAULT_POLL, type RunSummary, SqsJobRunner } from '../../lib/adapters/aws/sqs-job-runner';
+import { createWorkerHandler } from '../../lib/adapters/aws/sqs-job-worker';
 import { RouteState } from '../../lib/fetch/proxy-route';
 import { parseProxyUrl } from '../../lib/fetch/proxy-url';
 import { createFetcher } from '../../lib/fetch/safe-fetch';

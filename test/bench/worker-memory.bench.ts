@@ -441,7 +441,7 @@ async function runCase(def: CaseDef, origin: string): Promise<CaseReport> {
     if (def.name === 'base') {
       summary = 'idle';
     } else if (def.batch) {
-      const { createWorkerHandler } = await import('../../functions/worker.js');
+      const { createWorkerHandler } = await import('../../lib/adapters/aws/sqs-job-worker.js');
       const { encodeJson } = await import('../../lib/adapters/aws/job-message.js');
       memoryMb = config.functionMemoryMb || undefined;
       const log = { debug() {}, info() {}, warn() {}, error() {} };

@@ -18,7 +18,8 @@ import { WORKER_MEMORY_MB } from '../../cdk/constructs/worker-function';
 import { dropDigest, keygenText, newKey } from '../../cdk/keygen';
 import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
 import { loadConfig } from '../../lib/config';
-import { imageRenderMb, jobMemoryMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb, worstCaseMb } from '../../lib/jobs/memory';
+import { imageRenderMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb } from '../../lib/jobs/memory';
+import { jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
 
 process.env.CDK_VALIDATION = 'false';
 

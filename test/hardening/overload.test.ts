@@ -1,9 +1,9 @@
-import { ConcurrencyGate, OverloadedError } from '../../lib/http/overload';
+import { OverloadedError, PreviewGate } from '../../lib/http/overload';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('at most maxActive run at once; up to maxQueued wait; the rest are refused at once', async () => {
-  const gate = new ConcurrencyGate(2, 3);
+  const gate = new PreviewGate(2, 3);
   let running = 0;
   let peak = 0;
   const job = async () => {
@@ -28,7 +28,7 @@ test('at most maxActive run at once; up to maxQueued wait; the rest are refused 
 });
 
 test('a failing job frees its slot', async () => {
-  const gate = new ConcurrencyGate(1, 0);
+  const gate = new PreviewGate(1, 0);
   await expect(
     gate.run(async () => {
       throw new Error('x');

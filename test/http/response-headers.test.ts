@@ -6,7 +6,7 @@
 import type http from 'node:http';
 import { buildLocalDeps } from '../../functions/wiring';
 import { createApiHandler } from '../../lib/http/api-handler';
-import { ConcurrencyGate } from '../../lib/http/overload';
+import { PreviewGate } from '../../lib/http/overload';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { KeyStore } from '../../lib/ports';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
@@ -129,7 +129,7 @@ test("the Lambda's API handler: every HTTP answer has x-request-id and Server-Ti
   try {
     const deps = buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' });
     const handler = createApiHandler(deps);
-    const gated = createApiHandler({ ...deps, gate: new ConcurrencyGate(0, 0) });
+    const gated = createApiHandler({ ...deps, gate: new PreviewGate(0, 0) });
     const call = async (name: string, status: number, event: unknown, h = handler) => {
       const res = (await h(event, { awsRequestId: 'lambda-req-1' })) as HttpResponse;
       expect([name, res.statusCode]).toEqual([name, status]);

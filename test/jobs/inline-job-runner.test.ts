@@ -4,6 +4,8 @@
  * wall-clock figures are in `npm run bench` (test/bench/hostile.bench.ts).
  */
 import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner';
+import { JOB_REGISTRY, withJobKind } from '../../lib/jobs/registry';
+import { JOB_SPECS } from '../../lib/jobs/specs';
 import type { JobOutcome } from '../../lib/ports';
 import { testConfig } from '../helpers/service';
 
@@ -91,9 +93,12 @@ test('concurrency is bounded across calls', async () => {
   expect((second.value as Map<string, JobOutcome>).get('b')).toMatchObject({ ok: true, result: { value: 2 } });
 });
 
+/** The echo kind as a browser job: it then runs on the browser's lane. */
+const echoOnBrowser = withJobKind(JOB_REGISTRY, 'echo', { ...JOB_SPECS.echo, worker: 'browser' }, JOB_REGISTRY.handler('echo')!);
+
 test("a kind with its own lane runs under that lane's limit, not the shared one", async () => {
-  // One shared slot; echo jobs get a lane of two (as the local server gives screenshots a lane).
-  const runner = new InlineJobRunner(ctx as never, 1, { echo: 2 });
+  // One shared slot; echo runs on the browser's lane here, of two (as the local server gives browser jobs a lane).
+  const runner = new InlineJobRunner(ctx as never, 1, { browser: 2 }, echoOnBrowser);
   const run = watch(
     runner.run(
       [
@@ -113,7 +118,7 @@ test("a kind with its own lane runs under that lane's limit, not the shared one"
 });
 
 test('a job still waiting for its slot at its deadline never starts', async () => {
-  const runner = new InlineJobRunner(ctx as never, 4, { echo: 1 });
+  const runner = new InlineJobRunner(ctx as never, 4, { browser: 1 }, echoOnBrowser);
   const first = watch(runner.run([{ id: 'a', kind: 'echo', input: { value: 1, delayMs: 300 } }], { requestId: 'r1', deadline: Date.now() + 5000 }));
   const queued = watch(runner.run([{ id: 'b', kind: 'echo', input: { value: 2, delayMs: 1000 } }], { requestId: 'r2', deadline: Date.now() + 100 }));
   await jest.advanceTimersByTimeAsync(100);

@@ -13,7 +13,6 @@ import { ConfigError, loadConfig } from '../../lib/config';
 import type { JobContext } from '../../lib/jobs/context';
 import {
   imageRenderMb,
-  jobMemoryMb,
   MemoryGate,
   type MemoryLease,
   MemoryWaitAborted,
@@ -21,8 +20,8 @@ import {
   PDF_WORKER_HOLD_MB,
   videoDecodeMb,
   workerMemoryBudgetMb,
-  worstCaseMb,
 } from '../../lib/jobs/memory';
+import { jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
 import { runImageJob } from '../../lib/media/images';
 import { describePdf, PDF_RENDER_WIDTH, runPdfWorker } from '../../lib/media/pdf';
 import { runVideoJob } from '../../lib/media/video';

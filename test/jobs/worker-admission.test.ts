@@ -6,11 +6,12 @@
  * alone.
  */
 import type { SQSEvent } from 'aws-lambda';
-import { createWorkerHandler } from '../../functions/worker';
 import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
+import { createWorkerHandler } from '../../lib/adapters/aws/sqs-job-worker';
 import type { Config } from '../../lib/config';
 import type { JobContext } from '../../lib/jobs/context';
-import { jobMemoryMb, workerMemoryBudgetMb, worstCaseMb } from '../../lib/jobs/memory';
+import { workerMemoryBudgetMb } from '../../lib/jobs/memory';
+import { jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
 import type { BlobStore } from '../../lib/ports';
 import { silentLog, testConfig } from '../helpers/service';
 

@@ -50,7 +50,7 @@ test('screenshot jobs are sent to their own queue, the rest to the job queue; on
   const runner = new SqsJobRunner({
     sqs,
     queueUrl: 'https://sqs.test/1/jobs',
-    queueUrlByKind: { screenshot: SCREENSHOTS },
+    queueUrlByWorker: { browser: SCREENSHOTS },
     blobs,
     poll: { initialMs: 1, maxMs: 5 },
   });

@@ -2,6 +2,7 @@ import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../../errors.js';
 import type { RouteHint } from '../../fetch/proxy-route.js';
 import type { JobKind } from '../../jobs/kinds.js';
+import { type JobSpecs, type JobWorker, jobSpec } from '../../jobs/specs.js';
 import type { Log } from '../../log.js';
 import type { BlobStore, Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
 import { encodeJson, inputKey, JOB_MESSAGE_VERSION, type JobMessage, parseJobResult, resultKey } from './job-message.js';
@@ -9,8 +10,10 @@ import { encodeJson, inputKey, JOB_MESSAGE_VERSION, type JobMessage, parseJobRes
 export interface SqsJobRunnerOptions {
   sqs: SQSClient;
   queueUrl: string;
-  /** Job kinds sent to a queue of their own (the screenshot worker's), by kind; the rest go to `queueUrl`. */
-  queueUrlByKind?: Partial<Record<string, string>>;
+  /** The queue of each worker other than the job worker (the browser worker's), by worker; a kind goes to its spec's worker (lib/jobs/specs.ts), else to `queueUrl`. */
+  queueUrlByWorker?: Partial<Record<JobWorker, string>>;
+  /** The kinds' descriptors (default: the service's); a test adds its own kind. */
+  specs?: JobSpecs;
   /** Where the worker writes results (`jobs/<requestId>/<jobId>.json`) and large inputs are stored. */
   blobs: BlobStore;
   /**
@@ -45,7 +48,8 @@ export interface RunSummary {
 }
 
 /**
- * When a job's result is looked for: first `firstMs[kind]` (else `initialMs`) after the jobs are
+ * When a job's result is looked for: first `firstMs[kind]`, else its kind's `firstPollMs`
+ * (lib/jobs/specs.ts), else `initialMs` after the jobs are
  * sent, then after each miss a delay that grows by `factor` up to `maxMs`. A result is seen on
  * average half a poll interval after it is written (plus the GET), so the cap sets the delay; each
  * poll is one S3 GET ($0.0004 per 1,000): a job of 2 s costs about 50 GETs at the 40 ms cap.
@@ -62,8 +66,7 @@ export const DEFAULT_POLL: Required<PollSchedule> = {
   initialMs: 20,
   factor: 1.5,
   maxMs: 40,
-  // A warm screenshot is a page load plus a capture: well over 300 ms.
-  firstMs: { screenshot: 300 },
+  firstMs: {},
 };
 
 const BATCH = 10;
@@ -78,9 +81,11 @@ const BATCH = 10;
 export class SqsJobRunner implements JobRunner {
   private readonly poll: Required<PollSchedule>;
   private readonly maxInlineBytes: number;
+  private readonly specs: JobSpecs;
 
   constructor(private readonly options: SqsJobRunnerOptions) {
     this.poll = { ...DEFAULT_POLL, ...options.poll };
+    this.specs = options.specs ?? jobSpec;
     this.maxInlineBytes = options.maxInlineBytes ?? 200 * 1024;
   }
 
@@ -111,10 +116,11 @@ export class SqsJobRunner implements JobRunner {
         ),
       );
       const ready = messages.filter((m): m is { job: Job; body: string } => m !== undefined);
-      // One batch list per queue (most jobs go to the job queue; screenshots to their worker's queue).
+      // One batch list per queue (most jobs go to the job queue; browser jobs to the browser worker's).
       const byQueue = new Map<string, { job: Job; body: string }[]>();
       for (const m of ready) {
-        const url = this.options.queueUrlByKind?.[m.job.kind] || this.options.queueUrl;
+        const worker = this.specs(m.job.kind)?.worker;
+        const url = (worker && this.options.queueUrlByWorker?.[worker]) || this.options.queueUrl;
         byQueue.set(url, [...(byQueue.get(url) ?? []), m]);
       }
       const batches: { url: string; batch: { job: Job; body: string }[] }[] = [];
@@ -130,7 +136,7 @@ export class SqsJobRunner implements JobRunner {
       jobs
         .filter((j) => queued.has(j.id))
         .map((j) => {
-          const first = this.poll.firstMs[j.kind] ?? this.poll.initialMs;
+          const first = this.poll.firstMs[j.kind] ?? this.specs(j.kind)?.firstPollMs ?? this.poll.initialMs;
           return [j.id, { key: resultKey(requestId, j.id), at: sent + first, delay: Math.min(first, this.poll.maxMs) }];
         }),
     );
