@@ -23,7 +23,6 @@
  */
 import type { CoreConfig } from '../core-settings.js';
 
-const MB = 1024 * 1024;
 
 /**
  * The worker process with its code loaded and no job running, after one job of every kind: bench
