@@ -23,7 +23,6 @@
  */
 import type { CoreConfig } from '../core-settings.js';
 
-
 /**
  * The worker process with its code loaded and no job running, after one job of every kind: bench
  * case `base`, 282 MB on Node 22 under tsx. tsx adds about 60 MB that the Lambda's plain bundle
