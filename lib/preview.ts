@@ -89,6 +89,43 @@ interface SoFar {
 /** What the pipeline gives: the outcome, the route of the link's own fetch when it ran. */
 type PipelineOutcome = Omit<PreviewOutcome, 'route'> & { route?: { taken: RouteTaken } };
 
+/**
+ * One preview's run: what every step of the pipeline draws on, so each takes what it needs by
+ * name. Its ports carry the preview's route (the proxy route of its hosts) and time each job
+ * under its phase of Server-Timing; `fetch` is also cut to the budget.
+ */
+class Run {
+  readonly ports: PreviewPorts;
+  /** The ports' fetcher under the request's budget. */
+  readonly fetch: Fetcher;
+  readonly timer: PhaseTimer;
+  readonly platforms: PlatformRegistry;
+
+  constructor(
+    readonly link: string,
+    readonly base: Base,
+    ports: PreviewPorts,
+    readonly ctx: PreviewContext,
+    readonly budget: TimeBudget,
+    readonly sofar: SoFar,
+    route: RouteState,
+  ) {
+    this.ports = { ...ports, fetch: routedFetcher(ports.fetch, route), jobs: routedJobRunner(timedJobRunner(ports.jobs, ctx.timer), route) };
+    this.fetch = budgetedFetcher(this.ports.fetch, budget);
+    this.timer = ctx.timer;
+    this.platforms = ports.platforms ?? PLATFORM_REGISTRY;
+  }
+
+  get config(): Config {
+    return this.ports.config;
+  }
+
+  /** The options of jobs asked for from now: their own deadline (LINKPREVIEW_DEADLINE_MS from now), within the budget. */
+  jobOptions(): RunOptions {
+    return { requestId: this.ctx.requestId, deadline: this.budget.until(Date.now() + this.config.recordDeadlineMs) };
+  }
+}
+
 export async function previewLink(request: PreviewRequest, ports: PreviewPorts, ctx: PreviewContext): Promise<PreviewOutcome> {
   const link = request.link;
   const budget = ctx.budget ?? TimeBudget.start({ budgetMs: ports.config.jobDeadlineMs });
@@ -114,9 +151,8 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
   // for all the others (sub-fetches, platform sources, jobs and the browser).
   const route = new RouteState();
   try {
-    // Each job's time goes to its phase of Server-Timing (images, content, screenshot).
-    const timed: PreviewPorts = { ...ports, fetch: routedFetcher(ports.fetch, route), jobs: routedJobRunner(timedJobRunner(ports.jobs, ctx.timer), route) };
-    const outcome = await Promise.race([pipeline(link, base, timed, ctx, budget, sofar), cutoff]);
+    const run = new Run(link, base, ports, ctx, budget, sofar, route);
+    const outcome = await Promise.race([pipeline(run), cutoff]);
     const summary = route.summary();
     const routed = { ...outcome, route: { taken: linkRoute(outcome.route?.taken, summary, outcome.record), ...summary } };
     return budget.expired ? { ...routed, outOfTime: true } : routed;
@@ -126,18 +162,18 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
   }
 }
 
-async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: PreviewContext, budget: TimeBudget, sofar: SoFar): Promise<PipelineOutcome> {
-  const fetch = budgetedFetcher(ports.fetch, budget);
+async function pipeline(run: Run): Promise<PipelineOutcome> {
+  const { link, base, timer, sofar } = run;
 
   // 0. A platform link (videohost, codehost, forum, ...) gets the platform's own data; when its
   //    source fails, the generic preview below is used.
-  const direct = await ctx.timer.time('platform', () => platformRecord(new URL(link), base, ports, ctx, budget, sofar));
+  const direct = await timer.time('platform', () => platformRecord(run, new URL(link)));
   if (direct) return { record: direct };
 
   // 1. Fetch. A forbidden address (LinkNotAllowedError) propagates as a 400; any other upstream
   //    failure (the budget's end included: TIMEOUT) is an ok:false record with the status seen
   //    and the trail so far.
-  const res = await ctx.timer.time('fetch', () => fetchLink(link, fetch, ports.config, platformsOf(ports), ctx.acceptLanguage));
+  const res = await timer.time('fetch', () => fetchLink(run));
   if (res instanceof FetchFailure) return { ...unanswered(base, res), ...(res.route ? { route: { taken: res.route } } : {}) };
   const route = res.route ? { route: { taken: res.route } } : {};
 
@@ -147,22 +183,19 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
 
   // A short link (redd.it, t.co, amzn.to, ...) that redirected to a platform URL.
   if (res.trail.length > 1) {
-    const resolved = await ctx.timer.time('platform', () => platformRecord(new URL(res.finalUrl), base, ports, ctx, budget, sofar, res));
+    const resolved = await timer.time('platform', () => platformRecord(run, new URL(res.finalUrl), res));
     if (resolved) return { record: resolved, ...route };
   }
 
-  // The jobs' own deadline, within the budget.
-  const jobOptions: RunOptions = { requestId: ctx.requestId, deadline: budget.until(Date.now() + ports.config.recordDeadlineMs) };
-
   // 2. Classify and extract: the fields the body itself gives (CPU only: no sub-fetch, no job).
-  const extraction = await ctx.timer.time('extract', () => extract(res, answered, platformsOf(ports)));
+  const extraction = await timer.time('extract', () => extract(res, answered, run.platforms));
   sofar.outcome = () => ({ record: finalize(structuredClone(extraction.record), { ...extraction.hints }) });
 
-  // 3. Jobs, up to the deadline: host the images, read the page's versions or the file's media, and
-  //    (a PAGE) the sub-fetches and the language beside them.
-  const jobPorts: PreviewPorts = { ...ports, fetch };
-  const done = await ctx.timer.time('jobs', () =>
-    extraction.page ? pageJobs(res, extraction, extraction.page, jobPorts, jobOptions, ctx.timer, sofar) : fileJobs(res, extraction, jobPorts, jobOptions),
+  // 3. Jobs, up to their deadline: host the images, read the page's versions or the file's media,
+  //    and (a PAGE) the sub-fetches and the language beside them.
+  const jobOptions = run.jobOptions();
+  const done = await timer.time('jobs', () =>
+    extraction.page ? pageJobs(run, res, extraction, extraction.page, jobOptions) : fileJobs(run, res, extraction, jobOptions),
   );
 
   // 4. Assemble.
@@ -170,15 +203,11 @@ async function pipeline(link: string, base: Base, ports: PreviewPorts, ctx: Prev
 }
 
 /** Fetches the link with its host's profile (User-Agent, consent cookie) and the caller's language; a FetchFailure is returned, not thrown. */
-async function fetchLink(
-  link: string,
-  fetch: Fetcher,
-  config: Config,
-  platforms: PlatformRegistry,
-  acceptLanguage: string | undefined,
-): Promise<FetchResult | FetchFailure> {
+async function fetchLink(run: Run): Promise<FetchResult | FetchFailure> {
+  const { link, config, platforms } = run;
+  const acceptLanguage = run.ctx.acceptLanguage;
   try {
-    return await fetch(link, {
+    return await run.fetch(link, {
       maxBytes: config.maxPageBytes,
       onTooLarge: 'truncate',
       timeoutMs: config.fetchTimeoutMs,
@@ -272,17 +301,10 @@ export function recordOEmbedFields(found: PageFields): OEmbedField[] {
  * jobs (content versions, screenshot). oEmbed is fetched only when it could change a field of the
  * record; the language is detected once the title is final, beside the jobs.
  */
-async function pageJobs(
-  res: FetchResult,
-  extraction: Extraction,
-  page: NonNullable<Extraction['page']>,
-  ports: PreviewPorts,
-  jobOptions: RunOptions,
-  timer: PhaseTimer,
-  sofar: SoFar,
-): Promise<Done> {
+async function pageJobs(run: Run, res: FetchResult, extraction: Extraction, page: NonNullable<Extraction['page']>, jobOptions: RunOptions): Promise<Done> {
   const { read, found } = page;
-  const { fetch, jobs } = ports;
+  const { fetch, timer, sofar } = run;
+  const { jobs } = run.ports;
   const oUrl = oembedToFetch(read, found, recordOEmbedFields(found));
   const fields: Promise<PageFields> = oUrl
     ? timer.time('subfetch', () => fetchOEmbed(fetch, oUrl)).then((oembed) => (oembed ? pageFields(read, oembed) : found))
@@ -306,7 +328,7 @@ async function pageJobs(
   const othersReady = Promise.all([record, image, icon]);
   const described =
     !read.wall && extraction.record.ok
-      ? describePage(res, header(res.headers, 'content-type'), ports, { ...jobOptions, othersReady }).catch((): DescribedPage => ({}))
+      ? describePage(res, header(res.headers, 'content-type'), run.ports, { ...jobOptions, othersReady }).catch((): DescribedPage => ({}))
       : undefined;
   const [r, f, hostedImage, hostedIcon, d] = await Promise.all([record, fields, image, icon, described]);
   return { record: r, hints: pageHints(f), hosted: { ...hostedImage, ...hostedIcon }, described: d };
@@ -317,8 +339,9 @@ async function pageJobs(
  * waveform, PDF, text); an IMAGE link is hosted as the top-level `image`, from the bytes already
  * read or, when they were cut at the page cap, downloaded again by the job under the (larger) image cap.
  */
-async function fileJobs(res: FetchResult, extraction: Extraction, ports: PreviewPorts, jobOptions: RunOptions): Promise<Done> {
+async function fileJobs(run: Run, res: FetchResult, extraction: Extraction, jobOptions: RunOptions): Promise<Done> {
   const { type } = extraction.record;
+  const ports: PreviewPorts = { ...run.ports, fetch: run.fetch };
   const image: ImageSources = type === 'IMAGE' ? (res.truncated ? { image: { url: res.finalUrl } } : { imageBytes: res.body }) : {};
   const [media, hosted] = await Promise.all([
     MEDIA_LINK_TYPES.has(type) ? describeMedia(type, res, ports, jobOptions) : {},
@@ -339,26 +362,18 @@ function assemble(done: Done): LinkRecord {
 }
 
 /** Runs the matching platform, if any; undefined means "use the generic preview". */
-async function platformRecord(
-  url: URL,
-  base: Base,
-  ports: PreviewPorts,
-  ctx: PreviewContext,
-  budget: TimeBudget,
-  sofar: SoFar,
-  page?: FetchResult,
-): Promise<LinkRecord | undefined> {
-  const found = platformsOf(ports).match(url);
+async function platformRecord(run: Run, url: URL, page?: FetchResult): Promise<LinkRecord | undefined> {
+  const found = run.platforms.match(url);
   if (!found) return undefined;
-  // Image and media jobs: the record deadline within the budget.
-  const jobOptions: RunOptions = { requestId: ctx.requestId, deadline: budget.until(Date.now() + ports.config.recordDeadlineMs) };
-  const out = await runPlatform(found, url, ports, ctx, budget, jobOptions, page);
+  // Image and media jobs: their own deadline within the budget.
+  const jobOptions = run.jobOptions();
+  const out = await runPlatform(run, found, url, jobOptions, page);
   if (!out) return undefined;
-  const record = platformFields(out, base, page);
+  const record = platformFields(out, run.base, page);
   // Cut off from here on: the platform's record without its images.
-  sofar.outcome = () => ({ record: finalize(structuredClone(record), {}) });
-  const hosted = await ctx.timer.time('jobs', () =>
-    hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, ports.jobs, jobOptions),
+  run.sofar.outcome = () => ({ record: finalize(structuredClone(record), {}) });
+  const hosted = await run.timer.time('jobs', () =>
+    hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, run.ports.jobs, jobOptions),
   );
   const image = out.image ?? hosted.image;
   return finalize({ ...record, ...(image ? { image } : {}), ...(hosted.icon ? { icon: hosted.icon } : {}) }, {});
@@ -368,18 +383,11 @@ async function platformRecord(
  * The platform's preview, its language filled in; undefined when its source failed. Its sources
  * get a share of the time left, so a stalled platform API leaves time for the generic preview.
  */
-async function runPlatform(
-  found: MatchedPlatform,
-  url: URL,
-  ports: PreviewPorts,
-  ctx: PreviewContext,
-  budget: TimeBudget,
-  jobOptions: RunOptions,
-  page?: FetchResult,
-): Promise<PlatformPreview | undefined> {
-  const sources = budget.slice(PLATFORM_SHARE);
+async function runPlatform(run: Run, found: MatchedPlatform, url: URL, jobOptions: RunOptions, page?: FetchResult): Promise<PlatformPreview | undefined> {
+  const { ports, ctx } = run;
+  const sources = run.budget.slice(PLATFORM_SHARE);
   let declared: string | undefined;
-  const run: PlatformRun = {
+  const platformRun: PlatformRun = {
     fetch: budgetedFetcher(ports.fetch, sources),
     config: ports.config,
     jobs: ports.jobs,
@@ -395,7 +403,7 @@ async function runPlatform(
   let out: PlatformPreview | undefined;
   try {
     // Undefined, or a source that failed: the generic preview (lib/platforms/types.ts).
-    out = await extractPlatform(url, found, run);
+    out = await extractPlatform(url, found, platformRun);
   } finally {
     sources.end();
   }
@@ -454,9 +462,4 @@ function hostOf(url: string): string {
 /** The runner with the preview's route on every run that has none of its own. */
 function routedJobRunner(jobs: JobRunner, route: RouteState): JobRunner {
   return { sharesCpu: jobs.sharesCpu, run: (list, options) => jobs.run(list, options.route ? options : { ...options, route }) };
-}
-
-/** The ports' platforms, else the service's (lib/platforms/index.ts). */
-function platformsOf(ports: PreviewPorts): PlatformRegistry {
-  return ports.platforms ?? PLATFORM_REGISTRY;
 }
