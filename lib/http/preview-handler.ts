@@ -72,11 +72,12 @@ type Event = Record<string, unknown>;
 type Context = LambdaContext & { linklens?: State };
 type Request = middy.Request<Event, unknown, Error, Context>;
 
-export function createPreviewHandler(deps: HandlerDeps) {
-  const contextState = (context: Context): State => required(context.linklens, 'the request state (set by the first middleware)');
-  const state = (request: Request): State => contextState(request.context);
+const contextState = (context: Context): State => required(context.linklens, 'the request state (set by the first middleware)');
+const state = (request: Request): State => contextState(request.context);
 
-  const describe = {
+/** The request as seen (HTTP API, function URL or direct invocation), its id, timer and budget; only POST / is routed. */
+function describeStep(deps: HandlerDeps) {
+  return {
     before: async (request: Request) => {
       const info = describeRequest(request.event);
       const requestId = info.requestId ?? request.context?.awsRequestId ?? randomUUID();
@@ -90,8 +91,11 @@ export function createPreviewHandler(deps: HandlerDeps) {
       if (info.method !== 'POST') throw new LinkPreviewError(405, 'METHOD_NOT_ALLOWED', `Method ${info.method} is not allowed. The API is POST /.`);
     },
   };
+}
 
-  const authorize = {
+/** The bearer key (a direct invocation is already authorized by IAM). */
+function authorizeStep(deps: HandlerDeps) {
+  return {
     before: async (request: Request) => {
       const { info } = state(request);
       if (info.kind === 'direct') return; // already authorized by IAM (lambda:InvokeFunction)
@@ -102,15 +106,21 @@ export function createPreviewHandler(deps: HandlerDeps) {
       }
     },
   };
+}
 
-  const negotiation = {
+/** The response type the Accept header asks for. */
+function negotiationStep() {
+  return {
     before: async (request: Request) => {
       const s = state(request);
       if (s.info.kind !== 'direct') s.responseType = negotiate(s.info.headers.accept);
     },
   };
+}
 
-  const bodyGate = {
+/** The body by its content type: multipart parsed, text decoded by its charset. */
+function bodyGateStep() {
+  return {
     before: async (request: Request) => {
       const s = state(request);
       if (s.info.kind === 'direct') return;
@@ -128,31 +138,42 @@ export function createPreviewHandler(deps: HandlerDeps) {
       e.headers = { ...s.info.headers, 'content-type': ct.kind === 'json' ? 'application/json' : 'text/plain' };
     },
   };
+}
 
-  /** middy's JSON parser, run only for JSON bodies (never for direct invocations, whose event may be anything). */
+/** middy's JSON parser, run only for JSON bodies (never for direct invocations, whose event may be anything). */
+function jsonBodyStep() {
   const parseJson = required(httpJsonBodyParser({ disableContentTypeError: true }).before, "middy's JSON body parser");
-  const jsonBody = {
+  return {
     before: async (request: Request) => {
       if (state(request).contentType?.kind === 'json') await parseJson(request as never);
     },
   };
+}
 
-  const textBody = {
+/** A text/plain body: JSON text or a bare URL. */
+function textBodyStep() {
+  return {
     before: async (request: Request) => {
       const s = state(request);
       if (s.contentType?.kind === 'text') request.event.body = parseTextBody(String(request.event.body ?? ''));
     },
   };
+}
 
-  const validate = {
+/** The request checked against its schema (valibot). */
+function validateStep() {
+  return {
     before: async (request: Request) => {
       const s = state(request);
       const body = s.info.kind === 'direct' ? directPayload(request.event) : request.event.body;
       s.input = validatePreviewRequest(body);
     },
   };
+}
 
-  const respond = {
+/** The record, or the error body, as the answer: an HTTP response, or the bare object for a direct invocation. */
+function respondStep(deps: HandlerDeps) {
+  return {
     after: async (request: Request) => {
       const s = state(request);
       s.budget?.end();
@@ -176,8 +197,11 @@ export function createPreviewHandler(deps: HandlerDeps) {
       request.response = s.info.kind === 'direct' ? body : httpResponse(err.status, body, s);
     },
   };
+}
 
-  const core = async (_event: Event, context: Context) => {
+/** The preview itself: the record of the validated request, its outcome on the state (headers) and in the log line. */
+function previewStep(deps: HandlerDeps) {
+  return async (_event: Event, context: Context) => {
     const s = contextState(context);
     const outcome = await previewLink(required(s.input, 'the validated request'), deps, {
       requestId: s.requestId,
@@ -205,18 +229,21 @@ export function createPreviewHandler(deps: HandlerDeps) {
     });
     return outcome.record;
   };
+}
 
+/** POST / as a middy handler: each step above, in order, then the preview. */
+export function createPreviewHandler(deps: HandlerDeps) {
   // The per-invocation state lives on the context object, which middy hands to the handler.
   const handler = middy<Event, unknown, Error, Context>()
-    .use(describe)
-    .use(authorize)
-    .use(negotiation)
-    .use(bodyGate)
-    .use(jsonBody)
-    .use(textBody)
-    .use(validate)
-    .use(respond)
-    .handler(core);
+    .use(describeStep(deps))
+    .use(authorizeStep(deps))
+    .use(negotiationStep())
+    .use(bodyGateStep())
+    .use(jsonBodyStep())
+    .use(textBodyStep())
+    .use(validateStep())
+    .use(respondStep(deps))
+    .handler(previewStep(deps));
   // Callers pass any of the three event shapes and a context that may be partial (local server, tests).
   return handler as unknown as PreviewHandler;
 }
