@@ -85,9 +85,9 @@ export const PAGE_LIMITS = {
   parseMs: 1_500,
   /**
    * Element nesting at which the parse stops (the data is what came before). htmlparser2 keeps
-   * its open-element stack with unshift/shift, so each tag costs time in proportion to the depth
-   * and a page of 100,000 nested <div>s took seconds of CPU inside one chunk, past parseMs.
-   * Browsers stop nesting at 512 too (Chromium's parser flattens deeper trees).
+   * its open-element stack with unshift/shift, so each tag costs time in proportion to the depth:
+   * a deeply nested page would spend seconds of CPU inside one chunk, past parseMs (`npm run bench
+   * -- hostile` times it). Browsers stop nesting at 512 too (Chromium's parser flattens deeper trees).
    */
   maxDepth: 512,
   /** Bytes per decoder/parser chunk. */

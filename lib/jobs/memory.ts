@@ -24,13 +24,11 @@
 import type { CoreConfig } from '../core-settings.js';
 
 /**
- * The worker process with its code loaded and no job running, after one job of every kind: bench
- * case `base`, 282 MB on Node 22 under tsx. tsx adds about 60 MB that the Lambda's plain bundle
- * does not carry; the Lambda runtime client, the AWS SDK and Powertools, which the bench does not
- * load, take some of it back. Rounded up. Not re-measured since the page-content DOM work moved to
- * the CPU pool (lib/jobs/cpu-pool.ts: one thread on the 1769 MB worker, about 35 MB loaded and
- * idle, up to about 64 MB after a large page, from the bundle on Node 22; the main thread no longer
- * loads the DOM libraries): WORKER_HEADROOM_MB covers it until the next `base` measurement.
+ * The worker process with its code loaded and no job running, after one job of every kind (bench
+ * case `base` of `npm run bench -- worker-memory`), rounded up. The CPU pool's thread
+ * (lib/jobs/cpu-pool.ts) is part of it; WORKER_HEADROOM_MB covers what the bench, run under tsx
+ * without the Lambda runtime client, the AWS SDK and Powertools, does not see. The dated figures:
+ * docs/benchmarks.md.
  */
 export const WORKER_BASE_MB = 300;
 

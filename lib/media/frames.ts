@@ -4,9 +4,9 @@
  * truncated download) simply yields no frame.
  *
  * Memory: one decoder at a time, on one thread, and no frame over `maxPixels` (ffmpeg's
- * -max_pixels refuses it before allocating). Five inputs in one run took 2.7 GB at 8K (frame
- * threads of five decoders); one input on one thread takes 0.3 GB (lib/jobs/memory.ts
- * `videoDecodeMb`). On the worker's one vCPU the extra threads bought no time.
+ * -max_pixels refuses it before allocating): several inputs in one run each start frame threads
+ * of their own, and on the worker's one vCPU extra threads buy no time. What one decode takes:
+ * lib/jobs/memory.ts `videoDecodeMb`.
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
