@@ -1,6 +1,7 @@
 /**
  * The job kinds the JobRunner can run, with their input and result types: the contract between
- * the pipeline that asks for a job and the handler that runs it (lib/jobs/registry.ts). A handler
+ * the pipeline that asks for a job and the handler that runs it (lib/jobs/registry.ts). Each
+ * kind's descriptor (its worker, phase, memory) is in lib/jobs/specs.ts. A handler
  * is a pure function of its input and a JobContext (lib/jobs/context.ts); the same code runs
  * in-process locally and in the worker Lambda on AWS. Inputs and results are JSON-safe (on AWS
  * they travel through SQS and S3).
@@ -8,7 +9,7 @@
 import type { Audio, DocumentInfo, ImageSet, MediaImage, Video } from '../contract/link.js';
 
 export interface JobKinds {
-  /** Smoke-test job: echoes its input after an optional delay (used by runner tests). */
+  /** Returns its input, after an optional delay or failing on request: `GET /status` with a key runs one through the whole fan-out as its deep check. */
   echo: { input: { value: unknown; delayMs?: number; fail?: boolean }; result: { value: unknown } };
   /** Render the four WebP sizes of one image (lib/media/images.ts); a broken image is `{reason}`. */
   image: { input: ImageJobInput; result: ImageJobResult };
