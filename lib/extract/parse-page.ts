@@ -64,7 +64,27 @@ export interface PageData {
   cjkChars: number;
   /** True when parsing stopped early (character, time or nesting budget); the data is from the first part. */
   cutShort?: boolean;
+  /** What tells a single-page app's empty shell (lib/extract/app-shell.ts). */
+  shell: ShellSigns;
 }
+
+/** The marks of an app shell in the static HTML: scripts, the elements apps mount into, a noscript notice. */
+export interface ShellSigns {
+  /** Executable scripts (inline or `src`; JSON and JSON-LD blocks not counted). */
+  scripts: number;
+  /** The `src` of the first few scripts. */
+  scriptSrcs: string[];
+  /** Mount points seen: `#root`, `#app`, `#__next`, `app-root`, … */
+  mounts: string[];
+  /** The text of the `<noscript>` elements, capped. */
+  noscript: string;
+}
+
+/** The ids and tags single-page apps mount into. */
+const MOUNT_IDS = new Set(['root', 'app', '__next', '__nuxt', 'q-app', 'svelte', 'main', 'application', 'ember-app']);
+const MOUNT_TAGS = new Set(['app-root', 'flutter-view', 'flt-glass-pane']);
+/** Script types that do not run (data blocks). */
+const DATA_SCRIPT = /json|template|text\/(x-)?(handlebars|template)/i;
 
 /** Microdata properties whose value is text even on elements with an href or src. */
 const TEXT_PROPS = new Set(['headline', 'name', 'alternativeheadline', 'description', 'title']);
@@ -146,7 +166,19 @@ function cutByStrayQuote(a: Record<string, string>, key: string): boolean {
 
 /** A streaming page parser: write() chunks of decoded text, then end() for the PageData. */
 class PageParser {
-  private readonly data: PageData = { metas: [], links: [], jsonLd: [], itemprops: [], paragraphs: [], images: [], text: '', wordCount: 0, cjkChars: 0 };
+  private readonly data: PageData = {
+    metas: [],
+    links: [],
+    jsonLd: [],
+    itemprops: [],
+    paragraphs: [],
+    images: [],
+    text: '',
+    wordCount: 0,
+    cjkChars: 0,
+    shell: { scripts: 0, scriptSrcs: [], mounts: [], noscript: '' },
+  };
+  private noscriptDepth = 0;
   private readonly parser: Parser;
   private stack: string[] = [];
   private skipFlags: boolean[] = [];
@@ -270,6 +302,13 @@ class PageParser {
         break;
       case 'script':
         if ((a.type ?? '').toLowerCase().trim() === 'application/ld+json' && d.jsonLd.length < PAGE_LIMITS.jsonLdBlocks) this.jsonLdBuf = '';
+        if (!DATA_SCRIPT.test(a.type ?? '')) {
+          d.shell.scripts++;
+          if (a.src && d.shell.scriptSrcs.length < 8) d.shell.scriptSrcs.push(clip(a.src, 300) ?? '');
+        }
+        break;
+      case 'noscript':
+        this.noscriptDepth++;
         break;
       case 'head':
         this.headDepth++;
@@ -300,6 +339,8 @@ class PageParser {
       default:
         break;
     }
+    if ((MOUNT_TAGS.has(name) || (a.id && MOUNT_IDS.has(a.id.toLowerCase()))) && d.shell.mounts.length < 8)
+      d.shell.mounts.push(MOUNT_TAGS.has(name) ? name : `#${a.id}`);
     if (a.itemprop && name !== 'meta' && name !== 'link' && name !== 'img') {
       // A link's value is its href, except for text properties sites put on links (`<a itemprop=headline href=…>Title</a>`).
       const textual = TEXT_PROPS.has(a.itemprop.toLowerCase());
@@ -361,12 +402,14 @@ class PageParser {
       if (CHROME.has(tag) && this.chromeDepth > 0) this.chromeDepth--;
       if (this.hardFlags.pop()) this.hardSkipDepth--;
       if (tag === 'head' && this.headDepth > 0) this.headDepth--;
+      if (tag === 'noscript' && this.noscriptDepth > 0) this.noscriptDepth--;
     }
     if (this.stack.length === 0) {
       this.skipDepth = 0;
       this.headDepth = 0;
       this.chromeDepth = 0;
       this.hardSkipDepth = 0;
+      this.noscriptDepth = 0;
     }
   }
 
@@ -384,6 +427,7 @@ class PageParser {
     }
     if (this.propBuf && this.propBuf.buf.length < 2000) this.propBuf.buf += text;
     if (this.h1Buf !== null && this.h1Buf.length < 1000 && this.hardSkipDepth === 0) this.h1Buf += text;
+    if (this.noscriptDepth > 0 && this.data.shell.noscript.length < 500) this.data.shell.noscript += text.slice(0, 500 - this.data.shell.noscript.length);
     if (this.skipDepth > 0 || this.headDepth > 0) return;
     if (this.pBuf !== null && this.pBuf.length < 4000) this.pBuf += text;
     // Visible text: counted in full, stored up to the cap.
