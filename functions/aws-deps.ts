@@ -43,6 +43,7 @@ export interface AwsDepsOptions {
   hardDeadline?: () => number | undefined;
   onAuthFailure?: () => void;
   onRoute?: HandlerDeps['onRoute'];
+  onRender?: HandlerDeps['onRender'];
   onJobsSettled?: (summary: RunSummary) => void;
   poll?: { initialMs?: number; factor?: number; maxMs?: number };
 }
@@ -93,7 +94,7 @@ export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: Bl
     poll: options.poll,
   });
   const keys = buildAwsKeyStore(options);
-  return { config, log, fetch: fetcher(options, blobs), blobs, jobs, keys, onAuthFailure: options.onAuthFailure, onRoute: options.onRoute };
+  return { config, log, fetch: fetcher(options, blobs), blobs, jobs, keys, onAuthFailure: options.onAuthFailure, onRoute: options.onRoute, onRender: options.onRender };
 }
 
 /**

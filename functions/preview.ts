@@ -85,6 +85,8 @@ async function init(): Promise<PreviewHandler> {
     if (route.proxied) obs.count('ProxyFetches', route.proxied);
     if (route.walls.length) obs.count('WallsSeen', route.walls.length);
   };
+  // Pages rendered in the browser before extraction, and renders that gave no DOM.
+  const onRender: HandlerDeps['onRender'] = (rendered) => obs.count(rendered.ok ? 'Renders' : 'RendersFailed');
   let deps: HandlerDeps;
   if (awsConfigured(config)) {
     deps = buildAwsDeps({
@@ -97,6 +99,7 @@ async function init(): Promise<PreviewHandler> {
       hardDeadline: budget.deadline,
       onAuthFailure,
       onRoute,
+      onRender,
       onJobsSettled: (s) => {
         obs.metrics.addMetric('JobsLate', MetricUnit.Count, s.late);
         obs.metrics.addMetric('JobsFailed', MetricUnit.Count, s.failed - s.late);
@@ -112,6 +115,7 @@ async function init(): Promise<PreviewHandler> {
       ...buildLocalDeps({ config, log: obs.log, baseUrl: () => config.publicUrl }),
       onAuthFailure,
       onRoute,
+      onRender,
     };
   } else {
     throw new Error('LINKPREVIEW_BUCKET and LINKPREVIEW_JOB_QUEUE_URL must be set: this bundle has only the AWS adapters');

@@ -335,6 +335,28 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots', {
   },
 });
 
+const RENDER = defineSettings('render', 'Rendering pages built by JavaScript', {
+  render: {
+    env: 'LINKPREVIEW_RENDER',
+    type: oneOf(['auto', 'on', 'off']),
+    default: 'auto',
+    defaultDoc: '`auto`: where a browser exists (locally at `LINKPREVIEW_BROWSER_PATH`, on AWS the browser worker)',
+    doc: "`auto`: a page whose static HTML is a single-page app's empty shell (no metadata title or description, scripts and an empty mount element) is rendered in headless Chromium before extraction; a page with good static metadata never is. `on`: every page. `off`: none.",
+  },
+  renderHosts: {
+    env: 'LINKPREVIEW_RENDER_HOSTS',
+    type: list(),
+    default: [],
+    doc: 'Hosts whose pages are always rendered (`example.com` also matches its subdomains).',
+  },
+  renderTimeoutMs: {
+    env: 'LINKPREVIEW_RENDER_TIMEOUT_MS',
+    type: int(1000, 60_000),
+    default: 8000,
+    doc: "The hard cap of one render: browser launch or tab, page load, the network-quiet window and reading the DOM. Past it, the record goes out with the static page's fields.",
+  },
+});
+
 /** `auto` (one per core) or a count of threads. */
 const threadCount: SettingType<number | 'auto'> = {
   allowed: '`auto`, or 0 to 64',
@@ -480,7 +502,7 @@ const AWS = defineSettings('aws', 'AWS', {
 });
 
 /** The core sections, in the order docs/configuration.md shows them. */
-export const CORE_GROUPS = [SECURITY, FETCH, PROXY, MEDIA, SCREENSHOTS, SERVICE, LOCAL, AWS] as const;
+export const CORE_GROUPS = [SECURITY, FETCH, PROXY, MEDIA, SCREENSHOTS, RENDER, SERVICE, LOCAL, AWS] as const;
 
 /** The core configuration: every core setting's value by its key. */
 export type CoreConfig = GroupsValues<typeof CORE_GROUPS>;

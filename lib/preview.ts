@@ -7,10 +7,13 @@
  * detected beside the jobs. Every phase draws from the request's one time budget
  * (lib/budget.ts); when it ends, the record built so far is the outcome.
  */
+
+import { browserJobsAvailable } from './browser/availability.js';
 import { budgetedFetcher, TimeBudget } from './budget.js';
 import type { Config } from './config.js';
 import type { LinkRecord, LinkType } from './contract/link.js';
 import type { PreviewRequest } from './contract/request.js';
+import { appShellReason } from './extract/app-shell.js';
 import { classify } from './extract/classify.js';
 import { type DefaultHints, finalize } from './extract/defaults.js';
 import {
@@ -29,7 +32,7 @@ import { fetchOEmbed } from './extract/oembed.js';
 import { withRules } from './extract/rules.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
-import { normalizeHost, RouteState, type RouteSummary, type RouteTaken, routeOf } from './fetch/proxy-route.js';
+import { hostMatchesPatterns, normalizeHost, RouteState, type RouteSummary, type RouteTaken, routeOf } from './fetch/proxy-route.js';
 import { type Fetcher, FetchFailure, type FetchResult, routedFetcher } from './fetch/safe-fetch.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { acceptedLanguage, detectLanguage } from './language/detect.js';
@@ -68,6 +71,14 @@ export interface PreviewOutcome {
   outOfTime?: boolean;
   /** How the link's fetch went (direct, proxy, proxy after a wall), and what the preview's route saw. */
   route: { taken: RouteTaken } & RouteSummary;
+  /** The page was rendered in the browser (or a render was tried): why, and whether it gave a DOM. */
+  rendered?: RenderNote;
+}
+
+export interface RenderNote {
+  reason: string;
+  ok: boolean;
+  error?: string;
 }
 
 /** A platform's sources get at most this share of the time left, so the generic preview after them has the rest. */
@@ -100,6 +111,8 @@ class Run {
   readonly fetch: Fetcher;
   readonly timer: PhaseTimer;
   readonly platforms: PlatformRegistry;
+  /** Whether the page was rendered in the browser, and why (for the log line and the metric). */
+  rendered?: RenderNote;
 
   constructor(
     readonly link: string,
@@ -188,18 +201,67 @@ async function pipeline(run: Run): Promise<PipelineOutcome> {
   }
 
   // 2. Classify and extract: the fields the body itself gives (CPU only: no sub-fetch, no job).
-  const extraction = await timer.time('extract', () => extract(res, answered, run.platforms));
-  sofar.outcome = () => ({ record: finalize(structuredClone(extraction.record), { ...extraction.hints }) });
+  const fetched = await timer.time('extract', () => extract(res, answered, run.platforms));
+  sofar.outcome = () => ({ record: finalize(structuredClone(fetched.record), { ...fetched.hints }) });
+
+  // 2b. A page that only JavaScript fills in (LINKPREVIEW_RENDER): rendered in the browser and
+  //     extracted again from its DOM, which the page versions are made from too; the status and
+  //     the redirect trail stay the fetch's. A render that fails or runs out of time changes nothing.
+  const rendered = await renderedPage(run, res, answered, fetched);
+  const page = rendered ?? { res, extraction: fetched };
+  const { extraction } = page;
+  if (rendered) sofar.outcome = () => ({ record: finalize(structuredClone(extraction.record), { ...extraction.hints }) });
 
   // 3. Jobs, up to their deadline: host the images, read the page's versions or the file's media,
   //    and (a PAGE) the sub-fetches and the language beside them.
   const jobOptions = run.jobOptions();
   const done = await timer.time('jobs', () =>
-    extraction.page ? pageJobs(run, res, extraction, extraction.page, jobOptions) : fileJobs(run, res, extraction, jobOptions),
+    extraction.page ? pageJobs(run, page.res, extraction, extraction.page, jobOptions) : fileJobs(run, res, extraction, jobOptions),
   );
 
   // 4. Assemble.
-  return { record: assemble(done), ...route };
+  return { record: assemble(done), ...route, ...(run.rendered ? { rendered: run.rendered } : {}) };
+}
+
+/** The browser's cap on a render, plus this for the job to come back (the queue and the result on AWS). */
+const RENDER_RETURN_MS = 1_000;
+
+/** Why the page is rendered in the browser (LINKPREVIEW_RENDER, LINKPREVIEW_RENDER_HOSTS, the app-shell rule), or undefined. */
+function renderReason(run: Run, res: FetchResult, fetched: Extraction): string | undefined {
+  const { config } = run;
+  const page = fetched.page;
+  if (!page || page.read.wall || !fetched.record.ok || config.render === 'off' || !browserJobsAvailable(config)) return undefined;
+  if (hostMatchesPatterns(new URL(res.finalUrl).hostname, config.renderHosts)) return 'LINKPREVIEW_RENDER_HOSTS';
+  if (config.render === 'on') return 'LINKPREVIEW_RENDER=on';
+  return appShellReason(page.read.page, page.found);
+}
+
+/** The page rendered and extracted from its DOM, when it is to be rendered and the render gave a DOM. */
+async function renderedPage(
+  run: Run,
+  res: FetchResult,
+  answered: LinkRecord,
+  fetched: Extraction,
+): Promise<{ res: FetchResult; extraction: Extraction } | undefined> {
+  const reason = renderReason(run, res, fetched);
+  if (!reason) return undefined;
+  const deadline = run.budget.until(Date.now() + run.config.renderTimeoutMs + RENDER_RETURN_MS);
+  const outcomes = await run.ports.jobs.run([{ id: 'render', kind: 'render', input: { url: res.finalUrl, maxChars: run.config.maxPageBytes } }], {
+    requestId: run.ctx.requestId,
+    deadline,
+  });
+  const outcome = outcomes.get('render');
+  const html = outcome?.ok ? outcome.result.html : undefined;
+  run.rendered = { reason, ok: !!html, ...(outcome?.ok ? {} : { error: outcome?.error }) };
+  if (!html) return undefined;
+  const renderedRes: FetchResult = {
+    ...res,
+    body: Buffer.from(html, 'utf8'),
+    headers: { ...res.headers, 'content-type': 'text/html; charset=utf-8', 'content-length': undefined, 'content-encoding': undefined },
+    truncated: false,
+  };
+  const extraction = await run.timer.time('extract', () => extract(renderedRes, answered, run.platforms));
+  return { res: renderedRes, extraction };
 }
 
 /** Fetches the link with its host's profile (User-Agent, consent cookie) and the caller's language; a FetchFailure is returned, not thrown. */

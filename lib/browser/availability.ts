@@ -32,6 +32,14 @@ export function screenshotsEnabled(config: Pick<Config, 'screenshots' | 'browser
   return browserAvailable(config);
 }
 
+/**
+ * Whether jobs that need a browser (a render) can run: a browser here, or on AWS the browser
+ * worker behind its queue.
+ */
+export function browserJobsAvailable(config: Pick<Config, 'browserPath' | 'screenshotQueueUrl'>): boolean {
+  return config.screenshotQueueUrl !== '' || browserAvailable(config);
+}
+
 /** Extra flags for the launch (the AWS worker's @sparticuz/chromium flags). */
 export function launchArgs(): string[] {
   return override.args ?? [];

@@ -42,12 +42,10 @@ export interface Capture {
 
 /** Renders `url` and returns the PNG of the first screen. Throws when the page cannot be loaded. */
 export async function captureScreenshot(url: string, options: CaptureOptions): Promise<Capture> {
-  const cap = new TimeCap(options.config.screenshotTimeoutMs, options.signal);
-  try {
-    return await withBrowser(options.config, Math.max(1000, cap.left() - CAPTURE_RESERVE_MS), (browser) => captureIn(browser, url, options, cap));
-  } finally {
-    cap.end();
-  }
+  const loaded = await withLoadedPage(url, { ...options, capMs: options.config.screenshotTimeoutMs, quietMs: options.config.screenshotQuietMs }, (tab) =>
+    capturePng(tab),
+  );
+  return { png: loaded.value, refused: loaded.refused, requests: loaded.requests };
 }
 
 /** The job handler: capture, host the PNG as the four image sizes, remember it for the URL. */
@@ -61,19 +59,42 @@ export async function runScreenshotJob(input: ScreenshotJobInput, ctx: JobContex
   return { screenshot, refused: shot.refused };
 }
 
-/** One capture in `browser`: a tab, the page loaded, the network quiet, the first screen; then the tab closed and the next one opened. */
-async function captureIn(browser: Browser, url: string, options: CaptureOptions, cap: TimeCap): Promise<Capture> {
-  const tab = await tabWithin(browser, cap);
-  const traffic = new PageTraffic(options.fetch, cap.signal, () => cap.left(), options.onRequest);
-  tab.hold(traffic);
+export interface LoadOptions extends Omit<CaptureOptions, 'config'> {
+  config: Pick<JobContext['config'], 'browserPath'>;
+  /** The hard cap of the whole load: the browser's launch or tab, the page, the quiet wait and `read`. */
+  capMs: number;
+  /** The network-quiet window after the load event (at most QUIET_CAP_MS). */
+  quietMs: number;
+}
+
+/**
+ * Loads `url` in a fresh tab of the shared browser, through the guarded route, waits for the load
+ * event and a moment of network quiet (within the cap: a page that never goes quiet is read as it
+ * is), then reads it with `read`. The tab is closed after, and the next one opened.
+ */
+export async function withLoadedPage<T>(
+  url: string,
+  options: LoadOptions,
+  read: (tab: Tab) => Promise<T>,
+): Promise<{ value: T; refused: number; requests: number }> {
+  const cap = new TimeCap(options.capMs, options.signal);
   try {
-    await loadPage(tab.page, url, cap);
-    await cap.race(networkQuiet(traffic, options.config.screenshotQuietMs, Math.min(QUIET_CAP_MS, cap.left() - CAPTURE_RESERVE_MS / 2), cap.signal));
-    const png = await cap.race(capturePng(tab));
-    return { png, refused: traffic.refused, requests: traffic.requests };
+    return await withBrowser(options.config, Math.max(1000, cap.left() - CAPTURE_RESERVE_MS), async (browser) => {
+      const tab = await tabWithin(browser, cap);
+      const traffic = new PageTraffic(options.fetch, cap.signal, () => cap.left(), options.onRequest);
+      tab.hold(traffic);
+      try {
+        await loadPage(tab.page, url, cap);
+        await cap.race(networkQuiet(traffic, options.quietMs, Math.min(QUIET_CAP_MS, cap.left() - CAPTURE_RESERVE_MS / 2), cap.signal));
+        const value = await cap.race(read(tab));
+        return { value, refused: traffic.refused, requests: traffic.requests };
+      } finally {
+        void tab.close();
+        openSpareTab(browser);
+      }
+    });
   } finally {
-    void tab.close();
-    openSpareTab(browser);
+    cap.end();
   }
 }
 
@@ -117,8 +138,8 @@ async function capturePng(tab: Tab): Promise<Buffer> {
 }
 
 /**
- * A capture's time cap: its signal aborts at the cap, with the job's own signal, or when the
- * capture ends (what its page still fetches stops then).
+ * A page load's time cap: its signal aborts at the cap, with the job's own signal, or when the
+ * load ends (what its page still fetches stops then).
  */
 class TimeCap {
   private readonly controller = new AbortController();
@@ -132,7 +153,7 @@ class TimeCap {
     private readonly outer?: AbortSignal,
   ) {
     this.over = new Promise<never>((_, reject) =>
-      this.controller.signal.addEventListener('abort', () => reject(new Error('screenshot time cap reached')), { once: true }),
+      this.controller.signal.addEventListener('abort', () => reject(new Error('browser time cap reached')), { once: true }),
     );
     this.over.catch(() => {});
     this.timer = setTimeout(this.stop, ms);

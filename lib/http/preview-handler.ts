@@ -32,6 +32,8 @@ export interface HandlerDeps extends PreviewPorts {
   onAuthFailure?: () => void;
   /** Called once per preview with what its route saw: proxied requests, walls (metrics in the Lambda). */
   onRoute?: (route: PreviewOutcome['route']) => void;
+  /** Called when a preview rendered its page in the browser, or tried to (a metric in the Lambda). */
+  onRender?: (rendered: NonNullable<PreviewOutcome['rendered']>) => void;
   /**
    * Starts a request's time budget (lib/budget.ts). Default: LINKPREVIEW_JOB_DEADLINE_MS, cut to
    * the context's `getRemainingTimeInMillis()` less a margin. The Lambda passes its InvocationBudget's.
@@ -213,6 +215,7 @@ function previewStep(deps: HandlerDeps) {
     s.route = outcome.route.taken;
     s.timer.note('route', outcome.route.taken);
     deps.onRoute?.(outcome.route);
+    if (outcome.rendered) deps.onRender?.(outcome.rendered);
     const { proxied, walls } = outcome.route;
     deps.log.info('preview', {
       requestId: s.requestId,
@@ -225,6 +228,7 @@ function previewStep(deps: HandlerDeps) {
       route: outcome.route.taken,
       ...(proxied ? { proxied } : {}),
       ...(walls.length ? { walls } : {}),
+      ...(outcome.rendered ? { rendered: outcome.rendered } : {}),
       ...(outcome.outOfTime ? { outOfTime: true } : {}),
     });
     return outcome.record;

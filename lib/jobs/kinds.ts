@@ -23,6 +23,8 @@ export interface JobKinds {
   'page-content': { input: PageContentInput; result: PageContentResult };
   /** A PAGE rendered in headless Chromium, hosted as an ImageSet (lib/browser/screenshot.ts). */
   screenshot: { input: ScreenshotJobInput; result: ScreenshotJobResult };
+  /** An app shell's page rendered in headless Chromium, its DOM as HTML for the extraction (lib/browser/render.ts). */
+  render: { input: RenderJobInput; result: RenderJobResult };
 }
 
 export type JobKind = keyof JobKinds;
@@ -128,5 +130,24 @@ export interface ScreenshotJobResult {
   /** Why there is no screenshot. */
   reason?: string;
   /** Sub-requests refused by the guard or the blocks (for logs). */
+  refused?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// render
+
+export interface RenderJobInput {
+  url: string;
+  /** The most characters of rendered HTML handed back (the page cap). */
+  maxChars: number;
+}
+
+export interface RenderJobResult {
+  /** The rendered DOM, serialized, at most `maxChars`. */
+  html?: string;
+  /** Why there is none (no browser, the page did not load, the cap). */
+  reason?: string;
+  /** The page's requests, and those refused by the guard or the blocks. */
+  requests?: number;
   refused?: number;
 }

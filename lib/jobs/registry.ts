@@ -4,6 +4,7 @@
  * jobs through a registry: the service's (`JOB_REGISTRY`), or a test's with a kind of its own
  * (`withJobKind`), the way a test registers an extra platform.
  */
+import { runRenderJob } from '../browser/render.js';
 import { runScreenshotJob } from '../browser/screenshot.js';
 import { runAudioJob } from '../media/audio-job.js';
 import { runImageJob } from '../media/images.js';
@@ -46,6 +47,7 @@ const HANDLERS: { readonly [K in JobKind]: JobHandler<K> } = {
   document: (input, ctx) => runDocumentJob(input, ctx),
   'page-content': (input, ctx) => runPageContentJob(input, ctx),
   screenshot: (input, ctx) => runScreenshotJob(input, ctx),
+  render: (input, ctx) => runRenderJob(input, ctx),
 };
 
 /** The kinds a runner can run: each one's descriptor and handler. */

@@ -88,6 +88,14 @@ export const JOB_SPECS: { readonly [K in JobKind]: JobKindSpec } = {
     // A warm capture is a page load plus the capture: well over 300 ms.
     firstPollMs: 300,
   },
+  render: {
+    description: "An app shell's page rendered in headless Chromium, its DOM handed to the extraction.",
+    worker: 'browser',
+    phase: 'render',
+    // The same browser and page as a screenshot, and the serialized DOM (at most the page cap, as UTF-16).
+    memoryMb: (c) => Math.ceil(1024 + 2 * mb(c.maxPageBytes)),
+    firstPollMs: 300,
+  },
 };
 
 /** The descriptor of a kind, or undefined for a name that is none. */

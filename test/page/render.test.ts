@@ -1,0 +1,170 @@
+/**
+ * Pages built by JavaScript (LINKPREVIEW_RENDER): a single-page app's shell is rendered in the
+ * headless browser before extraction, through the browser's real, guarded network route, and the
+ * record's fields and page versions come from the rendered DOM; a page with good static metadata
+ * is never rendered. Whole previews through the real handler, fixtures on loopback. The cases are
+ * skipped only when no browser is installed (.ci/run installs Debian's chromium).
+ */
+import type http from 'node:http';
+import { browserAvailable } from '../../lib/browser/availability';
+import { closeBrowser } from '../../lib/browser/browser';
+import { loadConfig } from '../../lib/config';
+import { type CountingServer, type FixtureServer, startCountingServer, startFixtureServer } from '../helpers/fixture-server';
+import { closedGuardFetcher, createTestHandler, recordingLog, type TestHandler } from '../helpers/service';
+import { png } from '../platforms/harness';
+
+const HAS_BROWSER = browserAvailable(loadConfig(process.env));
+const withBrowser = HAS_BROWSER ? test : test.skip;
+if (!HAS_BROWSER) process.stdout.write(`no browser at ${loadConfig(process.env).browserPath}: render tests skipped\n`);
+jest.setTimeout(60_000);
+
+/** A shell as the starters build it: an empty mount element and one script. */
+const shell = (script: string, title = 'React App') =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><script src="/app.js" defer></script></head><body><noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div><script>${script}</script></body></html>`;
+
+const ARTICLE = `${'The ridge trail climbs through old pines before it opens onto the lake. '.repeat(12)}`;
+
+/** React-like: the script sets the title, the meta description and og:image, and renders the article. */
+const REACT_SHELL = shell(`
+  document.title = 'Ridge trail guide';
+  const meta = (attr, key, content) => { const m = document.createElement('meta'); m.setAttribute(attr, key); m.setAttribute('content', content); document.head.appendChild(m); };
+  meta('name', 'description', 'Twelve kilometres along the ridge, with the lake at the end.');
+  meta('property', 'og:image', '/ridge.png');
+  document.getElementById('root').innerHTML = '<article><h1>Ridge trail guide</h1><p>${ARTICLE}</p></article>';
+`);
+
+/** Loads its content with fetch() from its own origin. */
+const FETCH_SHELL = shell(`
+  fetch('/api/post.json').then((r) => r.json()).then((post) => {
+    document.title = post.title;
+    document.getElementById('root').innerHTML = '<article><h1>' + post.title + '</h1><p>' + post.body + '</p></article>';
+  });
+`);
+
+/** Vue-like: writes its meta tags with insertAdjacentHTML. */
+const VUE_SHELL = shell(
+  `
+  document.head.insertAdjacentHTML('beforeend', '<meta property="og:title" content="Harbour market, Saturdays"><meta property="og:description" content="Fish, bread and flowers from seven.">');
+  document.getElementById('root').insertAdjacentHTML('afterbegin', '<main><p>${ARTICLE}</p></main>');
+`,
+  'Vite App',
+).replace('<div id="root">', '<div id="app">');
+
+let site: FixtureServer;
+let priv: CountingServer;
+let handler: TestHandler;
+const log = recordingLog();
+
+beforeAll(async () => {
+  site = await startFixtureServer();
+  priv = await startCountingServer('127.0.0.3');
+  const image = await png(900, 470);
+  const page = (body: string) => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body });
+  site.route('/react', page(REACT_SHELL));
+  site.route('/start', { status: 302, headers: { location: '/react' } });
+  site.route('/fetching', page(FETCH_SHELL));
+  site.route('/vue', page(VUE_SHELL));
+  site.route('/app.js', { headers: { 'content-type': 'text/javascript' }, body: '/* the bundle */' });
+  site.route('/api/post.json', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Lake ice report', body: ARTICLE }) });
+  site.route('/ridge.png', { headers: { 'content-type': 'image/png' }, body: image });
+  // A static page with full metadata: its script must never be asked for (it is not rendered).
+  site.route(
+    '/static',
+    page(
+      `<!doctype html><html><head><title>Tide tables</title><meta name="description" content="High and low water for the week."><meta property="og:title" content="Tide tables"><script src="/never.js"></script></head><body><div id="root"></div></body></html>`,
+    ),
+  );
+  site.route('/never.js', { headers: { 'content-type': 'text/javascript' }, body: '' });
+  // A shell whose script reaches for a private address, the metadata address and a WebSocket.
+  site.route(
+    '/reaching',
+    page(
+      shell(`
+    document.title = 'Reached nothing';
+    fetch('http://127.0.0.3:${priv.port}/secret').catch(() => {});
+    fetch('http://169.254.169.254/latest/meta-data/').catch(() => {});
+    try { new WebSocket('ws://127.0.0.3:${priv.port}/'); } catch (e) {}
+    const img = new Image(); img.src = 'http://127.0.0.3:${priv.port}/pixel.png';
+  `),
+    ),
+  );
+  // A shell whose scripts never go quiet.
+  site.route(
+    '/busy',
+    page(
+      shell(`
+    document.title = 'Never quiet';
+    document.getElementById('root').innerHTML = '<p>${ARTICLE}</p>';
+    setInterval(() => fetch('/api/post.json?' + Math.random()).catch(() => {}), 40);
+  `),
+    ),
+  );
+  // The closed guard (as in production): the fixture's address is trusted, 127.0.0.3 is not.
+  const fetch = closedGuardFetcher([site.port, priv.port], () => '127.0.0.1');
+  handler = createTestHandler({ fetch, log, config: { render: 'auto', allowPrivateNetworks: false, renderTimeoutMs: 8000 } });
+});
+
+afterAll(async () => {
+  await closeBrowser();
+  handler?.cleanup();
+  await site?.close();
+  await priv?.close();
+});
+
+const preview = async (path: string) => {
+  const res = await handler.post(JSON.stringify({ link: `http://public.test:${site.port}${path}` }));
+  expect(res.statusCode).toBe(200);
+  return res;
+};
+const asked = (path: string) => site.requests.filter((r) => r.url.split('?')[0] === path).length;
+const renderLine = () => log.lines.filter((l) => l.message === 'preview').at(-1)?.extra?.rendered;
+
+withBrowser('a React-like shell: title, description, og:image and the article from the rendered page; status and trail from the fetch', async () => {
+  const res = await preview('/start');
+  expect(res.json).toMatchObject({
+    ok: true,
+    type: 'PAGE',
+    status: 200,
+    title: 'Ridge trail guide',
+    description: 'Twelve kilometres along the ridge, with the lake at the end.',
+    redirected: true,
+    redirectionTrail: [`http://public.test:${site.port}/start`, `http://public.test:${site.port}/react`],
+  });
+  expect(res.json.image?.medium?.url).toMatch(/^http:\/\/assets\.test\//);
+  expect(asked('/ridge.png')).toBeGreaterThan(0);
+  // The page versions are made from the rendered DOM.
+  expect(res.json.page?.estimatedReadingTimeInMinutes).toBeGreaterThan(0);
+  expect(res.headers['server-timing']).toMatch(/render;dur=[\d.]+/);
+  expect(renderLine()).toEqual({ reason: 'empty #root with scripts', ok: true });
+});
+
+withBrowser('a shell that loads its content with fetch() from its own origin', async () => {
+  const res = await preview('/fetching');
+  expect(res.json).toMatchObject({ ok: true, title: 'Lake ice report' });
+  expect(asked('/api/post.json')).toBeGreaterThan(0);
+});
+
+withBrowser('a Vue-like shell that writes its meta tags with insertAdjacentHTML', async () => {
+  const res = await preview('/vue');
+  expect(res.json).toMatchObject({ ok: true, title: 'Harbour market, Saturdays', description: 'Fish, bread and flowers from seven.' });
+});
+
+withBrowser('a static page with full metadata is never rendered: its script is never asked for', async () => {
+  const res = await preview('/static');
+  expect(res.json).toMatchObject({ ok: true, title: 'Tide tables', description: 'High and low water for the week.' });
+  expect(asked('/never.js')).toBe(0);
+  expect(res.headers['server-timing']).not.toMatch(/render;/);
+  expect(renderLine()).toBeUndefined();
+});
+
+withBrowser('a shell reaching for a private address, the metadata address and a WebSocket: all refused, the record has the rendered title', async () => {
+  const res = await handler.post(JSON.stringify({ link: `http://public.test:${site.port}/reaching` }));
+  expect(res.json).toMatchObject({ ok: true, title: 'Reached nothing' });
+  expect({ connections: priv.connections, requests: priv.requests }).toEqual({ connections: 0, requests: [] });
+});
+
+withBrowser('a shell whose scripts never go quiet: the record comes back within the cap, with what the render had', async () => {
+  const res = await preview('/busy');
+  expect(res.json).toMatchObject({ ok: true, title: 'Never quiet' });
+  expect(renderLine()).toMatchObject({ ok: true });
+});
