@@ -94,7 +94,17 @@ export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: Bl
     poll: options.poll,
   });
   const keys = buildAwsKeyStore(options);
-  return { config, log, fetch: fetcher(options, blobs), blobs, jobs, keys, onAuthFailure: options.onAuthFailure, onRoute: options.onRoute, onRender: options.onRender };
+  return {
+    config,
+    log,
+    fetch: fetcher(options, blobs),
+    blobs,
+    jobs,
+    keys,
+    onAuthFailure: options.onAuthFailure,
+    onRoute: options.onRoute,
+    onRender: options.onRender,
+  };
 }
 
 /**

@@ -22,7 +22,7 @@ function reason(html: string, url = 'https://app.example/'): string | undefined 
   return appShellReason(read.page, pageFields(read));
 }
 
-export const SHELLS: Record<string, string> = {
+const SHELLS: Record<string, string> = {
   'React (create-react-app)': `<!doctype html><html lang="en"><head><meta charset="utf-8"/><link rel="icon" href="/favicon.ico"/><meta name="viewport" content="width=device-width,initial-scale=1"/><meta name="theme-color" content="#000000"/><meta name="description" content="Web site created using create-react-app"/><link rel="apple-touch-icon" href="/logo192.png"/><link rel="manifest" href="/manifest.json"/><title>React App</title><script defer="defer" src="/static/js/main.8a1b2c3d.js"></script><link href="/static/css/main.f855e6bc.css" rel="stylesheet"></head><body><noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div></body></html>`,
   'React (Vite)': `<!doctype html><html lang="en"><head><meta charset="UTF-8" /><link rel="icon" type="image/svg+xml" href="/vite.svg" /><meta name="viewport" content="width=device-width, initial-scale=1.0" /><title>Vite + React + TS</title><script type="module" crossorigin src="/assets/index-DiwrgTda.js"></script><link rel="stylesheet" crossorigin href="/assets/index-D8b4DHJx.css"></head><body><div id="root"></div></body></html>`,
   'Vue (Vite)': `<!DOCTYPE html><html lang=""><head><meta charset="UTF-8"><link rel="icon" href="/favicon.ico"><meta name="viewport" content="width=device-width, initial-scale=1.0"><title>Vite App</title><script type="module" crossorigin src="/assets/index-BWzWqBjM.js"></script><link rel="stylesheet" crossorigin href="/assets/index-CFz5Wp4x.css"></head><body><div id="app"></div></body></html>`,
