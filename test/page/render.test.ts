@@ -5,7 +5,6 @@
  * is never rendered. Whole previews through the real handler, fixtures on loopback. The cases are
  * skipped only when no browser is installed (.ci/run installs Debian's chromium).
  */
-import type http from 'node:http';
 import { browserAvailable } from '../../lib/browser/availability';
 import { closeBrowser } from '../../lib/browser/browser';
 import { loadConfig } from '../../lib/config';
