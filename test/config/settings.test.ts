@@ -9,7 +9,7 @@ import path from 'node:path';
 import { ConfigError, ENV, loadConfig } from '../../lib/config';
 import { openApiDocument, openApiPath } from '../../lib/contract/openapi';
 import { ffmpegBinary, ffprobeBinary } from '../../lib/media/run-tool';
-import { assertUniqueVariables, defineSettings, httpUrl, int, readSettings } from '../../lib/settings';
+import { assertUniqueVariables, defineSettings, formerEnvWarnings, httpUrl, int, readSettings } from '../../lib/settings';
 import { CONFIG_DOCS_PATH, renderConfigDocs } from '../../scripts/config-docs';
 
 test('docs/configuration.md is what `npm run docs:config` generates from the declarations', () => {
@@ -35,6 +35,49 @@ test('ENV names the core variables by Config key, as the CDK constructs set them
   expect(loadConfig({ [ENV.screenshotQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/1/shots' }).screenshotQueueUrl).toBe(
     'https://sqs.eu-west-1.amazonaws.com/1/shots',
   );
+});
+
+describe('a former variable name (formerEnv)', () => {
+  const group = defineSettings('demo', 'Demo', {
+    waitMs: { env: 'DEMO_WAIT_MS', formerEnv: ['DEMO_DEADLINE_MS', 'DEMO_TIMEOUT_MS'], type: int(0, 5000), default: 100, doc: 'Wait.' },
+    retries: { env: 'DEMO_RETRIES', type: int(0, 5), default: 2, doc: 'Retries.' },
+  });
+
+  test('is read when the variable is unset; the variable wins when both are set; the first former name set is read', () => {
+    expect(readSettings(group, {}).waitMs).toBe(100);
+    expect(readSettings(group, { DEMO_DEADLINE_MS: '300' }).waitMs).toBe(300);
+    expect(readSettings(group, { DEMO_TIMEOUT_MS: '400' }).waitMs).toBe(400);
+    expect(readSettings(group, { DEMO_WAIT_MS: '200', DEMO_DEADLINE_MS: '300' }).waitMs).toBe(200);
+    expect(readSettings(group, { DEMO_DEADLINE_MS: '300', DEMO_TIMEOUT_MS: '400' }).waitMs).toBe(300);
+  });
+
+  test('a bad value names the variable it was read from', () => {
+    expect(() => readSettings(group, { DEMO_DEADLINE_MS: '9000' })).toThrow(
+      new ConfigError('Invalid configuration: DEMO_DEADLINE_MS must be at most 5000 (got 9000)'),
+    );
+    // The variable set wins, so a bad former value beside it is never read.
+    expect(readSettings(group, { DEMO_WAIT_MS: '200', DEMO_DEADLINE_MS: 'soon' }).waitMs).toBe(200);
+  });
+
+  test('warns once per former name set, naming it and the variable to set; both set: says the variable is used', () => {
+    expect(formerEnvWarnings([group], {})).toEqual([]);
+    expect(formerEnvWarnings([group], { DEMO_WAIT_MS: '200', DEMO_RETRIES: '1' })).toEqual([]);
+    expect(formerEnvWarnings([group], { DEMO_DEADLINE_MS: '300' })).toEqual([
+      'DEMO_DEADLINE_MS is a former name of DEMO_WAIT_MS: it is still read, but set DEMO_WAIT_MS instead',
+    ]);
+    expect(formerEnvWarnings([group], { DEMO_WAIT_MS: '200', DEMO_DEADLINE_MS: '300' })).toEqual([
+      'DEMO_DEADLINE_MS is a former name of DEMO_WAIT_MS and both are set: DEMO_WAIT_MS is used (remove DEMO_DEADLINE_MS)',
+    ]);
+    expect(formerEnvWarnings([group], { DEMO_DEADLINE_MS: '300', DEMO_TIMEOUT_MS: '400' })).toEqual([
+      'DEMO_DEADLINE_MS is a former name of DEMO_WAIT_MS: it is still read, but set DEMO_WAIT_MS instead',
+      'DEMO_TIMEOUT_MS is a former name of DEMO_WAIT_MS: ignored, DEMO_DEADLINE_MS is read (set DEMO_WAIT_MS instead)',
+    ]);
+  });
+
+  test("may not be another setting's variable", () => {
+    const other = defineSettings('other', 'Other', { deadline: { env: 'DEMO_DEADLINE_MS', type: int(0, 1), default: 0, doc: '' } });
+    expect(() => assertUniqueVariables([group, other])).toThrow(/DEMO_DEADLINE_MS is declared twice/);
+  });
 });
 
 test("the platforms' settings are read from their own variables into config.platforms.<name>", () => {
