@@ -106,7 +106,7 @@ export class LinkPreviewService extends Construct {
         timeout: Duration.seconds(60),
       });
       this.screenshotJobs = new JobQueue(this, 'ScreenshotJobs', { workerTimeout: this.screenshotWorker.timeout, deadLetterQueue: this.jobs.deadLetterQueue });
-      this.screenshotJobs.grantSendTo(this.previewFunction, ENV.screenshotQueueUrl);
+      this.screenshotJobs.grantSendTo(this.previewFunction, ENV.browserQueueUrl);
       this.previewFunction.addEnvironment(ENV.screenshots, 'on');
       this.store.grantTo(this.screenshotWorker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
       this.screenshotJobs.attachWorker(this.screenshotWorker.fn, { batchSize: 1 });

@@ -56,8 +56,8 @@ export class PreviewFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: this.serviceName,
         [ENV.metricsNamespace]: this.metricsNamespace,
-        [ENV.jobDeadlineMs]: String(this.jobDeadline.toMilliseconds()),
-        [ENV.recordDeadlineMs]: String(recordDeadline.toMilliseconds()),
+        [ENV.requestBudgetMs]: String(this.jobDeadline.toMilliseconds()),
+        [ENV.jobWaitMs]: String(recordDeadline.toMilliseconds()),
         [ENV.fetchTimeoutMs]: String(fetchTimeout.toMilliseconds()),
       },
     });

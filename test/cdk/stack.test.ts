@@ -229,7 +229,7 @@ describe('settings', () => {
       LINKPREVIEW_BUCKET: ref(bucketId),
       LINKPREVIEW_JOB_QUEUE_URL: ref(queueId),
       LINKPREVIEW_PUBLIC_URL: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.any(String), 'DomainName'] }]] },
-      LINKPREVIEW_JOB_DEADLINE_MS: '25000',
+      LINKPREVIEW_REQUEST_BUDGET_MS: '25000',
       POWERTOOLS_METRICS_NAMESPACE: 'linklens',
     });
     expect(pv.LINKPREVIEW_API_KEYS).toBeUndefined(); // never plain keys
@@ -245,23 +245,23 @@ describe('settings', () => {
           ? v
           : k === 'LINKPREVIEW_PUBLIC_URL'
             ? 'https://d1.cloudfront.net'
-            : k === 'LINKPREVIEW_JOB_QUEUE_URL' || k === 'LINKPREVIEW_SCREENSHOT_QUEUE_URL'
+            : k === 'LINKPREVIEW_JOB_QUEUE_URL' || k === 'LINKPREVIEW_BROWSER_QUEUE_URL'
               ? 'https://sqs.eu-west-1.amazonaws.com/1/q'
               : 'bucket-name',
       ]),
     ) as Record<string, string>;
-    expect(loadConfig(env)).toMatchObject({ jobDeadlineMs: 25000, apiKeyHashes: [HASH], bucket: 'bucket-name' });
+    expect(loadConfig(env)).toMatchObject({ requestBudgetMs: 25000, apiKeyHashes: [HASH], bucket: 'bucket-name' });
   });
 
   test('timeouts are ordered: job wait < preview timeout < 29 s API limit; record deadline + fetch fit; queue visibility > worker timeout', () => {
     const pv = preview.Properties.Environment.Variables;
-    const jobDeadline = Number(pv.LINKPREVIEW_JOB_DEADLINE_MS);
+    const jobDeadline = Number(pv.LINKPREVIEW_REQUEST_BUDGET_MS);
     const previewTimeout = preview.Properties.Timeout * 1000;
     const apiLimit = one('AWS::ApiGatewayV2::Integration')[1].Properties.TimeoutInMillis;
     expect(jobDeadline).toBeLessThan(previewTimeout);
     expect(previewTimeout).toBeLessThan(apiLimit);
     expect(apiLimit).toBeLessThanOrEqual(29000);
-    expect(Number(pv.LINKPREVIEW_FETCH_TIMEOUT_MS) + Number(pv.LINKPREVIEW_DEADLINE_MS)).toBeLessThanOrEqual(jobDeadline);
+    expect(Number(pv.LINKPREVIEW_FETCH_TIMEOUT_MS) + Number(pv.LINKPREVIEW_JOB_WAIT_MS)).toBeLessThanOrEqual(jobDeadline);
     expect(queue.Properties.VisibilityTimeout).toBeGreaterThan(worker.Properties.Timeout);
     expect(queue.Properties.VisibilityTimeout).toBe(worker.Properties.Timeout * 6);
     expect(queue.Properties.MessageRetentionPeriod).toBeGreaterThan(queue.Properties.VisibilityTimeout * 3);
@@ -340,12 +340,12 @@ describe('screenshots', () => {
       LINKPREVIEW_JOB_CONCURRENCY: '1',
       LINKPREVIEW_BUCKET: ref(bucketId),
     });
-    expect(shot.Properties.Environment.Variables.LINKPREVIEW_SCREENSHOT_QUEUE_URL).toBeUndefined();
+    expect(shot.Properties.Environment.Variables.LINKPREVIEW_BROWSER_QUEUE_URL).toBeUndefined();
   });
 
   test('behind the same fan-out: the preview sends screenshot jobs to their queue, which feeds the screenshot worker one at a time, with the shared DLQ', () => {
     const pv = preview.Properties.Environment.Variables;
-    expect(pv).toMatchObject({ LINKPREVIEW_SCREENSHOTS: 'on', LINKPREVIEW_SCREENSHOT_QUEUE_URL: ref(shotQueueId), LINKPREVIEW_JOB_QUEUE_URL: ref(queueId) });
+    expect(pv).toMatchObject({ LINKPREVIEW_SCREENSHOTS: 'on', LINKPREVIEW_BROWSER_QUEUE_URL: ref(shotQueueId), LINKPREVIEW_JOB_QUEUE_URL: ref(queueId) });
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [shotQueueId, 'Arn'] },
       FunctionName: ref(shotId),
@@ -372,7 +372,7 @@ describe('screenshots', () => {
     // The screenshot job's own time cap fits inside the worker's timeout and the preview's wait.
     const cap = Number(shot.Properties.Environment.Variables.LINKPREVIEW_SCREENSHOT_TIMEOUT_MS);
     expect(cap).toBeLessThan(shot.Properties.Timeout * 1000);
-    expect(cap).toBeLessThan(Number(pv.LINKPREVIEW_JOB_DEADLINE_MS));
+    expect(cap).toBeLessThan(Number(pv.LINKPREVIEW_REQUEST_BUDGET_MS));
   });
 
   test('screenshots: false leaves out the worker, its queue and layer, and tells the preview', () => {

@@ -6,10 +6,10 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, ENV, loadConfig } from '../../lib/config';
+import { CORE_GROUPS, ConfigError, configWarnings, DEFAULTS, ENV, loadConfig } from '../../lib/config';
 import { openApiDocument, openApiPath } from '../../lib/contract/openapi';
 import { ffmpegBinary, ffprobeBinary } from '../../lib/media/run-tool';
-import { assertUniqueVariables, defineSettings, formerEnvWarnings, httpUrl, int, readSettings } from '../../lib/settings';
+import { assertUniqueVariables, defineSettings, formerEnvWarnings, httpUrl, int, readGroups, readSettings } from '../../lib/settings';
 import { CONFIG_DOCS_PATH, renderConfigDocs } from '../../scripts/config-docs';
 
 test('docs/configuration.md is what `npm run docs:config` generates from the declarations', () => {
@@ -28,13 +28,19 @@ test('ENV names the core variables by Config key, as the CDK constructs set them
     bucket: 'LINKPREVIEW_BUCKET',
     jobQueueUrl: 'LINKPREVIEW_JOB_QUEUE_URL',
     ffprobePath: 'LINKPREVIEW_FFPROBE_PATH',
-    recordDeadlineMs: 'LINKPREVIEW_DEADLINE_MS',
+    jobWaitMs: 'LINKPREVIEW_JOB_WAIT_MS',
     functionMemoryMb: 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE',
     port: 'PORT',
   });
-  expect(loadConfig({ [ENV.screenshotQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/1/shots' }).screenshotQueueUrl).toBe(
+  expect(loadConfig({ [ENV.browserQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/1/shots' }).browserQueueUrl).toBe(
     'https://sqs.eu-west-1.amazonaws.com/1/shots',
   );
+});
+
+test('DEFAULTS is every core setting unset, as the CDK constructs read the defaults', () => {
+  const { platforms: _, ...core } = loadConfig({});
+  expect(DEFAULTS).toEqual(core);
+  expect(DEFAULTS).toMatchObject({ requestBudgetMs: 25_000, jobWaitMs: 20_000, fetchTimeoutMs: 10_000, metricsNamespace: 'linklens' });
 });
 
 describe('a former variable name (formerEnv)', () => {
@@ -77,6 +83,31 @@ describe('a former variable name (formerEnv)', () => {
   test("may not be another setting's variable", () => {
     const other = defineSettings('other', 'Other', { deadline: { env: 'DEMO_DEADLINE_MS', type: int(0, 1), default: 0, doc: '' } });
     expect(() => assertUniqueVariables([group, other])).toThrow(/DEMO_DEADLINE_MS is declared twice/);
+  });
+});
+
+describe('the renamed core settings', () => {
+  const queue = 'https://sqs.eu-west-1.amazonaws.com/1/browser';
+  const renamed = [
+    ['requestBudgetMs', 'LINKPREVIEW_REQUEST_BUDGET_MS', 'LINKPREVIEW_JOB_DEADLINE_MS', '12000', 12_000],
+    ['jobWaitMs', 'LINKPREVIEW_JOB_WAIT_MS', 'LINKPREVIEW_DEADLINE_MS', '9000', 9000],
+    ['browserQueueUrl', 'LINKPREVIEW_BROWSER_QUEUE_URL', 'LINKPREVIEW_SCREENSHOT_QUEUE_URL', queue, queue],
+    ['browserConcurrency', 'LINKPREVIEW_BROWSER_CONCURRENCY', 'LINKPREVIEW_SCREENSHOT_CONCURRENCY', '3', 3],
+  ] as const;
+
+  test.each(renamed)('%s: %s, formerly %s, still read with a warning at start', (key, env, former, raw, value) => {
+    expect(ENV[key]).toBe(env);
+    expect(loadConfig({ [former]: raw })[key]).toBe(value);
+    expect(configWarnings({ [former]: raw })).toEqual([`${former} is a former name of ${env}: it is still read, but set ${env} instead`]);
+    // Both set: the new name wins, and the warning says so.
+    expect(loadConfig({ [env]: raw, [former]: 'x' })[key]).toBe(value);
+    expect(configWarnings({ [env]: raw, [former]: 'x' })).toEqual([`${former} is a former name of ${env} and both are set: ${env} is used (remove ${former})`]);
+    expect(readFileSync(CONFIG_DOCS_PATH, 'utf8')).toContain(`Formerly \`${former}\`: still read when this is unset, with a warning at start.`);
+  });
+
+  test('no warning without a former name; readGroups reads former names too', () => {
+    expect(configWarnings({ LINKPREVIEW_REQUEST_BUDGET_MS: '12000', LINKPREVIEW_JOB_WAIT_MS: '9000' })).toEqual([]);
+    expect(readGroups(CORE_GROUPS, { LINKPREVIEW_JOB_DEADLINE_MS: '12000' }).requestBudgetMs).toBe(12_000);
   });
 });
 

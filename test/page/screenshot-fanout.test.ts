@@ -78,7 +78,7 @@ test('screenshot jobs are sent to their own queue, the rest to the job queue; on
   expect(out.get('image')).toMatchObject({ ok: true, result: { worker: 'https://sqs.test/1/jobs', job: 'image' } });
 });
 
-test('LINKPREVIEW_SCREENSHOT_QUEUE_URL, LINKPREVIEW_SCREENSHOTS and the browser settings are read and checked', () => {
+test('LINKPREVIEW_BROWSER_QUEUE_URL, LINKPREVIEW_SCREENSHOTS and the browser settings are read and checked', () => {
   expect(loadConfig({})).toMatchObject({
     screenshots: 'auto',
     browserPath: '/usr/bin/chromium',
@@ -86,14 +86,14 @@ test('LINKPREVIEW_SCREENSHOT_QUEUE_URL, LINKPREVIEW_SCREENSHOTS and the browser 
     screenshotQuietMs: 100,
     screenshotWaitMs: 250,
     screenshotMemoTtlMs: 3_600_000,
-    screenshotQueueUrl: '',
+    browserQueueUrl: '',
   });
   expect(loadConfig({ LINKPREVIEW_SCREENSHOTS: 'on' }).screenshots).toBe('on');
   expect(loadConfig({ LINKPREVIEW_SCREENSHOTS: 'OFF' }).screenshots).toBe('off');
   expect(loadConfig({ LINKPREVIEW_SCREENSHOTS: 'false' }).screenshots).toBe('off');
   expect(() => loadConfig({ LINKPREVIEW_SCREENSHOTS: 'sometimes' })).toThrow(/LINKPREVIEW_SCREENSHOTS must be on, off or auto/);
   expect(() => loadConfig({ LINKPREVIEW_SCREENSHOT_TIMEOUT_MS: '10' })).toThrow(/LINKPREVIEW_SCREENSHOT_TIMEOUT_MS must be at least 1000/);
-  expect(() => loadConfig({ LINKPREVIEW_SCREENSHOT_QUEUE_URL: 'nope' })).toThrow(/LINKPREVIEW_SCREENSHOT_QUEUE_URL/);
+  expect(() => loadConfig({ LINKPREVIEW_BROWSER_QUEUE_URL: 'nope' })).toThrow(/LINKPREVIEW_BROWSER_QUEUE_URL/);
   expect(loadConfig({ LINKPREVIEW_BROWSER_PATH: '/opt/chrome/chrome' }).browserPath).toBe('/opt/chrome/chrome');
 });
 
