@@ -1,9 +1,9 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Duration } from 'aws-cdk-lib';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
 import { ENV } from '../../lib/core-settings.js';
-import { functionCode, PREVIEW_BUNDLE } from './bundling.js';
+import { PREVIEW_BUNDLE } from './bundling.js';
+import { LinklensFunction } from './linklens-function.js';
 
 /** API Gateway's hard limit on an integration (the record must be out before it). */
 export const API_LIMIT = Duration.seconds(29);
@@ -24,42 +24,30 @@ export interface PreviewFunctionProps {
  * extracts the page, fans the heavy jobs out and assembles the record. Bundled small: no job code
  * (sharp, ffprobe) and no AWS SDK (the runtime has it). Its keys are set by ApiKeys.bind.
  */
-export class PreviewFunction extends Construct {
-  readonly fn: lambda.Function;
-  readonly timeout: Duration;
+export class PreviewFunction extends LinklensFunction {
   readonly jobDeadline: Duration;
-  /** Powertools' service name and metrics namespace (the function's own metrics are under them). */
-  readonly serviceName = 'linklens-preview';
-  readonly metricsNamespace = 'linklens';
 
   constructor(scope: Construct, id: string, props: PreviewFunctionProps = {}) {
-    super(scope, id);
-    this.timeout = props.timeout ?? Duration.seconds(28);
-    this.jobDeadline = props.jobDeadline ?? Duration.seconds(25);
+    const timeout = props.timeout ?? Duration.seconds(28);
+    const jobDeadline = props.jobDeadline ?? Duration.seconds(25);
     const recordDeadline = props.recordDeadline ?? Duration.seconds(15);
     const fetchTimeout = props.fetchTimeout ?? Duration.seconds(8);
-    if (this.jobDeadline.toMilliseconds() >= this.timeout.toMilliseconds()) throw new Error('The job deadline must be shorter than the preview timeout');
-    if (this.timeout.toMilliseconds() >= API_LIMIT.toMilliseconds() + 1) throw new Error('The preview timeout must be within the 29 s API Gateway limit');
-
-    const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    this.fn = new lambda.Function(this, 'Function', {
+    if (jobDeadline.toMilliseconds() >= timeout.toMilliseconds()) throw new Error('The job deadline must be shorter than the preview timeout');
+    if (timeout.toMilliseconds() >= API_LIMIT.toMilliseconds() + 1) throw new Error('The preview timeout must be within the 29 s API Gateway limit');
+    super(scope, id, {
       // AWS adapters only: the local fallback (and with it the job code) is left out of the bundle.
-      code: functionCode(PREVIEW_BUNDLE),
-      handler: 'index.handler',
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.X86_64,
-      memorySize: props.memorySize ?? 1024,
-      timeout: this.timeout,
-      tracing: lambda.Tracing.ACTIVE,
-      logGroup,
+      bundle: PREVIEW_BUNDLE,
+      serviceName: 'linklens-preview',
       description: 'linklens: POST / -> Link record (API Gateway and direct invocation)',
+      timeout,
+      memorySize: props.memorySize ?? 1024,
+      logRetention: props.logRetention,
       environment: {
-        POWERTOOLS_SERVICE_NAME: this.serviceName,
-        [ENV.metricsNamespace]: this.metricsNamespace,
-        [ENV.requestBudgetMs]: String(this.jobDeadline.toMilliseconds()),
+        [ENV.requestBudgetMs]: String(jobDeadline.toMilliseconds()),
         [ENV.jobWaitMs]: String(recordDeadline.toMilliseconds()),
         [ENV.fetchTimeoutMs]: String(fetchTimeout.toMilliseconds()),
       },
     });
+    this.jobDeadline = jobDeadline;
   }
 }

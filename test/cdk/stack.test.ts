@@ -106,10 +106,22 @@ describe('resources and wiring', () => {
     t.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 9 } });
   });
 
-  test('both functions are nodejs22.x with active tracing; the worker has the two layers', () => {
-    for (const fn of [preview, worker]) {
-      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', TracingConfig: { Mode: 'Active' } });
+  test('every function (LinklensFunction) is nodejs22.x x86_64 with active tracing, its own log group kept a month, and its Powertools names', () => {
+    const fns = Object.values(res('AWS::Lambda::Function')) as any[];
+    expect(fns).toHaveLength(3);
+    const logGroups = res('AWS::Logs::LogGroup');
+    for (const fn of fns) {
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', Architectures: ['x86_64'], TracingConfig: { Mode: 'Active' } });
+      expect(logGroups[fn.Properties.LoggingConfig.LogGroup.Ref].Properties.RetentionInDays).toBe(30);
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: expect.stringMatching(/^linklens-/),
+        POWERTOOLS_METRICS_NAMESPACE: 'linklens',
+      });
     }
+    expect(new Set(fns.map((fn) => fn.Properties.LoggingConfig.LogGroup.Ref)).size).toBe(3);
+  });
+
+  test('the worker has the two media layers, the preview none; every layer is for nodejs22.x x86_64; the worker reserved concurrency is a prop', () => {
     expect(preview.Properties.Layers).toBeUndefined();
     expect(worker.Properties.Layers).toHaveLength(2);
     const layers = res('AWS::Lambda::LayerVersion');
