@@ -35,8 +35,8 @@ export interface LinkPreviewServiceProps {
   proxy?: OutboundProxy;
   /** Browser origins allowed to call the API (CORS). None: CORS is off. */
   corsOrigins?: string[];
-  /** The API stage's steady requests per second and burst. Default 20 / 40. */
-  throttle?: { rateLimit: number; burstLimit: number };
+  /** The API stage's steady requests per second and burst; either left out: DEFAULT_THROTTLE's (cdk/constructs/preview-api.ts). */
+  throttle?: { rateLimit?: number; burstLimit?: number };
   /** Caps how many workers run at once (protects the account's concurrency). Default: unreserved. */
   workerReservedConcurrency?: number;
   /** SQS messages per worker invocation. Default 4. */

@@ -5,6 +5,16 @@ import type { Construct } from 'constructs';
 import { ENV } from '../../lib/core-settings.js';
 import { SCREENSHOT_WORKER_BUNDLE } from './bundling.js';
 import { LinklensFunction } from './linklens-function.js';
+import { LAMBDA_JOB_WAIT } from './preview-function.js';
+
+/**
+ * A capture's time cap here: the preview Lambda's job wait, over the setting's default
+ * (LINKPREVIEW_SCREENSHOT_TIMEOUT_MS) on purpose. The job is stopped at its deadline anyway (the
+ * job wait, counted from the preview's fan-out), so that deadline, not a shorter cap of its own,
+ * ends a slow capture, one that launches Chromium in a cold container included.
+ * test/cdk/stack.test.ts checks that it ends within the worker's timeout.
+ */
+export const LAMBDA_SCREENSHOT_TIMEOUT = LAMBDA_JOB_WAIT;
 
 export interface ScreenshotWorkerFunctionProps {
   /** sharp (the screenshot is hosted as the four image sizes) and the browser. */
@@ -38,7 +48,7 @@ export class ScreenshotWorkerFunction extends LinklensFunction {
         [ENV.screenshots]: 'on',
         // One page at a time: a Chromium tab per job would compete for the same memory.
         [ENV.jobConcurrency]: '1',
-        [ENV.screenshotTimeoutMs]: '15000',
+        [ENV.screenshotTimeoutMs]: String(LAMBDA_SCREENSHOT_TIMEOUT.toMilliseconds()),
       },
     });
   }

@@ -13,11 +13,12 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Alarms, DURATION_ALARM_RATIO } from '../../cdk/constructs/alarms';
 import { ApiKeys } from '../../cdk/constructs/api-keys';
-import { PreviewFunction } from '../../cdk/constructs/preview-function';
+import { LAMBDA_FETCH_TIMEOUT, LAMBDA_JOB_WAIT, PreviewFunction } from '../../cdk/constructs/preview-function';
+import { LAMBDA_SCREENSHOT_TIMEOUT } from '../../cdk/constructs/screenshot-worker-function';
 import { WORKER_MEMORY_MB } from '../../cdk/constructs/worker-function';
 import { dropDigest, keygenText, newKey } from '../../cdk/keygen';
 import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
-import { loadConfig } from '../../lib/config';
+import { DEFAULTS, loadConfig } from '../../lib/config';
 import { imageRenderMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb } from '../../lib/jobs/memory';
 import { jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
 
@@ -104,6 +105,10 @@ describe('resources and wiring', () => {
       CorsConfiguration: { AllowOrigins: ['https://app.example'], AllowMethods: Match.arrayWith(['POST']) },
     });
     t.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 9 } });
+    // Either left out keeps its default.
+    synth({ throttle: { rateLimit: 5 } }).hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 40 },
+    });
   });
 
   test('every function (LinklensFunction) is nodejs22.x x86_64 with active tracing, its own log group kept a month, and its Powertools names', () => {
@@ -279,6 +284,19 @@ describe('settings', () => {
     expect(queue.Properties.MessageRetentionPeriod).toBeGreaterThan(queue.Properties.VisibilityTimeout * 3);
   });
 
+  test("the preview's budget is the setting's default; its fetch timeout and job wait are its own, on purpose: they fit in the budget together, the defaults do not", () => {
+    const pv = preview.Properties.Environment.Variables;
+    const budget = Number(pv.LINKPREVIEW_REQUEST_BUDGET_MS);
+    expect(budget).toBe(DEFAULTS.requestBudgetMs);
+    expect(Number(pv.LINKPREVIEW_FETCH_TIMEOUT_MS)).toBe(LAMBDA_FETCH_TIMEOUT.toMilliseconds());
+    expect(Number(pv.LINKPREVIEW_JOB_WAIT_MS)).toBe(LAMBDA_JOB_WAIT.toMilliseconds());
+    // A page that takes its whole fetch timeout still leaves the jobs their whole wait before the budget ends.
+    expect(LAMBDA_FETCH_TIMEOUT.toMilliseconds() + LAMBDA_JOB_WAIT.toMilliseconds()).toBeLessThanOrEqual(budget);
+    // The defaults do not fit: were they to, the preview would take them instead of its own.
+    expect(DEFAULTS.fetchTimeoutMs + DEFAULTS.jobWaitMs).toBeGreaterThan(DEFAULTS.requestBudgetMs);
+    expect(pv.POWERTOOLS_METRICS_NAMESPACE).toBe(DEFAULTS.metricsNamespace);
+  });
+
   test("worker memory: 1769 MB (one vCPU), 4 jobs at once from batches of 4, and every job kind's worst case fits the job budget alone", () => {
     expect(worker.Properties.MemorySize).toBe(WORKER_MEMORY_MB);
     expect(WORKER_MEMORY_MB).toBe(1769);
@@ -381,8 +399,12 @@ describe('screenshots', () => {
     expect(puts).toContain('/assets/*');
     expect(puts).toContain('/jobs/*');
     expect(template.findOutputs('ScreenshotQueueUrl').ScreenshotQueueUrl.Value).toEqual(ref(shotQueueId));
-    // The screenshot job's own time cap fits inside the worker's timeout and the preview's wait.
+    // The capture's own time cap: over the setting's default on purpose, no shorter than the
+    // preview's job wait (the job's deadline ends a slow capture), and within the worker's timeout.
     const cap = Number(shot.Properties.Environment.Variables.LINKPREVIEW_SCREENSHOT_TIMEOUT_MS);
+    expect(cap).toBe(LAMBDA_SCREENSHOT_TIMEOUT.toMilliseconds());
+    expect(cap).toBeGreaterThan(DEFAULTS.screenshotTimeoutMs);
+    expect(cap).toBeGreaterThanOrEqual(Number(pv.LINKPREVIEW_JOB_WAIT_MS));
     expect(cap).toBeLessThan(shot.Properties.Timeout * 1000);
     expect(cap).toBeLessThan(Number(pv.LINKPREVIEW_REQUEST_BUDGET_MS));
   });
@@ -468,7 +490,7 @@ describe('alarms', () => {
   test('the threshold follows the PreviewFunction timeout', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Short');
-    const fn = new PreviewFunction(stack, 'Preview', { timeout: Duration.seconds(20), jobDeadline: Duration.seconds(15) });
+    const fn = new PreviewFunction(stack, 'Preview', { timeout: Duration.seconds(20), requestBudget: Duration.seconds(15) });
     new Alarms(stack, 'Alarms', { deadLetterQueue: new sqs.Queue(stack, 'Dlq'), preview: fn, workers: {} });
     const t = Template.fromStack(stack);
     t.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Duration', ExtendedStatistic: 'p95', Threshold: 16000 });
