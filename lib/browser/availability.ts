@@ -5,7 +5,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { Config } from '../config.js';
 
-/** Set by the AWS screenshot worker: the unpacked binary and @sparticuz/chromium's own flags. */
+/** Set by the AWS browser worker: the unpacked binary and @sparticuz/chromium's own flags. */
 let override: { executablePath?: string; args?: string[] } = {};
 export function configureBrowser(o: { executablePath?: string; args?: string[] }): void {
   override = o;
