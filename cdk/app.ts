@@ -14,8 +14,8 @@
  *   proxyMode                  fallback (default), hosts or always
  *   proxyHosts                 comma-separated hosts that go to the proxy first (fallback) or only (hosts)
  *   corsOrigins                comma-separated origins allowed by CORS (default: CORS off)
- *   throttleRateLimit          stage requests per second (default 20)
- *   throttleBurstLimit         stage burst (default 40)
+ *   throttleRateLimit          stage requests per second (default: DEFAULT_THROTTLE, cdk/constructs/preview-api.ts)
+ *   throttleBurstLimit         stage burst (default: DEFAULT_THROTTLE)
  *   workerReservedConcurrency  reserved concurrency of the worker (default: unreserved)
  *   workerBatchSize            SQS messages per worker invocation (default 4)
  *   alarmTopicArn              an existing SNS topic ARN the alarms notify (alarm and OK)
@@ -79,15 +79,13 @@ function proxy(): OutboundProxy | undefined {
   return undefined;
 }
 
-const rate = num('throttleRateLimit');
-const burst = num('throttleBurstLimit');
 new LinkPreviewStack(app, ctx('stackName') ?? 'LinkLens', {
   description: 'linklens: self-hosted link previews (API Gateway, Lambda, SQS, S3, CloudFront)',
   env: process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } : undefined,
   apiKeys: apiKeys(),
   proxy: proxy(),
   corsOrigins: list('corsOrigins'),
-  throttle: rate !== undefined || burst !== undefined ? { rateLimit: rate ?? 20, burstLimit: burst ?? 40 } : undefined,
+  throttle: { rateLimit: num('throttleRateLimit'), burstLimit: num('throttleBurstLimit') },
   workerReservedConcurrency: num('workerReservedConcurrency'),
   workerBatchSize: num('workerBatchSize'),
   alarms: { topicArn: ctx('alarmTopicArn'), email: ctx('alarmEmail') },

@@ -14,12 +14,12 @@ import { Alarms } from './constructs/alarms.js';
 import type { ApiKeys } from './constructs/api-keys.js';
 import { ASSETS_PREFIX, AssetStore, JOBS_PREFIX } from './constructs/asset-store.js';
 import { BrowserLayer } from './constructs/browser-layer.js';
+import { BrowserWorkerFunction } from './constructs/browser-worker-function.js';
 import { JobQueue } from './constructs/job-queue.js';
 import { MediaLayers } from './constructs/media-layers.js';
 import type { OutboundProxy } from './constructs/outbound-proxy.js';
 import { PreviewApi } from './constructs/preview-api.js';
 import { PreviewFunction } from './constructs/preview-function.js';
-import { ScreenshotWorkerFunction } from './constructs/screenshot-worker-function.js';
 import { WorkerFunction } from './constructs/worker-function.js';
 
 export { ApiKeys, DEFAULT_KEY_CACHE, type ParameterKeysOptions, type RemoteKeysOptions } from './constructs/api-keys.js';
@@ -35,14 +35,17 @@ export interface LinkPreviewServiceProps {
   proxy?: OutboundProxy;
   /** Browser origins allowed to call the API (CORS). None: CORS is off. */
   corsOrigins?: string[];
-  /** The API stage's steady requests per second and burst. Default 20 / 40. */
-  throttle?: { rateLimit: number; burstLimit: number };
+  /** The API stage's steady requests per second and burst; either left out: DEFAULT_THROTTLE's (cdk/constructs/preview-api.ts). */
+  throttle?: { rateLimit?: number; burstLimit?: number };
   /** Caps how many workers run at once (protects the account's concurrency). Default: unreserved. */
   workerReservedConcurrency?: number;
   /** SQS messages per worker invocation. Default 4. */
   workerBatchSize?: number;
-  /** Page screenshots in their own worker with a browser layer. Default true. */
+  /** Page screenshots (in the browser worker). Default true. */
   screenshots?: boolean;
+  /** Caps how many browser workers run at once. Default: unreserved. */
+  browserWorkerReservedConcurrency?: number;
+  /** @deprecated The browser worker's former name: use `browserWorkerReservedConcurrency` (which wins when both are given). */
   screenshotWorkerReservedConcurrency?: number;
   /**
    * Where the alarms notify (alarm and OK): an existing SNS topic of the same region, or a topic
@@ -71,8 +74,9 @@ export class LinkPreviewService extends Construct {
   readonly worker: WorkerFunction;
   readonly jobs: JobQueue;
   readonly store: AssetStore;
-  readonly screenshotWorker?: ScreenshotWorkerFunction;
-  readonly screenshotJobs?: JobQueue;
+  /** The worker with a headless Chromium and its queue: there whenever a job that needs the browser is enabled. */
+  readonly browserWorker?: BrowserWorkerFunction;
+  readonly browserJobs?: JobQueue;
   readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: LinkPreviewServiceProps) {
@@ -95,27 +99,29 @@ export class LinkPreviewService extends Construct {
     this.store.grantTo(this.worker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
     this.jobs.attachWorker(this.worker.fn, { batchSize: props.workerBatchSize });
 
-    // Screenshots: the same fan-out (the preview sends, a worker writes the result to jobs/, the
-    // preview waits), on a queue of their own whose worker has the browser layer and the memory.
-    if (props.screenshots ?? true) {
+    // The jobs that need the browser, each switched on or off here; today that is screenshots.
+    const screenshots = props.screenshots ?? true;
+    this.previewFunction.addEnvironment(ENV.screenshots, screenshots ? 'on' : 'off');
+
+    // The browser worker, whenever one of them is on: the same fan-out (the preview sends, a worker
+    // writes the result to jobs/, the preview waits), on a queue of its own whose worker has the
+    // browser layer and the memory.
+    if (screenshots) {
       const browser = new BrowserLayer(this, 'Browser', { code: props.layerCode?.chromium });
-      this.screenshotWorker = new ScreenshotWorkerFunction(this, 'ScreenshotWorker', {
+      this.browserWorker = new BrowserWorkerFunction(this, 'BrowserWorker', {
         sharpLayer: layers.sharp,
         browserLayer: browser.layer,
-        reservedConcurrency: props.screenshotWorkerReservedConcurrency,
+        reservedConcurrency: props.browserWorkerReservedConcurrency ?? props.screenshotWorkerReservedConcurrency,
         timeout: Duration.seconds(60),
       });
-      this.screenshotJobs = new JobQueue(this, 'ScreenshotJobs', { workerTimeout: this.screenshotWorker.timeout, deadLetterQueue: this.jobs.deadLetterQueue });
-      this.screenshotJobs.grantSendTo(this.previewFunction, ENV.screenshotQueueUrl);
-      this.previewFunction.addEnvironment(ENV.screenshots, 'on');
-      this.store.grantTo(this.screenshotWorker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
-      this.screenshotJobs.attachWorker(this.screenshotWorker.fn, { batchSize: 1 });
-    } else {
-      this.previewFunction.addEnvironment(ENV.screenshots, 'off');
+      this.browserJobs = new JobQueue(this, 'BrowserJobs', { workerTimeout: this.browserWorker.timeout, deadLetterQueue: this.jobs.deadLetterQueue });
+      this.browserJobs.grantSendTo(this.previewFunction, ENV.browserQueueUrl);
+      this.store.grantTo(this.browserWorker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
+      this.browserJobs.attachWorker(this.browserWorker.fn, { batchSize: 1 });
     }
 
     // The proxy route: every function that fetches takes it (the workers' images, media and browser requests too).
-    for (const fn of [this.previewFunction, this.worker.fn, this.screenshotWorker?.fn]) if (fn) props.proxy?.bind(fn);
+    for (const fn of [this.previewFunction, this.worker.fn, this.browserWorker?.fn]) if (fn) props.proxy?.bind(fn);
 
     // Alarm names start with the stack's name; a second service in one stack adds its own id.
     const stackName = Stack.of(this).stackName;
@@ -123,7 +129,7 @@ export class LinkPreviewService extends Construct {
       namePrefix: id === 'Default' ? stackName : `${stackName}-${id}`,
       deadLetterQueue: this.jobs.deadLetterQueue,
       preview: this.preview,
-      workers: { Worker: this.worker.fn, ...(this.screenshotWorker && { ScreenshotWorker: this.screenshotWorker.fn }) },
+      workers: { Worker: this.worker.fn, ...(this.browserWorker && { BrowserWorker: this.browserWorker.fn }) },
       topicArn: props.alarms?.topicArn,
       email: props.alarms?.email,
     });

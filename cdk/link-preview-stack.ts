@@ -26,7 +26,7 @@ export class LinkPreviewStack extends Stack {
     });
     new CfnOutput(this, 'JobQueueUrl', { value: service.jobs.queue.queueUrl });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: service.jobs.deadLetterQueue.queueUrl });
-    if (service.screenshotJobs) new CfnOutput(this, 'ScreenshotQueueUrl', { value: service.screenshotJobs.queue.queueUrl });
+    if (service.browserJobs) new CfnOutput(this, 'BrowserQueueUrl', { value: service.browserJobs.queue.queueUrl });
     if (service.alarms.topic) new CfnOutput(this, 'AlarmTopicArn', { value: service.alarms.topic.topicArn });
   }
 }

@@ -86,7 +86,7 @@ export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: Bl
     sqs: options.sqs ?? new SQSClient({}),
     queueUrl: config.jobQueueUrl,
     // Browser jobs (lib/jobs/specs.ts) run in their own worker (a browser layer, more memory) behind its own queue.
-    queueUrlByWorker: config.screenshotQueueUrl ? { browser: config.screenshotQueueUrl } : undefined,
+    queueUrlByWorker: config.browserQueueUrl ? { browser: config.browserQueueUrl } : undefined,
     blobs,
     hardDeadline: options.hardDeadline,
     log,
@@ -133,7 +133,7 @@ export function buildAwsWorkerDeps(options: { config: Config; log: Log; s3?: S3C
 
 /**
  * The invocation budget: the time budget of the current preview invocation (lib/budget.ts), the
- * earlier of start + LINKPREVIEW_JOB_DEADLINE_MS and the Lambda's own remaining time less a
+ * earlier of start + LINKPREVIEW_REQUEST_BUDGET_MS and the Lambda's own remaining time less a
  * margin for assembling and returning the record. `start` makes the request's one TimeBudget
  * (the preview handler's `startBudget`: every phase draws from it); `deadline` gives its end to
  * the SQS runner as a hard cap on the job wait.

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Config, ConfigError, loadConfig } from '../lib/config.js';
+import { type Config, ConfigError, configWarnings, loadConfig } from '../lib/config.js';
 import type { LinkRecord } from '../lib/contract/link.js';
 import { createPreviewHandler } from '../lib/http/preview-handler.js';
 import { createConsoleLogger } from '../lib/log.js';
@@ -40,6 +40,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     io.err(`${err instanceof ConfigError ? err.message : String(err)}\n`);
     return 2;
   }
+  for (const line of configWarnings(io.env)) io.err(`warning: ${line}\n`);
   const dataDir = path.resolve(config.dataDir);
   const deps = buildLocalDeps({
     config: { ...config, dataDir, logLevel: 'silent' },

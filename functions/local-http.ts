@@ -82,7 +82,7 @@ async function handle(deps: LocalHttpDeps, req: http.IncomingMessage, res: http.
     }
     body = read;
   }
-  // API Gateway's 29 s limit: the request's time budget (LINKPREVIEW_JOB_DEADLINE_MS) is cut to it, as in the Lambda.
+  // API Gateway's 29 s limit: the request's time budget (LINKPREVIEW_REQUEST_BUDGET_MS) is cut to it, as in the Lambda.
   const context = { awsRequestId: requestId, functionName: 'linklens-local', getRemainingTimeInMillis: () => 29_000 };
   const out = (await deps.handler(httpApiEvent(req, path, body, requestId), context)) as HttpResponse;
   send(req, res, out.statusCode, out.headers, out.isBase64Encoded ? Buffer.from(out.body, 'base64') : out.body, requestId, timer);

@@ -16,7 +16,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import middy from '@middy/core';
-import { type Config, ENV, loadConfig } from '../lib/config.js';
+import { type Config, configWarnings, ENV, loadConfig } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import { type ApiDeps, createApiHandler } from '../lib/http/api-handler.js';
 import type { HandlerDeps, PreviewHandler } from '../lib/http/preview-handler.js';
@@ -42,7 +42,7 @@ const LAMBDA_DATA_DIR = '/tmp/linklens';
 /**
  * Wraps the shared preview handler with the invocation budget and Powertools (logs, metrics,
  * traces). Each preview's time budget comes from the invocation's remaining time
- * (`getRemainingTimeInMillis()` less a margin) and LINKPREVIEW_JOB_DEADLINE_MS: every phase draws
+ * (`getRemainingTimeInMillis()` less a margin) and LINKPREVIEW_REQUEST_BUDGET_MS: every phase draws
  * from it, and when it ends the record built so far is answered with a 200, before Lambda's own timeout.
  */
 export function createLambdaPreviewHandler({ obs, budget, deps, status = {} }: LambdaPreviewOptions): PreviewHandler {
@@ -78,7 +78,9 @@ async function init(): Promise<PreviewHandler> {
   const obs = createObservability('linklens-preview', config);
   const opened = openGuardWarning(config);
   if (opened) obs.log.warn(opened);
-  const budget = new InvocationBudget(config.jobDeadlineMs);
+  // A variable set under its former name: which one to set instead.
+  for (const line of configWarnings(env)) obs.log.warn(line);
+  const budget = new InvocationBudget(config.requestBudgetMs);
   const onAuthFailure = () => obs.count('AuthFailures');
   // The proxy route: requests sent through the proxy and walls seen (per host: in the preview's log line).
   const onRoute: HandlerDeps['onRoute'] = (route) => {

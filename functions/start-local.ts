@@ -1,5 +1,5 @@
 /** `npm start`: the local server with the embedded defaults. */
-import { ConfigError } from '../lib/config.js';
+import { ConfigError, configWarnings } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import { startLocalServer } from './local-server.js';
 
@@ -10,6 +10,8 @@ startLocalServer()
     // LINKPREVIEW_ALLOW_LOOPBACK / LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: say what the SSRF guard lets through.
     const opened = openGuardWarning(s.deps.config);
     if (opened) s.deps.log.warn(opened);
+    // A variable set under its former name: which one to set instead.
+    for (const line of configWarnings(process.env)) s.deps.log.warn(line);
     const stop = () => {
       s.close().then(() => process.exit(0));
     };

@@ -50,6 +50,6 @@ export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs
   const { config, log } = options;
   const blobs = options.blobs ?? new FsBlobStore(config.dataDir, () => config.publicUrl || options.baseUrl());
   const fetch = options.fetch ?? buildFetcher(config, options.resolver, log, blobs);
-  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency, { browser: config.screenshotConcurrency });
+  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency, { browser: config.browserConcurrency });
   return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };
 }

@@ -10,18 +10,20 @@ import { S3Client } from '@aws-sdk/client-s3';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createWorkerHandler } from '../lib/adapters/aws/sqs-job-worker.js';
-import { type Config, loadConfig } from '../lib/config.js';
+import { type Config, configWarnings, loadConfig } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import { buildAwsWorkerDeps } from './aws-deps.js';
 import { createObservability } from './observability.js';
 
 let built: ((event: SQSEvent, context: unknown) => Promise<SQSBatchResponse>) | undefined;
 
-/** The worker handler on the AWS adapters with Powertools (logs, metrics, traces); shared by the screenshot worker. */
-export function instrumentedWorker(service: string, config: Config) {
+/** The worker handler on the AWS adapters with Powertools (logs, metrics, traces); shared by the browser worker. `env`: what `config` was read from. */
+export function instrumentedWorker(service: string, config: Config, env: Record<string, string | undefined> = process.env) {
   const obs = createObservability(service, config);
   const opened = openGuardWarning(config);
   if (opened) obs.log.warn(opened);
+  // A variable set under its former name: which one to set instead.
+  for (const line of configWarnings(env)) obs.log.warn(line);
   const s3 = obs.tracer.captureAWSv3Client(new S3Client({}));
   const deps = buildAwsWorkerDeps({ config, log: obs.log, s3 });
   const inner = createWorkerHandler({ ...deps, count: obs.count });

@@ -6,7 +6,7 @@
  * in flight and the record built so far goes out (lib/preview.ts).
  *
  * The deadline is `min(start + budgetMs, start + remainingMs - marginMs)`: `budgetMs` is
- * LINKPREVIEW_JOB_DEADLINE_MS, `remainingMs` the Lambda's `getRemainingTimeInMillis()` (the local
+ * LINKPREVIEW_REQUEST_BUDGET_MS, `remainingMs` the Lambda's `getRemainingTimeInMillis()` (the local
  * server passes the API Gateway limit), so the response leaves before the function times out.
  */
 import { type Fetcher, FetchFailure } from './fetch/safe-fetch.js';
@@ -15,7 +15,7 @@ import { type Fetcher, FetchFailure } from './fetch/safe-fetch.js';
 export const BUDGET_MARGIN_MS = 1500;
 
 export interface BudgetStart {
-  /** The configured budget (LINKPREVIEW_JOB_DEADLINE_MS). */
+  /** The configured budget (LINKPREVIEW_REQUEST_BUDGET_MS). */
   budgetMs: number;
   /** What is left of the invocation (`context.getRemainingTimeInMillis()`), when known. */
   remainingMs?: number;

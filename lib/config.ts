@@ -15,9 +15,9 @@ import { CORE_GROUPS, type CoreConfig } from './core-settings.js';
 import { PLATFORMS } from './platforms/index.js';
 import { platformSettingsGroups } from './platforms/registry.js';
 import type { Platform } from './platforms/types.js';
-import { assertUniqueVariables, type Env, type GroupValues, readGroups, readSettings, type SettingsGroup } from './settings.js';
+import { assertUniqueVariables, type Env, formerEnvWarnings, type GroupValues, readGroups, readSettings, type SettingsGroup } from './settings.js';
 
-export { CORE_GROUPS, DEFAULT_USER_AGENT, ENV } from './core-settings.js';
+export { CORE_GROUPS, DEFAULT_USER_AGENT, DEFAULTS, ENV } from './core-settings.js';
 export { ConfigError } from './settings.js';
 
 /** The settings groups the registered platforms declare (a platform without settings declares none). */
@@ -47,4 +47,13 @@ export function loadConfig(env: Env = process.env, platforms: readonly Platform[
   const values: Record<string, unknown> = {};
   for (const group of groups) values[group.name] = readSettings(group, env);
   return { ...readGroups(CORE_GROUPS, env), platforms: values as PlatformsConfig };
+}
+
+/**
+ * What a server or a Lambda logs once at start about its environment: a variable set under a
+ * former name (still read) and the name to set instead.
+ */
+export function configWarnings(env: Env = process.env, platforms: readonly Platform[] = PLATFORMS): string[] {
+  const groups = platforms === PLATFORMS ? PLATFORM_GROUPS : platformSettingsGroups(platforms);
+  return formerEnvWarnings([...CORE_GROUPS, ...groups], env);
 }

@@ -3,12 +3,13 @@
  * validation), the default and one line of docs, in the sections docs/configuration.md shows.
  * Platforms declare theirs in their own modules; lib/config.ts reads both.
  *
- * This module imports only the toolkit, so the CDK app can take the variable names (`ENV`)
- * from here without loading the service's code.
+ * This module imports only the toolkit (and the proxy URL's parser, which imports nothing), so the
+ * CDK app takes the variable names (`ENV`) and the defaults (`DEFAULTS`) from here without loading
+ * the service's code.
  */
 import * as v from 'valibot';
 import { parseProxyUrl } from './fetch/proxy-url.js';
-import { bool, bytes, defineSettings, envNames, type GroupsValues, int, list, oneOf, type SettingType, splitList, text } from './settings.js';
+import { bool, bytes, defineSettings, envNames, type GroupsValues, int, list, oneOf, type SettingType, settingDefaults, splitList, text } from './settings.js';
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; linklens/1.0; +https://github.com/linklens/linklens)';
 
@@ -132,17 +133,19 @@ const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
   // the job wait) draws from it; when it ends the record built so far is the answer. In the Lambda
   // (and the local server, which stands in for API Gateway) it is also cut to the invocation's
   // remaining time less 1.5 s (lib/budget.ts), so the answer leaves inside API Gateway's 29 s.
-  jobDeadlineMs: {
-    env: 'LINKPREVIEW_JOB_DEADLINE_MS',
+  requestBudgetMs: {
+    env: 'LINKPREVIEW_REQUEST_BUDGET_MS',
+    formerEnv: ['LINKPREVIEW_JOB_DEADLINE_MS'],
     type: int(100, 28_000),
     default: 25_000,
     doc: 'The time budget of one request, every phase included; in the Lambda also cut to its remaining time less 1.5 s.',
   },
-  recordDeadlineMs: {
-    env: 'LINKPREVIEW_DEADLINE_MS',
+  jobWaitMs: {
+    env: 'LINKPREVIEW_JOB_WAIT_MS',
+    formerEnv: ['LINKPREVIEW_DEADLINE_MS'],
     type: int(100, 28_000),
     default: 20_000,
-    doc: "The jobs' own deadline, from when they start (after the fetch), within the request's budget: a late job's part is left out.",
+    doc: "The jobs' deadline, counted from when they start (after the fetch), within the request's budget: a late job's part is left out.",
   },
   pageImagesWaitMs: {
     env: 'LINKPREVIEW_PAGE_IMAGES_WAIT_MS',
@@ -277,7 +280,7 @@ const MEDIA = defineSettings('media', 'Media and documents', {
   },
 });
 
-const SCREENSHOTS = defineSettings('screenshots', 'Screenshots', {
+const SCREENSHOTS = defineSettings('screenshots', 'Screenshots and the browser', {
   screenshots: {
     env: 'LINKPREVIEW_SCREENSHOTS',
     type: {
@@ -315,11 +318,12 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots', {
     default: 100,
     doc: 'After the load event, the page is captured once none of its requests has been running for this long (at most 1 s after the load event).',
   },
-  screenshotConcurrency: {
-    env: 'LINKPREVIEW_SCREENSHOT_CONCURRENCY',
+  browserConcurrency: {
+    env: 'LINKPREVIEW_BROWSER_CONCURRENCY',
+    formerEnv: ['LINKPREVIEW_SCREENSHOT_CONCURRENCY'],
     type: int(1, 16),
     default: 1,
-    doc: "Screenshots captured at once in this process (the local server), in their own lane: a capture never takes one of `LINKPREVIEW_JOB_CONCURRENCY`'s slots, and one still waiting for its turn at the jobs' deadline is dropped. On AWS the screenshot worker Lambda's concurrency sets it.",
+    doc: "Jobs that need the browser (screenshots) running at once in this process (the local server), in their own lane: such a job never takes one of `LINKPREVIEW_JOB_CONCURRENCY`'s slots, and one still waiting for its turn at the jobs' deadline is dropped. On AWS the browser worker Lambda's concurrency sets it.",
   },
   screenshotWaitMs: {
     env: 'LINKPREVIEW_SCREENSHOT_WAIT_MS',
@@ -471,11 +475,12 @@ const AWS = defineSettings('aws', 'AWS', {
     default: '',
     doc: 'The SQS queue the preview function sends jobs to. Empty: jobs run in-process.',
   },
-  screenshotQueueUrl: {
-    env: 'LINKPREVIEW_SCREENSHOT_QUEUE_URL',
+  browserQueueUrl: {
+    env: 'LINKPREVIEW_BROWSER_QUEUE_URL',
+    formerEnv: ['LINKPREVIEW_SCREENSHOT_QUEUE_URL'],
     type: queueUrl,
     default: '',
-    doc: "The screenshot worker's SQS queue. Empty: the job queue.",
+    doc: "The browser worker's SQS queue: the preview function sends the jobs that need the browser (screenshots) there. Empty: the job queue.",
   },
   // Set by Lambda: the worker admits jobs while their declared worst cases fit in it
   // (lib/jobs/memory.ts). 0 where unset (locally): no memory admission, only jobConcurrency.
@@ -509,3 +514,6 @@ export type CoreConfig = GroupsValues<typeof CORE_GROUPS>;
 
 /** The core settings' variable names by Config key, e.g. `ENV.bucket` is `'LINKPREVIEW_BUCKET'` (the CDK constructs set them). */
 export const ENV = envNames(CORE_GROUPS);
+
+/** The core settings' defaults by Config key: what a function gets for a variable the CDK leaves unset or sets to its default. */
+export const DEFAULTS: CoreConfig = settingDefaults(CORE_GROUPS);

@@ -59,7 +59,7 @@ export interface PreviewContext {
   timer: PhaseTimer;
   /** Passed on to the outbound fetch. */
   acceptLanguage?: string;
-  /** The request's time budget. Default: LINKPREVIEW_JOB_DEADLINE_MS from now. */
+  /** The request's time budget. Default: LINKPREVIEW_REQUEST_BUDGET_MS from now. */
   budget?: TimeBudget;
 }
 
@@ -133,15 +133,15 @@ class Run {
     return this.ports.config;
   }
 
-  /** The options of jobs asked for from now: their own deadline (LINKPREVIEW_DEADLINE_MS from now), within the budget. */
+  /** The options of jobs asked for from now: their own deadline (LINKPREVIEW_JOB_WAIT_MS from now), within the budget. */
   jobOptions(): RunOptions {
-    return { requestId: this.ctx.requestId, deadline: this.budget.until(Date.now() + this.config.recordDeadlineMs) };
+    return { requestId: this.ctx.requestId, deadline: this.budget.until(Date.now() + this.config.jobWaitMs) };
   }
 }
 
 export async function previewLink(request: PreviewRequest, ports: PreviewPorts, ctx: PreviewContext): Promise<PreviewOutcome> {
   const link = request.link;
-  const budget = ctx.budget ?? TimeBudget.start({ budgetMs: ports.config.jobDeadlineMs });
+  const budget = ctx.budget ?? TimeBudget.start({ budgetMs: ports.config.requestBudgetMs });
   const own = ctx.budget ? undefined : budget;
   const base: Base = {
     id: stableId(canonicalUrl(link)),

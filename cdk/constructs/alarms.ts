@@ -18,11 +18,11 @@ const EMAIL = /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/;
 export interface AlarmsProps {
   /** The alarms are named `<namePrefix>-<alarm>`. Default: the stack's name. */
   namePrefix?: string;
-  /** The jobs' dead-letter queue (the screenshot queue parks its failures there too). */
+  /** The jobs' dead-letter queue (the browser queue parks its failures there too). */
   deadLetterQueue: sqs.IQueue;
   /** The preview function and its timeout (PreviewFunction.fn / .timeout): the duration alarm is a share of it. */
   preview: { fn: lambda.IFunction; timeout: Duration; serviceName: string; metricsNamespace: string };
-  /** The SQS workers, by the name their alarm gets (e.g. { Worker: fn, ScreenshotWorker: fn }). */
+  /** The SQS workers, by the name their alarm gets (e.g. { Worker: fn, BrowserWorker: fn }). */
   workers: Record<string, lambda.IFunction>;
   /** An existing SNS topic (ARN): alarm and OK actions go there. */
   topicArn?: string;
@@ -92,7 +92,7 @@ export class Alarms extends Construct {
     this.deadLetterQueue = new cloudwatch.Alarm(this, 'DeadLetterQueueDepth', {
       alarmName: name('dead-letter-queue'),
       alarmDescription:
-        'A job failed all its deliveries and was parked in the dead-letter queue (media or screenshot). Read the message, fix the cause, purge or redrive.',
+        'A job failed all its deliveries and was parked in the dead-letter queue (from the job queue or the browser queue). Read the message, fix the cause, purge or redrive.',
       metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period: ALARM_PERIOD }),
       ...atLeastOne,
     });

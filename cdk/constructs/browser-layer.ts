@@ -8,7 +8,7 @@ import { closureFingerprint, fingerprint, packageClosure, shipPackages } from '.
 /**
  * The packaged browser: @sparticuz/chromium ships a brotli-packed Chromium for Lambda (x86_64,
  * Amazon Linux 2023) in npm. Its Chromium major must be the one playwright-core (beside the
- * screenshot worker's bundle) was released for: @sparticuz/chromium 153 with playwright-core 1.63
+ * browser worker's bundle) was released for: @sparticuz/chromium 153 with playwright-core 1.63
  * (Chromium 153). test/cdk/layers.test.ts checks the pair.
  */
 export const BROWSER_PACKAGE = '@sparticuz/chromium';
@@ -33,8 +33,8 @@ export interface BrowserLayerProps {
 }
 
 /**
- * The screenshot worker's browser layer: /opt/nodejs/node_modules/@sparticuz/chromium, which
- * unpacks Chromium (and its fonts and libraries) to /tmp on a container's first screenshot.
+ * The browser worker's layer: /opt/nodejs/node_modules/@sparticuz/chromium, which unpacks
+ * Chromium (and its fonts and libraries) to /tmp on a container's first job.
  * Built locally from node_modules, without Docker.
  */
 export class BrowserLayer extends Construct {

@@ -47,8 +47,8 @@ export interface BundleSpec {
   tree?: string[];
   define?: Record<string, string>;
   /**
-   * Packages the code can name but this function never loads (the browser, reached only by
-   * screenshot jobs, which run in the screenshot worker): left out, and an import of them fails.
+   * Packages the code can name but this function never loads (the browser, reached only by the
+   * jobs that need it, which run in the browser worker): left out, and an import of them fails.
    */
   neverLoaded?: string[];
 }
@@ -91,9 +91,9 @@ export const WORKER_BUNDLE: BundleSpec = {
   ],
 };
 
-/** The screenshot worker: sharp and @sparticuz/chromium from its layers, playwright-core beside the bundle. */
-export const SCREENSHOT_WORKER_BUNDLE: BundleSpec = {
-  entry: 'functions/screenshot-worker.ts',
+/** The browser worker: sharp and @sparticuz/chromium from its layers, playwright-core beside the bundle. */
+export const BROWSER_WORKER_BUNDLE: BundleSpec = {
+  entry: 'functions/browser-worker.ts',
   layerPackages: ['sharp', '@img/*', '@sparticuz/chromium'],
   packages: [...LANGUAGE_PACKAGES, 'playwright-core'],
 };

@@ -10,7 +10,7 @@ export interface JobQueueProps {
   workerTimeout: Duration;
   /** Deliveries before a message is parked in the DLQ. */
   maxReceiveCount?: number;
-  /** Park failures in this dead-letter queue instead of a new one (the screenshot queue shares the job queue's). */
+  /** Park failures in this dead-letter queue instead of a new one (the browser queue shares the job queue's). */
   deadLetterQueue?: sqs.Queue;
 }
 

@@ -7,10 +7,13 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { API_LIMIT } from './preview-function.js';
 
+/** The stage's throttle when none is given: steady requests per second and burst. */
+export const DEFAULT_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
+
 export interface PreviewApiProps {
   handler: lambda.IFunction;
-  /** Steady-state requests per second and burst for the whole stage. */
-  throttle?: { rateLimit: number; burstLimit: number };
+  /** Steady-state requests per second and burst for the whole stage; either left out: DEFAULT_THROTTLE's. */
+  throttle?: { rateLimit?: number; burstLimit?: number };
   /** Browser origins allowed to call the API (CORS); none: CORS is off. */
   corsOrigins?: string[];
   logRetention?: logs.RetentionDays;
@@ -44,7 +47,10 @@ export class PreviewApi extends Construct {
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    const throttle = props.throttle ?? { rateLimit: 20, burstLimit: 40 };
+    const throttle = {
+      rateLimit: props.throttle?.rateLimit ?? DEFAULT_THROTTLE.rateLimit,
+      burstLimit: props.throttle?.burstLimit ?? DEFAULT_THROTTLE.burstLimit,
+    };
     this.stage = this.api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,

@@ -1,9 +1,9 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Duration } from 'aws-cdk-lib';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
 import { ENV } from '../../lib/core-settings.js';
-import { functionCode, WORKER_BUNDLE } from './bundling.js';
+import { WORKER_BUNDLE } from './bundling.js';
+import { LinklensFunction } from './linklens-function.js';
 import type { MediaLayers } from './media-layers.js';
 
 /**
@@ -33,30 +33,19 @@ export interface WorkerFunctionProps {
  * The worker (functions/worker.ts): runs image/media jobs from SQS with the shared job code.
  * sharp comes from its layer (external in the bundle), ffprobe/ffmpeg from /opt/bin.
  */
-export class WorkerFunction extends Construct {
-  readonly fn: lambda.Function;
-  readonly timeout: Duration;
-
+export class WorkerFunction extends LinklensFunction {
   constructor(scope: Construct, id: string, props: WorkerFunctionProps) {
-    super(scope, id);
-    this.timeout = props.timeout ?? Duration.seconds(60);
-    const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    this.fn = new lambda.Function(this, 'Function', {
+    super(scope, id, {
       // pdf.js runs in a worker thread from files shipped beside the bundle (WORKER_BUNDLE).
-      code: functionCode(WORKER_BUNDLE),
-      handler: 'index.handler',
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.X86_64, // the layers are linux-x64 (glibc)
-      memorySize: props.memorySize ?? WORKER_MEMORY_MB,
-      timeout: this.timeout,
-      reservedConcurrentExecutions: props.reservedConcurrency,
-      tracing: lambda.Tracing.ACTIVE,
-      logGroup,
-      layers: [props.layers.ffmpeg, props.layers.sharp],
+      bundle: WORKER_BUNDLE,
+      serviceName: 'linklens-worker',
       description: 'linklens: runs preview jobs (images, media) from SQS',
+      timeout: props.timeout ?? Duration.seconds(60),
+      memorySize: props.memorySize ?? WORKER_MEMORY_MB,
+      reservedConcurrency: props.reservedConcurrency,
+      layers: [props.layers.ffmpeg, props.layers.sharp],
+      logRetention: props.logRetention,
       environment: {
-        POWERTOOLS_SERVICE_NAME: 'linklens-worker',
-        [ENV.metricsNamespace]: 'linklens',
         [ENV.ffprobePath]: '/opt/bin/ffprobe',
         [ENV.ffmpegPath]: '/opt/bin/ffmpeg',
         [ENV.jobConcurrency]: String(WORKER_JOB_CONCURRENCY),

@@ -5,7 +5,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { Config } from '../config.js';
 
-/** Set by the AWS screenshot worker: the unpacked binary and @sparticuz/chromium's own flags. */
+/** Set by the AWS browser worker: the unpacked binary and @sparticuz/chromium's own flags. */
 let override: { executablePath?: string; args?: string[] } = {};
 export function configureBrowser(o: { executablePath?: string; args?: string[] }): void {
   override = o;
@@ -36,8 +36,8 @@ export function screenshotsEnabled(config: Pick<Config, 'screenshots' | 'browser
  * Whether jobs that need a browser (a render) can run: a browser here, or on AWS the browser
  * worker behind its queue.
  */
-export function browserJobsAvailable(config: Pick<Config, 'browserPath' | 'screenshotQueueUrl'>): boolean {
-  return config.screenshotQueueUrl !== '' || browserAvailable(config);
+export function browserJobsAvailable(config: Pick<Config, 'browserPath' | 'browserQueueUrl'>): boolean {
+  return config.browserQueueUrl !== '' || browserAvailable(config);
 }
 
 /** Extra flags for the launch (the AWS worker's @sparticuz/chromium flags). */

@@ -1,7 +1,7 @@
 /**
  * The screenshot memo: the last screenshot hosted for a URL, as a small JSON object under `jobs/`
  * (private; on AWS expired with the job results after a day). The screenshot job writes it (in
- * this process, or in the screenshot worker on AWS) and the preview reads it, so they meet in the
+ * this process, or in the browser worker on AWS) and the preview reads it, so they meet in the
  * BlobStore. A preview of the URL within LINKPREVIEW_SCREENSHOT_MEMO_TTL_MS of the capture takes
  * it instead of rendering the page again; an older one is never used. A TTL of 0 turns it off:
  * nothing is written or read.

@@ -35,16 +35,16 @@ export interface HandlerDeps extends PreviewPorts {
   /** Called when a preview rendered its page in the browser, or tried to (a metric in the Lambda). */
   onRender?: (rendered: NonNullable<PreviewOutcome['rendered']>) => void;
   /**
-   * Starts a request's time budget (lib/budget.ts). Default: LINKPREVIEW_JOB_DEADLINE_MS, cut to
+   * Starts a request's time budget (lib/budget.ts). Default: LINKPREVIEW_REQUEST_BUDGET_MS, cut to
    * the context's `getRemainingTimeInMillis()` less a margin. The Lambda passes its InvocationBudget's.
    */
   startBudget?: (context: Partial<LambdaContext> | undefined) => TimeBudget;
 }
 
 /** The default budget of a request: the configured one, within what is left of the invocation. */
-function requestBudget(config: { jobDeadlineMs: number }, context: Partial<LambdaContext> | undefined): TimeBudget {
+function requestBudget(config: { requestBudgetMs: number }, context: Partial<LambdaContext> | undefined): TimeBudget {
   const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
-  return TimeBudget.start({ budgetMs: config.jobDeadlineMs, remainingMs: remaining, marginMs: BUDGET_MARGIN_MS });
+  return TimeBudget.start({ budgetMs: config.requestBudgetMs, remainingMs: remaining, marginMs: BUDGET_MARGIN_MS });
 }
 
 export type PreviewHandler = (event: unknown, context?: Partial<LambdaContext>) => Promise<unknown>;

@@ -26,7 +26,7 @@ const CDN = 'https://d111111abcdef8.cloudfront.net';
 let em: Emulators;
 let site: FixtureServer;
 let poller: Poller | undefined;
-const config = testConfig({ recordDeadlineMs: 6000 });
+const config = testConfig({ jobWaitMs: 6000 });
 
 beforeAll(async () => {
   em = await startEmulators('linklens-preview-test');
@@ -144,7 +144,7 @@ test('the same page again: the worker reuses the rendered assets, the record has
 
 test('a killed worker: the record comes back at the deadline without the image, and is still a 200', async () => {
   poller = startPoller(em, () => new Promise(() => {}));
-  const c = { ...config, recordDeadlineMs: 1000 };
+  const c = { ...config, jobWaitMs: 1000 };
   const handler = createPreviewHandler(buildAwsDeps({ config: c, log: silentLog, s3: em.s3, sqs: em.sqs }));
   const { out, json } = await post(handler, site.url('/page'), 'req-killed-page');
   expect(out.statusCode).toBe(200);
@@ -157,7 +157,7 @@ test('a killed worker: the record comes back at the deadline without the image, 
 test('the Lambda wrapper: the invocation budget cuts the wait short, and a bad key is counted as a metric', async () => {
   const obs = createObservability('linklens-preview-test', { ...config, logLevel: 'silent' });
   const counted: string[] = [];
-  const budget = new InvocationBudget(config.jobDeadlineMs, 1500);
+  const budget = new InvocationBudget(config.requestBudgetMs, 1500);
   const deps = buildAwsDeps({
     config,
     log: silentLog,
@@ -168,21 +168,21 @@ test('the Lambda wrapper: the invocation budget cuts the wait short, and a bad k
   });
   const handler = createLambdaPreviewHandler({ config, obs, budget, deps });
   // No worker at all, and only 2.5 s left in the invocation: the wait ends 1.5 s before that,
-  // where the record deadline (config.recordDeadlineMs) would have waited far longer.
+  // where the jobs' wait (config.jobWaitMs) would have gone on far longer.
   const event = httpApiEvent(
     { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
     Buffer.from(JSON.stringify({ link: site.url('/page') })),
   );
   const invocationEnds = Date.now() + 2500;
-  const recordDeadline = Date.now() + config.recordDeadlineMs;
+  const jobsDeadline = Date.now() + config.jobWaitMs;
   const out = (await handler(event, { awsRequestId: 'lambda-budget', getRemainingTimeInMillis: () => invocationEnds - Date.now() } as any)) as HttpResponse;
   const answeredAt = Date.now();
   expect(out.statusCode).toBe(200);
   expect(JSON.parse(out.body).image).toBeUndefined();
   // The answer came while the invocation was still running (it did not time out), and before the
-  // record deadline: the invocation budget, not the record deadline, ended the wait.
+  // jobs' deadline: the invocation budget, not the jobs' wait, ended it.
   expect(answeredAt).toBeLessThan(invocationEnds);
-  expect(recordDeadline).toBeGreaterThan(invocationEnds);
+  expect(jobsDeadline).toBeGreaterThan(invocationEnds);
 
   const bad = httpApiEvent({ authorization: 'Bearer wrong', 'content-type': 'application/json' }, Buffer.from('{"link":"https://example.com"}'));
   const res = (await handler(bad, { awsRequestId: 'lambda-bad', getRemainingTimeInMillis: () => 28000 } as any)) as HttpResponse;
@@ -193,7 +193,7 @@ test('the Lambda wrapper: the invocation budget cuts the wait short, and a bad k
 test('the Lambda wrapper counts a 500 it answers (our bug) as ServerErrors, for the preview-errors alarm; a 200 or a 401 is not counted', async () => {
   const obs = createObservability('linklens-preview-test', { ...config, logLevel: 'silent' });
   const counted: string[] = [];
-  const budget = new InvocationBudget(config.jobDeadlineMs, 1500);
+  const budget = new InvocationBudget(config.requestBudgetMs, 1500);
   const deps = buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs, hardDeadline: budget.deadline });
   const broken = {
     ...deps,

@@ -110,7 +110,7 @@ async function mediaFigures(runs: number): Promise<void> {
       body: '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&b;</text></svg>',
     },
   });
-  const h = handlerFor({ recordDeadlineMs: 8000, mediaDecodeTimeoutMs: 4000 });
+  const h = handlerFor({ jobWaitMs: 8000, mediaDecodeTimeoutMs: 4000 });
   try {
     for (const route of ['/pixel-bomb.png', '/decompression-bomb.png', '/laughs.svg']) {
       process.stdout.write(`media ${route}: ${fmt(await timeRuns(runs, () => h.preview(site.url(route))))}\n`);
@@ -135,8 +135,8 @@ async function budgetFigures(): Promise<void> {
     },
   });
   const budgetMs = 1500;
-  const h = handlerFor({ jobDeadlineMs: budgetMs, fetchTimeoutMs: 20_000, recordDeadlineMs: 20_000 });
-  const deadline = handlerFor({ fetchTimeoutMs: 10_000, recordDeadlineMs: 1500 });
+  const h = handlerFor({ requestBudgetMs: budgetMs, fetchTimeoutMs: 20_000, jobWaitMs: 20_000 });
+  const deadline = handlerFor({ fetchTimeoutMs: 10_000, jobWaitMs: 1500 });
   try {
     for (const route of ['/page-stalls', '/with-image']) {
       const times = await timeRuns(1, () => h.preview(site.url(route)), 0);

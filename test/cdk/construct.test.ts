@@ -85,7 +85,7 @@ test("the outputs the user adds are the service's API URL and CloudFront domain;
 });
 
 test('the whole service is inside the construct: its resources and alarm names carry its id', () => {
-  template.resourceCountIs('AWS::Lambda::Function', 4); // preview, worker, screenshot worker, the caller
+  template.resourceCountIs('AWS::Lambda::Function', 4); // preview, worker, browser worker, the caller
   template.resourceCountIs('AWS::SQS::Queue', 3);
   template.resourceCountIs('AWS::ApiGatewayV2::Route', 3);
   expect(previewId).toMatch(/^LinksPreviewFunction/);
@@ -180,7 +180,7 @@ describe('the forward proxy (OutboundProxy)', () => {
       proxy: OutboundProxy.fromSecret('linklens/proxy-url', { hosts: ['amazon.com', 'reddit.com'], memoTtl: Duration.minutes(30) }),
     });
     const fns = fetchingFunctions(t);
-    expect(fns.map((f) => f.name).sort()).toEqual(['linklens-preview', 'linklens-screenshot-worker', 'linklens-worker']);
+    expect(fns.map((f) => f.name).sort()).toEqual(['linklens-browser-worker', 'linklens-preview', 'linklens-worker']);
     for (const f of fns) {
       expect(f.env).toMatchObject({
         LINKPREVIEW_PROXY_SECRET: 'linklens/proxy-url',

@@ -174,7 +174,7 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     expect(res.json()).toMatchObject({ status: 401, errorCode: 'UNAUTHORIZED' });
   }, 60_000);
 
-  test('a page: four image sizes and the icon on the CloudFront domain and in S3, page versions, and a screenshot from the screenshot worker (late on the cold record, from the memo on the next)', async () => {
+  test('a page: four image sizes and the icon on the CloudFront domain and in S3, page versions, and a screenshot from the browser worker (late on the cold record, from the memo on the next)', async () => {
     const cold = await post({ link: site.url('/article') });
     expect(cold.status).toBe(200);
     const rec = cold.json();
@@ -185,10 +185,10 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     expect(await r.objectExists(key(rec.icon.url))).toBe(true);
     for (const k of ['htmlUrl', 'markdownUrl', 'rawTextUrl']) expect(await r.objectExists(key(rec.page[k]))).toBe(true);
     figures.push(`page through SQS, cold: ${cold.ms.toFixed(0)} ms (screenshot ${rec.page.screenshot ? 'in the record' : 'late'})`);
-    // A cold screenshot worker misses the record's screenshot wait (LINKPREVIEW_SCREENSHOT_WAIT_MS);
+    // A cold browser worker misses the record's screenshot wait (LINKPREVIEW_SCREENSHOT_WAIT_MS);
     // it still finishes, stores the capture and its memo, and the next preview of the URL has it.
     await r.drained(90_000);
-    const shooter = r.fnByService('linklens-screenshot-worker');
+    const shooter = r.fnByService('linklens-browser-worker');
     expect(shooter.stats.invocations).toBeGreaterThan(0);
 
     const warm = await post({ link: site.url('/article') });

@@ -13,11 +13,12 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Alarms, DURATION_ALARM_RATIO } from '../../cdk/constructs/alarms';
 import { ApiKeys } from '../../cdk/constructs/api-keys';
-import { PreviewFunction } from '../../cdk/constructs/preview-function';
+import { LAMBDA_SCREENSHOT_TIMEOUT } from '../../cdk/constructs/browser-worker-function';
+import { LAMBDA_FETCH_TIMEOUT, LAMBDA_JOB_WAIT, PreviewFunction } from '../../cdk/constructs/preview-function';
 import { WORKER_MEMORY_MB } from '../../cdk/constructs/worker-function';
 import { dropDigest, keygenText, newKey } from '../../cdk/keygen';
 import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
-import { loadConfig } from '../../lib/config';
+import { DEFAULTS, loadConfig } from '../../lib/config';
 import { imageRenderMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb } from '../../lib/jobs/memory';
 import { jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
 
@@ -104,12 +105,28 @@ describe('resources and wiring', () => {
       CorsConfiguration: { AllowOrigins: ['https://app.example'], AllowMethods: Match.arrayWith(['POST']) },
     });
     t.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 9 } });
+    // Either left out keeps its default.
+    synth({ throttle: { rateLimit: 5 } }).hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 40 },
+    });
   });
 
-  test('both functions are nodejs22.x with active tracing; the worker has the two layers', () => {
-    for (const fn of [preview, worker]) {
-      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', TracingConfig: { Mode: 'Active' } });
+  test('every function (LinklensFunction) is nodejs22.x x86_64 with active tracing, its own log group kept a month, and its Powertools names', () => {
+    const fns = Object.values(res('AWS::Lambda::Function')) as any[];
+    expect(fns).toHaveLength(3);
+    const logGroups = res('AWS::Logs::LogGroup');
+    for (const fn of fns) {
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', Architectures: ['x86_64'], TracingConfig: { Mode: 'Active' } });
+      expect(logGroups[fn.Properties.LoggingConfig.LogGroup.Ref].Properties.RetentionInDays).toBe(30);
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: expect.stringMatching(/^linklens-/),
+        POWERTOOLS_METRICS_NAMESPACE: 'linklens',
+      });
     }
+    expect(new Set(fns.map((fn) => fn.Properties.LoggingConfig.LogGroup.Ref)).size).toBe(3);
+  });
+
+  test('the worker has the two media layers, the preview none; every layer is for nodejs22.x x86_64; the worker reserved concurrency is a prop', () => {
     expect(preview.Properties.Layers).toBeUndefined();
     expect(worker.Properties.Layers).toHaveLength(2);
     const layers = res('AWS::Lambda::LayerVersion');
@@ -229,7 +246,7 @@ describe('settings', () => {
       LINKPREVIEW_BUCKET: ref(bucketId),
       LINKPREVIEW_JOB_QUEUE_URL: ref(queueId),
       LINKPREVIEW_PUBLIC_URL: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.any(String), 'DomainName'] }]] },
-      LINKPREVIEW_JOB_DEADLINE_MS: '25000',
+      LINKPREVIEW_REQUEST_BUDGET_MS: '25000',
       POWERTOOLS_METRICS_NAMESPACE: 'linklens',
     });
     expect(pv.LINKPREVIEW_API_KEYS).toBeUndefined(); // never plain keys
@@ -245,26 +262,39 @@ describe('settings', () => {
           ? v
           : k === 'LINKPREVIEW_PUBLIC_URL'
             ? 'https://d1.cloudfront.net'
-            : k === 'LINKPREVIEW_JOB_QUEUE_URL' || k === 'LINKPREVIEW_SCREENSHOT_QUEUE_URL'
+            : k === 'LINKPREVIEW_JOB_QUEUE_URL' || k === 'LINKPREVIEW_BROWSER_QUEUE_URL'
               ? 'https://sqs.eu-west-1.amazonaws.com/1/q'
               : 'bucket-name',
       ]),
     ) as Record<string, string>;
-    expect(loadConfig(env)).toMatchObject({ jobDeadlineMs: 25000, apiKeyHashes: [HASH], bucket: 'bucket-name' });
+    expect(loadConfig(env)).toMatchObject({ requestBudgetMs: 25000, apiKeyHashes: [HASH], bucket: 'bucket-name' });
   });
 
   test('timeouts are ordered: job wait < preview timeout < 29 s API limit; record deadline + fetch fit; queue visibility > worker timeout', () => {
     const pv = preview.Properties.Environment.Variables;
-    const jobDeadline = Number(pv.LINKPREVIEW_JOB_DEADLINE_MS);
+    const jobDeadline = Number(pv.LINKPREVIEW_REQUEST_BUDGET_MS);
     const previewTimeout = preview.Properties.Timeout * 1000;
     const apiLimit = one('AWS::ApiGatewayV2::Integration')[1].Properties.TimeoutInMillis;
     expect(jobDeadline).toBeLessThan(previewTimeout);
     expect(previewTimeout).toBeLessThan(apiLimit);
     expect(apiLimit).toBeLessThanOrEqual(29000);
-    expect(Number(pv.LINKPREVIEW_FETCH_TIMEOUT_MS) + Number(pv.LINKPREVIEW_DEADLINE_MS)).toBeLessThanOrEqual(jobDeadline);
+    expect(Number(pv.LINKPREVIEW_FETCH_TIMEOUT_MS) + Number(pv.LINKPREVIEW_JOB_WAIT_MS)).toBeLessThanOrEqual(jobDeadline);
     expect(queue.Properties.VisibilityTimeout).toBeGreaterThan(worker.Properties.Timeout);
     expect(queue.Properties.VisibilityTimeout).toBe(worker.Properties.Timeout * 6);
     expect(queue.Properties.MessageRetentionPeriod).toBeGreaterThan(queue.Properties.VisibilityTimeout * 3);
+  });
+
+  test("the preview's budget is the setting's default; its fetch timeout and job wait are its own, on purpose: they fit in the budget together, the defaults do not", () => {
+    const pv = preview.Properties.Environment.Variables;
+    const budget = Number(pv.LINKPREVIEW_REQUEST_BUDGET_MS);
+    expect(budget).toBe(DEFAULTS.requestBudgetMs);
+    expect(Number(pv.LINKPREVIEW_FETCH_TIMEOUT_MS)).toBe(LAMBDA_FETCH_TIMEOUT.toMilliseconds());
+    expect(Number(pv.LINKPREVIEW_JOB_WAIT_MS)).toBe(LAMBDA_JOB_WAIT.toMilliseconds());
+    // A page that takes its whole fetch timeout still leaves the jobs their whole wait before the budget ends.
+    expect(LAMBDA_FETCH_TIMEOUT.toMilliseconds() + LAMBDA_JOB_WAIT.toMilliseconds()).toBeLessThanOrEqual(budget);
+    // The defaults do not fit: were they to, the preview would take them instead of its own.
+    expect(DEFAULTS.fetchTimeoutMs + DEFAULTS.jobWaitMs).toBeGreaterThan(DEFAULTS.requestBudgetMs);
+    expect(pv.POWERTOOLS_METRICS_NAMESPACE).toBe(DEFAULTS.metricsNamespace);
   });
 
   test("worker memory: 1769 MB (one vCPU), 4 jobs at once from batches of 4, and every job kind's worst case fits the job budget alone", () => {
@@ -283,9 +313,9 @@ describe('settings', () => {
     const jpeg50 = jobMemoryMb('image', config) + imageRenderMb({ width: 8660, height: 5773, format: 'jpeg', hasAlpha: false });
     expect(4 * jpeg50).toBeLessThanOrEqual(budget);
     expect(2 * worstCaseMb('document', config)).toBeGreaterThan(budget);
-    // The screenshot worker admits its one Chromium job.
-    const [, shot] = fnBy('linklens-screenshot-worker');
-    expect(worstCaseMb('screenshot', config)).toBeLessThanOrEqual(workerMemoryBudgetMb({ functionMemoryMb: shot.Properties.MemorySize })!);
+    // The browser worker admits its one Chromium job.
+    const [, browser] = fnBy('linklens-browser-worker');
+    expect(worstCaseMb('screenshot', config)).toBeLessThanOrEqual(workerMemoryBudgetMb({ functionMemoryMb: browser.Properties.MemorySize })!);
   });
 
   test('the stack refuses plain keys in place of hashes', () => {
@@ -316,70 +346,88 @@ describe('settings', () => {
   });
 });
 
-describe('screenshots', () => {
-  const [shotId, shot] = fnBy('linklens-screenshot-worker');
-  const [shotQueueId, shotQueue] = queueBy('ScreenshotJobsQueue');
+describe('the browser worker (screenshots)', () => {
+  const [browserId, browser] = fnBy('linklens-browser-worker');
+  const [browserQueueId, browserQueue] = queueBy('BrowserJobsQueue');
 
-  test('their own worker: nodejs22.x x86_64, 2048 MB, the sharp and browser layers, one page at a time', () => {
-    expect(shot.Properties).toMatchObject({
+  test('its own Lambda: nodejs22.x x86_64, 2048 MB, the sharp and browser layers, one page at a time', () => {
+    expect(browser.Properties).toMatchObject({
       Runtime: 'nodejs22.x',
       Handler: 'index.handler',
       MemorySize: 2048,
       Architectures: ['x86_64'],
       TracingConfig: { Mode: 'Active' },
     });
-    const layerIds = shot.Properties.Layers.map((l: any) => l.Ref);
+    const layerIds = browser.Properties.Layers.map((l: any) => l.Ref);
     const layers = res('AWS::Lambda::LayerVersion');
     expect(layerIds.map((id: string) => layers[id].Properties.Description).sort()).toEqual([
       expect.stringMatching(/^headless Chromium for Lambda: @sparticuz\/chromium/),
       expect.stringMatching(/^sharp \+ libvips/),
     ]);
     expect(worker.Properties.Layers.map((l: any) => l.Ref)).not.toEqual(expect.arrayContaining([expect.stringMatching(/^BrowserChromium/)]));
-    expect(shot.Properties.Environment.Variables).toMatchObject({
+    expect(browser.Properties.Environment.Variables).toMatchObject({
       LINKPREVIEW_SCREENSHOTS: 'on',
       LINKPREVIEW_JOB_CONCURRENCY: '1',
       LINKPREVIEW_BUCKET: ref(bucketId),
     });
-    expect(shot.Properties.Environment.Variables.LINKPREVIEW_SCREENSHOT_QUEUE_URL).toBeUndefined();
+    expect(browser.Properties.Environment.Variables.LINKPREVIEW_BROWSER_QUEUE_URL).toBeUndefined();
   });
 
-  test('behind the same fan-out: the preview sends screenshot jobs to their queue, which feeds the screenshot worker one at a time, with the shared DLQ', () => {
+  test('behind the same fan-out: the preview sends screenshot jobs to the browser queue, which feeds the browser worker one at a time, with the shared DLQ', () => {
     const pv = preview.Properties.Environment.Variables;
-    expect(pv).toMatchObject({ LINKPREVIEW_SCREENSHOTS: 'on', LINKPREVIEW_SCREENSHOT_QUEUE_URL: ref(shotQueueId), LINKPREVIEW_JOB_QUEUE_URL: ref(queueId) });
+    expect(pv).toMatchObject({ LINKPREVIEW_SCREENSHOTS: 'on', LINKPREVIEW_BROWSER_QUEUE_URL: ref(browserQueueId), LINKPREVIEW_JOB_QUEUE_URL: ref(queueId) });
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      EventSourceArn: { 'Fn::GetAtt': [shotQueueId, 'Arn'] },
-      FunctionName: ref(shotId),
+      EventSourceArn: { 'Fn::GetAtt': [browserQueueId, 'Arn'] },
+      FunctionName: ref(browserId),
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: 1,
     });
-    expect(shotQueue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 3 });
-    expect(shotQueue.Properties.VisibilityTimeout).toBe(shot.Properties.Timeout * 6);
+    expect(browserQueue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 3 });
+    expect(browserQueue.Properties.VisibilityTimeout).toBe(browser.Properties.Timeout * 6);
     const p = statementsOf(roleOf(preview))
       .filter((st: any) => actions(st).includes('sqs:SendMessage'))
       .map((st: any) => JSON.stringify(st.Resource))
       .join(' ');
-    expect(p).toContain(shotQueueId);
-    const w = statementsOf(roleOf(shot));
+    expect(p).toContain(browserQueueId);
+    const w = statementsOf(roleOf(browser));
     expect(w.some((st: any) => actions(st).includes('sqs:SendMessage'))).toBe(false);
-    expect(JSON.stringify(w.filter((st: any) => actions(st).includes('sqs:ReceiveMessage')).map((st: any) => st.Resource))).toContain(shotQueueId);
+    expect(JSON.stringify(w.filter((st: any) => actions(st).includes('sqs:ReceiveMessage')).map((st: any) => st.Resource))).toContain(browserQueueId);
     const puts = w
       .filter((st: any) => actions(st).includes('s3:PutObject'))
       .map((st: any) => JSON.stringify(st.Resource))
       .join(' ');
     expect(puts).toContain('/assets/*');
     expect(puts).toContain('/jobs/*');
-    expect(template.findOutputs('ScreenshotQueueUrl').ScreenshotQueueUrl.Value).toEqual(ref(shotQueueId));
-    // The screenshot job's own time cap fits inside the worker's timeout and the preview's wait.
-    const cap = Number(shot.Properties.Environment.Variables.LINKPREVIEW_SCREENSHOT_TIMEOUT_MS);
-    expect(cap).toBeLessThan(shot.Properties.Timeout * 1000);
-    expect(cap).toBeLessThan(Number(pv.LINKPREVIEW_JOB_DEADLINE_MS));
+    expect(template.findOutputs('BrowserQueueUrl').BrowserQueueUrl.Value).toEqual(ref(browserQueueId));
+    // The capture's own time cap: over the setting's default on purpose, no shorter than the
+    // preview's job wait (the job's deadline ends a slow capture), and within the worker's timeout.
+    const cap = Number(browser.Properties.Environment.Variables.LINKPREVIEW_SCREENSHOT_TIMEOUT_MS);
+    expect(cap).toBe(LAMBDA_SCREENSHOT_TIMEOUT.toMilliseconds());
+    expect(cap).toBeGreaterThan(DEFAULTS.screenshotTimeoutMs);
+    expect(cap).toBeGreaterThanOrEqual(Number(pv.LINKPREVIEW_JOB_WAIT_MS));
+    expect(cap).toBeLessThan(browser.Properties.Timeout * 1000);
+    expect(cap).toBeLessThan(Number(pv.LINKPREVIEW_REQUEST_BUDGET_MS));
   });
 
-  test('screenshots: false leaves out the worker, its queue and layer, and tells the preview', () => {
+  test('browserWorkerReservedConcurrency caps it; the deprecated screenshotWorkerReservedConcurrency still does, and the new prop wins', () => {
+    const reserved = (props: Partial<LinkPreviewStackProps>) => {
+      const t = synth(props);
+      const fn = Object.values(t.findResources('AWS::Lambda::Function')).find(
+        (f: any) => f.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME === 'linklens-browser-worker',
+      ) as any;
+      return fn.Properties.ReservedConcurrentExecutions;
+    };
+    expect(browser.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(reserved({ browserWorkerReservedConcurrency: 3 })).toBe(3);
+    expect(reserved({ screenshotWorkerReservedConcurrency: 2 })).toBe(2);
+    expect(reserved({ browserWorkerReservedConcurrency: 3, screenshotWorkerReservedConcurrency: 2 })).toBe(3);
+  });
+
+  test('screenshots: false (no job needs the browser) leaves out the browser worker, its queue and layer, and tells the preview', () => {
     const t = synth({ screenshots: false });
     const fns = Object.values(t.findResources('AWS::Lambda::Function')).map((f: any) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
-    expect(fns).not.toContain('linklens-screenshot-worker');
-    expect(Object.keys(t.findResources('AWS::SQS::Queue')).some((id) => id.startsWith('ScreenshotJobs'))).toBe(false);
+    expect(fns).not.toContain('linklens-browser-worker');
+    expect(Object.keys(t.findResources('AWS::SQS::Queue')).some((id) => id.startsWith('BrowserJobs'))).toBe(false);
     t.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'linklens-preview', LINKPREVIEW_SCREENSHOTS: 'off' }) },
     });
@@ -387,7 +435,7 @@ describe('screenshots', () => {
 });
 
 describe('alarms', () => {
-  const [shotId] = fnBy('linklens-screenshot-worker');
+  const [browserId] = fnBy('linklens-browser-worker');
   const alarms = (t: Template = template) => Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties);
   const alarm = (metricName: string, dimension: unknown, t: Template = template) => {
     const found = alarms(t).filter((p: any) => p.MetricName === metricName && JSON.stringify(p.Dimensions) === JSON.stringify([dimension]));
@@ -397,13 +445,13 @@ describe('alarms', () => {
   const ofFunction = (id: string) => ({ Name: 'FunctionName', Value: ref(id) });
   const gte1 = { Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, Period: 300, TreatMissingData: 'notBreaching' };
 
-  test('the dead-letter queue (shared by the screenshot queue) alarms at one visible message', () => {
+  test('the dead-letter queue (shared by the browser queue) alarms at one visible message', () => {
     expect(alarm('ApproximateNumberOfMessagesVisible', { Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } })).toMatchObject({
       Namespace: 'AWS/SQS',
       Statistic: 'Maximum',
       ...gte1,
     });
-    expect(queueBy('ScreenshotJobsQueue')[1].Properties.RedrivePolicy.deadLetterTargetArn).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
+    expect(queueBy('BrowserJobsQueue')[1].Properties.RedrivePolicy.deadLetterTargetArn).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
   });
 
   test('preview throttles: a sum of one in 5 minutes', () => {
@@ -456,7 +504,7 @@ describe('alarms', () => {
   test('the threshold follows the PreviewFunction timeout', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Short');
-    const fn = new PreviewFunction(stack, 'Preview', { timeout: Duration.seconds(20), jobDeadline: Duration.seconds(15) });
+    const fn = new PreviewFunction(stack, 'Preview', { timeout: Duration.seconds(20), requestBudget: Duration.seconds(15) });
     new Alarms(stack, 'Alarms', { deadLetterQueue: new sqs.Queue(stack, 'Dlq'), preview: fn, workers: {} });
     const t = Template.fromStack(stack);
     t.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Duration', ExtendedStatistic: 'p95', Threshold: 16000 });
@@ -465,10 +513,15 @@ describe('alarms', () => {
 
   test('each worker alarms on its invocation errors (crashes; a failed job is a batch item failure)', () => {
     expect(alarm('Errors', ofFunction(workerId))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', ...gte1 });
-    expect(alarm('Errors', ofFunction(shotId))).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', ...gte1 });
+    expect(alarm('Errors', ofFunction(browserId))).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Statistic: 'Sum',
+      AlarmName: 'Test-browser-worker-errors',
+      ...gte1,
+    });
     const t = synth({ screenshots: false });
     expect(alarms(t).filter((p: any) => p.MetricName === 'Errors')).toHaveLength(1); // the worker (the preview's is an expression)
-    expect(lastStack!.service.alarms.workerErrors.ScreenshotWorker).toBeUndefined();
+    expect(lastStack!.service.alarms.workerErrors.BrowserWorker).toBeUndefined();
   });
 
   test('without a topic or an email the alarms have no actions and no topic is created', () => {

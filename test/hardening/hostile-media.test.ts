@@ -93,7 +93,7 @@ beforeAll(async () => {
     '/many-pages.pdf': { headers: { 'content-type': 'application/pdf' }, body: pdfWithPages(100_000) },
     '/lying-duration.mp4': { headers: { 'content-type': 'video/mp4' }, body: lying },
   });
-  svc = createTestHandler({ config: { recordDeadlineMs: 8000, mediaDecodeTimeoutMs: 4000 } });
+  svc = createTestHandler({ config: { jobWaitMs: 8000, mediaDecodeTimeoutMs: 4000 } });
 }, 60_000);
 afterAll(async () => {
   await site.close();

@@ -72,7 +72,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config & { cleanup(
     allowPrivateNetworks: true,
     dataDir,
     fetchTimeoutMs: 3000,
-    recordDeadlineMs: 8000,
+    jobWaitMs: 8000,
     // No headless browser in every test that previews a page; test/page turns screenshots and renders on.
     screenshots: 'off' as const,
     render: 'off' as const,

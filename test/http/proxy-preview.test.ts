@@ -213,7 +213,7 @@ describe('each wall, as a whole preview', () => {
 
 test('the time budget holds through a proxy that never answers: a 200 record when the budget ends', async () => {
   proxy.behaviour = 'hang';
-  const h = handler({ proxyUrl: proxy.url(CREDENTIALS), proxyMode: 'always', jobDeadlineMs: 1500, fetchTimeoutMs: 20_000 });
+  const h = handler({ proxyUrl: proxy.url(CREDENTIALS), proxyMode: 'always', requestBudgetMs: 1500, fetchTimeoutMs: 20_000 });
   try {
     const res = await h.post(JSON.stringify({ link: link() }));
     expect(res.statusCode).toBe(200);
@@ -240,7 +240,7 @@ test('the route reaches the metrics hook: requests through the proxy and the wal
 });
 
 withBrowser("the browser's requests take the same route: the screenshot loads the walled page and its script through the proxy", async () => {
-  const h = handler({ proxyUrl: proxy.url(CREDENTIALS), proxyMode: 'fallback', screenshots: 'on', screenshotWaitMs: 20_000, recordDeadlineMs: 20_000 });
+  const h = handler({ proxyUrl: proxy.url(CREDENTIALS), proxyMode: 'fallback', screenshots: 'on', screenshotWaitMs: 20_000, jobWaitMs: 20_000 });
   try {
     const res = await h.post(JSON.stringify({ link: link() }));
     expect(res.json).toMatchObject({ ok: true, title: 'A walled product page' });

@@ -31,7 +31,7 @@ import { createTestHandler, httpApiEvent, recordingLog, silentLog, TEST_KEY } fr
 import { image, page, startWorld, type World } from '../platforms/harness';
 
 const BUDGET_MS = 1500;
-const SLOW: Partial<Config> = { jobDeadlineMs: BUDGET_MS, fetchTimeoutMs: 20_000, recordDeadlineMs: 20_000 };
+const SLOW: Partial<Config> = { requestBudgetMs: BUDGET_MS, fetchTimeoutMs: 20_000, jobWaitMs: 20_000 };
 
 /** A stalled upstream request: its response, and when our side closed its connection. */
 interface Stall {
@@ -251,9 +251,9 @@ describe('a phase that ignores the budget', () => {
 
 describe('the Lambda: the budget is cut to the invocation remaining time', () => {
   test('createLambdaPreviewHandler with 3 s left answers a 200 before they run out, whatever the configured budget', async () => {
-    const config = { ...w.handler.config, jobDeadlineMs: 25_000 };
+    const config = { ...w.handler.config, requestBudgetMs: 25_000 };
     const deps = buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' });
-    const budget = new InvocationBudget(config.jobDeadlineMs);
+    const budget = new InvocationBudget(config.requestBudgetMs);
     const handler = createLambdaPreviewHandler({
       config,
       obs: createObservability('linklens-budget-test', { ...config, logLevel: 'silent' }),

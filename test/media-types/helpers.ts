@@ -6,7 +6,7 @@ import { startTestServer } from '../helpers/service';
 export type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 export function startServer(config: Partial<Config>): Promise<Server> {
-  return startTestServer({ fetchTimeoutMs: 10_000, recordDeadlineMs: 25_000, ...config });
+  return startTestServer({ fetchTimeoutMs: 10_000, jobWaitMs: 25_000, ...config });
 }
 
 export async function preview(server: Server, link: string): Promise<any> {

@@ -42,7 +42,7 @@ beforeAll(async () => {
     '/i3.png': { headers: { 'content-type': 'image/png' }, body: await fx.pngWithAlpha(16, 16) },
     '/photos/sunset-at-sea.jpg': { headers: { 'content-type': 'image/jpeg' }, body: ogJpeg },
   });
-  server = await startTestServer({ fetchTimeoutMs: 10_000, recordDeadlineMs: 1500 });
+  server = await startTestServer({ fetchTimeoutMs: 10_000, jobWaitMs: 1500 });
 });
 
 afterAll(async () => {

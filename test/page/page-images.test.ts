@@ -386,7 +386,7 @@ describe('page.html in a browser', () => {
       throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
     };
     const server = await startTestServer(
-      { allowPrivateNetworks: false, allowLoopback: true, maxImageBytes: MAX_IMAGE_BYTES, recordDeadlineMs: 15_000, publicUrl: '' },
+      { allowPrivateNetworks: false, allowLoopback: true, maxImageBytes: MAX_IMAGE_BYTES, jobWaitMs: 15_000, publicUrl: '' },
       resolver,
     );
     const { chromium } = await import('playwright-core');

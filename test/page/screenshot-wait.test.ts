@@ -110,7 +110,7 @@ describe('a slow screenshot does not hold the record', () => {
   });
 
   withBrowser('the record leaves without page.screenshot; the late screenshot is stored and the next preview of the URL has it, with no new job', async () => {
-    const config = testConfig({ screenshots: 'on', recordDeadlineMs: 20_000 });
+    const config = testConfig({ screenshots: 'on', jobWaitMs: 20_000 });
     const { preview, jobs } = pipeline(config);
     const url = site.url('/held');
     try {

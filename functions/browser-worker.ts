@@ -1,6 +1,7 @@
 /**
- * The screenshot worker Lambda: the same SQS job worker as functions/worker.ts (same handler,
- * idempotency, deadlines and batch failures), fed by its own queue and given a headless Chromium.
+ * The browser worker Lambda: the same SQS job worker as functions/worker.ts (same handler,
+ * idempotency, deadlines and batch failures), fed by its own queue with the jobs that need a
+ * headless Chromium (screenshots), and given one.
  * The browser comes from a layer holding @sparticuz/chromium (/opt/nodejs/node_modules): on the
  * first event of a container its binary is unpacked to /tmp and handed to lib/browser with the
  * package's Lambda flags. The package is never loaded outside Lambda (local runs use Debian's
@@ -34,10 +35,10 @@ let built: Promise<(event: SQSEvent, context: unknown) => Promise<SQSBatchRespon
 async function build() {
   const browser = await lambdaBrowser();
   configureBrowser(browser);
-  return instrumentedWorker('linklens-screenshot-worker', { ...loadConfig(process.env), browserPath: browser.executablePath });
+  return instrumentedWorker('linklens-browser-worker', { ...loadConfig(process.env), browserPath: browser.executablePath });
 }
 
-/** The Lambda entry (functions.screenshot-worker.handler). */
+/** The Lambda entry (functions/browser-worker.handler). */
 export const handler = async (event: SQSEvent, context: unknown): Promise<SQSBatchResponse> => {
   built ??= build().catch((err) => {
     built = undefined;
