@@ -43,6 +43,11 @@ export interface LinkPreviewServiceProps {
   workerBatchSize?: number;
   /** Page screenshots (in the browser worker). Default true. */
   screenshots?: boolean;
+  /**
+   * Pages built by JavaScript rendered in the browser worker before extraction: `auto` (default)
+   * renders the app shells only, `on` every page, `off` none (docs/configuration.md, LINKPREVIEW_RENDER).
+   */
+  render?: 'auto' | 'on' | 'off';
   /** Caps how many browser workers run at once. Default: unreserved. */
   browserWorkerReservedConcurrency?: number;
   /** @deprecated The browser worker's former name: use `browserWorkerReservedConcurrency` (which wins when both are given). */
@@ -99,14 +104,16 @@ export class LinkPreviewService extends Construct {
     this.store.grantTo(this.worker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
     this.jobs.attachWorker(this.worker.fn, { batchSize: props.workerBatchSize });
 
-    // The jobs that need the browser, each switched on or off here; today that is screenshots.
+    // The jobs that need the browser (lib/jobs/specs.ts: screenshots and renders), each switched on or off here.
     const screenshots = props.screenshots ?? true;
+    const render = props.render ?? 'auto';
     this.previewFunction.addEnvironment(ENV.screenshots, screenshots ? 'on' : 'off');
+    this.previewFunction.addEnvironment(ENV.render, render);
 
     // The browser worker, whenever one of them is on: the same fan-out (the preview sends, a worker
     // writes the result to jobs/, the preview waits), on a queue of its own whose worker has the
     // browser layer and the memory.
-    if (screenshots) {
+    if (screenshots || render !== 'off') {
       const browser = new BrowserLayer(this, 'Browser', { code: props.layerCode?.chromium });
       this.browserWorker = new BrowserWorkerFunction(this, 'BrowserWorker', {
         sharpLayer: layers.sharp,

@@ -133,7 +133,7 @@ test('a parameter of the same stack (IParameter, a StringList) is named by its o
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const own = new Stack(app, 'Own', { env: ENV });
   const parameter = new ssm.StringListParameter(own, 'KeyHashes', { stringListValue: ['a'.repeat(64)] });
-  const links = new LinkPreviewService(own, 'Links', { apiKeys: ApiKeys.fromParameter(parameter), layerCode: layerCode(), screenshots: false });
+  const links = new LinkPreviewService(own, 'Links', { apiKeys: ApiKeys.fromParameter(parameter), layerCode: layerCode(), screenshots: false, render: 'off' });
   const t = Template.fromStack(own);
   const [parameterId] = Object.keys(t.findResources('AWS::SSM::Parameter'));
   const preview = t.findResources('AWS::Lambda::Function')[own.getLogicalId(links.previewFunction.node.defaultChild as lambda.CfnFunction)] as any;
@@ -203,6 +203,7 @@ describe('the forward proxy (OutboundProxy)', () => {
       apiKeys: ApiKeys.fromHashes(['a'.repeat(64)]),
       proxy: OutboundProxy.fromParameter('/linklens/proxy-url', { mode: 'always', encryptionKey: keyArn }),
       screenshots: false,
+      render: 'off',
     });
     const fns = fetchingFunctions(t);
     expect(fns.map((f) => f.name).sort()).toEqual(['linklens-preview', 'linklens-worker']);

@@ -52,6 +52,10 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       '/article': { body: article },
       '/og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: og },
       '/favicon.png': { headers: { 'content-type': 'image/png' }, body: icon },
+      // A single-page app's shell: only its script gives the title, the description and the article.
+      '/shell': {
+        body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>React App</title></head><body><noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div><script>document.title = 'Harbour timetable'; const m = document.createElement('meta'); m.name = 'description'; m.content = 'Ferries to the islands, every hour from six.'; document.head.appendChild(m); document.getElementById('root').innerHTML = '<article><h1>Harbour timetable</h1><p>${'The first ferry leaves at six and the last one at ten. '.repeat(12)}</p></article>';</script></body></html>`,
+      },
       '/report.pdf': serveBytes(makePdf({ pages: proseDocument(3), title: 'River levels', author: 'Ann' }), 'application/pdf'),
       '/clip.mp4': serveBytes(clip, 'video/mp4'),
       '/song.mp3': serveBytes(song, 'audio/mpeg'),
@@ -250,6 +254,17 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     const preview = r.fnByService('linklens-preview');
     figures.push(`stalled image: ${res.ms.toFixed(0)} ms (timeout ${preview.timeoutS} s)`);
   }, 60_000);
+
+  test('a shell page: rendered by the browser worker, the record from the rendered page', async () => {
+    const res = await post({ link: site.url('/shell') });
+    expect(res.status).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, type: 'PAGE', title: 'Harbour timetable', description: 'Ferries to the islands, every hour from six.' });
+    expect(res.headers['server-timing']).toMatch(/render;dur=[\d.]+/);
+    const browserWorker = r.fnByService('linklens-browser-worker');
+    expect(browserWorker.logs.some((l) => l.includes('"kind":"render"'))).toBe(true);
+    const render = Number(/render;dur=([\d.]+)/.exec(res.headers['server-timing'])?.[1]);
+    figures.push(`shell page rendered through the browser worker: ${res.ms.toFixed(0)} ms (render ${render.toFixed(0)} ms)`);
+  }, 90_000);
 
   test("a walled page behind the operator's proxy (its URL in a secret): the wall, then the page and its image through the proxy, from the preview and the worker", async () => {
     const res = await post({ link: walledSite.url('/walled') });

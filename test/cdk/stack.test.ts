@@ -423,13 +423,22 @@ describe('the browser worker (screenshots)', () => {
     expect(reserved({ browserWorkerReservedConcurrency: 3, screenshotWorkerReservedConcurrency: 2 })).toBe(3);
   });
 
-  test('screenshots: false (no job needs the browser) leaves out the browser worker, its queue and layer, and tells the preview', () => {
-    const t = synth({ screenshots: false });
+  test('screenshots: false and render: off (no job needs the browser) leave out the browser worker, its queue and layer, and tell the preview', () => {
+    const t = synth({ screenshots: false, render: 'off' });
     const fns = Object.values(t.findResources('AWS::Lambda::Function')).map((f: any) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
     expect(fns).not.toContain('linklens-browser-worker');
     expect(Object.keys(t.findResources('AWS::SQS::Queue')).some((id) => id.startsWith('BrowserJobs'))).toBe(false);
     t.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'linklens-preview', LINKPREVIEW_SCREENSHOTS: 'off' }) },
+      Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'linklens-preview', LINKPREVIEW_SCREENSHOTS: 'off', LINKPREVIEW_RENDER: 'off' }) },
+    });
+  });
+
+  test('screenshots: false with renders on (the default auto): the browser worker stays, for the renders', () => {
+    const t = synth({ screenshots: false });
+    const fns = Object.values(t.findResources('AWS::Lambda::Function')).map((f: any) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
+    expect(fns).toContain('linklens-browser-worker');
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'linklens-preview', LINKPREVIEW_SCREENSHOTS: 'off', LINKPREVIEW_RENDER: 'auto' }) },
     });
   });
 });
@@ -519,7 +528,7 @@ describe('alarms', () => {
       AlarmName: 'Test-browser-worker-errors',
       ...gte1,
     });
-    const t = synth({ screenshots: false });
+    const t = synth({ screenshots: false, render: 'off' });
     expect(alarms(t).filter((p: any) => p.MetricName === 'Errors')).toHaveLength(1); // the worker (the preview's is an expression)
     expect(lastStack!.service.alarms.workerErrors.BrowserWorker).toBeUndefined();
   });
