@@ -8,10 +8,10 @@
  * (lib/budget.ts); when it ends, the record built so far is the outcome.
  */
 
-import { browserJobsAvailable } from './browser/availability.js';
+import { browserJobsAvailable, screenshotsEnabled } from './browser/availability.js';
 import { budgetedFetcher, TimeBudget } from './budget.js';
 import type { Config } from './config.js';
-import type { LinkRecord, LinkType } from './contract/link.js';
+import type { ImageSet, LinkRecord, LinkType } from './contract/link.js';
 import type { PreviewRequest } from './contract/request.js';
 import { appShellReason } from './extract/app-shell.js';
 import { classify } from './extract/classify.js';
@@ -216,7 +216,9 @@ async function pipeline(run: Run): Promise<PipelineOutcome> {
   //    and (a PAGE) the sub-fetches and the language beside them.
   const jobOptions = run.jobOptions();
   const done = await timer.time('jobs', () =>
-    extraction.page ? pageJobs(run, page.res, extraction, extraction.page, jobOptions) : fileJobs(run, res, extraction, jobOptions),
+    extraction.page
+      ? pageJobs(run, page.res, extraction, extraction.page, { ...jobOptions, screenshot: rendered?.screenshot })
+      : fileJobs(run, res, extraction, jobOptions),
   );
 
   // 4. Assemble.
@@ -242,11 +244,14 @@ async function renderedPage(
   res: FetchResult,
   answered: LinkRecord,
   fetched: Extraction,
-): Promise<{ res: FetchResult; extraction: Extraction } | undefined> {
+): Promise<{ res: FetchResult; extraction: Extraction; screenshot?: ImageSet } | undefined> {
   const reason = renderReason(run, res, fetched);
   if (!reason) return undefined;
   const deadline = run.budget.until(Date.now() + run.config.renderTimeoutMs + RENDER_RETURN_MS);
-  const outcomes = await run.ports.jobs.run([{ id: 'render', kind: 'render', input: { url: res.finalUrl, maxChars: run.config.maxPageBytes } }], {
+  // The record's screenshot, when it gets one, comes from the same page load.
+  const screenshot = screenshotsEnabled(run.config);
+  const input = { url: res.finalUrl, maxChars: run.config.maxPageBytes, screenshot };
+  const outcomes = await run.ports.jobs.run([{ id: 'render', kind: 'render', input }], {
     requestId: run.ctx.requestId,
     deadline,
   });
@@ -261,7 +266,8 @@ async function renderedPage(
     truncated: false,
   };
   const extraction = await run.timer.time('extract', () => extract(renderedRes, answered, run.platforms));
-  return { res: renderedRes, extraction };
+  const shot = outcome?.ok ? outcome.result.screenshot : undefined;
+  return { res: renderedRes, extraction, ...(shot ? { screenshot: shot } : {}) };
 }
 
 /** Fetches the link with its host's profile (User-Agent, consent cookie) and the caller's language; a FetchFailure is returned, not thrown. */
@@ -363,7 +369,13 @@ export function recordOEmbedFields(found: PageFields): OEmbedField[] {
  * jobs (content versions, screenshot). oEmbed is fetched only when it could change a field of the
  * record; the language is detected once the title is final, beside the jobs.
  */
-async function pageJobs(run: Run, res: FetchResult, extraction: Extraction, page: NonNullable<Extraction['page']>, jobOptions: RunOptions): Promise<Done> {
+async function pageJobs(
+  run: Run,
+  res: FetchResult,
+  extraction: Extraction,
+  page: NonNullable<Extraction['page']>,
+  jobOptions: RunOptions & { screenshot?: ImageSet },
+): Promise<Done> {
   const { read, found } = page;
   const { fetch, timer, sofar } = run;
   const { jobs } = run.ports;

@@ -9,6 +9,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
+import type { ImageSet } from '../contract/link.js';
 import type { Fetcher } from '../fetch/safe-fetch.js';
 import type { JobContext } from '../jobs/context.js';
 import type { ScreenshotJobInput, ScreenshotJobResult } from '../jobs/kinds.js';
@@ -53,10 +54,15 @@ export async function runScreenshotJob(input: ScreenshotJobInput, ctx: JobContex
   if (!browserAvailable(ctx.config)) return { reason: 'no browser' };
   const capturedAt = Date.now();
   const shot = await captureScreenshot(input.url, { fetch: ctx.fetch, config: ctx.config, signal: ctx.signal });
-  const screenshot = await hostImageBytes(shot.png, ctx);
-  if (!screenshot) return { reason: 'the screenshot could not be hosted', refused: shot.refused };
-  await rememberScreenshot(ctx.blobs, input.url, screenshot, capturedAt, ctx.config.screenshotMemoTtlMs);
-  return { screenshot, refused: shot.refused };
+  const screenshot = await hostScreenshot(input.url, shot.png, capturedAt, ctx);
+  return screenshot ? { screenshot, refused: shot.refused } : { reason: 'the screenshot could not be hosted', refused: shot.refused };
+}
+
+/** A captured PNG hosted as the four image sizes and remembered for the URL (the screenshot job's, or a render's). */
+export async function hostScreenshot(url: string, png: Buffer, capturedAt: number, ctx: JobContext): Promise<ImageSet | undefined> {
+  const screenshot = await hostImageBytes(png, ctx);
+  if (screenshot) await rememberScreenshot(ctx.blobs, url, screenshot, capturedAt, ctx.config.screenshotMemoTtlMs);
+  return screenshot;
 }
 
 export interface LoadOptions extends Omit<CaptureOptions, 'config'> {
@@ -132,7 +138,7 @@ async function networkQuiet(traffic: PageTraffic, quietMs: number, maxMs: number
 }
 
 /** The first screen as a PNG, with Chromium's fast PNG encoder (lossless; about half the time of the default one). */
-async function capturePng(tab: Tab): Promise<Buffer> {
+export async function capturePng(tab: Tab): Promise<Buffer> {
   const { data } = await tab.cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true, captureBeyondViewport: false });
   return Buffer.from(data, 'base64');
 }

@@ -140,6 +140,8 @@ export interface RenderJobInput {
   url: string;
   /** The most characters of rendered HTML handed back (the page cap). */
   maxChars: number;
+  /** Also capture the page's screenshot from the same page load (hosted and remembered as the screenshot job's). */
+  screenshot?: boolean;
 }
 
 export interface RenderJobResult {
@@ -147,6 +149,8 @@ export interface RenderJobResult {
   html?: string;
   /** Why there is none (no browser, the page did not load, the cap). */
   reason?: string;
+  /** The screenshot of the same page load, when asked for. */
+  screenshot?: ImageSet;
   /** The page's requests, and those refused by the guard or the blocks. */
   requests?: number;
   refused?: number;

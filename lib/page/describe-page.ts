@@ -36,6 +36,8 @@ export interface DescribedPage {
 export interface DescribePageOptions extends RunOptions {
   /** The rest of the record (its image jobs): the wait for a late screenshot starts once this has settled too. */
   othersReady?: Promise<unknown>;
+  /** The screenshot a render of the page already took (lib/browser/render.ts): no screenshot job then. */
+  screenshot?: ImageSet;
 }
 
 type Ports = { config: Config; jobs: JobRunner; blobs: BlobStore };
@@ -47,7 +49,11 @@ export async function describePage(res: FetchResult, contentType: string | undef
   const restReady = Promise.all([content?.catch(() => undefined), othersReady]);
   // Jobs on this machine's cores: the capture starts once the rest is ready, not beside it.
   const shotStart = ports.jobs.sharesCpu ? restReady : undefined;
-  const shot = screenshotsEnabled(ports.config) ? screenshotOf(res.finalUrl, ports, run, shotStart).catch(() => undefined) : undefined;
+  const shot = options.screenshot
+    ? Promise.resolve(options.screenshot)
+    : screenshotsEnabled(ports.config)
+      ? screenshotOf(res.finalUrl, ports, run, shotStart).catch(() => undefined)
+      : undefined;
   if (!content && !shot) return {};
 
   const [described] = await Promise.all([content ?? ({} as DescribedPage), othersReady]);

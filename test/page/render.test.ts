@@ -167,3 +167,19 @@ withBrowser('a shell whose scripts never go quiet: the record comes back within 
   expect(res.json).toMatchObject({ ok: true, title: 'Never quiet' });
   expect(renderLine()).toMatchObject({ ok: true });
 });
+
+withBrowser('with screenshots on, one page load serves the render and the screenshot', async () => {
+  const fetch = closedGuardFetcher([site.port, priv.port], () => '127.0.0.1');
+  const both = createTestHandler({ fetch, config: { render: 'auto', screenshots: 'on', screenshotWaitMs: 20_000, allowPrivateNetworks: false } });
+  try {
+    site.route('/shared', { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: VUE_SHELL });
+    const res = await both.post(JSON.stringify({ link: `http://public.test:${site.port}/shared` }));
+    expect(res.json).toMatchObject({ ok: true, title: 'Harbour market, Saturdays' });
+    expect(res.json.page?.screenshot?.medium?.url).toMatch(/^http:\/\/assets\.test\//);
+    // The fetch, and one page load in the browser: no second load for the screenshot.
+    expect(asked('/shared')).toBe(2);
+    expect(res.headers['server-timing']).not.toMatch(/screenshot;/);
+  } finally {
+    both.cleanup();
+  }
+});
