@@ -95,8 +95,7 @@ export async function withLoadedPage<T>(
         const value = await cap.race(read(tab));
         return { value, refused: traffic.refused, requests: traffic.requests };
       } finally {
-        void tab.close();
-        openSpareTab(browser);
+        openSpareTab(browser, tab.close());
       }
     });
   } finally {

@@ -58,20 +58,49 @@ async function openTab(browser: Browser): Promise<Tab> {
 
 let spare: { browser: Browser; tab: Promise<Tab | undefined> } | undefined;
 
-/** A tab for one capture: the spare one when it is of this browser and still open, else a new one. */
+/**
+ * How long a job waits for the spare tab still being opened before it opens its own: a spare whose
+ * opening stalls (the Lambda's single-process Chromium has been seen to stall one) costs a job this
+ * much, never its whole time cap.
+ */
+const SPARE_WAIT_MS = 1_500;
+
+/** A tab for one job: the spare one when it is of this browser, still open and ready in time, else a new one. */
 export async function takeTab(browser: Browser): Promise<Tab> {
   const s = spare;
   spare = undefined;
-  const tab = s && (await s.tab);
+  const tab = s && (await within(s.tab, SPARE_WAIT_MS));
   if (tab && tab.browser === browser && browser.isConnected() && !tab.page.isClosed()) return tab;
-  void tab?.close();
+  if (tab) void tab.close();
+  else void s?.tab.then((late) => late?.close());
   return openTab(browser);
 }
 
-/** Opens the spare tab of `browser` (one at most), for the next capture. */
-export function openSpareTab(browser: Browser): void {
+/**
+ * Opens the spare tab of `browser` (one at most), for the next job, once `closing` (the last
+ * job's tab) is closed: a context is never opened while another is being closed.
+ */
+export function openSpareTab(browser: Browser, closing: Promise<unknown> = Promise.resolve()): void {
   if (spare?.browser === browser || !browser.isConnected()) return;
   const stale = spare;
-  spare = { browser, tab: openTab(browser).catch(() => undefined) };
+  spare = {
+    browser,
+    tab: closing
+      .then(
+        () => (browser.isConnected() ? openTab(browser) : undefined),
+        () => undefined,
+      )
+      .catch(() => undefined),
+  };
   void stale?.tab.then((t) => t?.close());
+}
+
+/** What `p` gives within `ms`, else undefined. */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -256,14 +256,32 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
   }, 60_000);
 
   test('a shell page: rendered by the browser worker, the record from the rendered page', async () => {
+    // The browser worker runs one job at a time: earlier previews' late screenshots finish first,
+    // so each render below is the worker's only job (a render queued behind a capture may come
+    // after its deadline, and the record then rightly has the static fields).
+    const browserWorker = r.fnByService('linklens-browser-worker');
+    const rendered = (res: { json(): any }) => {
+      if (res.json().title !== 'Harbour timetable') throw new Error(`not rendered: ${JSON.stringify(res.json())}\n${browserWorker.logs.slice(-12).join('\n')}`);
+    };
+    await r.drained(60_000);
     const res = await post({ link: site.url('/shell') });
+    rendered(res);
     expect(res.status).toBe(200);
     expect(res.json()).toMatchObject({ ok: true, type: 'PAGE', title: 'Harbour timetable', description: 'Ferries to the islands, every hour from six.' });
     expect(res.headers['server-timing']).toMatch(/render;dur=[\d.]+/);
-    const browserWorker = r.fnByService('linklens-browser-worker');
     expect(browserWorker.logs.some((l) => l.includes('"kind":"render"'))).toBe(true);
-    const render = Number(/render;dur=([\d.]+)/.exec(res.headers['server-timing'])?.[1]);
-    figures.push(`shell page rendered through the browser worker: ${res.ms.toFixed(0)} ms (render ${render.toFixed(0)} ms)`);
+    // The render's time over more previews of the shell (a new URL each: no memo), for the figures.
+    const renders: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await r.drained(60_000);
+      const again = await post({ link: site.url(`/shell?n=${i}`) });
+      rendered(again);
+      renders.push(Number(/render;dur=([\d.]+)/.exec(again.headers['server-timing'])?.[1]));
+    }
+    renders.sort((a, b) => a - b);
+    figures.push(
+      `shell page rendered through the browser worker: first ${res.ms.toFixed(0)} ms; render over 6 more, p50 ${renders[3].toFixed(0)} / max ${renders[5].toFixed(0)} ms`,
+    );
   }, 90_000);
 
   test("a walled page behind the operator's proxy (its URL in a secret): the wall, then the page and its image through the proxy, from the preview and the worker", async () => {
