@@ -137,6 +137,27 @@ withBrowser('a shell whose scripts never go quiet: the record comes back within 
   expect(renderLine()).toMatchObject({ ok: true });
 });
 
+withBrowser('a render past its cap (the bundle never arrives): the record goes out with the static fields', async () => {
+  site.route('/stuck.js', () => {
+    /* never answered */
+  });
+  site.route('/stuck', {
+    status: 200,
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+    body: shell('', 'Stuck App').replace('/app.js', '/stuck.js'),
+  });
+  const fetch = closedGuardFetcher([site.port, priv.port], () => '127.0.0.1');
+  const capped = createTestHandler({ fetch, log, config: { render: 'auto', allowPrivateNetworks: false, renderTimeoutMs: 1500 } });
+  try {
+    const res = await capped.post(JSON.stringify({ link: `http://public.test:${site.port}/stuck` }));
+    expect(res.statusCode).toBe(200);
+    expect(res.json).toMatchObject({ ok: true, status: 200, title: 'Stuck App' });
+    expect(renderLine()).toMatchObject({ reason: 'empty #root with scripts', ok: false });
+  } finally {
+    capped.cleanup();
+  }
+});
+
 withBrowser('with screenshots on, one page load serves the render and the screenshot', async () => {
   const fetch = closedGuardFetcher([site.port, priv.port], () => '127.0.0.1');
   const both = createTestHandler({ fetch, config: { render: 'auto', screenshots: 'on', screenshotWaitMs: 20_000, allowPrivateNetworks: false } });
