@@ -29,7 +29,7 @@ export interface BrowserWorkerFunctionProps {
 
 /**
  * The browser worker (functions/browser-worker.ts): the job worker with a headless Chromium, fed
- * by its own queue so the browser's memory is paid only for the jobs that need it (screenshots).
+ * by its own queue so the browser's memory is paid only for the jobs that need it (screenshots, renders).
  * playwright-core is shipped beside the bundle (it does not bundle well); @sparticuz/chromium
  * comes from the layer. Chromium unpacks to /tmp: about 200 MB of the default 512 MB of ephemeral
  * storage.
@@ -39,7 +39,7 @@ export class BrowserWorkerFunction extends LinklensFunction {
     super(scope, id, {
       bundle: BROWSER_WORKER_BUNDLE,
       serviceName: 'linklens-browser-worker',
-      description: 'linklens: jobs in headless Chromium (page screenshots), from SQS',
+      description: 'linklens: jobs in headless Chromium (page screenshots and renders), from SQS',
       timeout: props.timeout ?? Duration.seconds(60),
       memorySize: props.memorySize ?? 2048,
       reservedConcurrency: props.reservedConcurrency,
