@@ -6,11 +6,8 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Config, ConfigError, configWarnings, loadConfig } from '../lib/config.js';
+import type { Config } from '../lib/config.js';
 import type { LinkRecord } from '../lib/contract/link.js';
-import { createPreviewHandler } from '../lib/http/preview-handler.js';
-import { createConsoleLogger } from '../lib/log.js';
-import { buildLocalDeps } from './wiring.js';
 
 const USAGE = `usage: linklens <url> [--pretty]
 
@@ -33,6 +30,13 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     io.err(`${USAGE}\n`);
     return args[0] === '--help' || args[0] === '-h' ? 0 : 2;
   }
+  // Loaded only now: the usage answers without the service's modules.
+  const [{ ConfigError, configWarnings, loadConfig }, { createPreviewHandler }, { createConsoleLogger }, { buildLocalDeps }] = await Promise.all([
+    import('../lib/config.js'),
+    import('../lib/http/preview-handler.js'),
+    import('../lib/log.js'),
+    import('./wiring.js'),
+  ]);
   let config: Config;
   try {
     config = loadConfig(io.env);
