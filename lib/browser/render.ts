@@ -13,7 +13,7 @@ import { browserAvailable } from './availability.js';
 import { capturePng, hostScreenshot, withLoadedPage } from './screenshot.js';
 
 /** After the load event, the page is read once none of its requests has run for this long (scripts filling in the page). */
-export const RENDER_QUIET_MS = 250;
+const RENDER_QUIET_MS = 250;
 
 export async function runRenderJob(input: RenderJobInput, ctx: JobContext): Promise<RenderJobResult> {
   if (!browserAvailable(ctx.config)) return { reason: 'no browser' };

@@ -38,11 +38,11 @@ const MAX_SHELL_TEXT = 200;
 /** A framework's loader, when no mount element is in the HTML. */
 const LOADER_SCRIPTS = /(^|\/)(flutter_bootstrap|flutter|main\.dart)\.js(\?|$)/i;
 
-export function isDefaultTitle(title: string | undefined): boolean {
+function isDefaultTitle(title: string | undefined): boolean {
   return !!title && DEFAULT_TITLES.some((re) => re.test(title.trim()));
 }
 
-export function isDefaultDescription(description: string | undefined): boolean {
+function isDefaultDescription(description: string | undefined): boolean {
   return !!description && DEFAULT_DESCRIPTIONS.some((re) => re.test(description.trim()));
 }
 

@@ -14,8 +14,6 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { ProxyEndpoint } from './proxy-url.js';
 
-export type { ProxyEndpoint } from './proxy-url.js';
-
 /** Why the proxy gave no tunnel: unreachable, too slow, refused the credentials (407) or the target (403, 5xx). */
 export class ProxyError extends Error {
   readonly code = 'ELINKPROXY';

@@ -28,7 +28,8 @@ import type { Log } from '../log.js';
 import { checkUrl, type GuardPolicy, guardedLookup, type Resolver, systemResolver } from './address-guard.js';
 import { flatHeaders } from './headers.js';
 import { normalizeHost, type ProxyPolicy, RouteState, type RouteTaken, routeViaProxy } from './proxy-route.js';
-import { type ProxyEndpoint, tunnelAgents } from './proxy-tunnel.js';
+import { tunnelAgents } from './proxy-tunnel.js';
+import type { ProxyEndpoint } from './proxy-url.js';
 
 export type FetchFailureCode =
   | 'DNS_FAILURE'

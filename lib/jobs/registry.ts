@@ -75,7 +75,3 @@ export function jobHandler<K extends JobKind>(kind: K): JobHandler<K> {
   if (!h) throw new Error(`Unknown job kind: ${String(kind)}`);
   return h as unknown as JobHandler<K>;
 }
-
-export function isJobKind(kind: string): kind is JobKind {
-  return JOB_REGISTRY.handler(kind) !== undefined;
-}
