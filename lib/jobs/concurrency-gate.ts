@@ -43,3 +43,68 @@ export class ConcurrencyGate {
     }
   }
 }
+
+/** What a job is for: the card the caller shows (its image and icon, the link's own media) or an extra (page versions, screenshots). */
+export type JobPriority = 'card' | 'extra';
+
+/**
+ * The jobs' lanes with priorities: at most `maxActive` run at once, and of them at most
+ * `maxExtra` extras (default: half the slots, at least one), so the card's jobs always find a slot
+ * that no extra holds. A freed slot goes to the first card job waiting, else to the first extra
+ * waiting (when the extras' share allows). Waiters are never refused: each waits within its job's
+ * own deadline.
+ */
+export class PriorityGate {
+  private active = { card: 0, extra: 0 };
+  private readonly waiting: Record<JobPriority, (() => void)[]> = { card: [], extra: [] };
+  readonly maxExtra: number;
+
+  constructor(
+    readonly maxActive: number,
+    maxExtra?: number,
+  ) {
+    this.maxExtra = Math.max(1, Math.min(maxActive, maxExtra ?? maxActive - Math.ceil(maxActive / 2)));
+  }
+
+  get inFlight(): number {
+    return this.active.card + this.active.extra;
+  }
+
+  /** How many of `priority` run now. */
+  running(priority: JobPriority): number {
+    return this.active[priority];
+  }
+
+  private canStart(priority: JobPriority): boolean {
+    if (this.inFlight >= this.maxActive) return false;
+    return priority === 'card' || this.active.extra < this.maxExtra;
+  }
+
+  async run<T>(priority: JobPriority, fn: () => Promise<T>): Promise<T> {
+    // A card job never queues behind an extra; an extra waits behind every card job waiting.
+    const queued = this.waiting[priority].length > 0 || (priority === 'extra' && this.waiting.card.length > 0);
+    if (queued || !this.canStart(priority)) {
+      // Resumed by `wake`, which counts the slot for it.
+      await new Promise<void>((resolve) => this.waiting[priority].push(resolve));
+    } else {
+      this.active[priority]++;
+    }
+    try {
+      return await fn();
+    } finally {
+      this.active[priority]--;
+      this.wake();
+    }
+  }
+
+  /** Hands free slots to the waiters: card jobs first, then extras within their share. */
+  private wake(): void {
+    for (;;) {
+      const next: JobPriority | undefined =
+        this.waiting.card.length > 0 && this.canStart('card') ? 'card' : this.waiting.extra.length > 0 && this.canStart('extra') ? 'extra' : undefined;
+      if (!next) return;
+      this.active[next]++;
+      (this.waiting[next].shift() as () => void)();
+    }
+  }
+}

@@ -9,6 +9,7 @@
  * A kind missing here is a type error, not a silent default.
  */
 import type { CoreConfig } from '../core-settings.js';
+import type { JobPriority } from './concurrency-gate.js';
 import type { JobKind } from './kinds.js';
 import { imageRenderMb, PDF_RENDER_MAX_PIXELS, PDF_WORKER_HOLD_MB, videoDecodeMb } from './memory.js';
 
@@ -19,6 +20,13 @@ export interface JobKindSpec {
   /** What the kind is for, as the docs say it. */
   description: string;
   worker: JobWorker;
+  /**
+   * `card`: what the record's card shows (its image and icon, the link's own media or document),
+   * which the record waits for; `extra`: what comes after it (the page versions and their images,
+   * screenshots). In both runners an extra never takes a slot the card's jobs need
+   * (lib/jobs/concurrency-gate.ts `PriorityGate`).
+   */
+  priority: JobPriority;
   /** The Server-Timing phase its time is reported under (lib/timing.ts); none: only within `jobs`. */
   phase?: string;
   /** What a job holds from its start, before it learns the sizes it works on (MB; lib/jobs/memory.ts). */
@@ -40,11 +48,13 @@ export const JOB_SPECS: { readonly [K in JobKind]: JobKindSpec } = {
   echo: {
     description: 'Returns its input (after an optional delay, or failing on request): `GET /status` with a key runs one end to end as its deep check.',
     worker: 'default',
+    priority: 'card',
     memoryMb: () => 1,
   },
   image: {
     description: 'The four WebP sizes of one image.',
     worker: 'default',
+    priority: 'card',
     phase: 'images',
     // The download, its base64 copy in the input, sharp's metadata read (bench `image-*`).
     memoryMb: (c) => Math.ceil(24 + 3 * mb(c.maxImageBytes)),
@@ -53,6 +63,7 @@ export const JOB_SPECS: { readonly [K in JobKind]: JobKindSpec } = {
   video: {
     description: "A VIDEO link's probe, poster, snapshots and clip.",
     worker: 'default',
+    priority: 'card',
     // The prefix, its temporary file, ffprobe (about 100 MB on an 8K file) (bench `video-*`).
     memoryMb: (c) => Math.ceil(110 + 2 * probeMb(c)),
     worstCaseMb: (c) => JOB_SPECS.video.memoryMb(c) + Math.max(videoDecodeMb(c.maxImagePixels), renderMb(c.maxImagePixels, 'jpeg')),
@@ -60,6 +71,7 @@ export const JOB_SPECS: { readonly [K in JobKind]: JobKindSpec } = {
   audio: {
     description: "An AUDIO link's probe, tags, artwork and waveform.",
     worker: 'default',
+    priority: 'card',
     // The prefix, music-metadata's parse, ffprobe, the waveform decode (bench `audio-cover`).
     memoryMb: (c) => Math.ceil(110 + 3 * probeMb(c)),
     worstCaseMb: (c) => JOB_SPECS.audio.memoryMb(c) + renderMb(c.maxImagePixels),
@@ -67,6 +79,7 @@ export const JOB_SPECS: { readonly [K in JobKind]: JobKindSpec } = {
   document: {
     description: "A PDF's facts, text, language and page renders.",
     worker: 'default',
+    priority: 'card',
     // The whole file (the download's chunks and their concatenation), the text; the pdf.js thread
     // and the Flate check hold PDF_WORKER_HOLD_MB while they run.
     memoryMb: (c) => Math.ceil(40 + 2 * mb(c.maxMediaBytes)),
@@ -75,6 +88,7 @@ export const JOB_SPECS: { readonly [K in JobKind]: JobKindSpec } = {
   'page-content': {
     description: "A PAGE's main content as hosted HTML, Markdown and text, and its reading time.",
     worker: 'default',
+    priority: 'extra',
     phase: 'content',
     // The page bytes and their decoded text; the DOM is capped at 512K characters (bench `page-content`).
     memoryMb: (c) => Math.ceil(60 + 10 * mb(c.maxPageBytes)),
@@ -82,6 +96,7 @@ export const JOB_SPECS: { readonly [K in JobKind]: JobKindSpec } = {
   screenshot: {
     description: 'A PAGE rendered in headless Chromium, hosted as an image set.',
     worker: 'browser',
+    priority: 'extra',
     phase: 'screenshot',
     // Headless Chromium, one page at a time in the browser worker: not measured here, a generous share.
     memoryMb: () => 1024,
@@ -91,6 +106,7 @@ export const JOB_SPECS: { readonly [K in JobKind]: JobKindSpec } = {
   render: {
     description: "An app shell's page rendered in headless Chromium, its DOM handed to the extraction.",
     worker: 'browser',
+    priority: 'card',
     phase: 'render',
     // The same browser and page as a screenshot, and the serialized DOM (at most the page cap, as UTF-16).
     memoryMb: (c) => Math.ceil(1024 + 2 * mb(c.maxPageBytes)),

@@ -13,6 +13,8 @@ import { createWorkerHandler } from '../../lib/adapters/aws/sqs-job-worker';
 import { RouteState } from '../../lib/fetch/proxy-route';
 import { parseProxyUrl } from '../../lib/fetch/proxy-url';
 import { createFetcher } from '../../lib/fetch/safe-fetch';
+import { JOB_REGISTRY, withJobKind } from '../../lib/jobs/registry';
+import { JOB_SPECS } from '../../lib/jobs/specs';
 import type { Job } from '../../lib/ports';
 import { startFixtureServer } from '../helpers/fixture-server';
 import { startForwardProxy, viaProxy } from '../helpers/forward-proxy';
@@ -266,6 +268,43 @@ describe('worker handler', () => {
   });
   const msg = (requestId: string, jobId: string, extra: Record<string, unknown> = {}) =>
     encodeJson({ version: 1, requestId, jobId, kind: 'echo', input: { value: jobId }, deadline: Date.now() + 5000, ...extra });
+
+  test('the card first: a batch of slow extras leaves the card job a slot, and it runs at once', async () => {
+    // Two slots, one for extras: the second extra waits, the card job does not.
+    const cfg = { ...config, jobConcurrency: 2 };
+    const registry = withJobKind(JOB_REGISTRY, 'slow-extra', { ...JOB_SPECS.echo, priority: 'extra' }, JOB_REGISTRY.handler('echo')!);
+    const events: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    const w = createWorkerHandler({
+      config: cfg,
+      fetch: buildFetcher(cfg),
+      blobs,
+      log: silentLog,
+      registry,
+      runJob: async (kind, input) => {
+        const id = (input as { value: string }).value;
+        events.push(`start ${id}`);
+        if (kind === 'slow-extra') await released;
+        else release(); // the card job lets the extras go: it started while they held their slot
+        events.push(`end ${id}`);
+        return { value: id };
+      },
+    });
+    const out = await w({
+      Records: [
+        record('x1', msg('req-prio', 'x1', { kind: 'slow-extra' })),
+        record('x2', msg('req-prio', 'x2', { kind: 'slow-extra' })),
+        record('card', msg('req-prio', 'card')),
+      ],
+    });
+    expect(out.outcomes).toEqual({ x1: 'done', x2: 'done', card: 'done' });
+    // The card job started while x1 held the extras' slot, before x2 could start.
+    expect(events.slice(0, 3)).toEqual(['start x1', 'start card', 'end card']);
+    expect(events.indexOf('start x2')).toBeGreaterThan(events.indexOf('end x1'));
+  });
 
   test('is idempotent: a second delivery of a done job is skipped', async () => {
     const w = worker();

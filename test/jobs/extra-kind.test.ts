@@ -19,7 +19,7 @@ import { type Emulators, startEmulators, startPoller } from '../aws/emulators';
 import { silentLog, testConfig } from '../helpers/service';
 
 /** The extra kind: reverses a text. */
-const REVERSE: JobKindSpec = { description: 'Reverses a text (a test kind).', worker: 'default', phase: 'reversal', memoryMb: () => 7 };
+const REVERSE: JobKindSpec = { description: 'Reverses a text (a test kind).', worker: 'default', priority: 'card', phase: 'reversal', memoryMb: () => 7 };
 const reverse: AnyJobHandler = async (input: { text: string }) => ({ reversed: [...input.text].reverse().join('') });
 const registry = withJobKind(JOB_REGISTRY, 'reverse', REVERSE, reverse);
 

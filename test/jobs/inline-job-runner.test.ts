@@ -6,7 +6,7 @@
 import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner';
 import { JOB_REGISTRY, withJobKind } from '../../lib/jobs/registry';
 import { JOB_SPECS } from '../../lib/jobs/specs';
-import type { JobOutcome } from '../../lib/ports';
+import type { Job, JobOutcome } from '../../lib/ports';
 import { testConfig } from '../helpers/service';
 
 const config = testConfig();
@@ -128,4 +128,51 @@ test('a job still waiting for its slot at its deadline never starts', async () =
   // The slot passed to b, whose deadline had gone: it returned at once, no 1 s echo was started.
   await jest.advanceTimersByTimeAsync(0);
   expect(jest.getTimerCount()).toBe(0);
+});
+
+/** The echo kind as an extra (the page versions' priority), beside the card's echo. */
+const withExtraEcho = withJobKind(JOB_REGISTRY, 'slow-extra', { ...JOB_SPECS.echo, priority: 'extra' }, JOB_REGISTRY.handler('echo')!);
+
+describe('priorities: the card first', () => {
+  test('a backlog of slow extras never delays a card job: extras hold at most half of the slots', async () => {
+    const runner = new InlineJobRunner(ctx as never, 4, {}, withExtraEcho);
+    const extras = Array.from({ length: 6 }, (_, i) => ({ id: `x${i}`, kind: 'slow-extra', input: { value: i, delayMs: 1000 } }) as never as Job);
+    const backlog = watch(runner.run(extras, { requestId: 'r-extras', deadline: Date.now() + 10_000 }));
+    const card = watch(
+      runner.run([{ id: 'image', kind: 'echo', input: { value: 'card', delayMs: 10 } }], { requestId: 'r-card', deadline: Date.now() + 10_000 }),
+    );
+    await jest.advanceTimersByTimeAsync(10);
+    // The card's job ran at once, beside the two extras that run.
+    expect(card.value?.get('image')).toMatchObject({ ok: true, result: { value: 'card' } });
+    // Two extras at a time (half of 4): six take three rounds of 1 s.
+    await jest.advanceTimersByTimeAsync(1990);
+    expect(backlog.done).toBe(false);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(backlog.done).toBe(true);
+  });
+
+  test('a freed slot goes to a waiting card job before the extras that waited longer', async () => {
+    // Two slots, one for extras: two card jobs fill them, an extra and then a card job wait.
+    const runner = new InlineJobRunner(ctx as never, 2, {}, withExtraEcho);
+    const deadline = Date.now() + 10_000;
+    const first = watch(
+      runner.run(
+        [
+          { id: 'c1', kind: 'echo', input: { value: 1, delayMs: 100 } },
+          { id: 'c2', kind: 'echo', input: { value: 2, delayMs: 300 } },
+        ],
+        { requestId: 'r1', deadline },
+      ),
+    );
+    const extra = watch(runner.run([{ id: 'x', kind: 'slow-extra', input: { value: 'x', delayMs: 100 } } as never as Job], { requestId: 'r2', deadline }));
+    const late = watch(runner.run([{ id: 'c3', kind: 'echo', input: { value: 3, delayMs: 100 } }], { requestId: 'r3', deadline }));
+    // c1 frees its slot at 100 ms: c3 takes it, the extra waits on.
+    await jest.advanceTimersByTimeAsync(200);
+    expect(late.done).toBe(true);
+    expect(extra.done).toBe(false);
+    // c3 is done at 200 ms: the extra starts then and is done at 300 ms.
+    await jest.advanceTimersByTimeAsync(100);
+    expect(extra.done).toBe(true);
+    expect(first.done).toBe(true);
+  });
 });

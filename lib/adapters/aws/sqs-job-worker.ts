@@ -24,7 +24,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { CoreConfig } from '../../core-settings.js';
 import { RouteState, type RouteSummary } from '../../fetch/proxy-route.js';
 import { type Fetcher, routedFetcher } from '../../fetch/safe-fetch.js';
-import { ConcurrencyGate } from '../../jobs/concurrency-gate.js';
+import { PriorityGate } from '../../jobs/concurrency-gate.js';
 import type { JobContext } from '../../jobs/context.js';
 import { untilDeadline } from '../../jobs/deadline.js';
 import { MemoryGate, workerMemoryBudgetMb } from '../../jobs/memory.js';
@@ -69,15 +69,18 @@ export function createWorkerHandler(deps: WorkerDeps) {
       return handler(input as never, ctx);
     });
 
-  async function runRecord(record: SQSRecord): Promise<RecordOutcome> {
-    let msg: JobMessage;
+  /** The record's job message, or a RetryRecord for one this worker cannot read. */
+  function readRecord(record: SQSRecord): JobMessage | RetryRecord {
     try {
-      msg = parseJobMessage(record.body);
+      return parseJobMessage(record.body);
     } catch (err) {
       deps.log.error('invalid job message', { messageId: record.messageId, error: (err as Error).message });
       count('JobMessageInvalid');
-      throw new RetryRecord((err as Error).message); // poison: retried, then parked in the DLQ for a human to look at
+      return new RetryRecord((err as Error).message); // poison: retried, then parked in the DLQ for a human to look at
     }
+  }
+
+  async function runRecord(record: SQSRecord, msg: JobMessage): Promise<RecordOutcome> {
     const ids = {
       requestId: msg.requestId,
       jobId: msg.jobId,
@@ -157,11 +160,15 @@ export function createWorkerHandler(deps: WorkerDeps) {
 
   return async function handler(event: SQSEvent): Promise<SQSBatchResponse & { outcomes: Record<string, RecordOutcome> }> {
     const outcomes: Record<string, RecordOutcome> = {};
-    // Powertools starts every record at once; at most jobConcurrency of them run, in their order.
-    const lanes = new ConcurrencyGate(Math.max(1, deps.config.jobConcurrency), Number.POSITIVE_INFINITY);
+    // Powertools starts every record at once; at most jobConcurrency of them run, the card's jobs
+    // first and the extras in at most half of the slots (lib/jobs/concurrency-gate.ts).
+    const lanes = new PriorityGate(Math.max(1, deps.config.jobConcurrency));
     const processRecord = async (record: SQSRecord): Promise<RecordOutcome> => {
       try {
-        outcomes[record.messageId] = await lanes.run(() => runRecord(record));
+        const msg = readRecord(record);
+        if (msg instanceof RetryRecord) throw msg;
+        const priority = registry.spec(msg.kind)?.priority ?? 'card';
+        outcomes[record.messageId] = await lanes.run(priority, () => runRecord(record, msg));
         return outcomes[record.messageId];
       } catch (err) {
         outcomes[record.messageId] = 'retry';

@@ -1,5 +1,5 @@
 import { routedFetcher } from '../../fetch/safe-fetch.js';
-import { ConcurrencyGate } from '../../jobs/concurrency-gate.js';
+import { ConcurrencyGate, PriorityGate } from '../../jobs/concurrency-gate.js';
 import type { JobContext } from '../../jobs/context.js';
 import { untilDeadline } from '../../jobs/deadline.js';
 import type { JobKind } from '../../jobs/kinds.js';
@@ -15,11 +15,15 @@ import type { Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
  * take a second or more) runs under that lane's limit instead, so a backlog of captures never
  * holds up the image and page-content jobs of the requests behind them, as the browser worker
  * Lambda does not on AWS. A job still waiting for its slot at its deadline never starts.
+ *
+ * In the shared lanes the card's jobs come first (their kind's `priority`, lib/jobs/specs.ts): an
+ * extra (the page versions with their images) holds at most half of the slots and waits behind
+ * every card job waiting, so a slow extra never delays the image and icon of any record.
  */
 export class InlineJobRunner implements JobRunner {
   /** The jobs share this process's cores with the requests. */
   readonly sharesCpu = true;
-  private readonly shared: ConcurrencyGate;
+  private readonly shared: PriorityGate;
   private readonly lanes: Partial<Record<JobWorker, ConcurrencyGate>>;
 
   constructor(
@@ -28,7 +32,7 @@ export class InlineJobRunner implements JobRunner {
     lanes: Partial<Record<JobWorker, number>> = {},
     private readonly registry: JobRegistry = JOB_REGISTRY,
   ) {
-    this.shared = new ConcurrencyGate(concurrency);
+    this.shared = new PriorityGate(concurrency);
     this.lanes = Object.fromEntries(Object.entries(lanes).map(([worker, size]) => [worker, new ConcurrencyGate(size)]));
   }
 
@@ -42,11 +46,12 @@ export class InlineJobRunner implements JobRunner {
     const spec = this.registry.spec(job.kind);
     const handler = this.registry.handler(job.kind);
     if (!spec || !handler) return { id: job.id, ok: false, error: `Unknown job kind: ${job.kind}`, ms: 0 };
-    const gate = this.lanes[spec.worker] ?? this.shared;
+    const lane = this.lanes[spec.worker];
+    const inLane = <T>(fn: () => Promise<T>) => (lane ? lane.run(fn) : this.shared.run(spec.priority, fn));
     // The preview's route: a host it sent through the proxy goes there for this job's fetches too.
     const fetch = routedFetcher(this.ctx.fetch, options.route);
     const outcome = await untilDeadline(options.deadline, (signal) =>
-      gate.run(async () => {
+      inLane(async () => {
         if (signal.aborted) throw new Error('never started');
         return handler(job.input as never, { ...this.ctx, fetch, signal });
       }),
