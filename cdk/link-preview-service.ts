@@ -20,6 +20,7 @@ import { MediaLayers } from './constructs/media-layers.js';
 import type { OutboundProxy } from './constructs/outbound-proxy.js';
 import { PreviewApi } from './constructs/preview-api.js';
 import { PreviewFunction } from './constructs/preview-function.js';
+import { ReplyQueues } from './constructs/reply-queues.js';
 import { WorkerFunction } from './constructs/worker-function.js';
 
 export { ApiKeys, DEFAULT_KEY_CACHE, type ParameterKeysOptions, type RemoteKeysOptions } from './constructs/api-keys.js';
@@ -98,11 +99,15 @@ export class LinkPreviewService extends Construct {
 
     // Each grant sets its env var with it.
     this.jobs.grantSendTo(this.previewFunction);
-    // The preview reads job results and stores large job inputs (jobs/); it writes no assets.
+    // The preview reads large job results and stores large job inputs (jobs/); it writes no assets.
     this.store.grantTo(this.previewFunction, { read: [JOBS_PREFIX], write: [JOBS_PREFIX] });
     // The worker reads inputs and existing renditions, writes renditions and results.
     this.store.grantTo(this.worker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
     this.jobs.attachWorker(this.worker.fn, { batchSize: props.workerBatchSize });
+    // The results come back on each preview container's own reply queue.
+    const replies = new ReplyQueues(this, 'Replies');
+    replies.grantOwner(this.previewFunction);
+    replies.grantReply(this.worker.fn);
 
     // The jobs that need the browser (lib/jobs/specs.ts: screenshots and renders), each switched on or off here.
     const screenshots = props.screenshots ?? true;
@@ -111,7 +116,7 @@ export class LinkPreviewService extends Construct {
     this.previewFunction.addEnvironment(ENV.render, render);
 
     // The browser worker, whenever one of them is on: the same fan-out (the preview sends, a worker
-    // writes the result to jobs/, the preview waits), on a queue of its own whose worker has the
+    // replies with the result, the preview waits), on a queue of its own whose worker has the
     // browser layer and the memory.
     if (screenshots || render !== 'off') {
       const browser = new BrowserLayer(this, 'Browser', { code: props.layerCode?.chromium });
@@ -125,6 +130,7 @@ export class LinkPreviewService extends Construct {
       this.browserJobs.grantSendTo(this.previewFunction, ENV.browserQueueUrl);
       this.store.grantTo(this.browserWorker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
       this.browserJobs.attachWorker(this.browserWorker.fn, { batchSize: 1 });
+      replies.grantReply(this.browserWorker.fn);
     }
 
     // The proxy route: every function that fetches takes it (the workers' images, media and browser requests too).

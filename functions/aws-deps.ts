@@ -9,6 +9,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { secretKeyHashSource, ssmKeyHashSource } from '../lib/adapters/aws/key-hash-source.js';
 import { awsProxyEndpoint } from '../lib/adapters/aws/proxy-source.js';
+import { ReplyInbox } from '../lib/adapters/aws/reply-queue.js';
 import { S3BlobStore } from '../lib/adapters/aws/s3-blob-store.js';
 import { type RunSummary, SqsJobRunner } from '../lib/adapters/aws/sqs-job-runner.js';
 import { createKeyStore } from '../lib/auth/key-store.js';
@@ -82,8 +83,11 @@ export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: Bl
   const { config, log } = options;
   if (!config.jobQueueUrl) throw new Error('LINKPREVIEW_JOB_QUEUE_URL is not set');
   const blobs = buildAwsBlobStore(config, options.s3);
+  const sqs = options.sqs ?? new SQSClient({});
   const jobs = new SqsJobRunner({
-    sqs: options.sqs ?? new SQSClient({}),
+    sqs,
+    // This container's reply queue, where the workers send the results (else they are polled in S3).
+    replies: config.replyQueuePrefix ? new ReplyInbox({ sqs, namePrefix: config.replyQueuePrefix, log }) : undefined,
     queueUrl: config.jobQueueUrl,
     // Browser jobs (lib/jobs/specs.ts) run in their own worker (a browser layer, more memory) behind its own queue.
     queueUrlByWorker: config.browserQueueUrl ? { browser: config.browserQueueUrl } : undefined,
@@ -125,10 +129,19 @@ export function buildAwsKeyStore(options: { config: Config; log: Log; ssm?: SSMC
   return createKeyStore(config, source);
 }
 
-/** The worker's ports: the job context (fetcher, S3 blobs, config). */
-export function buildAwsWorkerDeps(options: { config: Config; log: Log; s3?: S3Client; resolver?: Resolver; ssm?: SSMClient; secrets?: SecretsManagerClient }) {
+/** The worker's ports: the job context (fetcher, S3 blobs, config) and the SQS client that sends the replies. */
+export function buildAwsWorkerDeps(options: {
+  config: Config;
+  log: Log;
+  s3?: S3Client;
+  sqs?: SQSClient;
+  resolver?: Resolver;
+  ssm?: SSMClient;
+  secrets?: SecretsManagerClient;
+}) {
   const blobs = buildAwsBlobStore(options.config, options.s3);
-  return { config: options.config, log: options.log, fetch: fetcher(options, blobs), blobs };
+  const sqs = options.config.replyQueuePrefix ? (options.sqs ?? new SQSClient({})) : undefined;
+  return { config: options.config, log: options.log, fetch: fetcher(options, blobs), blobs, sqs };
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
  * The worker Lambda: an SQS event source runs the jobs the preview function fanned out. The job
- * protocol (idempotency, deadlines, memory admission, results in S3) is
+ * protocol (idempotency, deadlines, memory admission, results as replies or in S3) is
  * lib/adapters/aws/sqs-job-worker.ts; this entry wires it to the AWS adapters and Powertools.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createWorkerHandler } from '../lib/adapters/aws/sqs-job-worker.js';
@@ -25,7 +26,8 @@ export function instrumentedWorker(service: string, config: Config, env: Record<
   // A variable set under its former name: which one to set instead.
   for (const line of configWarnings(env)) obs.log.warn(line);
   const s3 = obs.tracer.captureAWSv3Client(new S3Client({}));
-  const deps = buildAwsWorkerDeps({ config, log: obs.log, s3 });
+  const sqs = config.replyQueuePrefix ? obs.tracer.captureAWSv3Client(new SQSClient({})) : undefined;
+  const deps = buildAwsWorkerDeps({ config, log: obs.log, s3, sqs });
   const inner = createWorkerHandler({ ...deps, count: obs.count });
   return middy(async (event: SQSEvent) => {
     const { batchItemFailures } = await inner(event);

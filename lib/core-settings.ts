@@ -482,6 +482,15 @@ const AWS = defineSettings('aws', 'AWS', {
     default: '',
     doc: "The browser worker's SQS queue: the preview function sends the jobs that need the browser (screenshots) there. Empty: the job queue.",
   },
+  replyQueuePrefix: {
+    env: 'LINKPREVIEW_REPLY_QUEUE_PREFIX',
+    type: {
+      allowed: 'an SQS queue name prefix (letters, digits, `-`, `_`; at most 60)',
+      schema: (env) => v.pipe(v.string(), v.trim(), v.regex(/^[A-Za-z0-9_-]{0,60}$/, `${env} must be an SQS queue name prefix of at most 60 characters`)),
+    },
+    default: '',
+    doc: "The names of the preview containers' reply queues start with it: each container makes one on first use and long-polls it for its job results, and the workers send results only to queues so named. Empty: results are polled in S3.",
+  },
   // Set by Lambda: the worker admits jobs while their declared worst cases fit in it
   // (lib/jobs/memory.ts). 0 where unset (locally): no memory admission, only jobConcurrency.
   functionMemoryMb: {

@@ -26,7 +26,8 @@ const CDN = 'https://d111111abcdef8.cloudfront.net';
 let em: Emulators;
 let site: FixtureServer;
 let poller: Poller | undefined;
-const config = testConfig({ jobWaitMs: 6000 });
+// As deployed: the results come back on the preview container's reply queue.
+const config = testConfig({ jobWaitMs: 6000, replyQueuePrefix: 'linklens-reply-aws-test-' });
 
 beforeAll(async () => {
   em = await startEmulators('linklens-preview-test');
@@ -78,7 +79,7 @@ afterAll(async () => {
   config.cleanup();
 });
 
-const worker = () => createWorkerHandler({ ...buildAwsWorkerDeps({ config, log: silentLog, s3: em.s3 }) });
+const worker = () => createWorkerHandler({ ...buildAwsWorkerDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs }) });
 
 async function post(handler: (e: unknown, c?: any) => Promise<unknown>, link: string, requestId: string) {
   const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify({ link })));
@@ -108,16 +109,18 @@ test('a page preview: the image is rendered by the worker behind SQS, stored in 
     const key = new URL(json.image[size].url).pathname.slice(1);
     expect(assets).toContain(key);
   }
-  // The job result sits under the request id, which the message carried to the worker.
-  expect(await keys('jobs/req-page-1/')).toContain('jobs/req-page-1/image.json');
+  // The job result came back on the container's reply queue, which the message named: nothing under jobs/ for it.
+  expect(await keys('jobs/req-page-1/')).toEqual([]);
   // Each result read came with its delay after the worker finished it (the runner's 'jobs settled').
   expect(settled.length).toBeGreaterThan(0);
   for (const run of settled) {
+    expect(run.pickup).toBe('reply-queue');
     expect(run.resultDelayMs).toHaveLength(run.jobs - run.late - run.notQueued);
     for (const ms of run.resultDelayMs) expect(Number.isFinite(ms) && ms >= 0).toBe(true);
   }
   const messages = poller.events.flatMap((e) => e.Records.map((r) => JSON.parse(r.body)));
   expect(messages.find((m) => m.jobId === 'image')).toMatchObject({ version: 1, requestId: 'req-page-1', kind: 'image', input: { url: site.url('/pic.png') } });
+  expect(messages.find((m) => m.jobId === 'image').replyTo).toMatch(/\/linklens-reply-aws-test-[0-9a-z]+-[0-9a-f]{12}$/);
 });
 
 test('a video link: probed, framed and hosted by the worker behind SQS, with CloudFront URLs', async () => {
@@ -131,7 +134,8 @@ test('a video link: probed, framed and hosted by the worker behind SQS, with Clo
   expect(json.video.image.large.url).toMatch(new RegExp(`^${CDN}/assets/[0-9a-f]{64}/`));
   expect(json.video.snapshots.length).toBeGreaterThan(0);
   const results = ((await em.s3.send(new ListObjectsV2Command({ Bucket: em.bucket, Prefix: 'jobs/req-video-1/' }))).Contents ?? []).map((c) => c.Key);
-  expect(results).toContain('jobs/req-video-1/video.json');
+  // Its result came back as a reply, not as an S3 object.
+  expect(results).toEqual([]);
 }, 30_000);
 
 test('the same page again: the worker reuses the rendered assets, the record has the same URLs', async () => {

@@ -4,9 +4,11 @@
  * source: it receives SQS messages and invokes the worker with a real SQS event shape.
  */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, ListQueuesCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { buildFetcher } from '../../functions/wiring';
 import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
+import { isReplyQueueUrl, ReplyInbox } from '../../lib/adapters/aws/reply-queue';
 import { S3BlobStore } from '../../lib/adapters/aws/s3-blob-store';
 import { DEFAULT_POLL, type RunSummary, SqsJobRunner } from '../../lib/adapters/aws/sqs-job-runner';
 import { createWorkerHandler } from '../../lib/adapters/aws/sqs-job-worker';
@@ -251,6 +253,130 @@ describe('SqsJobRunner with the worker behind SQS', () => {
     const body = poller.events.flatMap((e) => e.Records.map((r) => JSON.parse(r.body))).find((b) => b.jobId === 'big');
     expect(body).toMatchObject({ version: 1, inputKey: 'jobs/req-big/big.input.json' });
     expect(body.input).toBeUndefined();
+  });
+});
+
+describe("reply queue: the results come back on the preview container's own queue", () => {
+  const PREFIX = 'linklens-reply-test-';
+  const replyConfig = { ...config, replyQueuePrefix: PREFIX };
+  let inbox: ReplyInbox;
+  beforeAll(() => {
+    inbox = new ReplyInbox({ sqs: em.sqs, namePrefix: PREFIX });
+  });
+  const replyWorker = (deps: Partial<Parameters<typeof createWorkerHandler>[0]> = {}) =>
+    createWorkerHandler({ config: replyConfig, fetch: buildFetcher(replyConfig), blobs, log: silentLog, sqs: em.sqs, ...deps });
+  const replyRunner = (opts: Partial<ConstructorParameters<typeof SqsJobRunner>[0]> = {}) => runner({ replies: inbox, ...opts });
+  const stored = async (requestId: string) =>
+    (await em.s3.send(new ListObjectsV2Command({ Bucket: em.bucket, Prefix: `jobs/${requestId}/` }))).Contents?.map((o) => o.Key) ?? [];
+
+  test('each result is one reply: no S3 object, at most one receive per job, the order of the caller kept', async () => {
+    poller = startPoller(em, replyWorker());
+    const summaries: RunSummary[] = [];
+    const before = inbox.requests.ReceiveMessage;
+    const jobs = [echo('a', 1, { delayMs: 50 }), echo('b', 2), echo('c', 3, { fail: true }), echo('d', 4, { delayMs: 20 })];
+    const outcomes = await replyRunner({ onRun: (x) => summaries.push(x) }).run(jobs, { requestId: 'req-reply', deadline: Date.now() + 8000 });
+    expect([...outcomes.keys()]).toEqual(['a', 'b', 'c', 'd']);
+    expect(outcomes.get('a')).toMatchObject({ ok: true, result: { value: 1 } });
+    expect(outcomes.get('c')).toMatchObject({ ok: false, error: 'echo job asked to fail' });
+    expect(summaries[0]).toMatchObject({ pickup: 'reply-queue', done: 3, failed: 1, late: 0 });
+    expect(summaries[0].resultDelayMs).toHaveLength(4);
+    expect(inbox.requests.ReceiveMessage - before).toBeLessThanOrEqual(jobs.length);
+    expect(await stored('req-reply')).toEqual([]);
+    // The messages named the reply queue.
+    const bodies = poller.events.flatMap((e) => e.Records.map((r) => JSON.parse(r.body))).filter((b) => b.requestId === 'req-reply');
+    expect(new Set(bodies.map((b) => b.replyTo))).toEqual(new Set([await inbox.address()]));
+  });
+
+  test('a slow worker: what is late at the deadline is reported late, and its reply, when it comes, goes to nobody', async () => {
+    poller = startPoller(em, replyWorker());
+    const deadline = Date.now() + 1500;
+    const outcomes = await replyRunner().run([echo('quick', 1), echo('slow', 2, { delayMs: 4000 })], { requestId: 'req-slow', deadline });
+    expect(Date.now()).toBeGreaterThanOrEqual(deadline);
+    expect(outcomes.get('quick')).toMatchObject({ ok: true });
+    expect(outcomes.get('slow')).toMatchObject({ ok: false, error: 'deadline exceeded' });
+    // The next run of the container gets its own result, not the late one of the last.
+    const next = await replyRunner().run([echo('slow', 'next')], { requestId: 'req-after-slow', deadline: Date.now() + 8000 });
+    expect(next.get('slow')).toMatchObject({ ok: true, result: { value: 'next' } });
+  });
+
+  test('a failing worker: a job that throws is a failed reply at once; a worker that never answers ends the wait at the deadline', async () => {
+    poller = startPoller(
+      em,
+      replyWorker({
+        runJob: async (_kind, input) => {
+          if ((input as { value: string }).value === 'throw') throw new Error('the job broke');
+          return new Promise(() => {}); // never answers
+        },
+      }),
+    );
+    const summaries: RunSummary[] = [];
+    const outcomes = await replyRunner({ onRun: (x) => summaries.push(x) }).run([echo('boom', 'throw'), echo('hang', 'hang')], {
+      requestId: 'req-failing',
+      deadline: Date.now() + 1200,
+    });
+    expect(outcomes.get('boom')).toMatchObject({ ok: false, error: 'the job broke' });
+    expect(outcomes.get('hang')).toMatchObject({ ok: false, error: 'deadline exceeded' });
+    expect(summaries[0]).toMatchObject({ pickup: 'reply-queue', done: 0, failed: 2, late: 1 });
+  });
+
+  test('a result too large for a message is stored in S3 and the reply says where', async () => {
+    poller = startPoller(em, replyWorker());
+    const big = Buffer.alloc(1100 * 1024, 3);
+    const outcomes = await replyRunner().run([echo('huge', { big })], { requestId: 'req-huge', deadline: Date.now() + 8000 });
+    const o = outcomes.get('huge') as any;
+    expect(o.ok).toBe(true);
+    expect(o.result.value.big.length).toBe(big.length);
+    // Its input went to S3 too (over 1 MiB), and the result object is there.
+    expect((await stored('req-huge')).sort()).toEqual(['jobs/req-huge/huge.input.json', 'jobs/req-huge/huge.json']);
+  });
+
+  test('a worker sends results only to reply queues of its prefix: a foreign one gets nothing, the result goes to S3', async () => {
+    const w = replyWorker();
+    const body = encodeJson({
+      version: 1,
+      requestId: 'req-foreign',
+      jobId: 'j',
+      kind: 'echo',
+      input: { value: 1 },
+      deadline: Date.now() + 5000,
+      replyTo: em.queueUrl,
+    });
+    const out = await w({
+      Records: [
+        {
+          messageId: 'm',
+          receiptHandle: 'r',
+          body,
+          attributes: {} as never,
+          messageAttributes: {},
+          md5OfBody: '',
+          eventSource: 'aws:sqs',
+          eventSourceARN: 'x',
+          awsRegion: 'us-east-1',
+        },
+      ],
+    });
+    expect(out.outcomes).toEqual({ m: 'done' });
+    expect(await stored('req-foreign')).toEqual(['jobs/req-foreign/j.json']);
+    expect(isReplyQueueUrl(em.queueUrl, PREFIX)).toBe(false);
+    expect(isReplyQueueUrl(`https://sqs.us-east-1.amazonaws.com/1/${PREFIX}mx3f2a-0123456789ab`, PREFIX)).toBe(true);
+    expect(isReplyQueueUrl(`https://sqs.us-east-1.amazonaws.com/1/${PREFIX}mx3f2a-0123456789ab-more`, PREFIX)).toBe(false);
+  });
+
+  test("a new container deletes the prefix's stale queues (their names carry their age), never a fresh one", async () => {
+    const prefix = 'linklens-reply-sweep-';
+    const old = Math.floor((Date.now() - 2 * 24 * 3600_000) / 1000).toString(36);
+    const fresh = Math.floor(Date.now() / 1000).toString(36);
+    await em.sqs.send(new CreateQueueCommand({ QueueName: `${prefix}${old}-aaaaaaaaaaaa` }));
+    await em.sqs.send(new CreateQueueCommand({ QueueName: `${prefix}${fresh}-bbbbbbbbbbbb` }));
+    const sweeper = new ReplyInbox({ sqs: em.sqs, namePrefix: prefix });
+    const own = await sweeper.address();
+    expect(own).toBeDefined();
+    for (let i = 0; i < 50 && sweeper.requests.DeleteQueue === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const names = ((await em.sqs.send(new ListQueuesCommand({ QueueNamePrefix: prefix }))).QueueUrls ?? []).map((u) => u.split('/').pop());
+    expect(names).not.toContain(`${prefix}${old}-aaaaaaaaaaaa`);
+    expect(names).toContain(`${prefix}${fresh}-bbbbbbbbbbbb`);
+    expect(names).toContain(own!.split('/').pop());
   });
 });
 

@@ -3,8 +3,11 @@
  * S3 object per job result. Both are versioned JSON, so a preview and a worker of different
  * deployments can tell whether they understand each other.
  *
- *   message  {version: 1, requestId, jobId, kind, input | inputKey, deadline, route?}
- *   result   jobs/<requestId>/<jobId>.json  {version: 1, requestId, jobId, kind, ok, result | error, ms, finishedAt}
+ *   message  {version: 1, requestId, jobId, kind, input | inputKey, deadline, route?, replyTo?}
+ *   result   {version: 1, requestId, jobId, kind, ok, result | error, ms, finishedAt}: a message to
+ *            `replyTo` (the preview container's reply queue, lib/adapters/aws/reply-queue.ts), or,
+ *            without one or when too large for a message, the object jobs/<requestId>/<jobId>.json
+ *            (then the reply says `resultKey`)
  *
  * Buffers in inputs and results survive the trip (`{"$base64": "..."}`). An input too large for an
  * SQS message is stored beside its result (`jobs/<requestId>/<jobId>.input.json`) and referenced.
@@ -13,6 +16,9 @@ import type { RouteHint } from '../../fetch/proxy-route.js';
 import type { JobKind } from '../../jobs/kinds.js';
 
 export const JOB_MESSAGE_VERSION = 1;
+
+/** SQS's limit on one message and on the sum of a batch's messages. */
+export const SQS_MAX_MESSAGE_BYTES = 1024 * 1024;
 
 export interface JobMessage {
   version: typeof JOB_MESSAGE_VERSION;
@@ -26,6 +32,8 @@ export interface JobMessage {
   deadline: number;
   /** The hosts the preview sent through the proxy (lib/fetch/proxy-route.ts): the job's fetches to them go there too. */
   route?: RouteHint;
+  /** The preview container's reply queue: the result goes there (else only to S3, where the preview polls). */
+  replyTo?: string;
 }
 
 export type JobResultObject = {
@@ -93,6 +101,7 @@ export function parseJobMessage(body: string): JobMessage {
   if (route !== undefined && (typeof route !== 'object' || !Array.isArray(route?.proxyHosts) || !route.proxyHosts.every((h) => typeof h === 'string'))) {
     throw new InvalidJobMessage('message field route must be {proxyHosts: string[]}');
   }
+  if (m.replyTo !== undefined && typeof m.replyTo !== 'string') throw new InvalidJobMessage('message field replyTo must be a queue URL');
   if (typeof m.inputKey === 'string' && m.inputKey !== inputKey(m.requestId as string, m.jobId as string)) {
     throw new InvalidJobMessage('message inputKey does not belong to its job');
   }

@@ -5,7 +5,17 @@ import type { JobKind } from '../../jobs/kinds.js';
 import { type JobSpecs, type JobWorker, jobSpec } from '../../jobs/specs.js';
 import type { Log } from '../../log.js';
 import type { BlobStore, Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
-import { encodeJson, inputKey, JOB_MESSAGE_VERSION, type JobMessage, parseJobResult, resultKey } from './job-message.js';
+import {
+  encodeJson,
+  inputKey,
+  JOB_MESSAGE_VERSION,
+  type JobMessage,
+  type JobResultObject,
+  parseJobResult,
+  resultKey,
+  SQS_MAX_MESSAGE_BYTES,
+} from './job-message.js';
+import type { ReplyInbox } from './reply-queue.js';
 
 export interface SqsJobRunnerOptions {
   sqs: SQSClient;
@@ -21,9 +31,15 @@ export interface SqsJobRunnerOptions {
    * the invocation budget inside API Gateway's 29 s limit (see functions/preview.ts).
    */
   hardDeadline?: () => number | undefined;
-  /** How each job's result is polled for (ms): see PollSchedule. */
+  /**
+   * This container's reply queue (lib/adapters/aws/reply-queue.ts): the workers send each result
+   * there and this runner long-polls it. Without one (or while it cannot be made), results are
+   * polled in S3 (PollSchedule).
+   */
+  replies?: ReplyInbox;
+  /** How each job's result is polled for in S3 when there is no reply queue (ms): see PollSchedule. */
   poll?: PollSchedule;
-  /** Inputs whose message would be larger than this go to S3 (SQS allows 256 KiB per message and per batch). */
+  /** Inputs whose message would be larger than this go to S3 (SQS allows 1 MiB per message and per batch). */
   maxInlineBytes?: number;
   log?: Log;
   /** Called once per run with what happened (metrics in the Lambda). */
@@ -41,10 +57,12 @@ export interface RunSummary {
   waitMs: number;
   /**
    * For each result read: how long after the worker finished the job (its `finishedAt`) this
-   * runner read it, in ms: the worker's S3 PUT, the wait for the next poll, and the GET. The
-   * clocks are the two Lambdas' (kept in sync by AWS's time service).
+   * runner read it, in ms: the worker's SendMessage (or S3 PUT) and the receive (or the wait for
+   * the next poll and the GET). The clocks are the two Lambdas' (kept in sync by AWS's time service).
    */
   resultDelayMs: number[];
+  /** How the results came: from the reply queue, or polled in S3. */
+  pickup: 'reply-queue' | 's3';
 }
 
 /**
@@ -70,6 +88,8 @@ export const DEFAULT_POLL: Required<PollSchedule> = {
 };
 
 const BATCH = 10;
+/** Room left in a message for what SQS counts beside the body. */
+const MESSAGE_MARGIN = 1024;
 
 /**
  * The JobRunner on AWS: a fan-out with a synchronous wait. Jobs go to SQS with SendMessageBatch
@@ -86,7 +106,7 @@ export class SqsJobRunner implements JobRunner {
   constructor(private readonly options: SqsJobRunnerOptions) {
     this.poll = { ...DEFAULT_POLL, ...options.poll };
     this.specs = options.specs ?? jobSpec;
-    this.maxInlineBytes = options.maxInlineBytes ?? 200 * 1024;
+    this.maxInlineBytes = Math.min(options.maxInlineBytes ?? SQS_MAX_MESSAGE_BYTES - MESSAGE_MARGIN, SQS_MAX_MESSAGE_BYTES - MESSAGE_MARGIN);
   }
 
   async run<K extends JobKind>(jobs: Job<K>[], runOptions: RunOptions): Promise<Map<string, JobOutcome<K>>> {
@@ -104,12 +124,13 @@ export class SqsJobRunner implements JobRunner {
       seen.add(job.id);
     }
 
-    // 1. Send.
+    // 1. Send, each message naming this container's reply queue when it has one.
     const queued = new Set<string>();
+    const replyTo = Date.now() < deadline ? await this.options.replies?.address() : undefined;
     if (Date.now() < deadline) {
       const messages = await Promise.all(
         jobs.map((job) =>
-          this.message(job, requestId, deadline, runOptions.route?.hint()).catch((err: Error) => {
+          this.message(job, requestId, deadline, runOptions.route?.hint(), replyTo).catch((err: Error) => {
             fail(job.id, `not queued: ${err.message}`);
             return undefined;
           }),
@@ -123,24 +144,97 @@ export class SqsJobRunner implements JobRunner {
         const url = (worker && this.options.queueUrlByWorker?.[worker]) || this.options.queueUrl;
         byQueue.set(url, [...(byQueue.get(url) ?? []), m]);
       }
+      // At most ten messages and 1 MiB in a batch.
       const batches: { url: string; batch: { job: Job; body: string }[] }[] = [];
-      for (const [url, list] of byQueue) for (let i = 0; i < list.length; i += BATCH) batches.push({ url, batch: list.slice(i, i + BATCH) });
+      for (const [url, list] of byQueue) {
+        let batch: { job: Job; body: string }[] = [];
+        let bytes = 0;
+        for (const m of list) {
+          const size = Buffer.byteLength(m.body);
+          if (batch.length === BATCH || (batch.length > 0 && bytes + size > SQS_MAX_MESSAGE_BYTES - MESSAGE_MARGIN)) {
+            batches.push({ url, batch });
+            batch = [];
+            bytes = 0;
+          }
+          batch.push(m);
+          bytes += size;
+        }
+        if (batch.length) batches.push({ url, batch });
+      }
       await Promise.all(batches.map(({ url, batch }) => this.send(url, batch, queued, fail)));
     }
     for (const job of jobs) if (!queued.has(job.id) && !outcomes.has(job.id)) fail(job.id, 'deadline exceeded before queueing');
 
-    // 2. Wait: poll S3 for each result on its own schedule (PollSchedule), up to the deadline.
-    const sent = Date.now();
+    // 2. Wait: for the replies, or poll S3 for each result on its own schedule (PollSchedule), up to the deadline.
     const kinds = new Map(jobs.map((j) => [j.id, j.kind]));
-    const pending = new Map(
-      jobs
-        .filter((j) => queued.has(j.id))
-        .map((j) => {
-          const first = this.poll.firstMs[j.kind] ?? this.specs(j.kind)?.firstPollMs ?? this.poll.initialMs;
-          return [j.id, { key: resultKey(requestId, j.id), at: sent + first, delay: Math.min(first, this.poll.maxMs) }];
-        }),
-    );
     const resultDelayMs: number[] = [];
+    const settle = (id: string, r: JobResultObject) => {
+      const finished = Date.parse(r.finishedAt);
+      if (Number.isFinite(finished)) resultDelayMs.push(Math.max(0, Date.now() - finished));
+      const ms = performance.now() - t0;
+      // The worker stored the result of the job's own kind (its handler's, lib/jobs/registry.ts).
+      outcomes.set(id, r.ok ? ({ id, kind: kinds.get(id), ok: true, result: r.result, ms } as JobOutcome<K>) : { id, ok: false, error: r.error, ms });
+    };
+    const waiting = jobs.filter((j) => queued.has(j.id) && !outcomes.has(j.id));
+    const pending = replyTo ? await this.collectReplies(requestId, waiting, deadline, settle) : await this.pollResults(requestId, waiting, deadline, settle);
+    for (const id of pending.keys()) fail(id, 'deadline exceeded');
+
+    const summary: RunSummary = {
+      requestId,
+      jobs: jobs.length,
+      done: [...outcomes.values()].filter((o) => o.ok).length,
+      failed: [...outcomes.values()].filter((o) => !o.ok).length,
+      late: pending.size,
+      pickup: replyTo ? 'reply-queue' : 's3',
+      notQueued: jobs.length - queued.size,
+      waitMs: Math.round(performance.now() - t0),
+      resultDelayMs,
+    };
+    this.options.log?.info('jobs settled', { ...summary });
+    this.options.onRun?.(summary);
+    // Keep the caller's order.
+    return new Map(jobs.map((j) => [j.id, required(outcomes.get(j.id), `the outcome of job ${j.id}`)]));
+  }
+
+  /**
+   * The replies of `jobs` from the reply queue; a result too large for a message is read from S3
+   * where the worker stored it. Returns the ids still without a result at the deadline.
+   */
+  private async collectReplies(requestId: string, jobs: Job[], deadline: number, settle: (id: string, r: JobResultObject) => void): Promise<Set<string>> {
+    const pending = new Set(jobs.map((j) => j.id));
+    const reads: Promise<void>[] = [];
+    const inbox = required(this.options.replies, 'the reply queue');
+    await inbox.wait(requestId, pending, deadline, (reply) => {
+      if (!('resultKey' in reply)) {
+        pending.delete(reply.jobId);
+        settle(reply.jobId, reply);
+        return;
+      }
+      reads.push(
+        this.options.blobs
+          .get(resultKey(requestId, reply.jobId))
+          .then((text) => {
+            const r = text && parseJobResult(text.toString('utf8'));
+            if (!r) throw new Error('stored result missing');
+            pending.delete(reply.jobId);
+            settle(reply.jobId, r);
+          })
+          .catch((err: Error) => this.options.log?.warn('job result read failed', { requestId, jobId: reply.jobId, error: err.message })),
+      );
+    });
+    await Promise.all(reads);
+    return pending;
+  }
+
+  /** Polls S3 for each result of `jobs` on its own schedule until the deadline; returns the ids still without one. */
+  private async pollResults(requestId: string, jobs: Job[], deadline: number, settle: (id: string, r: JobResultObject) => void): Promise<Set<string>> {
+    const sent = Date.now();
+    const pending = new Map(
+      jobs.map((j) => {
+        const first = this.poll.firstMs[j.kind] ?? this.specs(j.kind)?.firstPollMs ?? this.poll.initialMs;
+        return [j.id, { key: resultKey(requestId, j.id), at: sent + first, delay: Math.min(first, this.poll.maxMs) }];
+      }),
+    );
     while (pending.size > 0) {
       const next = Math.min(...[...pending.values()].map((p) => p.at));
       const wait = Math.min(next, deadline) - Date.now();
@@ -164,34 +258,15 @@ export class SqsJobRunner implements JobRunner {
             const r = text && parseJobResult(text.toString('utf8'));
             if (!r) return;
             pending.delete(id);
-            const finished = Date.parse(r.finishedAt);
-            if (Number.isFinite(finished)) resultDelayMs.push(Math.max(0, Date.now() - finished));
-            const ms = performance.now() - t0;
-            // The worker stored the result of the job's own kind (its handler's, lib/jobs/registry.ts).
-            outcomes.set(id, r.ok ? ({ id, kind: kinds.get(id), ok: true, result: r.result, ms } as JobOutcome<K>) : { id, ok: false, error: r.error, ms });
+            settle(id, r);
           }),
       );
       if (last) break;
     }
-    for (const id of pending.keys()) fail(id, 'deadline exceeded');
-
-    const summary: RunSummary = {
-      requestId,
-      jobs: jobs.length,
-      done: [...outcomes.values()].filter((o) => o.ok).length,
-      failed: [...outcomes.values()].filter((o) => !o.ok).length,
-      late: pending.size,
-      notQueued: jobs.length - queued.size,
-      waitMs: Math.round(performance.now() - t0),
-      resultDelayMs,
-    };
-    this.options.log?.info('jobs settled', { ...summary });
-    this.options.onRun?.(summary);
-    // Keep the caller's order.
-    return new Map(jobs.map((j) => [j.id, required(outcomes.get(j.id), `the outcome of job ${j.id}`)]));
+    return new Set(pending.keys());
   }
 
-  private async message(job: Job, requestId: string, deadline: number, route?: RouteHint): Promise<{ job: Job; body: string }> {
+  private async message(job: Job, requestId: string, deadline: number, route?: RouteHint, replyTo?: string): Promise<{ job: Job; body: string }> {
     const base = {
       version: JOB_MESSAGE_VERSION,
       requestId,
@@ -200,6 +275,8 @@ export class SqsJobRunner implements JobRunner {
       deadline,
       // The hosts the preview sent through the proxy, so the worker's fetches to them go there too.
       ...(route?.proxyHosts.length ? { route } : {}),
+      // Where the worker sends the result: this container's reply queue.
+      ...(replyTo ? { replyTo } : {}),
     } satisfies Omit<JobMessage, 'input'>;
     const body = encodeJson({ ...base, input: job.input });
     if (Buffer.byteLength(body) <= this.maxInlineBytes) return { job, body };

@@ -5,8 +5,13 @@
  * `jobs/<requestId>/<jobId>.json` in S3, where the waiting preview function (SqsJobRunner, beside
  * this file) picks it up.
  *
- * - Idempotent: SQS may deliver a message twice. A job whose result object exists is skipped;
- *   assets are content-addressed, so a repeated job overwrites nothing that differs.
+ * - The result goes to the preview container's reply queue (`replyTo`, lib/adapters/aws/reply-queue.ts)
+ *   as one SendMessage; a result larger than a message, or a job without a reply queue, is written
+ *   to S3 (and the reply says where).
+ * - Idempotent: SQS may deliver a message twice. A job whose result object exists (S3 results), or
+ *   that this container already answered (replies), is skipped; a duplicate run elsewhere only
+ *   repeats a reply nobody waits for, and assets are content-addressed, so a repeated job
+ *   overwrites nothing that differs.
  * - A job past its deadline is dropped (nobody waits for it any more); one still running at its
  *   deadline is stopped and its result says DEADLINE_EXCEEDED, as the local runner's does
  *   (lib/jobs/deadline.ts).
@@ -20,6 +25,7 @@
  *   out-of-memory kill would lose the whole batch.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { CoreConfig } from '../../core-settings.js';
 import { RouteState, type RouteSummary } from '../../fetch/proxy-route.js';
@@ -32,10 +38,25 @@ import { JOB_REGISTRY, type JobRegistry } from '../../jobs/registry.js';
 import { jobMemoryMb } from '../../jobs/specs.js';
 import type { Log } from '../../log.js';
 import type { BlobStore } from '../../ports.js';
-import { decodeJson, encodeJson, JOB_MESSAGE_VERSION, type JobMessage, type JobResultObject, parseJobMessage, resultKey } from './job-message.js';
+import {
+  decodeJson,
+  encodeJson,
+  JOB_MESSAGE_VERSION,
+  type JobMessage,
+  type JobResultObject,
+  parseJobMessage,
+  resultKey,
+  SQS_MAX_MESSAGE_BYTES,
+} from './job-message.js';
+import { isReplyQueueUrl, type JobReply } from './reply-queue.js';
+
+/** The jobs this container answered lately (a redelivered one is skipped), at most this many. */
+const ANSWERED_MAX = 2000;
 
 export interface WorkerDeps {
   config: CoreConfig;
+  /** Sends the replies (to queues named by LINKPREVIEW_REPLY_QUEUE_PREFIX only); without it every result goes to S3. */
+  sqs?: SQSClient;
   fetch: Fetcher;
   blobs: BlobStore;
   log: Log;
@@ -59,6 +80,7 @@ export function createWorkerHandler(deps: WorkerDeps) {
   const now = deps.now ?? Date.now;
   const count = deps.count ?? (() => {});
   const registry = deps.registry ?? JOB_REGISTRY;
+  const answered = new Set<string>();
   // One gate per container: Lambda runs one invocation at a time in it.
   const gate = deps.gate ?? new MemoryGate(workerMemoryBudgetMb(deps.config));
   const runJob =
@@ -89,7 +111,8 @@ export function createWorkerHandler(deps: WorkerDeps) {
       receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
     };
     const key = resultKey(msg.requestId, msg.jobId);
-    if (await deps.blobs.has(key)) {
+    const replyTo = replyQueue(msg);
+    if (replyTo ? answered.has(key) : await deps.blobs.has(key)) {
       deps.log.info('job already done, skipped', ids);
       count('JobDuplicate');
       return 'duplicate';
@@ -141,8 +164,8 @@ export function createWorkerHandler(deps: WorkerDeps) {
       ? { ...base, ok: true, result: outcome.value, ms, finishedAt }
       : { ...base, ok: false, error: outcome.error, ms, finishedAt };
     const routed: RouteSummary = route.summary();
-    // A failure to write the result is an infrastructure failure: retried by SQS.
-    await deps.blobs.put(key, encodeJson(body), { contentType: 'application/json', cacheControl: 'no-store' });
+    // A failure to deliver the result is an infrastructure failure: retried by SQS.
+    await deliver(key, body, replyTo);
     const proxy = routed?.proxied ? { proxied: routed.proxied, walls: routed.walls } : {};
     if (routed?.proxied) count('ProxyFetches', routed.proxied);
     if (routed?.walls.length) count('WallsSeen', routed.walls.length);
@@ -150,6 +173,35 @@ export function createWorkerHandler(deps: WorkerDeps) {
     else deps.log.warn('job failed', { ...ids, ms: body.ms, waitMs, error: body.error });
     count(body.ok ? 'JobSucceeded' : 'JobFailed');
     return body.ok ? 'done' : 'failed';
+  }
+
+  /** The message's reply queue when it is one of this deployment's and replies can be sent. */
+  function replyQueue(msg: JobMessage): string | undefined {
+    if (!msg.replyTo || !deps.sqs) return undefined;
+    if (isReplyQueueUrl(msg.replyTo, deps.config.replyQueuePrefix)) return msg.replyTo;
+    deps.log.warn('job message names a foreign reply queue: the result goes to S3', { requestId: msg.requestId, jobId: msg.jobId });
+    return undefined;
+  }
+
+  /** The result as a reply (or, too large for one, in S3 with a reply that says where), else in S3. */
+  async function deliver(key: string, body: JobResultObject, replyTo: string | undefined): Promise<void> {
+    const text = encodeJson(body);
+    const fits = Buffer.byteLength(text) <= SQS_MAX_MESSAGE_BYTES - 1024;
+    if (!replyTo || !fits) await deps.blobs.put(key, text, { contentType: 'application/json', cacheControl: 'no-store' });
+    if (!replyTo) return;
+    const reply: JobReply = fits ? body : { version: body.version, requestId: body.requestId, jobId: body.jobId, kind: body.kind, resultKey: key };
+    try {
+      await (deps.sqs as SQSClient).send(new SendMessageCommand({ QueueUrl: replyTo, MessageBody: fits ? text : encodeJson(reply) }));
+    } catch (err) {
+      const e = err as Error;
+      // The preview's container is gone (its queue swept): nobody waits for this reply.
+      if (/NonExistentQueue|QueueDoesNotExist/.test(e.name) || /does not exist/i.test(e.message)) {
+        deps.log.warn('reply queue gone: result dropped', { requestId: body.requestId, jobId: body.jobId });
+        count('JobReplyDropped');
+      } else throw err;
+    }
+    answered.add(key);
+    if (answered.size > ANSWERED_MAX) answered.delete(answered.values().next().value as string);
   }
 
   async function loadInput(key: string): Promise<unknown> {
