@@ -220,10 +220,18 @@ describe('least privilege', () => {
     expect(pf.filter((s) => s.resources.includes('assets/'))).toEqual([]);
     expect(pf.find((s) => s.actions.includes('s3:GetObject'))!.resources).toContain('/jobs/*');
     expect(pf.find((s) => s.actions.includes('s3:PutObject'))!.resources).toContain('/jobs/*');
-    expect(pf.some((s) => s.actions.some((a: string) => a.startsWith('sqs:Receive')))).toBe(false);
+    // It receives only from its own reply queues (named by the prefix in its environment), which it makes and sweeps.
+    const prefix = preview.Properties.Environment.Variables.LINKPREVIEW_REPLY_QUEUE_PREFIX;
+    expect(prefix).toMatch(/^linklens-reply-[0-9a-f]{10}-$/);
+    const receive = pf.filter((s) => s.actions.some((a: string) => a.startsWith('sqs:Receive')));
+    expect(receive).toHaveLength(1);
+    expect(receive[0].actions).toEqual(['sqs:CreateQueue', 'sqs:DeleteQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:TagQueue']);
+    expect(receive[0].resources).toContain(`:${prefix}*`);
     const wf = flat(w);
     expect(wf.find((s) => s.actions.includes('sqs:ReceiveMessage'))).toBeDefined();
-    expect(wf.some((s) => s.actions.includes('sqs:SendMessage'))).toBe(false);
+    // The worker sends only replies, to queues of that prefix.
+    expect(wf.filter((s) => s.actions.includes('sqs:SendMessage')).map((s) => s.resources)).toEqual([expect.stringContaining(`:${prefix}*`)]);
+    expect(worker.Properties.Environment.Variables.LINKPREVIEW_REPLY_QUEUE_PREFIX).toBe(prefix);
     for (const action of ['s3:GetObject', 's3:PutObject']) {
       const r = wf
         .filter((s) => s.actions.includes(action))
@@ -390,7 +398,11 @@ describe('the browser worker (screenshots)', () => {
       .join(' ');
     expect(p).toContain(browserQueueId);
     const w = statementsOf(roleOf(browser));
-    expect(w.some((st: any) => actions(st).includes('sqs:SendMessage'))).toBe(false);
+    // It sends only replies, to the preview containers' reply queues.
+    const prefix = preview.Properties.Environment.Variables.LINKPREVIEW_REPLY_QUEUE_PREFIX;
+    expect(w.filter((st: any) => actions(st).includes('sqs:SendMessage')).map((st: any) => JSON.stringify(st.Resource))).toEqual([
+      expect.stringContaining(`:${prefix}*`),
+    ]);
     expect(JSON.stringify(w.filter((st: any) => actions(st).includes('sqs:ReceiveMessage')).map((st: any) => st.Resource))).toContain(browserQueueId);
     const puts = w
       .filter((st: any) => actions(st).includes('s3:PutObject'))
