@@ -15,7 +15,15 @@ import { type ParameterStoreServer, startParameterStoreServer } from '../helpers
 import { jpeg, png } from '../media/fixtures';
 import { makePdf, mp3, mp4, proseDocument, serveBytes } from '../media-types/fixtures';
 import { articlePage } from '../page/fixtures';
-import { CLOUDFRONT_DOMAIN, jobResultDelays, LAMBDA_UNZIPPED_LIMIT, node22Binary, type Rehearsal, startRehearsal } from '../rehearsal/stack-rehearsal';
+import {
+  CLOUDFRONT_DOMAIN,
+  jobPickups,
+  jobResultDelays,
+  LAMBDA_UNZIPPED_LIMIT,
+  node22Binary,
+  type Rehearsal,
+  startRehearsal,
+} from '../rehearsal/stack-rehearsal';
 
 const NODE22 = node22Binary();
 if (!NODE22) {
@@ -115,7 +123,7 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))];
       figures.push(
         delays.length
-          ? `job result seen by the preview after the worker finished it (S3 PUT + poll wait + GET): p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${delays[delays.length - 1]} ms over ${delays.length} results`
+          ? `job result seen by the preview after the worker finished it (the reply's SendMessage + the long-polled receive): p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${delays[delays.length - 1]} ms over ${delays.length} results`
           : 'job result delays: none logged',
       );
       for (const m of r.mappings)
@@ -322,5 +330,9 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     for (const depth of Object.values(await r.deadLetterDepth())) expect(depth).toBe(0);
     const listed = await r.s3.send(new ListObjectsV2Command({ Bucket: r.bucket, Prefix: 'assets/' }));
     expect(listed.KeyCount).toBeGreaterThan(0);
+    // As deployed, every job run of the preview took its results from the container's reply queue, none polled S3.
+    const pickups = jobPickups(r.fnByService('linklens-preview'));
+    expect(pickups['reply-queue']).toBeGreaterThan(0);
+    expect(pickups.s3).toBeUndefined();
   }, 120_000);
 });

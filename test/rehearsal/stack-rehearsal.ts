@@ -342,6 +342,21 @@ export function jobResultDelays(preview: { logs: string[] }): number[] {
   return delays;
 }
 
+/** How the preview's job runs picked their results up ('jobs settled' lines): runs by `pickup`. */
+export function jobPickups(preview: { logs: string[] }): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of preview.logs) {
+    if (!line.includes('jobs settled')) continue;
+    try {
+      const entry = JSON.parse(line.slice(line.indexOf('{')));
+      if (entry.message === 'jobs settled' && typeof entry.pickup === 'string') counts[entry.pickup] = (counts[entry.pickup] ?? 0) + 1;
+    } catch {
+      /* not a JSON line */
+    }
+  }
+  return counts;
+}
+
 function assertNoNodeModulesAbove(dir: string): void {
   for (let d = path.dirname(dir); ; d = path.dirname(d)) {
     if (fs.existsSync(path.join(d, 'node_modules')))
