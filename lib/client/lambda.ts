@@ -40,13 +40,13 @@ export interface LambdaClientOptions {
   invoke?: InvokeFunction;
 }
 
-/** The invocation through @aws-sdk/client-lambda, loaded now; a missing SDK is said plainly. */
+/** The invocation through @aws-sdk/client-lambda, loaded now; an SDK that cannot be loaded is said plainly. */
 async function sdkInvoke(lambda: LambdaSender | undefined): Promise<InvokeFunction> {
   let sdk: typeof import('@aws-sdk/client-lambda');
   try {
     sdk = await import('@aws-sdk/client-lambda');
   } catch (err) {
-    throw new Error(`@aws-sdk/client-lambda is not installed (npm install @aws-sdk/client-lambda, or pass \`invoke\`): ${(err as Error).message}`, {
+    throw new Error(`@aws-sdk/client-lambda could not be loaded (npm install @aws-sdk/client-lambda, or pass \`invoke\`): ${(err as Error).message}`, {
       cause: err,
     });
   }
