@@ -1,22 +1,22 @@
 #!/usr/bin/env node
 /**
  * The build: esbuild compiles the TypeScript sources to dist/ (ESM for Node >= 20.19), so that
- * `npm start`, the CLI and the installed client run JavaScript, with no transpiler at run time.
+ * `npm start` and the CLI run JavaScript, with no transpiler at run time.
  *
  *   dist/start-local.js, dist/cli.js   the local server (npm start) and the CLI (bin/linklens.mjs),
  *                                       their shared code in dist/chunk-*.js
  *   dist/cpu-worker.mjs                 the CPU pool's thread module (lib/jobs/cpu-worker.ts)
  *   dist/pdf-worker.cjs, dist/openapi.yaml
  *                                       files the server loads beside its modules (__dirname)
- *   dist/client/index.js, lambda.js     the client entry points (linklens/client, linklens/lambda)
- *   dist/types/                         their type declarations (tsc), with the Link record types
+ *   dist/packages/client/               the client package, @linklens/client (scripts/build-client.mjs;
+ *                                       built by the full build only, and left alone by the others)
  *
  * Packages are bundled, except those that load files beside themselves or are native or heavy
  * (EXTERNAL): they are resolved from node_modules at run time, as dependencies of the package.
  *
  * `node scripts/build.mjs` (npm run build, npm pack): everything, afresh. `ensureBuilt()` (npm
- * start, bin/linklens.mjs in a checkout): the JavaScript only, and only when dist/ is missing or a
- * file it was built from (dist/build-stamp.json lists them) changed since the build.
+ * start, bin/linklens.mjs in a checkout): the server's JavaScript only, and only when dist/ is
+ * missing or a file it was built from (dist/build-stamp.json lists them) changed since the build.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -73,7 +73,10 @@ async function buildJs() {
     logLevel: 'warning',
     absWorkingDir: ROOT,
   };
-  fs.rmSync(DIST, { recursive: true, force: true });
+  // Everything but the packages, which are built by steps of their own (scripts/build-client.mjs).
+  for (const entry of fs.existsSync(DIST) ? fs.readdirSync(DIST) : []) {
+    if (entry !== 'packages') fs.rmSync(path.join(DIST, entry), { recursive: true, force: true });
+  }
   const server = await esbuild.build({
     ...common,
     entryPoints: ['functions/start-local.ts', 'functions/cli.ts'],
@@ -96,65 +99,11 @@ async function buildJs() {
     banner: { js: NODE_BANNER },
     external: EXTERNAL,
   });
-  // The client: no banner and nothing bundled but its own code (plain fetch; the Lambda SDK is a peer).
-  const client = await esbuild.build({
-    ...common,
-    entryPoints: Object.keys(CLIENT_PACKAGES),
-    outdir: path.join(DIST, 'client'),
-    entryNames: '[name]',
-    chunkNames: 'shared-[hash]',
-    packages: 'external',
-  });
-  checkClientImports(client.metafile);
   for (const [from, to] of Object.entries(FILES)) fs.copyFileSync(path.join(ROOT, from), path.join(DIST, to));
-  // dist/ is ESM: its .js files are modules and its .d.ts files describe modules.
+  // dist/ is ESM: its .js files are modules.
   fs.writeFileSync(path.join(DIST, 'package.json'), `${JSON.stringify({ type: 'module' }, null, 2)}\n`);
-  const inputs = [server, cpuWorker, client].flatMap((b) => Object.keys(b.metafile.inputs)).filter((f) => !f.includes('node_modules/'));
-  writeStamp({ builtAt, types: false, inputs: [...new Set([...inputs, ...BUILD_INPUTS])].sort() });
-}
-
-/** What each client entry point loads: linklens/client no package at all, linklens/lambda only the Lambda SDK. */
-const CLIENT_PACKAGES = { 'lib/client/index.ts': [], 'lib/client/lambda.ts': ['@aws-sdk/client-lambda'] };
-
-function checkClientImports(metafile) {
-  const packagesOf = (output, seen = new Set()) => {
-    if (seen.has(output)) return [];
-    seen.add(output);
-    return metafile.outputs[output].imports.flatMap((i) => (i.external ? [i.path] : packagesOf(i.path, seen)));
-  };
-  for (const [output, meta] of Object.entries(metafile.outputs)) {
-    const allowed = CLIENT_PACKAGES[meta.entryPoint];
-    if (!allowed) continue;
-    const extra = packagesOf(output).filter((p) => !allowed.includes(p));
-    if (extra.length) throw new Error(`${meta.entryPoint} must not load ${extra.join(', ')}`);
-  }
-}
-
-/**
- * The client's type declarations (dist/types/, from tsconfig.client.json), with the Link record
- * types they refer to. tsc emits nothing for a declaration file among the sources (generated
- * types): those are copied to their place beside the emitted ones.
- */
-async function buildTypes() {
-  const { execFileSync } = await import('node:child_process');
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const out = path.join(DIST, 'types');
-  fs.rmSync(out, { recursive: true, force: true });
-  let listed;
-  try {
-    listed = execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.client.json'), '--listFiles'], { cwd: ROOT, encoding: 'utf8' });
-  } catch (err) {
-    throw new Error(`tsc could not emit the client's type declarations:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
-  }
-  const lib = path.join(ROOT, 'lib') + path.sep;
-  for (const file of listed.split('\n').map((l) => path.resolve(l.trim()))) {
-    if (file.startsWith(lib) && file.endsWith('.d.ts')) {
-      const to = path.join(out, path.relative(lib, file));
-      fs.mkdirSync(path.dirname(to), { recursive: true });
-      fs.copyFileSync(file, to);
-    }
-  }
-  writeStamp({ ...readStamp(), types: true });
+  const inputs = [server, cpuWorker].flatMap((b) => Object.keys(b.metafile.inputs)).filter((f) => !f.includes('node_modules/'));
+  writeStamp({ builtAt, inputs: [...new Set([...inputs, ...BUILD_INPUTS])].sort() });
 }
 
 function readStamp() {
@@ -169,8 +118,8 @@ function writeStamp(stamp) {
   fs.writeFileSync(STAMP, `${JSON.stringify(stamp, null, 2)}\n`);
 }
 
-/** Why dist/ must be built again (with the type declarations when `types`), or undefined when it is up to date. */
-export function staleReason({ types = false } = {}) {
+/** Why dist/ must be built again, or undefined when it is up to date. */
+export function staleReason() {
   const stamp = readStamp();
   if (!stamp) return 'dist/ is not built';
   for (const input of stamp.inputs) {
@@ -180,18 +129,17 @@ export function staleReason({ types = false } = {}) {
     if (mtime === undefined) return `${input} is gone`;
     if (mtime > stamp.builtAt) return `${input} changed`;
   }
-  if (types && !stamp.types) return 'dist/types/ is not built';
   return undefined;
 }
 
 /**
- * Builds what is missing or stale: the JavaScript (npm start, the CLI in a checkout), and the
- * type declarations too when `types` (the package test). `force` builds everything again (npm run
- * build, npm pack). Processes starting at the same time build once: the first takes a lock (a
- * directory), the others wait for it and find dist/ up to date.
+ * Builds what is missing or stale: the server's JavaScript (npm start, the CLI in a checkout, the
+ * package test). `force` builds everything again, the client package too (npm run build, npm
+ * pack). Processes starting at the same time build once: the first takes a lock (a directory),
+ * the others wait for it and find dist/ up to date.
  */
-export async function ensureBuilt({ types = false, force = false, log = (s) => process.stderr.write(s) } = {}) {
-  if (!force && !staleReason({ types })) return;
+export async function ensureBuilt({ force = false, log = (s) => process.stderr.write(s) } = {}) {
+  if (!force && !staleReason()) return;
   const lock = path.join(ROOT, '.dist-build.lock');
   const started = Date.now();
   for (;;) {
@@ -207,11 +155,11 @@ export async function ensureBuilt({ types = false, force = false, log = (s) => p
     }
   }
   try {
-    const reason = force ? 'a full build' : staleReason({ types });
+    const reason = force ? 'a full build' : staleReason();
     if (!reason) return;
     log(`building dist/ (${reason}) …\n`);
-    if (force || staleReason()) await buildJs();
-    if (force || types) await buildTypes();
+    await buildJs();
+    if (force) await (await import('./build-client.mjs')).buildClientPackage();
     log(`built dist/ in ${Date.now() - started} ms\n`);
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
@@ -228,7 +176,7 @@ async function loadEsbuild() {
   }
 }
 
-// `node scripts/build.mjs`: everything, afresh; `--if-stale`: what is missing or stale, type declarations included.
+// `node scripts/build.mjs`: everything, afresh; `--if-stale`: the server's JavaScript, when it is missing or stale.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  await ensureBuilt(process.argv.includes('--if-stale') ? { types: true } : { force: true });
+  await ensureBuilt(process.argv.includes('--if-stale') ? {} : { force: true });
 }

@@ -1,13 +1,20 @@
 /**
- * A typed client for a deployed linklens over HTTP. (lib/client/lambda.ts calls it through
- * Lambda Invoke instead.) Records come back typed; error bodies become a LinkPreviewClientError.
+ * A typed client for a deployed linklens over HTTP (`@linklens/client`; lib/client/lambda.ts,
+ * `@linklens/client/lambda`, calls it through Lambda Invoke instead). Records come back typed;
+ * error bodies become a LinkPreviewClientError. It loads nothing, Node's modules included: plain
+ * fetch, so it runs in Node 20+, browsers and edge runtimes. The package is built from this
+ * folder by scripts/build-client.mjs.
  */
-import type { LinkRecord } from '../contract/link.js';
-import type { ErrorBody } from '../errors.js';
+import type { ApiErrorResponseBody, LinkRecord } from '../contract/link.js';
 
-// The Link record and every object in it, and the error body: the types a caller works with.
+// The Link record and every object in it (generated from openapi.yaml): the types a caller works with.
 export type * from '../contract/link.js';
-export type { ErrorBody } from '../errors.js';
+
+/** The service's error body (openapi.yaml's APIErrorResponseBody). */
+export type ErrorBody = ApiErrorResponseBody;
+
+/** The fields of an error: the service's body, or the client's own (errorCode TRANSPORT_ERROR, FUNCTION_ERROR, ...). */
+type ErrorFields = Omit<Partial<ErrorBody>, 'errorCode'> & { status: number; errorCode?: string };
 
 export interface PreviewOptions {
   source?: 'API' | 'WEB';
@@ -22,7 +29,7 @@ export class LinkPreviewClientError extends Error {
   readonly details?: ErrorBody['details'];
   readonly requestId?: string;
 
-  constructor(body: Partial<ErrorBody> & { status: number }, options?: { cause?: unknown }) {
+  constructor(body: ErrorFields, options?: { cause?: unknown }) {
     super(body.message ?? body.error ?? `linklens answered ${body.status}`, options);
     this.name = 'LinkPreviewClientError';
     this.status = body.status;

@@ -71,7 +71,7 @@ test('the caller may invoke the preview function, and only that', () => {
   expect(statements).toHaveLength(1);
   expect(statements[0]).toMatchObject({ Effect: 'Allow', Action: 'lambda:InvokeFunction' });
   expect(resources(statements[0])).toEqual([{ 'Fn::GetAtt': [previewId, 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [previewId, 'Arn'] }, ':*']] }]);
-  // The preview function's name reaches the caller for linklens/lambda's createLambdaClient.
+  // The preview function's name reaches the caller for @linklens/client/lambda's createLambdaClient.
   expect(functions[callerId].Properties.Environment.Variables.LINKLENS_FUNCTION).toEqual({ Ref: previewId });
 });
 

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { main, summary } from '../../functions/cli';
 import { createHttpClient, LinkPreviewClientError } from '../../lib/client/index';
-import { createLambdaClient } from '../../lib/client/lambda';
+import { createLambdaClient, type LambdaClientOptions } from '../../lib/client/lambda';
 import type { LinkRecord } from '../../lib/contract/link';
 import { assertConforms } from '../helpers/conformance';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
@@ -144,6 +145,9 @@ describe('the typed client', () => {
       },
     };
     const client = createLambdaClient({ functionName: 'linklens-preview', lambda: lambda as never });
+    // The SDK's own LambdaClient fits the option as it is, though the client's types do not name the SDK.
+    const fits: LambdaClient extends NonNullable<LambdaClientOptions['lambda']> ? true : false = true;
+    expect(fits).toBe(true);
     const record = await client.preview(site.url('/post'));
     expect(record).toMatchObject({ ok: true, title: 'CLI page' });
     expect(sent).toEqual(['linklens-preview']);
