@@ -150,8 +150,8 @@ const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
   pageImagesWaitMs: {
     env: 'LINKPREVIEW_PAGE_IMAGES_WAIT_MS',
     type: int(0, 28_000),
-    default: 100,
-    doc: "Once a page's content is read, how long its versions (page.html, page.md) wait for the content's images to be hosted (within the jobs' deadline). An image not hosted by then is left out of that version; one already downloading finishes in the background and is remembered, so the next version of the page has it.",
+    default: 0,
+    doc: "Once a page's content is read, how long its versions (page.html, page.md) wait for the downloads of the content's images (within the jobs' deadline). 0: they take the images hosted before, at once, and do not hold the record. The others are hosted after the record, and once all are, the complete versions are stored for the next preview of the page.",
   },
 });
 

@@ -15,4 +15,10 @@ export interface JobContext {
    * size learnt on the way (a render, a decode) holds its estimate first. Absent: no admission.
    */
   memory?: MemoryLease;
+  /**
+   * Work that finishes after the job's result has gone out (the page versions' remaining images):
+   * the runner runs it under the job's signal and deadline, in an extra's slot, and on AWS before
+   * the worker's invocation ends (a frozen Lambda runs nothing). Absent: the work runs on its own.
+   */
+  defer?: (work: () => Promise<void>) => void;
 }

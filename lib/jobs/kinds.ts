@@ -41,6 +41,11 @@ export interface ImageJobInput {
   bytesBase64?: string;
 }
 
+/** An image of a page's hosted versions: only the size they show (lib/page/page-images.ts). JSON-safe. */
+export interface ContentImage {
+  medium: { url: string; width: number; height: number };
+}
+
 /** A hosted image: a MediaImage (URLs from the BlobStore) plus what the job learned. JSON-safe. */
 export interface HostedImage extends MediaImage {
   sha256: string;

@@ -155,7 +155,8 @@ function checkAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new Error('aborted');
 }
 
-async function sourceBytes(input: ImageJobInput, ctx: JobContext): Promise<Buffer> {
+/** The source's bytes: given, or downloaded through the guarded fetcher under the image cap (an ExpectedFailure when they cannot be had). */
+export async function sourceBytes(input: ImageJobInput, ctx: Pick<JobContext, 'fetch' | 'config' | 'signal'>): Promise<Buffer> {
   const max = ctx.config.maxImageBytes;
   if (input.bytesBase64 !== undefined) {
     const bytes = Buffer.from(input.bytesBase64, 'base64');
@@ -237,6 +238,8 @@ export interface RenderOptions {
    * end. The job takes its memory hold here (lib/jobs/memory.ts `imageRenderMb`).
    */
   reserve?: (size: RenderSize) => Promise<() => void>;
+  /** Only these sizes (default: all four); without `thumbnail` there is no edge colour (''). */
+  sizes?: readonly ImageSizeName[];
 }
 
 /**
@@ -287,12 +290,13 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
    * reader of a manifest and the manifests stored before stay as they are, for one more put
    * beside the others.
    */
+  const wanted = new Set<ImageSizeName>(options.sizes ?? IMAGE_SIZES.map((s) => s.name));
   const isOriginal = (s: (typeof IMAGE_SIZES)[number]) => {
-    if (s.box === undefined || animated || effortFor(s.box) !== effortFor(undefined)) return false;
+    if (!wanted.has('original') || s.box === undefined || animated || effortFor(s.box) !== effortFor(undefined)) return false;
     const fit = fitWithin(width, stillHeight, s.box);
     return fit.width === width && fit.height === stillHeight;
   };
-  const encoded = IMAGE_SIZES.filter((s) => !isOriginal(s));
+  const encoded = IMAGE_SIZES.filter((s) => wanted.has(s.name) && !isOriginal(s));
 
   const encode = async (name: ImageSizeName, box: number | undefined, p: Sharp): Promise<Rendition> => {
     const { data, info } = await p.webp({ quality, effort: effortFor(box) }).toBuffer({ resolveWithObject: true });
@@ -351,16 +355,13 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
         done.find((r) => r.name === name),
         `the ${name} rendition`,
       );
-    const renditions = IMAGE_SIZES.map((s) => (isOriginal(s) ? { ...byName('original'), name: s.name } : byName(s.name)));
-    const thumb = required(
-      renditions.find((r) => r.name === 'thumbnail'),
-      'the thumbnail rendition',
-    );
-    const tiny = await sharp(thumb.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer();
+    const renditions = IMAGE_SIZES.filter((s) => wanted.has(s.name)).map((s) => (isOriginal(s) ? { ...byName('original'), name: s.name } : byName(s.name)));
+    const thumb = renditions.find((r) => r.name === 'thumbnail');
+    const tiny = thumb && (await sharp(thumb.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer());
     return {
       source: { format: prepared.format, size: bytes.length, width, height: stillHeight, hasAlphaChannel: prepared.hasAlpha ?? meta.hasAlpha, animated },
       renditions,
-      edgeColor: iconBackgroundColor(tiny, 32, 32),
+      edgeColor: tiny ? iconBackgroundColor(tiny, 32, 32) : '',
     };
   } finally {
     release?.();

@@ -24,7 +24,7 @@ import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import { gfm } from 'turndown-plugin-gfm';
 import { decodeText } from '../fetch/charset.js';
-import type { HostedImage } from '../jobs/kinds.js';
+import type { ContentImage } from '../jobs/kinds.js';
 import { plainText } from './plain-text.js';
 import { countText } from './reading-time.js';
 import { type DomElement, type DomNode, escapeHtml, sanitizeTree } from './sanitize.js';
@@ -341,7 +341,7 @@ export function readPageContent(source: PageContentSource): PageContentRead {
  * Step two: the content with each <img> rewritten to its hosted renditions (`hosted`, by address)
  * or removed, as HTML and Markdown.
  */
-export function writePageVersions(input: { content: ContentParts; hosted: Record<string, HostedImage> }): PageVersions {
+export function writePageVersions(input: { content: ContentParts; hosted: Record<string, ContentImage> }): PageVersions {
   const { tree, ...rest } = input.content;
   const { document } = parseHTML('<!doctype html><html><head></head><body></body></html>');
   const root = fromTree(tree, document as unknown as DomDocument);
@@ -392,12 +392,12 @@ function contentImageUrls(root: DomElement): string[] {
 }
 
 /**
- * Rewrites each <img> of `root` to its hosted renditions: the `medium` rendition (640 px box) as
- * src and `large` (1280 px) as its 2x in srcset; width/height are the page's own, else the medium
+ * Rewrites each <img> of `root` to its hosted rendition: the `medium` one (640 px box, the
+ * versions' reading width) as src, no srcset; width/height are the page's own, else the
  * rendition's. An image not hosted is removed, with the wrappers (<picture>, <figure>, a link) it
  * leaves empty.
  */
-function applyHostedImages(root: DomElement, hosted: Map<string, HostedImage>): void {
+function applyHostedImages(root: DomElement, hosted: Map<string, ContentImage>): void {
   for (const img of Array.from(root.querySelectorAll('img'))) {
     const h = hosted.get(img.getAttribute('src') ?? '');
     if (h && !isPixel(img)) rewrite(img, h);
@@ -411,10 +411,9 @@ function isPixel(img: DomElement): boolean {
   return w <= PIXEL_MAX && h <= PIXEL_MAX;
 }
 
-function rewrite(img: DomElement, h: HostedImage): void {
+function rewrite(img: DomElement, h: ContentImage): void {
   img.setAttribute('src', h.medium.url);
-  if (h.large.width > h.medium.width) img.setAttribute('srcset', `${h.medium.url} 1x, ${h.large.url} 2x`);
-  else img.removeAttribute('srcset');
+  img.removeAttribute('srcset');
   if (img.getAttribute('width') === null && img.getAttribute('height') === null) {
     img.setAttribute('width', String(h.medium.width));
     img.setAttribute('height', String(h.medium.height));

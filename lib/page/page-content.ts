@@ -7,7 +7,9 @@
  * (lib/jobs/cpu-pool.ts: off the event loop, cancelled at the job's deadline) or, with the pool
  * off, in-process. Here, between its two steps, the content's images are hosted (lib/page/page-images.ts)
  * so that each <img> is rewritten or removed before the HTML and Markdown are written: the hosted
- * HTML allows images from its own origin only. The versions are content-addressed, stored as UTF-8
+ * HTML allows images from its own origin only. The versions do not wait for downloads: those go
+ * on after the result (JobContext.defer), and once all are hosted the complete versions are
+ * stored and remembered for the next preview of the same page bytes. The versions are content-addressed, stored as UTF-8
  * with their charset in the Content-Type.
  */
 
@@ -61,6 +63,31 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
     if (read.images.urls.length) result.images = { found: read.images.urls.length, hosted: images.hosted.size };
     ctx.signal?.throwIfAborted();
     versions = await runCpuTask(ctx.config, 'writePageVersions', { content: read.images.content, hosted: Object.fromEntries(images.hosted) }, ctx.signal);
+    const content = read.images.content;
+    const rest = images.rest;
+    // Once the remaining images are hosted: the complete versions, remembered for these page bytes.
+    if (rest) {
+      const later = async () => {
+        const all = await rest;
+        if (!all || ctx.signal?.aborted) return;
+        const whole = await runCpuTask(ctx.config, 'writePageVersions', { content, hosted: Object.fromEntries(all) }, ctx.signal);
+        const [html, markdown, text] = await Promise.all([
+          storeTextAsset(ctx.blobs, 'page.html', PAGE_ASSET_TYPES.html, whole.html),
+          storeTextAsset(ctx.blobs, 'page.md', PAGE_ASSET_TYPES.markdown, whole.markdown),
+          storeTextAsset(ctx.blobs, 'page.txt', PAGE_ASSET_TYPES.text, read.text),
+        ]);
+        const full: PageContentResult = {
+          ...result,
+          images: { found: read.images?.urls.length ?? 0, hosted: all.size },
+          htmlUrl: ctx.blobs.publicUrl(html),
+          markdownUrl: ctx.blobs.publicUrl(markdown),
+          rawTextUrl: ctx.blobs.publicUrl(text),
+        };
+        await rememberPageContent(ctx.blobs, pageContentMemoKey(input), full, { html, markdown, text });
+      };
+      if (ctx.defer) ctx.defer(later);
+      else void later().catch(() => undefined); // a lost memo only
+    }
   }
   const written = required(versions, 'the page versions');
   const [html, markdown, text] = await Promise.all([

@@ -2,34 +2,44 @@
  * The images of a page's hosted versions. The hosted HTML is served with `img-src 'self'` (the
  * local server's /assets/, and on AWS the CloudFront domain that serves page.html too), so an
  * <img> left pointing at the page's own host would show broken. Here the images of the sanitized
- * content are hosted like every other image and their <img> rewritten; the ones that cannot be
- * hosted are removed, with the wrappers (<picture>, <figure>, a link) they leave empty:
+ * content are hosted and their <img> rewritten; the ones that cannot be hosted are removed, with
+ * the wrappers (<picture>, <figure>, a link) they leave empty. A version never shows a broken
+ * image: it names only images already stored.
  *
  *  - the first PAGE_IMAGE_LIMITS.maxImages distinct addresses in document order (the sanitizer
  *    has already resolved them against the page's final URL and picked a lazy loader's data-src
- *    or the best srcset candidate), each through the job's guarded fetcher under a byte cap, all
- *    under a total byte cap, a few at once;
- *  - each is the image job's own function (lib/media/images.ts `runImageJob`, no nested job):
- *    four WebP renditions without metadata, content-addressed, so an image already hosted (by any
- *    page or record) is neither rendered nor, within URL_MEMO, downloaded again;
- *  - the <img> gets the `medium` rendition (640 px box) as src and `large` (1280 px) as its 2x in
- *    srcset (lib/page/page-content-dom.ts rewrites and removes them, on the content's DOM);
- *  - the versions wait for the images at most LINKPREVIEW_PAGE_IMAGES_WAIT_MS once the content is
- *    read (the images are extras of the versions: they must not hold the record): what has not
- *    arrived by then is removed, never left broken; an image already under way goes on in the
- *    background (under the same caps and the job's abort) and is remembered like any image job's,
- *    so the next version of the page has it at no cost. No new image starts after the wait;
+ *    or the best srcset candidate);
+ *  - each in the one size the versions show, `medium` (640 px box, WebP), content-addressed like
+ *    every rendition: one PUT, and its memo (by address, `jobs/page-image/`) one more. No manifest
+ *    and no other sizes: the record's images are hosted by the image job, these only by the page;
+ *  - first, what is remembered (one GET per address) is taken as it is; the rest is downloaded
+ *    through the job's guarded fetcher under a byte cap, all under a total byte cap, a few at
+ *    once, for at most LINKPREVIEW_PAGE_IMAGES_WAIT_MS (default 0: the versions do not wait for
+ *    downloads, they hold the record). What is not hosted by then is removed from these versions;
+ *  - the hosting goes on in the background (`rest`): the page-content job hands it to its runner
+ *    (JobContext.defer), which finishes it after the result has gone out, as an extra. Once every
+ *    image is hosted, the job stores the complete versions and remembers them for the page's
+ *    bytes (lib/page/content-memo.ts), so the next preview of the page has them, images included;
  *  - hosting stops outright in time for the versions to be stored before the record's deadline
  *    (or when the job is aborted): what is under way then is stopped.
  */
+import { createHash } from 'node:crypto';
+import { ExpectedFailure } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
-import type { HostedImage } from '../jobs/kinds.js';
-import { runImageJob } from '../media/images.js';
-import type { BlobStore } from '../ports.js';
+import type { ContentImage } from '../jobs/kinds.js';
+import { memoKey, readMemo, writeMemo } from '../jobs/memo.js';
+import { imageRenderMb, type RenderSize } from '../jobs/memory.js';
+import { RENDITION_CONTENT_TYPE, renditionKey } from '../media/image-sizes.js';
+import { renderImage, sourceBytes, URL_MEMO } from '../media/images.js';
+import { type BlobStore, IMMUTABLE_CACHE } from '../ports.js';
 
 export const PAGE_IMAGE_LIMITS = {
-  /** Distinct image addresses hosted at most; the images after them are removed. */
-  maxImages: 12,
+  /**
+   * Distinct image addresses hosted at most; the images after them are removed. Measured on 237
+   * captured article pages with content images (their count: p50 2, p75 7, p90 19): 4 covers
+   * every image of 68% of them (6: 74%, 12: 85%), at two PUTs an image (docs/benchmarks.md).
+   */
+  maxImages: 4,
   /** Bytes of one image download at most (and never more than the service's LINKPREVIEW_MAX_IMAGE_BYTES). */
   maxImageBytes: 5 * 1024 * 1024,
   /** Bytes of all the page's image sources together: each download is capped at what is left of it. */
@@ -53,29 +63,49 @@ export interface PageImageTimes {
 
 export interface PageImagesHosted {
   /** The images hosted in time, by address. */
-  hosted: Map<string, HostedImage>;
-  /** Every image started was hosted and none was cut by the wait or the deadline: a run on the same page would give the same. */
+  hosted: Map<string, ContentImage>;
+  /** Every image was hosted (or is known to fail) and none was cut by the wait or the deadline: a run on the same page would give the same. */
   complete: boolean;
+  /**
+   * When the wait left images under way: every image hosted once they are done, or undefined when
+   * some failed or were stopped (the versions then stay as they are).
+   */
+  rest?: Promise<Map<string, ContentImage> | undefined>;
 }
 
 /**
- * Hosts the content's images (`urls`: its distinct addresses in document order, the first
- * PAGE_IMAGE_LIMITS.maxImages of them), a few at once, under the byte caps, until `times.waitUntil`
- * or the job's abort. Without a fetcher or a configuration (a caller that only stores text) none
- * is.
+ * Hosts the content's images (`all`: its distinct addresses in document order, the first
+ * PAGE_IMAGE_LIMITS.maxImages of them): the remembered ones at once, the others a few at once
+ * under the byte caps until `times.waitUntil` (then in the background: `rest`) or the job's abort.
+ * Without a fetcher or a configuration (a caller that only stores text) none is.
  */
 export async function hostPageImages(
   all: string[],
   given: Pick<JobContext, 'blobs' | 'signal'> & Partial<ImageContext>,
   times: PageImageTimes,
 ): Promise<PageImagesHosted> {
-  const done = new Map<string, HostedImage>();
+  const done = new Map<string, ContentImage>();
   if (all.length === 0) return { hosted: done, complete: true };
   if (!given.fetch || !given.config) return { hosted: done, complete: false };
-  const { until } = times;
-  const waitUntil = Math.min(times.waitUntil, until);
   const ctx = given as ImageContext;
   const urls = all.slice(0, PAGE_IMAGE_LIMITS.maxImages);
+
+  // 1. What is remembered: hosted before (or known to fail), one GET each.
+  const known = await Promise.all(urls.map((url) => recallContentImage(ctx.blobs, url)));
+  let failed = 0;
+  const todo: string[] = [];
+  urls.forEach((url, i) => {
+    const k = known[i];
+    if (k?.image) done.set(url, k.image);
+    else if (k?.reason)
+      failed++; // removed, as it would be again: the versions are still complete
+    else todo.push(url);
+  });
+  if (todo.length === 0) return { hosted: done, complete: true };
+
+  // 2. The rest, until the wait is over (then in the background) or the hard stop.
+  const { until } = times;
+  const waitUntil = Math.min(times.waitUntil, until);
   const perImage = Math.min(PAGE_IMAGE_LIMITS.maxImageBytes, ctx.config.maxImageBytes);
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -83,38 +113,30 @@ export async function hostPageImages(
   if (ctx.signal?.aborted) stop.abort();
   const timer = setTimeout(onAbort, Math.max(0, until - Date.now()));
   const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
-  // The end of the wait: nothing new starts, and the map returned has what was hosted by then.
+  // The end of the wait: the map returned has what was hosted by then.
   let waitTimer: NodeJS.Timeout | undefined;
-  let waitOver = false;
   const waited = new Promise<void>((resolve) => {
-    waitTimer = setTimeout(
-      () => {
-        waitOver = true;
-        resolve();
-      },
-      Math.max(0, waitUntil - Date.now()),
-    );
+    waitTimer = setTimeout(resolve, Math.max(0, waitUntil - Date.now()));
   });
 
+  const all_ = new Map(done);
   let used = 0;
   let reserved = 0;
-  let failed = 0;
-  let scheduled = false;
+  let lost = 0;
   const running = new Set<Promise<void>>();
   const hostOne = (url: string, cap: number): Promise<void> => {
     reserved += cap;
-    const blobs = cap < ctx.config.maxImageBytes ? withoutFailureMemo(ctx.blobs) : ctx.blobs;
-    const sub: JobContext = { ...ctx, blobs, signal: stop.signal, config: { ...ctx.config, maxImageBytes: cap } };
-    const p: Promise<void> = runImageJob({ url }, sub)
+    const p: Promise<void> = hostContentImage(url, { ...ctx, signal: stop.signal }, cap)
       .then(
         (r) => {
           if (r.image && !stop.signal.aborted) {
-            done.set(url, r.image);
-            used += r.image.size;
-          } else failed++;
+            all_.set(url, r.image);
+            used += r.bytes;
+          } else if (r.reason) failed++;
+          else lost++;
         },
         () => {
-          failed++; // aborted, or out of memory turns: the image is left out
+          lost++; // aborted, or out of memory turns: the image is left out
         },
       )
       .finally(() => {
@@ -124,60 +146,118 @@ export async function hostPageImages(
     running.add(p);
     return p;
   };
+  let cut = false;
   const schedule = async (): Promise<void> => {
-    for (const url of urls) {
+    for (const url of todo) {
       // Wait for a free slot with a whole per-image cap left under the total (or nothing running).
       for (;;) {
-        if (stop.signal.aborted || waitOver) return;
+        if (stop.signal.aborted) return;
         const left = PAGE_IMAGE_LIMITS.maxTotalBytes - used - reserved;
         if (running.size === 0 || (running.size < PAGE_IMAGE_LIMITS.concurrency && left >= perImage)) break;
         await Promise.race(running);
       }
       const cap = Math.min(perImage, PAGE_IMAGE_LIMITS.maxTotalBytes - used - reserved);
-      if (cap < 1024) break; // the total is spent: the rest is removed
+      if (cap < 1024) {
+        cut = true; // the total is spent: the rest is removed
+        break;
+      }
       void hostOne(url, cap);
     }
     await Promise.all(running);
-    scheduled = true;
   };
   const finish = () => {
     clearTimeout(timer);
     ctx.signal?.removeEventListener('abort', onAbort);
     stop.abort(); // what is still downloading stops; a render still running is not waited for
   };
-  try {
-    await Promise.race([schedule(), stopped, waited]);
-  } catch (err) {
+  const scheduled = schedule().then(
+    () => ({ ok: true }),
+    (err: unknown) => ({ ok: false, err }),
+  );
+  const first = await Promise.race([scheduled, stopped.then(() => undefined), waited.then(() => undefined)]);
+  clearTimeout(waitTimer);
+  const wholeRun = (): boolean => !cut && lost === 0 && !stop.signal.aborted;
+  if (first) {
+    // Everything settled within the wait.
+    const complete = first.ok && wholeRun();
     finish();
-    throw err;
-  } finally {
-    clearTimeout(waitTimer);
+    if (!first.ok) throw (first as { err: unknown }).err;
+    return { hosted: all_, complete };
   }
-  const complete = scheduled && failed === 0 && !stop.signal.aborted;
-  if (!waitOver || stop.signal.aborted || running.size === 0) {
+  // The wait is over (or the hard stop came) with images under way: these versions go with what
+  // is hosted now; the rest goes on in the background (the hard stop and the job's abort still apply).
+  const inTime = new Map(all_);
+  if (stop.signal.aborted) {
     finish();
-    return { hosted: done, complete };
+    return { hosted: inTime, complete: false };
   }
-  // The wait is over with images under way: they finish in the background (the hard stop and the
-  // job's abort still apply) and are remembered by their image jobs; this version goes without them.
-  const inTime = new Map(done);
-  void Promise.all(running).finally(finish);
-  return { hosted: inTime, complete: false };
+  const rest = scheduled.then((r) => {
+    const whole = r.ok && wholeRun();
+    finish();
+    return whole ? all_ : undefined;
+  });
+  return { hosted: inTime, complete: false, rest };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One content image: its `medium` rendition and its memo.
+
+/** What the page's images remember of an address: the stored rendition (its key and size), or why it failed. */
+interface ContentImageMemo {
+  at: number;
+  key?: string;
+  width?: number;
+  height?: number;
+  reason?: string;
+}
+
+const contentMemoKey = (url: string) => memoKey('page-image', url);
+
+/** The remembered image of `url` (its public URL by this store), or its remembered failure; undefined when there is none. */
+async function recallContentImage(blobs: BlobStore, url: string): Promise<{ image?: ContentImage; reason?: string } | undefined> {
+  const m = (await readMemo(blobs, contentMemoKey(url))) as ContentImageMemo | undefined;
+  if (!m || typeof m.at !== 'number') return undefined;
+  const age = Date.now() - m.at;
+  if (age < 0) return undefined;
+  if (m.key && m.width && m.height && age < URL_MEMO.renderedMs)
+    return { image: { medium: { url: blobs.publicUrl(m.key), width: m.width, height: m.height } } };
+  if (m.reason && age < URL_MEMO.failedMs) return { reason: m.reason };
+  return undefined;
 }
 
 /**
- * The image job remembers a failed URL for a while (URL_MEMO), and the record's own image jobs
- * read the same memo: an image refused here only for the page's smaller byte cap must not be
- * remembered as failed for them. Rendered images are remembered as usual.
+ * Downloads `url` (at most `cap` bytes), renders its `medium` size, stores it (content-addressed)
+ * and remembers it: the memo is written after the rendition, so a memo always names a stored image.
+ * A failure of the image's own (a 404, undecodable, too large for the cap) is a `{reason}` and is
+ * remembered for URL_MEMO.failedMs unless it was only the page's smaller cap.
  */
-function withoutFailureMemo(blobs: BlobStore): BlobStore {
-  return {
-    put: (key, body, options) => {
-      if (key.startsWith('jobs/image-url/') && /"reason"/.test(body.toString())) return Promise.resolve();
-      return blobs.put(key, body, options);
-    },
-    has: (key) => blobs.has(key),
-    get: (key) => blobs.get(key),
-    publicUrl: (key) => blobs.publicUrl(key),
-  };
+async function hostContentImage(url: string, ctx: ImageContext, cap: number): Promise<{ image?: ContentImage; bytes: number; reason?: string }> {
+  let bytes: Buffer;
+  try {
+    bytes = await sourceBytes({ url }, { ...ctx, config: { ...ctx.config, maxImageBytes: cap } });
+  } catch (err) {
+    if (!(err instanceof ExpectedFailure)) throw err;
+    if (!err.transient && cap >= ctx.config.maxImageBytes) await writeMemo(ctx.blobs, contentMemoKey(url), { at: Date.now(), reason: err.message });
+    return { bytes: 0, reason: err.message };
+  }
+  ctx.signal?.throwIfAborted();
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const memory = ctx.memory;
+  const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
+  let medium: { width: number; height: number; data: Buffer };
+  try {
+    const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve, sizes: ['medium'] });
+    medium = rendered.renditions[0];
+  } catch (err) {
+    if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError) throw err;
+    const reason = `undecodable image: ${(err as Error).message}`;
+    if (!ctx.signal?.aborted) await writeMemo(ctx.blobs, contentMemoKey(url), { at: Date.now(), reason });
+    return { bytes: bytes.length, reason };
+  }
+  ctx.signal?.throwIfAborted();
+  const key = renditionKey(sha256, 'medium');
+  await ctx.blobs.put(key, medium.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE });
+  const memo: ContentImageMemo = { at: Date.now(), key, width: medium.width, height: medium.height };
+  await writeMemo(ctx.blobs, contentMemoKey(url), memo);
+  return { image: { medium: { url: ctx.blobs.publicUrl(key), width: medium.width, height: medium.height } }, bytes: bytes.length };
 }

@@ -144,15 +144,26 @@ export function createWorkerHandler(deps: WorkerDeps) {
     const t0 = performance.now();
     // The job's own route, starting from the hosts the preview sent through the proxy.
     const route = new RouteState(msg.route);
+    // What the job leaves for after its result (the page versions' remaining images): run below,
+    // after the reply, within this invocation and the job's memory lease.
+    const deferred: (() => Promise<void>)[] = [];
     const outcome = await untilDeadline(
       msg.deadline,
       async (signal) => {
         try {
           if (!registry.spec(msg.kind)) throw new Error(`Unknown job kind: ${msg.kind}`);
           const input = msg.inputKey !== undefined ? await loadInput(msg.inputKey) : msg.input;
-          return await runJob(msg.kind, input, { fetch: routedFetcher(deps.fetch, route), blobs: deps.blobs, config: deps.config, signal, memory: lease });
+          const defer = (work: () => Promise<void>) => void deferred.push(work);
+          return await runJob(msg.kind, input, {
+            fetch: routedFetcher(deps.fetch, route),
+            blobs: deps.blobs,
+            config: deps.config,
+            signal,
+            memory: lease,
+            defer,
+          });
         } finally {
-          lease.release();
+          if (deferred.length === 0) lease.release();
         }
       },
       { now, waitForWork: true },
@@ -165,7 +176,14 @@ export function createWorkerHandler(deps: WorkerDeps) {
       : { ...base, ok: false, error: outcome.error, ms, finishedAt };
     const routed: RouteSummary = route.summary();
     // A failure to deliver the result is an infrastructure failure: retried by SQS.
-    await deliver(key, body, replyTo);
+    let after: Promise<void> | undefined;
+    try {
+      await deliver(key, body, replyTo);
+    } finally {
+      if (deferred.length) after = finishDeferred(deferred, ids).finally(() => lease.release());
+    }
+    // The invocation ends only after the deferred work (a frozen Lambda would run none of it).
+    await after;
     const proxy = routed?.proxied ? { proxied: routed.proxied, walls: routed.walls } : {};
     if (routed?.proxied) count('ProxyFetches', routed.proxied);
     if (routed?.walls.length) count('WallsSeen', routed.walls.length);
@@ -173,6 +191,14 @@ export function createWorkerHandler(deps: WorkerDeps) {
     else deps.log.warn('job failed', { ...ids, ms: body.ms, waitMs, error: body.error });
     count(body.ok ? 'JobSucceeded' : 'JobFailed');
     return body.ok ? 'done' : 'failed';
+  }
+
+  /** Runs a job's deferred work to its end; a failure there is only logged (the result went out). */
+  function finishDeferred(work: (() => Promise<void>)[], ids: { jobId: string; requestId: string }): Promise<void> {
+    const t0 = performance.now();
+    return Promise.all(work.map((w) => w().catch((err: Error) => deps.log.warn('deferred job work failed', { ...ids, error: err.message })))).then(() => {
+      deps.log.info('deferred job work done', { ...ids, ms: Math.round(performance.now() - t0) });
+    });
   }
 
   /** The message's reply queue when it is one of this deployment's and replies can be sent. */

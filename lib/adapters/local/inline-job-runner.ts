@@ -25,6 +25,8 @@ export class InlineJobRunner implements JobRunner {
   readonly sharesCpu = true;
   private readonly shared: PriorityGate;
   private readonly lanes: Partial<Record<JobWorker, ConcurrencyGate>>;
+  /** Deferred work still running (JobContext.defer). */
+  private readonly background = new Set<Promise<unknown>>();
 
   constructor(
     private readonly ctx: Omit<JobContext, 'signal'>,
@@ -34,6 +36,11 @@ export class InlineJobRunner implements JobRunner {
   ) {
     this.shared = new PriorityGate(concurrency);
     this.lanes = Object.fromEntries(Object.entries(lanes).map(([worker, size]) => [worker, new ConcurrencyGate(size)]));
+  }
+
+  /** Settles once the deferred work started so far has ended (tests, and a server closing). */
+  async idle(): Promise<void> {
+    while (this.background.size) await Promise.all([...this.background]);
   }
 
   async run<K extends JobKind>(jobs: Job<K>[], options: RunOptions): Promise<Map<string, JobOutcome<K>>> {
@@ -50,12 +57,20 @@ export class InlineJobRunner implements JobRunner {
     const inLane = <T>(fn: () => Promise<T>) => (lane ? lane.run(fn) : this.shared.run(spec.priority, fn));
     // The preview's route: a host it sent through the proxy goes there for this job's fetches too.
     const fetch = routedFetcher(this.ctx.fetch, options.route);
+    const deferred: (() => Promise<void>)[] = [];
+    const defer = (work: () => Promise<void>) => void deferred.push(work);
     const outcome = await untilDeadline(options.deadline, (signal) =>
       inLane(async () => {
         if (signal.aborted) throw new Error('never started');
-        return handler(job.input as never, { ...this.ctx, fetch, signal });
+        return handler(job.input as never, { ...this.ctx, fetch, signal, defer });
       }),
     );
+    // What the job left for after its result: in the background, in an extra's slot.
+    if (deferred.length) {
+      const done = this.shared.run('extra', () => Promise.all(deferred.map((w) => w().catch(() => undefined))));
+      this.background.add(done);
+      void done.finally(() => this.background.delete(done));
+    }
     const ms = performance.now() - t0;
     // The handler of job.kind gave this kind's result (TypeScript cannot follow K through the lookup).
     return outcome.ok
