@@ -15,6 +15,8 @@ import { type ParameterStoreServer, startParameterStoreServer } from '../helpers
 import { jpeg, png } from '../media/fixtures';
 import { makePdf, mp3, mp4, proseDocument, serveBytes } from '../media-types/fixtures';
 import { articlePage } from '../page/fixtures';
+import { EVENT_SOURCE_MAPPING, type MeterSnapshot, requestsOf } from '../rehearsal/aws-meter';
+import { countsOf, price } from '../rehearsal/cost-model';
 import {
   CLOUDFRONT_DOMAIN,
   jobPickups,
@@ -36,6 +38,8 @@ const describeRehearsal = NODE22 ? describe : describe.skip;
 const KEY = 'rehearsal-key-0123456789';
 const CDN = `https://${CLOUDFRONT_DOMAIN}/`;
 let r: Rehearsal;
+/** The meter when the rehearsal started: the whole run's AWS requests are counted from it. */
+let started: MeterSnapshot;
 let site: FixtureServer;
 const figures: string[] = [];
 /** The responses of the image that never finishes downloading (the fixture never ends them). */
@@ -51,7 +55,13 @@ const walledSeen: string[] = [];
 
 describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
   beforeAll(async () => {
-    const [og, icon, clip, song] = await Promise.all([jpeg(1600, 1000), png(64, 64, '#228833'), mp4({ seconds: 4 }), mp3({ seconds: 3 })]);
+    const [og, icon, clip, song, meteredOg] = await Promise.all([
+      jpeg(1600, 1000),
+      png(64, 64, '#228833'),
+      mp4({ seconds: 4 }),
+      mp3({ seconds: 3 }),
+      jpeg(1200, 800, '#884422'),
+    ]);
     const article = articlePage('http://placeholder.test').replace(
       '</head>',
       '<meta property="og:image" content="/og.jpg"><link rel="icon" type="image/png" sizes="64x64" href="/favicon.png"></head>',
@@ -60,6 +70,9 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       '/article': { body: article },
       '/og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: og },
       '/favicon.png': { headers: { 'content-type': 'image/png' }, body: icon },
+      // The metered page: its own image, so its preview is a cold one.
+      '/metered': { body: article.replace('/og.jpg', '/metered-og.jpg') },
+      '/metered-og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: meteredOg },
       // A single-page app's shell: only its script gives the title, the description and the article.
       '/shell': {
         body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>React App</title></head><body><noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div><script>document.title = 'Harbour timetable'; const m = document.createElement('meta'); m.name = 'description'; m.content = 'Ferries to the islands, every hour from six.'; document.head.appendChild(m); document.getElementById('root').innerHTML = '<article><h1>Harbour timetable</h1><p>${'The first ferry leaves at six and the last one at ten. '.repeat(12)}</p></article>';</script></body></html>`,
@@ -108,6 +121,7 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       // The differences from a deployment: the fixture servers are on loopback, and Secrets Manager is an emulator.
       extraEnv: { LINKPREVIEW_ALLOW_LOOPBACK: 'true', AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url },
     });
+    started = r.meter.snapshot();
     figures.push(`synth: ${(r.synthMs / 1000).toFixed(1)} s`);
   }, 300_000);
 
@@ -125,6 +139,10 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
         delays.length
           ? `job result seen by the preview after the worker finished it (the reply's SendMessage + the long-polled receive): p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${delays[delays.length - 1]} ms over ${delays.length} results`
           : 'job result delays: none logged',
+      );
+      const whole = countsOf([r.meter.since(started)]);
+      figures.push(
+        `AWS requests metered over the rehearsal: S3 ${JSON.stringify(whole.s3ByPrefix)}; SQS from the functions ${JSON.stringify(whole.sqs.functions.byAction)}, from the event source mapping ${JSON.stringify(whole.sqs.eventSourceMapping.byAction)} and ${whole.sqs.eventSourceMappingEmptyReceives} empty receives`,
       );
       for (const m of r.mappings)
         figures.push(
@@ -211,6 +229,45 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     if (rec.page.screenshot) expect(again.page.screenshot).toEqual(rec.page.screenshot);
     figures.push(`page through SQS, warm: ${warm.ms.toFixed(0)} ms`);
   }, 120_000);
+
+  test("the meter: one cold page preview's AWS requests (the functions' and the pollers' apart), its invocations and its HTTP API request, priced", async () => {
+    // Nothing else running: what follows is this preview's alone (its late jobs included, after the answer).
+    await r.drained(90_000);
+    const before = r.meter.snapshot();
+    const res = await post({ link: site.url('/metered') });
+    expect(res.status).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, type: 'PAGE' });
+    await r.drained(90_000);
+    const usage = r.meter.since(before);
+    const preview = r.fnByService('linklens-preview');
+    const worker = r.fnByService('linklens-worker').logicalId;
+    // The preview sends its jobs through SQS; the worker hosts the image's sizes under assets/.
+    expect(
+      requestsOf(usage, { service: 'sqs', caller: preview.logicalId, op: 'SendMessageBatch' }) +
+        requestsOf(usage, { caller: preview.logicalId, op: 'SendMessage' }),
+    ).toBeGreaterThan(0);
+    expect(requestsOf(usage, { service: 's3', caller: worker, op: 'PUT', scope: 'assets' })).toBeGreaterThanOrEqual(4);
+    // The event source mapping's receives and deletes are counted apart from the functions'.
+    expect(requestsOf(usage, { caller: EVENT_SOURCE_MAPPING, op: 'ReceiveMessage' })).toBeGreaterThan(0);
+    expect(requestsOf(usage, { caller: EVENT_SOURCE_MAPPING, op: 'DeleteMessageBatch' })).toBeGreaterThan(0);
+    // One HTTP API request and its invocation; every invocation with its billed duration and memory size.
+    expect(usage.api).toEqual([expect.objectContaining({ method: 'POST', path: '/', status: 200, units: 1 })]);
+    expect(usage.invocations.filter((i) => i.trigger === 'http')).toEqual([
+      expect.objectContaining({ fn: preview.logicalId, memoryMb: preview.memoryMb, ok: true }),
+    ]);
+    expect(usage.invocations.some((i) => i.fn === worker && i.trigger === 'sqs')).toBe(true);
+    for (const i of usage.invocations) {
+      expect(i.billedMs).toBe(Math.ceil(i.durationMs));
+      expect(i.billedMs).toBeGreaterThan(0);
+    }
+    const cost = price(countsOf([usage]));
+    expect(cost.gbSeconds).toBeGreaterThan(0);
+    expect(cost.total.arm64).toBeGreaterThan(0);
+    expect(cost.total.x86_64).toBeGreaterThan(cost.total.arm64);
+    figures.push(
+      `metered cold page preview: S3 ${cost.s3Requests} requests, SQS ${cost.sqsRequests}, ${cost.gbSeconds.toFixed(2)} GB-s: $${(cost.total.x86_64 * 1000).toFixed(3)} per 1,000 on x86_64 (npm run cost for the report)`,
+    );
+  }, 180_000);
 
   test('a direct invocation {"link": ...} returns the bare Link record', async () => {
     const out = await r.invoke(r.fnByService('linklens-preview'), { link: site.url('/article') });

@@ -16,6 +16,10 @@
  *   loopback; CloudFront's domain is a name nobody resolves: hosted URLs are checked in S3.
  * - Each event source mapping played by a poller with the template's batch size and partial batch
  *   responses; the HTTP API by its routes and its integration's timeout.
+ * - A meter (test/rehearsal/aws-meter.ts): each function reaches S3 and SQS through counting
+ *   proxies of its own, the pollers through one of theirs; invocations (billed duration, memory)
+ *   and HTTP API requests are recorded too. `meter.snapshot()` and `meter.since()` give what one
+ *   preview used (the cost report, test/bench/cost.ts).
  *
  * The one deliberate difference from a deployment is `extraEnv` (the tests open the SSRF guard
  * for their loopback fixture servers).
@@ -32,6 +36,7 @@ import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesComman
 import { PROJECT_ROOT } from '../../cdk/constructs/bundling';
 import { shipPackages } from '../../cdk/constructs/package-closure';
 import { sqsEvent } from '../aws/emulators';
+import { AwsMeter, EVENT_SOURCE_MAPPING, type Invocation, startCountingProxy } from './aws-meter';
 
 const REGION = 'us-east-1';
 const ACCOUNT = '000000000000';
@@ -63,6 +68,8 @@ export interface InvokeResult {
   ms: number;
   /** This invocation started a new execution environment. */
   cold: boolean;
+  /** What Lambda would bill for it (the handler's time rounded up to 1 ms); see Invocation. */
+  billedMs: number;
 }
 
 export interface FunctionStats {
@@ -102,6 +109,8 @@ class Environment {
   readonly ready: Promise<number>;
   busy = false;
   dead = false;
+  /** Its function's configuration changed: it ends after the invocation it runs. */
+  retired = false;
   peakRssMb = 0;
   private readonly proc: ChildProcess;
   private pending = new Map<string, (r: { ok: boolean; value?: unknown; error?: any; ms: number }) => void>();
@@ -123,6 +132,7 @@ class Environment {
       { cwd: fn.taskRoot, env: fn.env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
     );
     const onLine = (stream: 'out' | 'err') => (chunk: Buffer) => {
+      fn.meter?.log(fn.logicalId, chunk.length);
       for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) fn.logs.push(`[${fn.logicalId}:${stream}] ${line}`);
     };
     this.proc.stdout!.on('data', onLine('out'));
@@ -248,18 +258,20 @@ class HostedFunction {
     readonly node: string,
     readonly taskRoot: string,
     readonly runtimeDir: string,
-    readonly env: NodeJS.ProcessEnv,
+    public env: NodeJS.ProcessEnv,
     readonly memoryMb: number,
     readonly timeoutS: number,
     sizes: { codeBytes: number; layerBytes: number },
+    readonly architecture = 'x86_64',
+    readonly meter?: AwsMeter,
   ) {
     this.stats = { logicalId, memoryMb, timeoutS, initMs: [], invocations: 0, failed: [], peakRssMb: 0, ...sizes };
   }
 
   /** One invocation in an idle environment, or in a new one (a cold start) when all are busy. */
-  async invoke(event: unknown): Promise<InvokeResult> {
+  async invoke(event: unknown, trigger: Invocation['trigger'] = 'invoke'): Promise<InvokeResult> {
     this.envs = this.envs.filter((e) => !e.dead);
-    let env = this.envs.find((e) => !e.busy);
+    let env = this.envs.find((e) => !e.busy && !e.retired);
     const cold = !env;
     if (!env) {
       env = new Environment(this);
@@ -267,20 +279,50 @@ class HostedFunction {
     }
     env.busy = true;
     const t0 = performance.now();
+    let initMs = 0;
+    const billed = (ok: boolean, handlerMs: number | undefined, error?: { errorType?: string }) => {
+      // A timed-out invocation is billed its whole timeout; otherwise the handler's time, rounded up to 1 ms.
+      const timedOut = error?.errorType === 'Sandbox.Timedout';
+      const durationMs = timedOut ? this.timeoutS * 1000 : (handlerMs ?? 0);
+      const billedMs = Math.ceil(durationMs);
+      this.meter?.invocation({ fn: this.logicalId, trigger, memoryMb: this.memoryMb, architecture: this.architecture, durationMs, billedMs, cold, initMs, ok });
+      return billedMs;
+    };
     try {
-      if (cold) this.stats.initMs.push(await env.ready);
+      if (cold) {
+        initMs = await env.ready;
+        this.stats.initMs.push(initMs);
+      }
       const r = await env.invoke(event);
       this.stats.invocations++;
       if (!r.ok) this.stats.failed.push({ errorType: r.error?.errorType, errorMessage: r.error?.errorMessage });
-      return { ok: r.ok, value: r.value, error: r.error, ms: performance.now() - t0, cold };
+      // An environment that died mid-run (out of memory) reports no time of its own: the time until then.
+      const handlerMs = !r.ok && !r.ms ? performance.now() - t0 : r.ms;
+      return { ok: r.ok, value: r.value, error: r.error, ms: performance.now() - t0, cold, billedMs: billed(r.ok, handlerMs, r.error) };
     } catch (err) {
       this.stats.invocations++;
       const error = { errorType: 'Runtime.InitError', errorMessage: (err as Error).message };
       this.stats.failed.push(error);
-      return { ok: false, error, ms: performance.now() - t0, cold };
+      return { ok: false, error, ms: performance.now() - t0, cold, billedMs: billed(false, 0, error) };
     } finally {
       env.busy = false;
+      if (env.retired) env.kill({ errorType: 'Shutdown', errorMessage: 'configuration changed' });
     }
+  }
+
+  /**
+   * A new environment for the function (as UpdateFunctionConfiguration does): the next invocations
+   * start new environments with it; an environment running an invocation ends after it.
+   */
+  reconfigure(vars: Record<string, string | undefined>): void {
+    const env = { ...this.env, ...vars };
+    for (const [k, v] of Object.entries(vars)) if (v === undefined) delete env[k];
+    this.env = env;
+    for (const e of this.envs) {
+      e.retired = true;
+      if (!e.busy) e.kill({ errorType: 'Shutdown', errorMessage: 'configuration changed' });
+    }
+    this.envs = this.envs.filter((e) => e.busy);
   }
 
   stop(): void {
@@ -313,6 +355,15 @@ export interface Rehearsal {
   http(method: string, rawPath: string, init?: { headers?: Record<string, string>; body?: string }): Promise<HttpResult>;
   /** Direct invocation (lambda:InvokeFunction) of a function. */
   invoke(fn: HostedFunction, payload: unknown): Promise<InvokeResult>;
+  /**
+   * What the stack used on AWS's meters: the functions' S3 and SQS requests, the pollers' SQS
+   * requests, invocations and HTTP API requests (test/rehearsal/aws-meter.ts). Take a snapshot
+   * before a preview and `meter.since(snapshot)` after it (after `drained()`, for the jobs that
+   * finish after the answer).
+   */
+  meter: AwsMeter;
+  /** Changes a function's environment variables as UpdateFunctionConfiguration does (undefined removes one): the next invocation starts a new environment. */
+  reconfigure(fn: HostedFunction, vars: Record<string, string | undefined>): void;
   bucket: string;
   s3: S3Client;
   objectExists(key: string): Promise<boolean>;
@@ -451,6 +502,16 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const sqsEndpoint = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const sqs = new SQSClient({ endpoint: sqsEndpoint, region: REGION, credentials: CREDENTIALS });
     closers.push(() => sqs.destroy());
+    // The meter's counting proxies: one per caller and emulator (the rehearsal's own requests, through `s3` and `sqs`, are not counted).
+    const meter = new AwsMeter();
+    const countingProxy = async (service: 's3' | 'sqs', caller: string) => {
+      const p = await startCountingProxy({ service, caller, target: service === 's3' ? s3Endpoint : sqsEndpoint, meter });
+      closers.push(() => p.close());
+      return p.url;
+    };
+    // The event source mapping's pollers: their requests are billed to the account too, counted apart.
+    const pollerSqs = new SQSClient({ endpoint: await countingProxy('sqs', EVENT_SOURCE_MAPPING), region: REGION, credentials: CREDENTIALS });
+    closers.push(() => pollerSqs.destroy());
 
     const names: Record<string, string> = {};
     const queueUrls: Record<string, string> = {};
@@ -566,17 +627,25 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
         AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
         AWS_SESSION_TOKEN: 'rehearsal',
-        AWS_ENDPOINT_URL_S3: s3Endpoint,
-        AWS_ENDPOINT_URL_SQS: sqsEndpoint,
+        AWS_ENDPOINT_URL_S3: await countingProxy('s3', id),
+        AWS_ENDPOINT_URL_SQS: await countingProxy('sqs', id),
         AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
         LINKLENS_REHEARSAL_NET_GUARD: path.join(PROJECT_ROOT, 'test', 'helpers', 'loopback-only.cjs'),
         ...templateEnv,
         ...options.extraEnv,
       };
-      functions[id] = new HostedFunction(id, options.node, taskRoot, runtimeDir, env, p.MemorySize ?? 128, p.Timeout ?? 3, {
-        codeBytes: dirBytes(taskRoot),
-        layerBytes,
-      });
+      functions[id] = new HostedFunction(
+        id,
+        options.node,
+        taskRoot,
+        runtimeDir,
+        env,
+        p.MemorySize ?? 128,
+        p.Timeout ?? 3,
+        { codeBytes: dirBytes(taskRoot), layerBytes },
+        (p.Architectures as string[] | undefined)?.[0] ?? 'x86_64',
+        meter,
+      );
     }
     closers.push(() => {
       for (const f of Object.values(functions)) f.stop();
@@ -607,7 +676,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         loops.push(
           (async () => {
             while (running) {
-              const out = await sqs
+              const out = await pollerSqs
                 .send(
                   new ReceiveMessageCommand({
                     QueueUrl: queueUrls[queueId],
@@ -625,7 +694,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
                 stats.batches++;
                 stats.messages += messages.length;
                 const event = sqsEvent(messages, queueArns[queueId], REGION);
-                const res = await fn.invoke(event);
+                const res = await fn.invoke(event, 'sqs');
                 if (!res.ok) {
                   stats.failedInvocations++;
                   continue;
@@ -635,7 +704,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
                 const failed = new Set(failures.map((f) => f.itemIdentifier));
                 const done = messages.filter((m) => !failed.has(m.MessageId!));
                 if (done.length)
-                  await sqs.send(
+                  await pollerSqs.send(
                     new DeleteMessageBatchCommand({
                       QueueUrl: queueUrls[queueId],
                       Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
@@ -695,13 +764,21 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         body: init.body,
         isBase64Encoded: false,
       };
-      const invoked = await Promise.race([apiFn.invoke(event), new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), integrationTimeout).unref())]);
-      if (invoked === 'timeout') return result(503, { 'content-type': 'application/json' }, '{"message":"Service Unavailable"}');
-      if (!invoked.ok) return result(500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
+      // The HTTP API's meter: each request, in 512 KB units of its request or response.
+      const metered = (res: HttpResult, responseBytes = Buffer.byteLength(res.body)) => {
+        meter.api({ method, path: rawPath, status: res.status, requestBytes: Buffer.byteLength(init.body ?? ''), responseBytes });
+        return res;
+      };
+      const invoked = await Promise.race([
+        apiFn.invoke(event, 'http'),
+        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), integrationTimeout).unref()),
+      ]);
+      if (invoked === 'timeout') return metered(result(503, { 'content-type': 'application/json' }, '{"message":"Service Unavailable"}'));
+      if (!invoked.ok) return metered(result(500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}'));
       const v = invoked.value as { statusCode?: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean } | null;
-      if (!v || typeof v.statusCode !== 'number') return result(200, { 'content-type': 'application/json' }, JSON.stringify(v));
+      if (!v || typeof v.statusCode !== 'number') return metered(result(200, { 'content-type': 'application/json' }, JSON.stringify(v)));
       const body = v.isBase64Encoded ? Buffer.from(v.body ?? '', 'base64').toString('utf8') : (v.body ?? '');
-      return result(v.statusCode, v.headers ?? {}, body);
+      return metered(result(v.statusCode, v.headers ?? {}, body), Buffer.byteLength(v.body ?? ''));
     };
 
     const bucketIds = Object.keys(names);
@@ -718,7 +795,9 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       },
       mappings,
       http,
-      invoke: (fn, payload) => fn.invoke(payload),
+      invoke: (fn, payload) => fn.invoke(payload, 'invoke'),
+      meter,
+      reconfigure: (fn, vars) => fn.reconfigure(vars),
       bucket,
       s3,
       async objectExists(key) {
