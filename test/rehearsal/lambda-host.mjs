@@ -1,6 +1,6 @@
 // One Lambda execution environment of the deploy rehearsal (test/rehearsal/stack-rehearsal.ts),
-// run by Node 22 (the nodejs22.x runtime's major) in its own process, with the task directory as
-// its working directory and the template's environment. It plays the runtime's part: load the
+// run by the Node of the function's runtime (its major) in its own process, with the task directory
+// as its working directory and the template's environment. It plays the runtime's part: load the
 // handler named by _HANDLER from LAMBDA_TASK_ROOT (index.mjs, .js or .cjs, as the runtime looks
 // for them), then run one invocation at a time with a context whose getRemainingTimeInMillis
 // counts down to the function's timeout. Invocations arrive over the IPC channel.

