@@ -22,7 +22,7 @@ interface LambdaChromium {
 
 /**
  * The layer's browser: unpacked once per container (about a second), then reused. The package is
- * ESM-only, and Lambda runs Node 22 with --no-experimental-require-module: it must be imported.
+ * ESM-only, and Lambda runs Node 24 with --no-experimental-require-module: it must be imported.
  */
 export async function lambdaBrowser(load: () => Promise<unknown> = () => import(BROWSER_MODULE)): Promise<{ executablePath: string; args: string[] }> {
   const mod = (await load()) as { default?: LambdaChromium } & LambdaChromium;

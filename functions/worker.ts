@@ -43,7 +43,7 @@ function build() {
 }
 
 /** The Lambda entry (functions.worker.handler); the deps are built on the first event of a container. */
-export const handler = (event: SQSEvent, context: unknown): Promise<SQSBatchResponse> => {
+export const handler = async (event: SQSEvent, context: unknown): Promise<SQSBatchResponse> => {
   built ??= build();
   return built(event, context);
 };

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The build: esbuild compiles the TypeScript sources to dist/ (ESM for Node >= 20.19), so that
+ * The build: esbuild compiles the TypeScript sources to dist/ (ESM for Node >= 20.20), so that
  * `npm start` and the CLI run JavaScript, with no transpiler at run time.
  *
  *   dist/start-local.js, dist/cli.js   the local server (npm start) and the CLI (bin/linklens.mjs),
@@ -66,7 +66,7 @@ async function buildJs() {
   const common = {
     bundle: true,
     platform: 'node',
-    target: 'node20.19',
+    target: 'node20.20',
     format: 'esm',
     splitting: true,
     metafile: true,

@@ -3,6 +3,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { layerCode, PROJECT_ROOT } from './bundling.js';
+import { LAMBDA_RUNTIME } from './lambda-runtime.js';
 import { closureFingerprint, fingerprint, packageClosure, shipPackages } from './package-closure.js';
 
 /**
@@ -44,7 +45,7 @@ export class BrowserLayer extends Construct {
     super(scope, id);
     const version = browserPackageVersion();
     this.layer = new lambda.LayerVersion(this, 'Chromium', {
-      compatibleRuntimes: [lambda.Runtime.NODEJS_22_X],
+      compatibleRuntimes: [LAMBDA_RUNTIME],
       compatibleArchitectures: [lambda.Architecture.X86_64],
       removalPolicy: RemovalPolicy.DESTROY,
       description: `headless Chromium for Lambda: ${BROWSER_PACKAGE} ${version} in /opt/nodejs/node_modules`,

@@ -1,8 +1,8 @@
 /**
- * How each Lambda function's code asset is built: one esbuild bundle (ESM, Node 22, minified),
- * plus the files and installed packages it loads at run time, laid out beside it. The stack, the
- * deploy rehearsal, the bundle tests and the bench all build through `buildFunctionBundle`, so what
- * is tested is what is deployed.
+ * How each Lambda function's code asset is built: one esbuild bundle (ESM, for the Lambda
+ * runtime's Node major, minified), plus the files and installed packages it loads at run time,
+ * laid out beside it. The stack, the deploy rehearsal, the bundle tests and the bench all build
+ * through `buildFunctionBundle`, so what is tested is what is deployed.
  *
  * CDK calls it as local bundling (no Docker, no shell commands): `functionCode(spec)`.
  */
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as esbuild from 'esbuild';
+import { LAMBDA_NODE_MAJOR, LAMBDA_RUNTIME } from './lambda-runtime.js';
 import { type ClosurePackage, type ShipOptions, shipPackages } from './package-closure.js';
 
 /** The repository root (this file is cdk/constructs/bundling.ts; tsx and Jest both run it as CommonJS). */
@@ -26,7 +27,7 @@ export const ESM_BANNER = [
   'const __dirname = __linklensDirname(__filename);',
 ].join(' ');
 
-/** What the nodejs22.x runtime provides (left out of every bundle). */
+/** What the Node.js runtime provides (left out of every bundle): the AWS SDK v3. */
 export const RUNTIME_PROVIDED = ['@aws-sdk/*'];
 
 export interface BundleSpec {
@@ -104,7 +105,7 @@ export function esbuildOptions(spec: BundleSpec, outfile: string, root = PROJECT
     entryPoints: [path.join(root, spec.entry)],
     bundle: true,
     platform: 'node',
-    target: 'node22',
+    target: `node${LAMBDA_NODE_MAJOR}`,
     format: 'esm',
     minify: true,
     mainFields: ['module', 'main'],
@@ -153,7 +154,7 @@ export function buildFunctionBundle(spec: BundleSpec, outDir: string, root = PRO
 }
 
 /** Local bundling needs an image in CDK's types; it is never used (tryBundle always builds or throws). */
-const NO_DOCKER = DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x');
+const NO_DOCKER = DockerImage.fromRegistry(`public.ecr.aws/sam/build-${LAMBDA_RUNTIME.name}`);
 
 /** The function's code asset for CDK, built locally by `buildFunctionBundle`; its hash is the output's. */
 export function functionCode(spec: BundleSpec): lambda.Code {

@@ -4,6 +4,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULTS, ENV } from '../../lib/core-settings.js';
 import { type BundleSpec, functionCode } from './bundling.js';
+import { LAMBDA_RUNTIME } from './lambda-runtime.js';
 
 export interface LinklensFunctionProps {
   /** The function's code: its entry and what ships beside it. */
@@ -23,10 +24,11 @@ export interface LinklensFunctionProps {
 }
 
 /**
- * What every linklens function is: its bundle (bundling.ts) on Node 22, x86_64 (the layers are
- * linux-x64 glibc builds, and @sparticuz/chromium's binary is x86_64), active tracing, its own log
- * group with a retention, and Powertools' service name and metrics namespace in its environment.
- * PreviewFunction, WorkerFunction and BrowserWorkerFunction add their bundle, size and settings.
+ * What every linklens function is: its bundle (bundling.ts) on nodejs24.x (LAMBDA_RUNTIME), x86_64
+ * (the layers are linux-x64 glibc builds, and @sparticuz/chromium's binary is x86_64), active
+ * tracing, its own log group with a retention, and Powertools' service name and metrics namespace
+ * in its environment. PreviewFunction, WorkerFunction and BrowserWorkerFunction add their bundle,
+ * size and settings.
  */
 export class LinklensFunction extends Construct {
   readonly fn: lambda.Function;
@@ -43,7 +45,7 @@ export class LinklensFunction extends Construct {
     this.fn = new lambda.Function(this, 'Function', {
       code: functionCode(props.bundle),
       handler: 'index.handler',
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.X86_64,
       memorySize: props.memorySize,
       timeout: props.timeout,

@@ -3,6 +3,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { buildFfmpegLayer, buildSharpLayer, layerHashes, layerVersions } from '../../layers/build-layers.js';
 import { layerCode } from './bundling.js';
+import { LAMBDA_RUNTIME } from './lambda-runtime.js';
 
 type LayerCode = { ffmpeg: lambda.Code; sharp: lambda.Code };
 
@@ -35,7 +36,7 @@ export class MediaLayers extends Construct {
     const versions = layerVersions();
     const code = props.code ?? builtLayerCode();
     const common = {
-      compatibleRuntimes: [lambda.Runtime.NODEJS_22_X],
+      compatibleRuntimes: [LAMBDA_RUNTIME],
       compatibleArchitectures: [lambda.Architecture.X86_64],
       removalPolicy: RemovalPolicy.DESTROY,
     };

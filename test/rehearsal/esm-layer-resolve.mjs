@@ -1,5 +1,5 @@
-// The nodejs22.x runtime resolves a bare `import` that the task's own node_modules cannot satisfy
-// from the same folders as `require` does through NODE_PATH: the layers' /opt/nodejs/node22/node_modules
+// The Node.js runtime resolves a bare `import` that the task's own node_modules cannot satisfy
+// from the same folders as `require` does through NODE_PATH: the layers' /opt/nodejs/node<major>/node_modules
 // and /opt/nodejs/node_modules, then the runtime's node_modules (the AWS SDK). Node's ESM loader
 // ignores NODE_PATH, so the rehearsal's hosts get this resolve hook (test/rehearsal/lambda-host.mjs).
 import path from 'node:path';

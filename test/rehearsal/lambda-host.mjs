@@ -1,6 +1,6 @@
 // One Lambda execution environment of the deploy rehearsal (test/rehearsal/stack-rehearsal.ts),
-// run by Node 22 (the nodejs22.x runtime's major) in its own process, with the task directory as
-// its working directory and the template's environment. It plays the runtime's part: load the
+// run by the Node of the function's runtime (its major) in its own process, with the task directory
+// as its working directory and the template's environment. It plays the runtime's part: load the
 // handler named by _HANDLER from LAMBDA_TASK_ROOT (index.mjs, .js or .cjs, as the runtime looks
 // for them), then run one invocation at a time with a context whose getRemainingTimeInMillis
 // counts down to the function's timeout. Invocations arrive over the IPC channel.
@@ -21,6 +21,13 @@ delete process.env.LINKLENS_REHEARSAL_NET_GUARD;
 register('./esm-layer-resolve.mjs', import.meta.url);
 
 const send = (message) => new Promise((resolve) => process.send(message, resolve));
+
+// nodejs24.x removed callback-style handlers: at init, a handler that declares a third parameter
+// (the callback) fails with Runtime.CallbackHandlerDeprecated (the runtime classifies by
+// handler.length >= 3: H4ad/serverless-adapter#378; the error as seen in
+// open-telemetry/opentelemetry-js-contrib#3251), and the context lost callbackWaitsForEmptyEventLoop,
+// succeed, fail and done (AWS blog "Node.js 24 runtime now available in AWS Lambda", 2025-11-25).
+const NO_CALLBACKS = Number(process.versions.node.split('.')[0]) >= 24;
 
 function handlerFile(taskRoot, handler) {
   const dot = handler.lastIndexOf('.');
@@ -47,6 +54,10 @@ try {
   const mod = await import(pathToFileURL(file).href);
   fn = mod[name];
   if (typeof fn !== 'function') throw new Error(`Runtime.HandlerNotFound: ${process.env._HANDLER} is undefined or not exported`);
+  if (NO_CALLBACKS && fn.length >= 3)
+    throw Object.assign(new Error('AWS Lambda has removed support for callback-based function handlers starting with Node.js 24'), {
+      name: 'Runtime.CallbackHandlerDeprecated',
+    });
   await send({ type: 'ready', initMs: performance.now() - t0, node: process.version });
 } catch (err) {
   await send({ type: 'init-error', initMs: performance.now() - t0, error: errorOf(err) });
@@ -65,7 +76,7 @@ process.on('message', async (msg) => {
     invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION}:000000000000:function:${process.env.AWS_LAMBDA_FUNCTION_NAME}`,
     logGroupName: `/aws/lambda/${process.env.AWS_LAMBDA_FUNCTION_NAME}`,
     logStreamName: 'rehearsal',
-    callbackWaitsForEmptyEventLoop: true,
+    ...(NO_CALLBACKS ? {} : { callbackWaitsForEmptyEventLoop: true }),
     getRemainingTimeInMillis: () => Math.max(0, msg.deadline - Date.now()),
   };
   try {

