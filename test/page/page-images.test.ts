@@ -5,7 +5,6 @@
  * the figure they leave empty. Checked on the stored HTML and Markdown, and in headless Chromium
  * on the page as the local server serves it (with its CSP): no image may fail to load.
  */
-import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
