@@ -71,37 +71,34 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
         const all = await rest;
         if (!all || ctx.signal?.aborted) return;
         const whole = await runCpuTask(ctx.config, 'writePageVersions', { content, hosted: Object.fromEntries(all) }, ctx.signal);
-        const [html, markdown, text] = await Promise.all([
-          storeTextAsset(ctx.blobs, 'page.html', PAGE_ASSET_TYPES.html, whole.html),
-          storeTextAsset(ctx.blobs, 'page.md', PAGE_ASSET_TYPES.markdown, whole.markdown),
-          storeTextAsset(ctx.blobs, 'page.txt', PAGE_ASSET_TYPES.text, read.text),
-        ]);
-        const full: PageContentResult = {
-          ...result,
-          images: { found: read.images?.urls.length ?? 0, hosted: all.size },
-          htmlUrl: ctx.blobs.publicUrl(html),
-          markdownUrl: ctx.blobs.publicUrl(markdown),
-          rawTextUrl: ctx.blobs.publicUrl(text),
-        };
-        await rememberPageContent(ctx.blobs, pageContentMemoKey(input), full, { html, markdown, text });
+        const images = { found: read.images?.urls.length ?? 0, hosted: all.size };
+        const stored = await storeVersions(ctx.blobs, { ...result, images }, { ...whole, text: read.text });
+        await rememberPageContent(ctx.blobs, pageContentMemoKey(input), stored.result, stored.keys);
       };
       if (ctx.defer) ctx.defer(later);
       else void later().catch(() => undefined); // a lost memo only
     }
   }
   const written = required(versions, 'the page versions');
-  const [html, markdown, text] = await Promise.all([
-    storeTextAsset(ctx.blobs, 'page.html', PAGE_ASSET_TYPES.html, written.html),
-    storeTextAsset(ctx.blobs, 'page.md', PAGE_ASSET_TYPES.markdown, written.markdown),
-    storeTextAsset(ctx.blobs, 'page.txt', PAGE_ASSET_TYPES.text, read.text),
-  ]);
-  const done: PageContentResult = {
-    ...result,
-    htmlUrl: ctx.blobs.publicUrl(html),
-    markdownUrl: ctx.blobs.publicUrl(markdown),
-    rawTextUrl: ctx.blobs.publicUrl(text),
-  };
+  const stored = await storeVersions(ctx.blobs, result, { ...written, text: read.text });
   // Complete versions are remembered for these exact bytes (lib/page/content-memo.ts).
-  if (complete) await rememberPageContent(ctx.blobs, pageContentMemoKey(input), done, { html, markdown, text });
-  return done;
+  if (complete) await rememberPageContent(ctx.blobs, pageContentMemoKey(input), stored.result, stored.keys);
+  return stored.result;
+}
+
+/** Stores the three versions; the result with their public URLs, and their keys (for the memo). */
+async function storeVersions(
+  blobs: BlobStore,
+  result: PageContentResult,
+  versions: { html: string; markdown: string; text: string },
+): Promise<{ result: PageContentResult; keys: { html: string; markdown: string; text: string } }> {
+  const [html, markdown, text] = await Promise.all([
+    storeTextAsset(blobs, 'page.html', PAGE_ASSET_TYPES.html, versions.html),
+    storeTextAsset(blobs, 'page.md', PAGE_ASSET_TYPES.markdown, versions.markdown),
+    storeTextAsset(blobs, 'page.txt', PAGE_ASSET_TYPES.text, versions.text),
+  ]);
+  return {
+    result: { ...result, htmlUrl: blobs.publicUrl(html), markdownUrl: blobs.publicUrl(markdown), rawTextUrl: blobs.publicUrl(text) },
+    keys: { html, markdown, text },
+  };
 }
