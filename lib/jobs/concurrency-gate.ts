@@ -70,11 +70,6 @@ export class PriorityGate {
     return this.active.card + this.active.extra;
   }
 
-  /** How many of `priority` run now. */
-  running(priority: JobPriority): number {
-    return this.active[priority];
-  }
-
   private canStart(priority: JobPriority): boolean {
     if (this.inFlight >= this.maxActive) return false;
     return priority === 'card' || this.active.extra < this.maxExtra;

@@ -25,8 +25,6 @@ export class InlineJobRunner implements JobRunner {
   readonly sharesCpu = true;
   private readonly shared: PriorityGate;
   private readonly lanes: Partial<Record<JobWorker, ConcurrencyGate>>;
-  /** Deferred work still running (JobContext.defer). */
-  private readonly background = new Set<Promise<unknown>>();
 
   constructor(
     private readonly ctx: Omit<JobContext, 'signal'>,
@@ -36,11 +34,6 @@ export class InlineJobRunner implements JobRunner {
   ) {
     this.shared = new PriorityGate(concurrency);
     this.lanes = Object.fromEntries(Object.entries(lanes).map(([worker, size]) => [worker, new ConcurrencyGate(size)]));
-  }
-
-  /** Settles once the deferred work started so far has ended (tests, and a server closing). */
-  async idle(): Promise<void> {
-    while (this.background.size) await Promise.all([...this.background]);
   }
 
   async run<K extends JobKind>(jobs: Job<K>[], options: RunOptions): Promise<Map<string, JobOutcome<K>>> {
@@ -67,9 +60,7 @@ export class InlineJobRunner implements JobRunner {
     );
     // What the job left for after its result: in the background, in an extra's slot.
     if (deferred.length) {
-      const done = this.shared.run('extra', () => Promise.all(deferred.map((w) => w().catch(() => undefined))));
-      this.background.add(done);
-      void done.finally(() => this.background.delete(done));
+      void this.shared.run('extra', () => Promise.all(deferred.map((w) => w().catch(() => undefined))));
     }
     const ms = performance.now() - t0;
     // The handler of job.kind gave this kind's result (TypeScript cannot follow K through the lookup).
