@@ -92,14 +92,12 @@ export async function hostPageImages(
 
   // 1. What is remembered: hosted before (or known to fail), one GET each.
   const known = await Promise.all(urls.map((url) => recallContentImage(ctx.blobs, url)));
-  let failed = 0;
   const todo: string[] = [];
   urls.forEach((url, i) => {
     const k = known[i];
     if (k?.image) done.set(url, k.image);
-    else if (k?.reason)
-      failed++; // removed, as it would be again: the versions are still complete
-    else todo.push(url);
+    // A remembered failure is removed, as it would be again: the versions are still complete.
+    else if (!k?.reason) todo.push(url);
   });
   if (todo.length === 0) return { hosted: done, complete: true };
 
@@ -132,8 +130,7 @@ export async function hostPageImages(
           if (r.image && !stop.signal.aborted) {
             all_.set(url, r.image);
             used += r.bytes;
-          } else if (r.reason) failed++;
-          else lost++;
+          } else if (!r.reason) lost++; // a failure of the image's own leaves the versions complete
         },
         () => {
           lost++; // aborted, or out of memory turns: the image is left out
