@@ -14,10 +14,10 @@
  */
 import { chmodSync, cpSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { closureFingerprint, fingerprint, locatePackage, packageClosure, shipPackages } from '../cdk/constructs/package-closure.js';
+import { closureFingerprint, fingerprint, locatePackage, type PackageRoot, packageClosure, shipPackages } from '../cdk/constructs/package-closure.js';
 
 const ROOT = path.resolve(__dirname, '..');
-const FFMPEG_PACKAGES = [
+export const FFMPEG_PACKAGES = [
   ['@ffprobe-installer/linux-x64', 'ffprobe'],
   ['@ffmpeg-installer/linux-x64', 'ffmpeg'],
 ] as const;
@@ -40,12 +40,12 @@ export function layerHashes(root = ROOT): { ffmpeg: string; sharp: string } {
 }
 
 /** The versions, for the layers' descriptions. */
-export function layerVersions(root = ROOT): { ffmpeg: string; sharp: string } {
+export function layerVersions(root: PackageRoot = ROOT): { ffmpeg: string; sharp: string } {
   const v = (name: string) => packageClosure([name], root).find((p) => p.name === name)?.version ?? 'x';
   return { ffmpeg: `ffprobe ${v('@ffprobe-installer/linux-x64')}, ffmpeg ${v('@ffmpeg-installer/linux-x64')}`, sharp: `sharp ${v('sharp')} linux-x64 glibc` };
 }
 
-export function buildFfmpegLayer(outDir: string, root = ROOT): void {
+export function buildFfmpegLayer(outDir: string, root: PackageRoot = ROOT): void {
   const bin = path.join(outDir, 'bin');
   mkdirSync(bin, { recursive: true });
   for (const [pkg, name] of FFMPEG_PACKAGES) {
@@ -61,7 +61,7 @@ export function buildFfmpegLayer(outDir: string, root = ROOT): void {
 }
 
 /** sharp with its linux-x64 glibc binaries and its runtime dependencies, under nodejs/node_modules. */
-export function buildSharpLayer(outDir: string, root = ROOT): void {
+export function buildSharpLayer(outDir: string, root: PackageRoot = ROOT): void {
   shipPackages(['sharp'], root, path.join(outDir, 'nodejs'));
 }
 

@@ -4,7 +4,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { layerCode, PROJECT_ROOT } from './bundling.js';
 import { LAMBDA_RUNTIME } from './lambda-runtime.js';
-import { closureFingerprint, fingerprint, packageClosure, shipPackages } from './package-closure.js';
+import { closureFingerprint, fingerprint, type PackageRoot, packageClosure, shipPackages } from './package-closure.js';
+import { prebuilt } from './prebuilt.js';
 
 /**
  * The packaged browser: @sparticuz/chromium ships a brotli-packed Chromium for Lambda (x86_64,
@@ -14,12 +15,12 @@ import { closureFingerprint, fingerprint, packageClosure, shipPackages } from '.
  */
 export const BROWSER_PACKAGE = '@sparticuz/chromium';
 
-export function browserPackageVersion(root = PROJECT_ROOT): string {
+export function browserPackageVersion(root: PackageRoot = PROJECT_ROOT): string {
   return packageClosure([BROWSER_PACKAGE], root).find((p) => p.name === BROWSER_PACKAGE)?.version ?? 'x';
 }
 
 /** Copies @sparticuz/chromium and its dependencies into `outDir/nodejs/node_modules` (the layer's Node path). */
-export function buildBrowserLayer(outDir: string, root = PROJECT_ROOT): void {
+export function buildBrowserLayer(outDir: string, root: PackageRoot = PROJECT_ROOT): void {
   shipPackages([BROWSER_PACKAGE], root, path.join(outDir, 'nodejs'));
 }
 
@@ -43,13 +44,15 @@ export class BrowserLayer extends Construct {
 
   constructor(scope: Construct, id: string, props: BrowserLayerProps = {}) {
     super(scope, id);
-    const version = browserPackageVersion();
+    // From the construct package: its installed dependency, under the hash it was built with.
+    const pre = prebuilt();
+    const version = pre ? pre.manifest.layers.chromium.versions : browserPackageVersion();
     this.layer = new lambda.LayerVersion(this, 'Chromium', {
       compatibleRuntimes: [LAMBDA_RUNTIME],
       compatibleArchitectures: [lambda.Architecture.X86_64],
       removalPolicy: RemovalPolicy.DESTROY,
       description: `headless Chromium for Lambda: ${BROWSER_PACKAGE} ${version} in /opt/nodejs/node_modules`,
-      code: props.code ?? layerCode((out) => buildBrowserLayer(out), browserLayerHash()),
+      code: props.code ?? layerCode((out) => buildBrowserLayer(out, pre?.source), pre ? pre.manifest.layers.chromium.hash : browserLayerHash()),
     });
   }
 }

@@ -3,7 +3,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/core-settings.js';
-import { BROWSER_WORKER_BUNDLE } from './bundling.js';
+import { BROWSER_WORKER_BUNDLE } from './bundle-specs.js';
 import { LinklensFunction } from './linklens-function.js';
 import { LAMBDA_JOB_WAIT } from './preview-function.js';
 

@@ -4,15 +4,19 @@
  * laid out beside it. The stack, the deploy rehearsal, the bundle tests and the bench all build
  * through `buildFunctionBundle`, so what is tested is what is deployed.
  *
- * CDK calls it as local bundling (no Docker, no shell commands): `functionCode(spec)`.
+ * CDK calls it as local bundling (no Docker, no shell commands): `functionCode(spec)`. The
+ * construct package (cdk/constructs/prebuilt.ts) carries the bundles built by the same function,
+ * and adds only the packages at synth.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
+import { type BundleSpec, PREVIEW_BUNDLE } from './bundle-specs.js';
 import { LAMBDA_NODE_MAJOR, LAMBDA_RUNTIME } from './lambda-runtime.js';
-import { type ClosurePackage, type ShipOptions, shipPackages } from './package-closure.js';
+import { type ClosurePackage, locatePackage, type ShipOptions, shipPackages } from './package-closure.js';
+import { prebuilt } from './prebuilt.js';
 
 /** The repository root (this file is cdk/constructs/bundling.ts; tsx and Jest both run it as CommonJS). */
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
@@ -30,74 +34,7 @@ export const ESM_BANNER = [
 /** What the Node.js runtime provides (left out of every bundle): the AWS SDK v3. */
 export const RUNTIME_PROVIDED = ['@aws-sdk/*'];
 
-export interface BundleSpec {
-  /** The handler module, relative to the project root. */
-  entry: string;
-  /** Packages a layer provides (resolved from /opt/nodejs/node_modules at run time). */
-  layerPackages?: string[];
-  /**
-   * Packages shipped as node_modules beside the bundle, with everything they need (from
-   * package-lock.json): code esbuild cannot inline (cld3-asm's WebAssembly loader, playwright-core).
-   */
-  packages?: string[];
-  /** Files copied beside the bundle, flat. */
-  files?: string[];
-  /** Modules that worker threads load, each built like the bundle into its own file beside it (file name: entry). */
-  threadEntries?: Record<string, string>;
-  /** Files copied at their path relative to the project root. */
-  tree?: string[];
-  define?: Record<string, string>;
-  /**
-   * Packages the code can name but this function never loads (the browser, reached only by the
-   * jobs that need it, which run in the browser worker): left out, and an import of them fails.
-   */
-  neverLoaded?: string[];
-}
-
-const BROWSER_ONLY = ['playwright-core', '@sparticuz/chromium'];
-
-/**
- * cld3-asm locates its .wasm file and calls nanoid and unixify in ways esbuild cannot bundle
- * ("will crash at run-time"): every function that can reach lib/language ships it as a package.
- */
-const LANGUAGE_PACKAGES = ['cld3-asm'];
-
-/** The preview function: AWS adapters only (the define drops the local fallback and the job code). */
-export const PREVIEW_BUNDLE: BundleSpec = {
-  entry: 'functions/preview.ts',
-  packages: LANGUAGE_PACKAGES,
-  files: ['openapi.yaml'],
-  neverLoaded: BROWSER_ONLY,
-  define: { 'process.env.LINKLENS_BUNDLE_AWS_ONLY': JSON.stringify('true') },
-};
-
-/**
- * The job worker: sharp from its layer; the pdf.js thread (lib/media/pdf-worker.cjs loads
- * `pdf-parse` with require) from the worker script, pdf-parse's self-contained CommonJS build and
- * pdf.js's worker module (not the whole 21 MB pdfjs-dist), and @napi-rs/canvas for page renders;
- * the CPU pool's threads (lib/jobs/cpu-pool.ts) from cpu-worker.mjs, started by piscina (shipped:
- * it starts each thread with a worker.js of its own package).
- */
-export const WORKER_BUNDLE: BundleSpec = {
-  entry: 'functions/worker.ts',
-  layerPackages: ['sharp', '@img/*'],
-  packages: [...LANGUAGE_PACKAGES, '@napi-rs/canvas', 'piscina'],
-  files: ['lib/media/pdf-worker.cjs'],
-  threadEntries: { 'cpu-worker.mjs': 'lib/jobs/cpu-worker.ts' },
-  neverLoaded: BROWSER_ONLY,
-  tree: [
-    'node_modules/pdf-parse/package.json',
-    'node_modules/pdf-parse/dist/pdf-parse/cjs/index.cjs',
-    'node_modules/pdf-parse/dist/pdf-parse/cjs/pdf.worker.mjs',
-  ],
-};
-
-/** The browser worker: sharp and @sparticuz/chromium from its layers, playwright-core beside the bundle. */
-export const BROWSER_WORKER_BUNDLE: BundleSpec = {
-  entry: 'functions/browser-worker.ts',
-  layerPackages: ['sharp', '@img/*', '@sparticuz/chromium'],
-  packages: [...LANGUAGE_PACKAGES, 'playwright-core'],
-};
+export { BROWSER_WORKER_BUNDLE, type BundleSpec, PREVIEW_BUNDLE, WORKER_BUNDLE } from './bundle-specs.js';
 
 /** The esbuild options of a function's bundle (written to `outfile`). */
 export function esbuildOptions(spec: BundleSpec, outfile: string, root = PROJECT_ROOT): esbuild.BuildOptions {
@@ -132,12 +69,20 @@ export interface BuiltBundle {
  * under `node_modules`. Throws when esbuild says the bundle would crash at run time (a package
  * that must be shipped instead of inlined) or a needed package cannot be shipped.
  */
-export function buildFunctionBundle(spec: BundleSpec, outDir: string, root = PROJECT_ROOT, ship: ShipOptions = {}): BuiltBundle {
+export function buildFunctionBundle(
+  spec: BundleSpec,
+  outDir: string,
+  root = PROJECT_ROOT,
+  ship: ShipOptions & { /** false: leave the packages out (the construct package adds them at synth). */ packages?: boolean } = {},
+): BuiltBundle {
   fs.mkdirSync(outDir, { recursive: true });
   const builds = [{ entry: spec.entry, file: 'index.mjs' }, ...Object.entries(spec.threadEntries ?? {}).map(([file, entry]) => ({ entry, file }))];
   const warnings: string[] = [];
+  // Loaded here, not at the top: the construct package has prebuilt bundles and no esbuild.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { buildSync } = require('esbuild') as typeof esbuild;
   for (const { entry, file } of builds) {
-    const result = esbuild.buildSync(esbuildOptions({ ...spec, entry }, path.join(outDir, file), root));
+    const result = buildSync(esbuildOptions({ ...spec, entry }, path.join(outDir, file), root));
     const own = result.warnings.map((w) => `${w.location?.file ?? ''}: ${w.text}`);
     const fatal = own.filter((w) => /crash at run-?time/i.test(w));
     if (fatal.length)
@@ -146,18 +91,71 @@ export function buildFunctionBundle(spec: BundleSpec, outDir: string, root = PRO
   }
   for (const f of spec.files ?? []) fs.copyFileSync(path.join(root, f), path.join(outDir, path.basename(f)));
   for (const f of spec.tree ?? []) {
+    if (ship.packages === false && isPackageFile(f)) continue; // from the installed package, at synth (treeFromPackages)
     fs.mkdirSync(path.join(outDir, path.dirname(f)), { recursive: true });
     fs.copyFileSync(path.join(root, f), path.join(outDir, f));
   }
-  const packages = spec.packages?.length ? shipPackages(spec.packages, root, outDir, ship) : [];
+  const packages = spec.packages?.length && ship.packages !== false ? shipPackages(spec.packages, root, outDir, ship) : [];
   return { packages, warnings };
+}
+
+/** A tree file inside an npm package (`node_modules/<name>/...`): npm never packs those into a tarball. */
+export function isPackageFile(file: string): boolean {
+  return file.startsWith('node_modules/');
+}
+
+/** The package a tree file belongs to: `node_modules/@scope/name/x` → `@scope/name`. */
+export function packageOfFile(file: string): string {
+  const parts = file.split('/');
+  return parts[1].startsWith('@') ? `${parts[1]}/${parts[2]}` : parts[1];
+}
+
+/** Copies the spec's tree files that live in npm packages from where `root` has those packages installed. */
+function treeFromPackages(spec: BundleSpec, root: Parameters<typeof locatePackage>[1], outDir: string): void {
+  for (const f of (spec.tree ?? []).filter(isPackageFile)) {
+    const name = packageOfFile(f);
+    const found = locatePackage(name, root);
+    try {
+      const to = path.join(outDir, f);
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.copyFileSync(path.join(found.dir, f.slice(`node_modules/${name}/`.length)), to);
+    } finally {
+      found.cleanup();
+    }
+  }
 }
 
 /** Local bundling needs an image in CDK's types; it is never used (tryBundle always builds or throws). */
 const NO_DOCKER = DockerImage.fromRegistry(`public.ecr.aws/sam/build-${LAMBDA_RUNTIME.name}`);
 
-/** The function's code asset for CDK, built locally by `buildFunctionBundle`; its hash is the output's. */
+/**
+ * The function's code asset for CDK, built locally by `buildFunctionBundle`; its hash is the
+ * output's. From the construct package: its prebuilt bundle plus the packages, under the hash the
+ * package was built with.
+ */
 export function functionCode(spec: BundleSpec): lambda.Code {
+  const pre = prebuilt();
+  if (pre) {
+    const built = pre.manifest.functions[spec.entry];
+    if (!built) throw new Error(`linklens: the construct package has no prebuilt ${spec.entry}`);
+    const dir = path.join(pre.root, built.dir);
+    return lambda.Code.fromAsset(dir, {
+      assetHashType: AssetHashType.CUSTOM,
+      assetHash: built.hash,
+      bundling: {
+        image: NO_DOCKER,
+        command: ['linklens-prebuilt', spec.entry],
+        local: {
+          tryBundle: (outputDir: string) => {
+            fs.cpSync(dir, outputDir, { recursive: true });
+            if (spec.packages?.length) shipPackages(spec.packages, pre.source, outputDir);
+            treeFromPackages(spec, pre.source, outputDir);
+            return true;
+          },
+        },
+      },
+    });
+  }
   return lambda.Code.fromAsset(path.join(PROJECT_ROOT, path.dirname(spec.entry)), {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
@@ -178,7 +176,8 @@ export function functionCode(spec: BundleSpec): lambda.Code {
 
 /** A layer's asset for CDK, built locally by `build`; `hash` must change whenever its contents would. */
 export function layerCode(build: (outDir: string) => void, hash: string): lambda.Code {
-  return lambda.Code.fromAsset(path.join(PROJECT_ROOT, 'layers'), {
+  // The source folder is never read (the hash is given, the build writes the output); it must exist.
+  return lambda.Code.fromAsset(prebuilt()?.root ?? path.join(PROJECT_ROOT, 'layers'), {
     assetHashType: AssetHashType.CUSTOM,
     assetHash: hash,
     bundling: {

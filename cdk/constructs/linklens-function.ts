@@ -3,7 +3,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULTS, ENV } from '../../lib/core-settings.js';
-import { type BundleSpec, functionCode } from './bundling.js';
+import type { BundleSpec } from './bundle-specs.js';
+import { functionCode } from './bundling.js';
 import { LAMBDA_RUNTIME } from './lambda-runtime.js';
 
 export interface LinklensFunctionProps {

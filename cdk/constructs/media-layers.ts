@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { buildFfmpegLayer, buildSharpLayer, layerHashes, layerVersions } from '../../layers/build-layers.js';
 import { layerCode } from './bundling.js';
 import { LAMBDA_RUNTIME } from './lambda-runtime.js';
+import { prebuilt } from './prebuilt.js';
 
 type LayerCode = { ffmpeg: lambda.Code; sharp: lambda.Code };
 
@@ -12,13 +13,23 @@ export interface MediaLayersProps {
   code?: LayerCode;
 }
 
-/** The layers built from npm packages, each keyed by its asset hash. */
+/**
+ * The layers built from npm packages, each keyed by its asset hash: from this repository's
+ * node_modules, or (the construct package) from its installed dependencies under the hashes it was built with.
+ */
 function builtLayerCode(): LayerCode {
-  const hashes = layerHashes();
+  const pre = prebuilt();
+  const root = pre?.source;
+  const hashes = pre ? { ffmpeg: pre.manifest.layers.ffmpeg.hash, sharp: pre.manifest.layers.sharp.hash } : layerHashes();
   return {
-    ffmpeg: layerCode((out) => buildFfmpegLayer(out), hashes.ffmpeg),
-    sharp: layerCode((out) => buildSharpLayer(out), hashes.sharp),
+    ffmpeg: layerCode((out) => buildFfmpegLayer(out, root), hashes.ffmpeg),
+    sharp: layerCode((out) => buildSharpLayer(out, root), hashes.sharp),
   };
+}
+
+function versions(): { ffmpeg: string; sharp: string } {
+  const pre = prebuilt();
+  return pre ? { ffmpeg: pre.manifest.layers.ffmpeg.versions, sharp: pre.manifest.layers.sharp.versions } : layerVersions();
 }
 
 /**
@@ -33,7 +44,7 @@ export class MediaLayers extends Construct {
 
   constructor(scope: Construct, id: string, props: MediaLayersProps = {}) {
     super(scope, id);
-    const versions = layerVersions();
+    const v = versions();
     const code = props.code ?? builtLayerCode();
     const common = {
       compatibleRuntimes: [LAMBDA_RUNTIME],
@@ -42,12 +53,12 @@ export class MediaLayers extends Construct {
     };
     this.ffmpeg = new lambda.LayerVersion(this, 'Ffmpeg', {
       ...common,
-      description: `ffprobe + ffmpeg static builds in /opt/bin (${versions.ffmpeg})`,
+      description: `ffprobe + ffmpeg static builds in /opt/bin (${v.ffmpeg})`,
       code: code.ffmpeg,
     });
     this.sharp = new lambda.LayerVersion(this, 'Sharp', {
       ...common,
-      description: `sharp + libvips for linux-x64 glibc in /opt/nodejs/node_modules (${versions.sharp})`,
+      description: `sharp + libvips for linux-x64 glibc in /opt/nodejs/node_modules (${v.sharp})`,
       code: code.sharp,
     });
   }

@@ -22,7 +22,7 @@ import path from 'node:path';
 /** The Lambda platform every shipped package must run on. */
 export const LAMBDA_PLATFORM = { os: 'linux', cpu: 'x64', libc: 'glibc' } as const;
 
-interface LockEntry {
+export interface LockEntry {
   name?: string;
   version?: string;
   resolved?: string;
@@ -44,8 +44,69 @@ export interface ClosurePackage {
   /** Its path in the tree, relative to the project root (`node_modules/unixify/node_modules/normalize-path`). */
   path: string;
   integrity?: string;
-  /** Installed in this project's node_modules. */
+  /** Installed (at its locked version) where the source looks: `dir`. */
   installed: boolean;
+  /** Where it is installed, when it is. */
+  dir?: string;
+}
+
+/**
+ * Where a closure is read from and its packages are copied from:
+ * - a project (a folder with package-lock.json and node_modules: this repository, after `npm ci`);
+ * - an installed construct package (`installedSource`): the lockfile entries it was built with,
+ *   and the packages npm installed as its dependencies, found the way Node finds them.
+ */
+export interface PackageSource {
+  /** The lockfile's `packages` map (or the part of it that the closures need). */
+  readonly packages: Record<string, LockEntry>;
+  /** The folder of the package at `lockPath` when it is installed at `version`; else undefined (it is fetched). */
+  installedDir(lockPath: string, version: string): string | undefined;
+}
+
+/** A project folder (its package-lock.json and node_modules) or a PackageSource. */
+export type PackageRoot = string | PackageSource;
+
+/** The packages of a project: its lockfile, and node_modules laid out as the lockfile says. */
+export function projectSource(root: string): PackageSource {
+  return {
+    packages: readLock(root),
+    installedDir: (lockPath) => {
+      const dir = path.join(root, lockPath);
+      return fs.existsSync(path.join(dir, 'package.json')) ? dir : undefined;
+    },
+  };
+}
+
+/**
+ * The packages as npm installed them for a package that depends on them: the lockfile entries
+ * recorded when the package was built, each found by Node's lookup (`node_modules` of the
+ * requiring package's folder, then of each folder above it), from `fromDir` for the top-level
+ * ones and from the parent's folder for nested ones. A copy of another version counts as missing.
+ */
+export function installedSource(packages: Record<string, LockEntry>, fromDir: string): PackageSource {
+  const found = new Map<string, string | undefined>();
+  const lookup = (name: string, from: string): string | undefined => {
+    for (let d = from; ; d = path.dirname(d)) {
+      const candidate = path.join(d, 'node_modules', name);
+      if (fs.existsSync(path.join(candidate, 'package.json'))) return fs.realpathSync(candidate);
+      if (d === path.dirname(d)) return undefined;
+    }
+  };
+  const dirOf = (lockPath: string): string | undefined => {
+    if (found.has(lockPath)) return found.get(lockPath);
+    const cut = lockPath.lastIndexOf('/node_modules/');
+    const parent = cut === -1 ? fromDir : dirOf(lockPath.slice(0, cut));
+    const dir = parent && lookup(nameAt(lockPath), parent);
+    const version = dir && (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: string }).version;
+    const result = dir && version === packages[lockPath]?.version ? dir : undefined;
+    found.set(lockPath, result);
+    return result;
+  };
+  return { packages, installedDir: (lockPath) => dirOf(lockPath) };
+}
+
+function sourceOf(root: PackageRoot): PackageSource {
+  return typeof root === 'string' ? projectSource(root) : root;
 }
 
 export class PackageClosureError extends Error {
@@ -104,21 +165,18 @@ export function runsOnLambda(entry: { os?: string[]; cpu?: string[]; libc?: stri
  * dependencies, the optional dependencies built for linux-x64-glibc, and the peer dependencies
  * npm installed. Sorted by path; parents come before the packages nested in them.
  */
-export function packageClosure(names: string[], root: string): ClosurePackage[] {
-  const packages = readLock(root);
+export function packageClosure(names: string[], root: PackageRoot): ClosurePackage[] {
+  const source = sourceOf(root);
+  const packages = source.packages;
   const seen = new Map<string, ClosurePackage>();
   const visit = (lockPath: string) => {
     if (seen.has(lockPath)) return;
     const entry = packages[lockPath];
     if (entry.link) throw new PackageClosureError(`${lockPath} is a link (workspace or file: dependency); only registry packages can be shipped`);
     const name = entry.name ?? nameAt(lockPath);
-    seen.set(lockPath, {
-      name,
-      version: entry.version ?? '0.0.0',
-      path: lockPath,
-      integrity: entry.integrity,
-      installed: fs.existsSync(path.join(root, lockPath, 'package.json')),
-    });
+    const version = entry.version ?? '0.0.0';
+    const dir = source.installedDir(lockPath, version);
+    seen.set(lockPath, { name, version, path: lockPath, integrity: entry.integrity, installed: dir !== undefined, dir });
     const need = (dep: string, kind: 'dependency' | 'optional' | 'peer') => {
       const found = resolveFrom(packages, lockPath, dep);
       if (!found) {
@@ -168,14 +226,14 @@ export interface ShipOptions {
  * `node_modules/a/node_modules/b` keeps its nesting), without the packages' own nested
  * node_modules (those are in the closure when needed). Returns what was shipped.
  */
-export function shipPackages(names: string[], root: string, dest: string, options: ShipOptions = {}): ClosurePackage[] {
+export function shipPackages(names: string[], root: PackageRoot, dest: string, options: ShipOptions = {}): ClosurePackage[] {
   const closure = packageClosure(names, root);
   const fetch = options.fetch ?? npmPack;
   for (const pkg of closure) {
     const to = path.join(dest, pkg.path);
     fs.mkdirSync(to, { recursive: true });
-    if (pkg.installed) {
-      const from = path.join(root, pkg.path);
+    if (pkg.dir) {
+      const from = pkg.dir;
       fs.cpSync(from, to, {
         recursive: true,
         dereference: true,
@@ -224,18 +282,15 @@ export function isLambdaPlatform(): boolean {
  * One package's directory, as Lambda needs it: the installed copy when it is there, else a copy
  * fetched at its locked version into a temporary folder (call `cleanup` when done).
  */
-export function locatePackage(name: string, root: string, fetch: ShipOptions['fetch'] = npmPack): { pkg: ClosurePackage; dir: string; cleanup(): void } {
+export function locatePackage(name: string, root: PackageRoot, fetch: ShipOptions['fetch'] = npmPack): { pkg: ClosurePackage; dir: string; cleanup(): void } {
   const lockPath = `node_modules/${name}`;
-  const entry = readLock(root)[lockPath];
+  const source = sourceOf(root);
+  const entry = source.packages[lockPath];
   if (!entry) throw new PackageClosureError(`${name} is not in package-lock.json (npm install adds it)`);
-  const pkg: ClosurePackage = {
-    name,
-    version: entry.version ?? '0.0.0',
-    path: lockPath,
-    integrity: entry.integrity,
-    installed: fs.existsSync(path.join(root, lockPath, 'package.json')),
-  };
-  if (pkg.installed) return { pkg, dir: path.join(root, lockPath), cleanup() {} };
+  const version = entry.version ?? '0.0.0';
+  const installedDir = source.installedDir(lockPath, version);
+  const pkg: ClosurePackage = { name, version, path: lockPath, integrity: entry.integrity, installed: installedDir !== undefined, dir: installedDir };
+  if (installedDir) return { pkg, dir: installedDir, cleanup() {} };
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'linklens-pkg-'));
   fetch(pkg, tmp);
   return { pkg, dir: tmp, cleanup: () => fs.rmSync(tmp, { recursive: true, force: true }) };

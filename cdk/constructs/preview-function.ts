@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { DEFAULTS, ENV } from '../../lib/core-settings.js';
-import { PREVIEW_BUNDLE } from './bundling.js';
+import { PREVIEW_BUNDLE } from './bundle-specs.js';
 import { LinklensFunction } from './linklens-function.js';
 
 /** API Gateway's hard limit on an integration (the record must be out before it). */

@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../lib/core-settings.js';
-import { WORKER_BUNDLE } from './bundling.js';
+import { WORKER_BUNDLE } from './bundle-specs.js';
 import { LinklensFunction } from './linklens-function.js';
 import type { MediaLayers } from './media-layers.js';
 

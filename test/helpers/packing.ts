@@ -3,7 +3,9 @@
  * temporary folder outside the repository, child processes with a clean environment, the
  * repository's tsc, and a loopback stand-in of the Lambda Invoke API.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -79,5 +81,81 @@ export function startInvokeApi(serverUrl: string, key: string): Promise<InvokeAp
         close: () => new Promise<void>((done) => server.close(() => done())),
       }),
     ),
+  );
+}
+
+type LockEntry = {
+  version?: string;
+  resolved?: string;
+  integrity?: string;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  [k: string]: unknown;
+};
+
+/**
+ * Writes an app's package.json and package-lock.json so that `npm ci --offline` installs, from
+ * the npm cache that this repository's `npm ci` filled, what a user gets from the registry:
+ * `tarballs` (packed packages, by name) and `registry` packages (by name), with every package
+ * they need at the version of this repository's lockfile (the tarballs' dependencies are pinned
+ * to those versions). `npm install --offline <name>@<version>` cannot do it: npm caches tarballs,
+ * not the registry's package documents it would resolve versions with.
+ */
+export function writeOfflineProject(dir: string, deps: { tarballs: Record<string, string>; registry: string[] }): void {
+  const repo = (JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }).packages;
+  const packages: Record<string, LockEntry> = {};
+  // Node's lookup in the lockfile: the requiring package's node_modules first, then each parent's.
+  const resolveFrom = (from: string, name: string): string | undefined => {
+    for (let base = from; ; ) {
+      const candidate = base === '' ? `node_modules/${name}` : `${base}/node_modules/${name}`;
+      if (repo[candidate]) return candidate;
+      if (base === '') return undefined;
+      const cut = base.lastIndexOf('/node_modules/');
+      base = cut === -1 ? '' : base.slice(0, cut);
+    }
+  };
+  const visit = (lockPath: string) => {
+    if (packages[lockPath]) return;
+    const entry = repo[lockPath];
+    if (!entry) throw new Error(`${lockPath} is not in this repository's package-lock.json`);
+    const { dev: _dev, devOptional: _devOptional, ...kept } = entry;
+    packages[lockPath] = kept;
+    for (const dep of [
+      ...Object.keys(entry.dependencies ?? {}),
+      ...Object.keys(entry.optionalDependencies ?? {}),
+      ...Object.keys(entry.peerDependencies ?? {}),
+    ]) {
+      const found = resolveFrom(lockPath, dep);
+      if (found) visit(found);
+      else if (entry.dependencies?.[dep]) throw new Error(`${dep}, a dependency of ${lockPath}, is not in package-lock.json`);
+    }
+  };
+  const dependencies: Record<string, string> = {};
+  for (const name of deps.registry) {
+    visit(`node_modules/${name}`);
+    dependencies[name] = repo[`node_modules/${name}`].version as string;
+  }
+  for (const [name, tarball] of Object.entries(deps.tarballs)) {
+    const pkg = JSON.parse(execFileSync('tar', ['-xOzf', tarball, 'package/package.json'], { encoding: 'utf8' })) as LockEntry & { license?: string };
+    for (const dep of [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]) visit(`node_modules/${dep}`);
+    const resolved = `file:${path.relative(dir, tarball)}`;
+    dependencies[name] = resolved;
+    packages[`node_modules/${name}`] = {
+      version: pkg.version,
+      resolved,
+      integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
+      license: pkg.license,
+      dependencies: pkg.dependencies,
+      optionalDependencies: pkg.optionalDependencies,
+      peerDependencies: pkg.peerDependencies,
+      peerDependenciesMeta: pkg.peerDependenciesMeta,
+    };
+  }
+  const manifest = { name: 'links-app', version: '0.0.0', private: true, dependencies };
+  writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(
+    path.join(dir, 'package-lock.json'),
+    `${JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages: { '': manifest, ...packages } }, null, 2)}\n`,
   );
 }

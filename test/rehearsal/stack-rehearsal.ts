@@ -28,6 +28,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -377,6 +378,11 @@ export interface RehearsalOptions {
   context?: Record<string, string>;
   /** Keep the temporary folder (for a look after a failure). */
   keep?: boolean;
+  /**
+   * A CDK app of a user's (a folder with its cdk.json and a node_modules holding aws-cdk): it is
+   * synthesized there with its own CLI, instead of this repository's app (test/package/construct.test.ts).
+   */
+  app?: string;
 }
 
 export interface Rehearsal {
@@ -498,8 +504,9 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     // 1. cdk synth, as a user runs it.
     const outDir = path.join(dir, 'cdk.out');
     const t0 = performance.now();
+    const appDir = options.app ?? PROJECT_ROOT;
     await promisify(execFile)(
-      path.join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk'),
+      path.join(appDir, 'node_modules', '.bin', 'cdk'),
       [
         'synth',
         '--no-notices',
@@ -511,7 +518,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         ...Object.entries(options.context ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
       ],
       {
-        cwd: PROJECT_ROOT,
+        cwd: appDir,
         env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
         maxBuffer: 64 * 1024 * 1024,
         timeout: 300_000,
@@ -614,13 +621,38 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     for (const f of ['lambda-host.mjs', 'esm-layer-resolve.mjs']) fs.copyFileSync(path.join(__dirname, f), path.join(runtimeDir, f));
     shipPackages(RUNTIME_SDK, PROJECT_ROOT, runtimeDir);
 
+    // The Lambda Invoke API on loopback, for a function that invokes another (a caller of the preview):
+    // POST /2015-03-31/functions/<name or ARN>/invocations, answered as Lambda answers a RequestResponse invocation.
+    const functions: Record<string, HostedFunction> = {};
+    const lambdaApi = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const m = /^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(req.url ?? '');
+      const name = m && decodeURIComponent(m[1]).split(':').pop();
+      const fn = name ? functions[name] : undefined;
+      if (req.method !== 'POST' || !fn) {
+        res.writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' });
+        res.end(JSON.stringify({ Type: 'User', message: `Function not found: ${name ?? req.url}` }));
+        return;
+      }
+      const out = await fn.invoke(chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {});
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'x-amz-executed-version': '$LATEST',
+        ...(out.ok ? {} : { 'x-amz-function-error': 'Unhandled' }),
+      });
+      res.end(JSON.stringify(out.ok ? (out.value ?? null) : out.error));
+    });
+    await new Promise<void>((done) => lambdaApi.listen(0, '127.0.0.1', () => done()));
+    closers.push(() => new Promise<void>((done) => lambdaApi.close(() => done())));
+    const lambdaEndpoint = `http://127.0.0.1:${(lambdaApi.address() as AddressInfo).port}`;
+
     // 5. Each function alone.
     const assetDir = (resource: { Metadata?: Record<string, unknown> }, id: string) => {
       const p = resource.Metadata?.['aws:asset:path'];
       if (typeof p !== 'string') throw new Error(`rehearsal: ${id} has no aws:asset:path metadata`);
       return path.join(outDir, p);
     };
-    const functions: Record<string, HostedFunction> = {};
     const runtimes = new Set<string>();
     for (const [id, r] of ofType('AWS::Lambda::Function')) {
       const p = r.Properties;
@@ -679,6 +711,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         AWS_SESSION_TOKEN: 'rehearsal',
         AWS_ENDPOINT_URL_S3: await countingProxy('s3', id),
         AWS_ENDPOINT_URL_SQS: await countingProxy('sqs', id),
+        AWS_ENDPOINT_URL_LAMBDA: lambdaEndpoint,
         AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
         LINKLENS_REHEARSAL_NET_GUARD: path.join(PROJECT_ROOT, 'test', 'helpers', 'loopback-only.cjs'),
         ...templateEnv,
