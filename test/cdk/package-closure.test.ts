@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../cdk/constructs/bundling';
-import { type ClosurePackage, closureFingerprint, packageClosure, runsOnLambda, shipPackages } from '../../cdk/constructs/package-closure';
+import { type ClosurePackage, closureFingerprint, installedSource, packageClosure, runsOnLambda, shipPackages } from '../../cdk/constructs/package-closure';
 
 describe('on this project', () => {
   test("cld3-asm's closure keeps unixify's nested normalize-path@2 and the package it needs from the top level", () => {
@@ -136,5 +136,64 @@ describe('on a made-up tree', () => {
     } finally {
       rmSync(again, { recursive: true, force: true });
     }
+  });
+});
+
+describe('as the construct package finds them: installed by npm for it, the lockfile entries it was built with', () => {
+  let dir: string;
+  const put = (at: string, manifest: Record<string, unknown>) => {
+    mkdirSync(path.join(dir, at), { recursive: true });
+    writeFileSync(path.join(dir, at, 'package.json'), JSON.stringify(manifest));
+    writeFileSync(path.join(dir, at, 'index.js'), `module.exports = ${JSON.stringify(at)};`);
+  };
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'linklens-installed-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  // The construct package's build recorded a tree where b@2 is nested under a, and c is hoisted.
+  const built = {
+    'node_modules/a': { version: '1.0.0', dependencies: { b: '^2' } },
+    'node_modules/a/node_modules/b': { version: '2.0.0', dependencies: { c: '^1' } },
+    'node_modules/c': { version: '1.0.0' },
+    'node_modules/native': { version: '1.0.0', optionalDependencies: { 'native-linux-x64-gnu': '1.0.0' } },
+    'node_modules/native-linux-x64-gnu': { version: '1.0.0', os: ['linux'], cpu: ['x64'], libc: ['glibc'], optional: true },
+  };
+
+  test("each package found the way Node finds it from the one that requires it, in the user's layout (not the build's)", () => {
+    // The user's app: a and b@2 nested under the construct package (the app has a b@3 of its own at the top), c at the top.
+    put('app/node_modules/@linklens/cdk', { name: '@linklens/cdk', version: '1.0.0' });
+    put('app/node_modules/@linklens/cdk/node_modules/a', { name: 'a', version: '1.0.0' });
+    put('app/node_modules/@linklens/cdk/node_modules/b', { name: 'b', version: '2.0.0' });
+    put('app/node_modules/b', { name: 'b', version: '3.0.0' });
+    put('app/node_modules/c', { name: 'c', version: '1.0.0' });
+    const source = installedSource(built, path.join(dir, 'app/node_modules/@linklens/cdk'));
+    const closure = packageClosure(['a'], source);
+    expect(closure.map((p) => [p.path, p.dir && path.relative(dir, p.dir)])).toEqual([
+      ['node_modules/a', 'app/node_modules/@linklens/cdk/node_modules/a'],
+      ['node_modules/a/node_modules/b', 'app/node_modules/@linklens/cdk/node_modules/b'],
+      ['node_modules/c', 'app/node_modules/c'],
+    ]);
+    // Shipped in the build's layout, from where they are installed.
+    const out = path.join(dir, 'out');
+    shipPackages(['a'], source, out);
+    expect(readFileSync(path.join(out, 'node_modules/a/node_modules/b/index.js'), 'utf8')).toContain('@linklens/cdk/node_modules/b');
+  });
+
+  test('a copy of another version, or none (another platform), is fetched at the recorded version', () => {
+    put('app/node_modules/@linklens/cdk', { name: '@linklens/cdk', version: '1.0.0' });
+    put('app/node_modules/native', { name: 'native', version: '1.0.0' });
+    put('app/node_modules/c', { name: 'c', version: '0.9.0' }); // the user's own c, another version
+    const source = installedSource(built, path.join(dir, 'app/node_modules/@linklens/cdk'));
+    expect(source.installedDir('node_modules/c', '1.0.0')).toBeUndefined();
+    const fetched: string[] = [];
+    shipPackages(['native'], source, path.join(dir, 'out'), {
+      fetch: (p, into) => {
+        fetched.push(`${p.name}@${p.version}`);
+        writeFileSync(path.join(into, 'package.json'), JSON.stringify({ name: p.name, version: p.version }));
+      },
+    });
+    expect(fetched).toEqual(['native-linux-x64-gnu@1.0.0']);
+    expect(existsSync(path.join(dir, 'out/node_modules/native/index.js'))).toBe(true);
   });
 });
