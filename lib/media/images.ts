@@ -9,7 +9,8 @@
  *  - decode with sharp under `limitInputPixels` (decompression bombs are refused), honour EXIF
  *    orientation, strip metadata, never upscale, keep alpha; the first frame of an animation is
  *    used for the stills and `original` stays animated; a still size that would be the original
- *    again (`large` for a source within 1280 px) is not encoded twice: it gets the same bytes;
+ *    again (`large` for a source within 1280 px) is neither encoded nor stored twice: its URL is
+ *    the original's;
  *  - a source already rendered (its manifest exists) is not rendered again, and a URL seen
  *    recently is not downloaded again (URL_MEMO: rendered, or failed);
  * Anything wrong with the image is a `{reason}` result, not a thrown error: a broken image is
@@ -34,6 +35,12 @@ interface RenditionInfo {
   width: number;
   height: number;
   bytes: number;
+  /**
+   * Set when this size is stored as the `original`'s object (the same bytes: renderImage's
+   * `sameAs`), not under its own key. Absent, as in every manifest stored before it existed: the
+   * size's own key (renditionKey).
+   */
+  sameAs?: 'original';
 }
 
 /** What is known of a rendered source; stored as `assets/<sha256>/manifest.json` (the dedupe marker). */
@@ -132,15 +139,19 @@ async function renderSource(input: ImageJobInput, ctx: JobContext, remember?: (m
   });
   checkAborted(ctx.signal);
   const renditions = {} as Record<ImageSizeName, RenditionInfo>;
-  for (const r of rendered.renditions) renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
+  const own: Rendition[] = [];
+  for (const r of rendered.renditions) {
+    // A size that is the original's bytes is not put again: the manifest sends it to `original.webp`.
+    const shared = r.sameAs === 'original';
+    renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length, ...(shared ? { sameAs: r.sameAs } : {}) };
+    if (!shared) own.push(r);
+  }
   const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor: rendered.edgeColor, renditions };
   const store = async () => {
     // No `has` before each put: the manifest was missing, so the renditions are (most likely) too,
     // and a key names its content, so a put over a stored rendition writes the same image again.
     await Promise.all(
-      rendered.renditions.map((r) =>
-        ctx.blobs.put(renditionKey(sha256, r.name), r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE }),
-      ),
+      own.map((r) => ctx.blobs.put(renditionKey(sha256, r.name), r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE })),
     );
     // The manifest goes last: its presence means every rendition is stored.
     await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
@@ -189,11 +200,16 @@ async function readManifest(ctx: JobContext, key: string): Promise<ImageManifest
   }
 }
 
+/** The key of the object a manifest's size is stored as: its own, or the original's when it shares that (`sameAs`). */
+function storedKey(m: ImageManifest, name: ImageSizeName): string {
+  return renditionKey(m.sha256, m.renditions[name].sameAs === 'original' ? 'original' : name);
+}
+
 function toHostedImage(m: ImageManifest, ctx: JobContext, reused: boolean): HostedImage {
   const asset = (name: ImageSizeName) => ({
     width: m.renditions[name].width,
     height: m.renditions[name].height,
-    url: ctx.blobs.publicUrl(renditionKey(m.sha256, name)),
+    url: ctx.blobs.publicUrl(storedKey(m, name)),
   });
   return {
     width: m.width,
@@ -220,6 +236,8 @@ export interface Rendition {
   width: number;
   height: number;
   data: Buffer;
+  /** Set on a still size whose pixels and encoding are the original's (see renderImage): the same bytes, stored once. */
+  sameAs?: 'original';
 }
 
 export interface RenderedImage {
@@ -284,11 +302,12 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
    * no resize, as `resized` returns the same pixels and sharp's `inside` fit never enlarges),
    * encoded with the `original`'s effort, would be the original's pixels encoded the same way:
    * the same bytes (test/media/images.test.ts checks it). It is not encoded again: it gets the
-   * original's rendition under its own name. Not for an animation, whose `original` is the
-   * animated render. The bytes are then stored under both keys (renderSource) rather than `large`
-   * pointing at `original.webp`: the key layout, the four distinct URLs of an ImageSet, every
-   * reader of a manifest and the manifests stored before stay as they are, for one more put
-   * beside the others.
+   * original's rendition under its own name, marked `sameAs: 'original'`. Not for an animation,
+   * whose `original` is the animated render. Nor is it stored again: renderSource puts only the
+   * original's object and the manifest sends the size to it (RenditionInfo.sameAs), so `large`'s
+   * URL is `original.webp`. A put costs more than a distinct URL is worth (issue 29: 12 GETs for
+   * the price of one put); the ImageSet still has four entries, each with its own width and
+   * height, and a manifest stored before (every size under its own key) reads as it did.
    */
   const wanted = new Set<ImageSizeName>(options.sizes ?? IMAGE_SIZES.map((s) => s.name));
   const isOriginal = (s: (typeof IMAGE_SIZES)[number]) => {
@@ -355,7 +374,9 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
         done.find((r) => r.name === name),
         `the ${name} rendition`,
       );
-    const renditions = IMAGE_SIZES.filter((s) => wanted.has(s.name)).map((s) => (isOriginal(s) ? { ...byName('original'), name: s.name } : byName(s.name)));
+    const renditions = IMAGE_SIZES.filter((s) => wanted.has(s.name)).map((s) =>
+      isOriginal(s) ? { ...byName('original'), name: s.name, sameAs: 'original' as const } : byName(s.name),
+    );
     const thumb = renditions.find((r) => r.name === 'thumbnail');
     const tiny = thumb && (await sharp(thumb.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer());
     return {

@@ -102,6 +102,8 @@ describe('renderImage (real sharp)', () => {
     const large = rendition(r, 'large');
     const original = rendition(r, 'original');
     expect(large.data).toBe(original.data); // one encode's output, not two equal ones
+    expect(large.sameAs).toBe('original'); // stored once, as the original's object (renderSource)
+    expect(r.renditions.filter((x) => x.sameAs).map((x) => x.name)).toEqual(['large']);
     // What `large` was when encoded on its own: the source fitted in its box, WebP quality 80 at
     // its effort (0, the original's too). Sharing changes no byte of it.
     const alone = await sharp(bytes).resize({ width: 1280, height: 1280, fit: 'inside', withoutEnlargement: true }).webp({ quality: 80, effort: 0 }).toBuffer();
@@ -113,6 +115,7 @@ describe('renderImage (real sharp)', () => {
     const big = await renderImage(await fx.gradientPng(2000, 1000), { maxPixels: MAX });
     expect(sizes(big)).toMatchObject({ large: [1280, 640], original: [2000, 1000] });
     expect(rendition(big, 'large').data.equals(rendition(big, 'original').data)).toBe(false);
+    expect(big.renditions.filter((x) => x.sameAs)).toEqual([]);
     expect((await sharp(rendition(big, 'large').data).metadata()).width).toBe(1280);
 
     // A vector (each size rendered from the source) within the box: the same rule, the same bytes.
@@ -126,6 +129,7 @@ describe('renderImage (real sharp)', () => {
     const icon = await renderImage(await fx.gradientPng(64, 64), { maxPixels: MAX, effort: 0 });
     expect(icon.renditions.map((x) => x.name)).toEqual(IMAGE_SIZE_NAMES);
     for (const x of icon.renditions) expect(x.data).toBe(rendition(icon, 'original').data);
+    expect(icon.renditions.map((x) => x.sameAs)).toEqual(['original', 'original', 'original', undefined]);
     expect(icon.edgeColor).toMatch(/^#[0-9a-f]{6}$/i);
   });
 
@@ -149,6 +153,7 @@ describe('renderImage (real sharp)', () => {
     const large = rendition(r, 'large');
     expect((await sharp(large.data).metadata()).pages ?? 1).toBe(1);
     expect(large.data.equals(rendition(r, 'original').data)).toBe(false);
+    expect(large.sameAs).toBeUndefined();
   });
 
   test('animated WebP and still WebP', async () => {
@@ -239,8 +244,11 @@ describe('the image job', () => {
     expect(img.medium).toMatchObject({ width: 640, height: 400 });
     expect(img.large).toMatchObject({ width: 1280, height: 800 });
     expect(img.original).toMatchObject({ width: 1600, height: 1000 });
+    // A source larger than every box: four sizes, each its own object.
+    expect(new Set(IMAGE_SIZE_NAMES.map((n) => img[n].url)).size).toBe(4);
     for (const name of IMAGE_SIZE_NAMES) {
       const key = `assets/${img.sha256}/${name}.webp`;
+      expect(img[name].url).toBe(`http://assets.test/${key}`);
       expect((await sharp((await store.get(key))!).metadata()).format).toBe('webp');
       expect(await store.meta(key)).toEqual({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
     }
@@ -250,23 +258,25 @@ describe('the image job', () => {
     const { ctx, puts } = jobContext();
     const bytes = await fx.pngWithAlpha(700, 500);
     const first = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
-    expect(puts).toHaveLength(5); // four sizes and the manifest
+    expect(puts).toHaveLength(4); // three sizes (`large` is the original's object) and the manifest
     fixture.route('/same.png', { headers: { 'content-type': 'image/png' }, body: bytes });
     const second = await hosted(await runImageJob({ url: fixture.url('/same.png') }, ctx));
-    expect(puts.filter((k) => k.startsWith('assets/'))).toHaveLength(5);
+    expect(puts.filter((k) => k.startsWith('assets/'))).toHaveLength(4);
     expect(second.reused).toBe(true);
     expect({ ...second, reused: false }).toEqual(first);
   });
 
-  test('a fresh render: every size put without a `has` first, `large` the same bytes as `original` (an og:image), the manifest last', async () => {
+  test('a fresh render: each object put without a `has` first, `large` not put but sent to `original` (an og:image), the manifest last', async () => {
     const { ctx, calls, store } = jobContext();
     fixture.route('/og.png', { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(1200, 630) });
     const img = await hosted(await runImageJob({ url: fixture.url('/og.png') }, ctx));
     expect(img.reused).toBe(false);
     const asset = (name: string) => `assets/${img.sha256}/${name}`;
     expect(calls.filter((c) => c.startsWith('has '))).toEqual([]);
-    const renditionKeys = IMAGE_SIZE_NAMES.map((n) => asset(`${n}.webp`));
+    // Three renditions and the manifest: 4 puts under assets/ (5 before `large` shared the original's object).
+    const renditionKeys = ['thumbnail', 'medium', 'original'].map((n) => asset(`${n}.webp`));
     expect(calls.filter((c) => c.startsWith('put assets/')).sort()).toEqual([...renditionKeys, asset('manifest.json')].map((k) => `put ${k}`).sort());
+    expect(await store.has(asset('large.webp'))).toBe(false);
     // The manifest is put only once every rendition is stored.
     const manifestPut = calls.indexOf(`put ${asset('manifest.json')}`);
     for (const k of renditionKeys) expect(calls.indexOf(`stored ${k}`)).toBeLessThan(manifestPut);
@@ -274,15 +284,42 @@ describe('the image job', () => {
     const memoPut = calls.findIndex((c) => c.startsWith('put jobs/image-url/'));
     expect(memoPut).toBeGreaterThanOrEqual(0);
     expect(memoPut).toBeLessThan(calls.indexOf(`stored ${asset('manifest.json')}`));
+    const manifest = JSON.parse((await store.get(asset('manifest.json')))!.toString('utf8'));
+    expect(manifest.renditions).toEqual({
+      thumbnail: { width: 320, height: 168, bytes: expect.any(Number) },
+      medium: { width: 640, height: 336, bytes: expect.any(Number) },
+      large: { width: 1200, height: 630, bytes: manifest.renditions.original.bytes, sameAs: 'original' },
+      original: { width: 1200, height: 630, bytes: expect.any(Number) },
+    });
 
-    // Four distinct URLs; `large` and `original` the same size and the same stored bytes.
-    expect(new Set(IMAGE_SIZE_NAMES.map((n) => img[n].url)).size).toBe(4);
-    expect(img.large).toEqual({ width: 1200, height: 630, url: `http://assets.test/${asset('large.webp')}` });
+    // Four entries, each with its size; `large` is the original's URL, and every URL names a stored WebP.
+    expect(img.large).toEqual({ width: 1200, height: 630, url: `http://assets.test/${asset('original.webp')}` });
     expect(img.original).toEqual({ width: 1200, height: 630, url: `http://assets.test/${asset('original.webp')}` });
-    const large = await store.get(asset('large.webp'));
-    expect(large?.length).toBeGreaterThan(0);
-    expect(large?.equals((await store.get(asset('original.webp')))!)).toBe(true);
-    expect(await store.meta(asset('large.webp'))).toEqual({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
+    expect(new Set(IMAGE_SIZE_NAMES.map((n) => img[n].url)).size).toBe(3);
+    for (const name of IMAGE_SIZE_NAMES) {
+      const key = img[name].url.replace('http://assets.test/', '');
+      const m = await sharp((await store.get(key))!).metadata();
+      expect({ name, format: m.format, width: m.width, height: m.height }).toEqual({ name, format: 'webp', width: img[name].width, height: img[name].height });
+      expect(await store.meta(key)).toEqual({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
+    }
+    // Reused from the manifest: the same URLs.
+    expect(await hosted(await runImageJob({ bytesBase64: (await fx.gradientPng(1200, 630)).toString('base64') }, ctx))).toEqual({ ...img, reused: true });
+  });
+
+  test('a manifest stored before `sameAs` existed (every size under its own key) reads as it did', async () => {
+    const { ctx, store, puts } = jobContext();
+    const bytes = await fx.gradientPng(1200, 630);
+    const fresh = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
+    // Rewrite it as the job stored it before: `large` put under its own key, no `sameAs`.
+    const asset = (name: string) => `assets/${fresh.sha256}/${name}`;
+    const manifest = JSON.parse((await store.get(asset('manifest.json')))!.toString('utf8'));
+    delete manifest.renditions.large.sameAs;
+    await store.put(asset('large.webp'), (await store.get(asset('original.webp')))!, { contentType: 'image/webp' });
+    await store.put(asset('manifest.json'), JSON.stringify(manifest), { contentType: 'application/json' });
+    puts.length = 0;
+    const old = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
+    expect(puts).toEqual([]);
+    expect(old).toEqual({ ...fresh, reused: true, large: { width: 1200, height: 630, url: `http://assets.test/${asset('large.webp')}` } });
   });
 
   test('a URL memo whose manifest is missing is no hit: the image is downloaded and rendered again', async () => {
