@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import type { Config } from '../../lib/config';
+import type { ImageSet } from '../../lib/contract/link';
 import type { JobContext } from '../../lib/jobs/context';
 import type { HostedImage, ImageJobResult } from '../../lib/jobs/kinds';
 import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES, type ImageSizeName } from '../../lib/media/image-sizes';
@@ -47,7 +48,14 @@ function jobContext(overrides: Partial<Config> = {}) {
 const rendition = (r: Awaited<ReturnType<typeof renderImage>>, name: ImageSizeName) => r.renditions.find((x) => x.name === name)!;
 const sizes = (r: Awaited<ReturnType<typeof renderImage>>) => Object.fromEntries(r.renditions.map((x) => [x.name, [x.width, x.height]]));
 
-async function hosted(result: ImageJobResult): Promise<HostedImage> {
+/** The hosted image of a job asked for no `sizes`: all four. */
+async function hosted(result: ImageJobResult): Promise<HostedImage & ImageSet> {
+  const image = await hostedIn(result);
+  expect(IMAGE_SIZE_NAMES.filter((n) => image[n])).toEqual(IMAGE_SIZE_NAMES);
+  return image as HostedImage & ImageSet;
+}
+
+async function hostedIn(result: ImageJobResult): Promise<HostedImage> {
   if (!result.image) throw new Error(`expected an image, got: ${result.reason}`);
   return result.image;
 }
@@ -110,6 +118,18 @@ describe('renderImage (real sharp)', () => {
     expect(large.data.equals(alone)).toBe(true);
     // The smaller sizes are their own encodes.
     expect(rendition(r, 'medium').data.equals(original.data)).toBe(false);
+    // Asked for without `original` (sizes added to an icon's manifest): encoded itself, the same bytes, still `sameAs`.
+    const without = await renderImage(bytes, { maxPixels: MAX, sizes: ['medium', 'large'] });
+    expect(without.renditions.map((x) => [x.name, x.sameAs])).toEqual([
+      ['medium', undefined],
+      ['large', 'original'],
+    ]);
+    expect(rendition(without, 'large').data.equals(original.data)).toBe(true);
+    expect(without.edgeColor).toBe(''); // neither the thumbnail nor the original
+    // Only `original` (an icon): the edge colour from it.
+    const only = await renderImage(bytes, { maxPixels: MAX, sizes: ['original'] });
+    expect(only.renditions.map((x) => x.name)).toEqual(['original']);
+    expect(only.edgeColor).toMatch(/^#[0-9a-f]{6}$/);
 
     // A source larger than the box keeps a `large` of its own.
     const big = await renderImage(await fx.gradientPng(2000, 1000), { maxPixels: MAX });
@@ -320,6 +340,91 @@ describe('the image job', () => {
     const old = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
     expect(puts).toEqual([]);
     expect(old).toEqual({ ...fresh, reused: true, large: { width: 1200, height: 630, url: `http://assets.test/${asset('large.webp')}` } });
+  });
+
+  test('an icon (`sizes: [original]`): one rendition and the manifest, the edge colour from the original', async () => {
+    const { ctx, puts, store } = jobContext();
+    const bytes = fx.ico([{ width: 48, height: 48, bytes: fx.icoBitmap(48, 48, [0xee, 0x88, 0x22, 0xff]) }]); // BGRA: #2288ee
+    fixture.route('/icon.ico', { headers: { 'content-type': 'image/x-icon' }, body: bytes });
+    const icon = await hostedIn(await runImageJob({ url: fixture.url('/icon.ico'), sizes: ['original'] }, ctx));
+    const asset = (name: string) => `assets/${icon.sha256}/${name}`;
+    // 2 puts under assets/ (10 before: four sizes and the manifest, the icon used only the original).
+    expect(puts.filter((k) => k.startsWith('assets/')).sort()).toEqual([asset('manifest.json'), asset('original.webp')]);
+    expect(icon).toEqual({
+      width: 48,
+      height: 48,
+      size: bytes.length,
+      format: 'ico',
+      hasAlphaChannel: false,
+      original: { width: 48, height: 48, url: `http://assets.test/${asset('original.webp')}` },
+      sha256: icon.sha256,
+      animated: false,
+      edgeColor: '#2388ef', // what the thumbnail gave when every size was rendered
+      reused: false,
+    });
+    expect((await sharp((await store.get(asset('original.webp')))!).metadata()).format).toBe('webp');
+    // From the URL memo and the manifest: the same, nothing put.
+    puts.length = 0;
+    expect(await hostedIn(await runImageJob({ url: fixture.url('/icon.ico'), sizes: ['original'] }, ctx))).toEqual({ ...icon, reused: true });
+    expect(puts).toEqual([]);
+
+    // A 64x64 PNG icon: the same two objects.
+    const png = await fx.gradientPng(64, 64);
+    const small = await hostedIn(await runImageJob({ bytesBase64: png.toString('base64'), sizes: ['original'] }, ctx));
+    expect(puts.sort()).toEqual([`assets/${small.sha256}/manifest.json`, `assets/${small.sha256}/original.webp`]);
+    expect(small.edgeColor).toMatch(/^#[0-9a-f]{6}$/);
+  });
+
+  test('the bytes of an icon (its manifest has only `original`) as a card image: the missing sizes are rendered and stored, the original is not put again', async () => {
+    const { ctx, puts, store } = jobContext();
+    const bytes = await fx.gradientPng(64, 64);
+    fixture.route('/logo.png', { headers: { 'content-type': 'image/png' }, body: bytes });
+    const downloads = () => fixture.requests.filter((q) => q.url === '/logo.png').length;
+    const icon = await hostedIn(await runImageJob({ url: fixture.url('/logo.png'), sizes: ['original'] }, ctx));
+    const asset = (name: string) => `assets/${icon.sha256}/${name}`;
+    const manifest = async () => JSON.parse((await store.get(asset('manifest.json')))!.toString('utf8'));
+    expect(Object.keys((await manifest()).renditions)).toEqual(['original']);
+
+    // The same URL as the card's image: the URL memo names the icon's manifest, which lacks sizes:
+    // no hit; downloaded again, and only the missing sizes are stored.
+    puts.length = 0;
+    const card = await hosted(await runImageJob({ url: fixture.url('/logo.png') }, ctx));
+    expect(downloads()).toBe(2);
+    expect(card.reused).toBe(false);
+    // thumbnail and medium (their own encodes: a higher effort than the original's), the manifest;
+    // `large` is the original's object, stored by the icon's job.
+    expect(puts.filter((k) => k.startsWith('assets/')).sort()).toEqual([asset('manifest.json'), asset('medium.webp'), asset('thumbnail.webp')]);
+    expect(card.original).toEqual(icon.original);
+    expect(card.large).toEqual(icon.original);
+    expect(card.thumbnail).toEqual({ width: 64, height: 64, url: `http://assets.test/${asset('thumbnail.webp')}` });
+    expect((await manifest()).renditions).toEqual({
+      original: { width: 64, height: 64, bytes: expect.any(Number) },
+      thumbnail: { width: 64, height: 64, bytes: expect.any(Number) },
+      medium: { width: 64, height: 64, bytes: expect.any(Number) },
+      large: { width: 64, height: 64, bytes: expect.any(Number), sameAs: 'original' },
+    });
+    for (const name of IMAGE_SIZE_NAMES) {
+      const m = await sharp((await store.get(card[name].url.replace('http://assets.test/', '')))!).metadata();
+      expect({ name, format: m.format, width: m.width }).toEqual({ name, format: 'webp', width: 64 });
+    }
+    // Now complete: a hit for either job, from the bytes or the URL, with nothing put.
+    puts.length = 0;
+    expect(await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx))).toEqual({ ...card, reused: true });
+    expect(await hostedIn(await runImageJob({ url: fixture.url('/logo.png'), sizes: ['original'] }, ctx))).toEqual({
+      ...icon,
+      edgeColor: card.edgeColor,
+      reused: true,
+    });
+    expect(puts).toEqual([]);
+    expect(downloads()).toBe(2);
+
+    // The other way round: an image hosted with every size is an icon's hit at once.
+    const photo = await fx.jpeg(800, 600);
+    const full = await hosted(await runImageJob({ bytesBase64: photo.toString('base64') }, ctx));
+    puts.length = 0;
+    const asIcon = await hostedIn(await runImageJob({ bytesBase64: photo.toString('base64'), sizes: ['original'] }, ctx));
+    expect(puts).toEqual([]);
+    expect(asIcon).toEqual({ ...full, thumbnail: undefined, medium: undefined, large: undefined, reused: true });
   });
 
   test('a URL memo whose manifest is missing is no hit: the image is downloaded and rendered again', async () => {
