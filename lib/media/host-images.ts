@@ -36,9 +36,15 @@ export type HostOptions = RunOptions;
 /** At most this many icon candidates are tried (the first in order that can be hosted wins: `firstIcon`). */
 const MAX_ICON_CANDIDATES = 3;
 
-function imageJob(id: string, source: ImageSource, sizes?: ImageSizeName[]): Job<'image'> {
+/**
+ * The sizes an icon is rendered in: the record's `icon` is one URL, the `original` (its edge
+ * colour comes from that rendition). Its thumbnail, medium and large would be PUTs nobody reads.
+ */
+const ICON_SIZES: readonly ImageSizeName[] = ['original'];
+
+function imageJob(id: string, source: ImageSource, sizes?: readonly ImageSizeName[]): Job<'image'> {
   const input: ImageJobInput = 'bytes' in source ? { bytesBase64: source.bytes.toString('base64') } : { url: source.url };
-  if (sizes) input.sizes = sizes;
+  if (sizes) input.sizes = [...sizes];
   return { id, kind: 'image', input };
 }
 
@@ -95,7 +101,7 @@ export async function hostImages(sources: ImageSources, jobs: JobRunner, options
       : undefined;
   const seen = new Set<string>();
   const icons = (sources.icons ?? []).filter((c) => c.url && !seen.has(c.url) && seen.add(c.url)).slice(0, MAX_ICON_CANDIDATES);
-  const iconJobs = icons.map((c, i) => imageJob(`icon-${i}`, { url: c.url }));
+  const iconJobs = icons.map((c, i) => imageJob(`icon-${i}`, { url: c.url }, ICON_SIZES));
   if (!image && iconJobs.length === 0) return {};
 
   const [hostedImage, hostedIcon] = jobs.sharesCpu
