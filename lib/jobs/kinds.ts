@@ -7,11 +7,12 @@
  * they travel through SQS and S3).
  */
 import type { Audio, DocumentInfo, ImageSet, MediaImage, Video } from '../contract/link.js';
+import type { ImageSizeName } from '../media/image-sizes.js';
 
 export interface JobKinds {
   /** Returns its input, after an optional delay or failing on request: `GET /status` with a key runs one through the whole fan-out as its deep check. */
   echo: { input: { value: unknown; delayMs?: number; fail?: boolean }; result: { value: unknown } };
-  /** Render the four WebP sizes of one image (lib/media/images.ts); a broken image is `{reason}`. */
+  /** Render the four WebP sizes of one image, or those of `sizes` (lib/media/images.ts); a broken image is `{reason}`. */
   image: { input: ImageJobInput; result: ImageJobResult };
   /** Probe a VIDEO link, grab the poster and snapshots, make the preview clip (lib/media/video.ts). */
   video: { input: MediaJobInput; result: VideoJobResult };
@@ -39,6 +40,11 @@ export interface ImageJobInput {
   url?: string;
   /** Bytes already fetched (an IMAGE link), base64 so the input stays JSON. */
   bytesBase64?: string;
+  /**
+   * Only these sizes (absent or empty: all four). An icon is shown only in `original`
+   * (lib/media/host-images.ts): its other sizes would be PUTs nobody reads.
+   */
+  sizes?: ImageSizeName[];
 }
 
 /** An image of a page's hosted versions: only the size they show (lib/page/page-images.ts). JSON-safe. */
@@ -46,8 +52,11 @@ export interface ContentImage {
   medium: { url: string; width: number; height: number };
 }
 
-/** A hosted image: a MediaImage (URLs from the BlobStore) plus what the job learned. JSON-safe. */
-export interface HostedImage extends MediaImage {
+/**
+ * A hosted image: a MediaImage (URLs from the BlobStore) plus what the job learned. JSON-safe. It
+ * has the sizes the job was asked for (ImageJobInput.sizes; all four by default), only those.
+ */
+export interface HostedImage extends Omit<MediaImage, ImageSizeName>, Partial<Pick<MediaImage, ImageSizeName>> {
   sha256: string;
   animated: boolean;
   edgeColor: string;

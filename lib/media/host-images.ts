@@ -12,6 +12,7 @@ import type { IconCandidate } from '../extract/icons.js';
 import type { HostedImage, ImageJobInput } from '../jobs/kinds.js';
 import type { Job, JobOutcome, JobRunner, RunOptions } from '../ports.js';
 import { cssColorToHex } from './css-color.js';
+import type { ImageSizeName } from './image-sizes.js';
 
 export interface ImageSources {
   /** A remote image to host as the record's `image`. */
@@ -35,8 +36,15 @@ export type HostOptions = RunOptions;
 /** At most this many icon candidates are tried (the first in order that can be hosted wins: `firstIcon`). */
 const MAX_ICON_CANDIDATES = 3;
 
-function imageJob(id: string, source: ImageSource): Job<'image'> {
+/**
+ * The sizes an icon is rendered in: the record's `icon` is one URL, the `original` (its edge
+ * colour comes from that rendition). Its thumbnail, medium and large would be PUTs nobody reads.
+ */
+const ICON_SIZES: readonly ImageSizeName[] = ['original'];
+
+function imageJob(id: string, source: ImageSource, sizes?: readonly ImageSizeName[]): Job<'image'> {
   const input: ImageJobInput = 'bytes' in source ? { bytesBase64: source.bytes.toString('base64') } : { url: source.url };
+  if (sizes) input.sizes = [...sizes];
   return { id, kind: 'image', input };
 }
 
@@ -44,8 +52,13 @@ function hostedFrom(outcome: JobOutcome<'image'> | undefined): HostedImage | und
   return outcome?.ok ? outcome.result.image : undefined;
 }
 
+/** A hosted image with all four sizes (a job asked for no `sizes` has them). */
+export function hasAllSizes(h: HostedImage | undefined): h is HostedImage & ImageSet {
+  return !!(h?.thumbnail && h.medium && h.large && h.original);
+}
+
 /** The MediaImage part of a hosted image (what the spec's objects carry). */
-function toMediaImage(h: HostedImage): MediaImage {
+function toMediaImage(h: HostedImage & ImageSet): MediaImage {
   return {
     width: h.width,
     height: h.height,
@@ -70,7 +83,7 @@ export async function hostImageList(sources: ImageSource[], jobs: JobRunner, opt
   const outcomes = await jobs.run(list, options);
   return list.map((job) => {
     const h = hostedFrom(outcomes.get(job.id));
-    return h ? toMediaImage(h) : undefined;
+    return hasAllSizes(h) ? toMediaImage(h) : undefined;
   });
 }
 
@@ -88,17 +101,17 @@ export async function hostImages(sources: ImageSources, jobs: JobRunner, options
       : undefined;
   const seen = new Set<string>();
   const icons = (sources.icons ?? []).filter((c) => c.url && !seen.has(c.url) && seen.add(c.url)).slice(0, MAX_ICON_CANDIDATES);
-  const iconJobs = icons.map((c, i) => imageJob(`icon-${i}`, { url: c.url }));
+  const iconJobs = icons.map((c, i) => imageJob(`icon-${i}`, { url: c.url }, ICON_SIZES));
   if (!image && iconJobs.length === 0) return {};
 
   const [hostedImage, hostedIcon] = jobs.sharesCpu
     ? await Promise.all([image && hostedOne(image, jobs, options), firstIcon(iconJobs, jobs, options)])
     : await jobs
         .run([...(image ? [image] : []), ...iconJobs], options)
-        .then((o) => [hostedFrom(o.get('image')), iconJobs.map((c) => hostedFrom(o.get(c.id))).find((h) => h !== undefined)]);
+        .then((o) => [hostedFrom(o.get('image')), iconJobs.map((c) => hostedFrom(o.get(c.id))).find((h) => h?.original !== undefined)]);
   const out: HostedImages = {};
-  if (hostedImage) out.image = toImageSet(hostedImage);
-  if (hostedIcon) {
+  if (hasAllSizes(hostedImage)) out.image = toImageSet(hostedImage);
+  if (hostedIcon?.original) {
     out.icon = {
       width: hostedIcon.width,
       height: hostedIcon.height,
@@ -125,7 +138,7 @@ async function firstIcon(candidates: Job<'image'>[], jobs: JobRunner, options: H
   for (const candidate of candidates) {
     if (Date.now() >= options.deadline) break;
     const hosted = await hostedOne(candidate, jobs, options);
-    if (hosted) return hosted;
+    if (hosted?.original) return hosted;
   }
   return undefined;
 }

@@ -5,12 +5,12 @@
  */
 import type { ImageSet } from '../contract/link.js';
 import type { JobContext } from '../jobs/context.js';
-import { toImageSet } from './host-images.js';
+import { hasAllSizes, toImageSet } from './host-images.js';
 import { runImageJob } from './images.js';
 
 /** The four sizes of `bytes` as an ImageSet, or undefined when the image cannot be hosted. */
 export async function hostImageBytes(bytes: Buffer, ctx: JobContext): Promise<ImageSet | undefined> {
   if (bytes.length === 0 || bytes.length > ctx.config.maxImageBytes) return undefined;
   const r = await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx);
-  return r.image ? toImageSet(r.image) : undefined;
+  return hasAllSizes(r.image) ? toImageSet(r.image) : undefined;
 }

@@ -1,7 +1,8 @@
 /**
  * The image job: one source image (a URL or bytes already fetched) becomes four WebP renditions
- * (lib/media/image-sizes.ts) stored under content-addressed keys. Pure function of its input and
- * the JobContext; the same code runs in-process locally and in the worker Lambda on AWS.
+ * (lib/media/image-sizes.ts), or those its input asks for (an icon: `original` only), stored under
+ * content-addressed keys. Pure function of its input and the JobContext; the same code runs
+ * in-process locally and in the worker Lambda on AWS.
  *
  *  - download through the SSRF-guarded fetcher, capped in bytes and time;
  *  - sniff the real format from the bytes; ICO and BMP are decoded here (sharp cannot read them),
@@ -9,9 +10,11 @@
  *  - decode with sharp under `limitInputPixels` (decompression bombs are refused), honour EXIF
  *    orientation, strip metadata, never upscale, keep alpha; the first frame of an animation is
  *    used for the stills and `original` stays animated; a still size that would be the original
- *    again (`large` for a source within 1280 px) is not encoded twice: it gets the same bytes;
- *  - a source already rendered (its manifest exists) is not rendered again, and a URL seen
- *    recently is not downloaded again (URL_MEMO: rendered, or failed);
+ *    again (`large` for a source within 1280 px) is neither encoded nor stored twice: its URL is
+ *    the original's;
+ *  - a source already rendered (its manifest exists, with the sizes asked for) is not rendered
+ *    again; one stored in fewer sizes (an icon) gets only the missing ones. A URL seen recently is
+ *    not downloaded again (URL_MEMO: rendered, or failed);
  * Anything wrong with the image is a `{reason}` result, not a thrown error: a broken image is
  * left out of the record, and on AWS a deterministic failure must not be retried.
  */
@@ -26,7 +29,7 @@ import { IMMUTABLE_CACHE } from '../ports.js';
 import { decodeBmp } from './bmp.js';
 import { decodeIcoEntry, type IcoImage, icoEntries } from './ico.js';
 import { iconBackgroundColor } from './icon-background.js';
-import { fitWithin, IMAGE_SIZES, type ImageSizeName, RENDITION_CONTENT_TYPE, renditionKey } from './image-sizes.js';
+import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES, type ImageSizeName, RENDITION_CONTENT_TYPE, renditionKey } from './image-sizes.js';
 import { type ImageFormat, sniffImageFormat } from './sniff-image.js';
 import { sanitizeSvg } from './svg-safety.js';
 
@@ -34,6 +37,12 @@ interface RenditionInfo {
   width: number;
   height: number;
   bytes: number;
+  /**
+   * Set when this size is stored as the `original`'s object (the same bytes: renderImage's
+   * `sameAs`), not under its own key. Absent, as in every manifest stored before it existed: the
+   * size's own key (renditionKey).
+   */
+  sameAs?: 'original';
 }
 
 /** What is known of a rendered source; stored as `assets/<sha256>/manifest.json` (the dedupe marker). */
@@ -48,7 +57,12 @@ interface ImageManifest {
   animated: boolean;
   /** A background colour derived from the pixels (edge or contrast colour), for icons. */
   edgeColor: string;
-  renditions: Record<ImageSizeName, RenditionInfo>;
+  /**
+   * The sizes stored. All four, unless the source was rendered only in some (ImageJobInput.sizes:
+   * an icon's `original`): a job that wants a size missing here renders it and stores the
+   * manifest again with it (renderSource). Manifests stored before `sizes` existed have all four.
+   */
+  renditions: Partial<Record<ImageSizeName, RenditionInfo>>;
 }
 
 /** Raised for an image that cannot be hosted (the job turns it into a `{reason}` result). */
@@ -84,20 +98,27 @@ async function writeUrlMemo(ctx: JobContext, url: string, memo: Omit<UrlMemo, 'a
   await writeMemo(ctx.blobs, urlMemoKey(url), { at: Date.now(), ...memo });
 }
 
+/** The sizes a job renders, in IMAGE_SIZES order: those of its input (unknown names ignored), or all four. */
+function wantedSizes(input: ImageJobInput): ImageSizeName[] {
+  const asked = Array.isArray(input.sizes) ? IMAGE_SIZE_NAMES.filter((n) => input.sizes?.includes(n)) : [];
+  return asked.length > 0 ? asked : [...IMAGE_SIZE_NAMES];
+}
+
 export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult> {
   const url = input.bytesBase64 === undefined ? input.url : undefined;
+  const sizes = wantedSizes(input);
   if (url) {
     const memo = await readUrlMemo(ctx, url);
     if (memo?.reason) return { reason: `${memo.reason} (remembered)` };
-    // A memo whose manifest is missing (its renditions not all stored yet, or never) is no hit:
-    // the image is downloaded and rendered as if there were no memo.
+    // A memo whose manifest is missing (its renditions not all stored yet, or never), or lacks a
+    // size this job wants, is no hit: the image is downloaded and rendered as if there were no memo.
     const stored = memo?.sha256 ? await readManifest(ctx, `assets/${memo.sha256}/manifest.json`) : undefined;
-    if (stored) return { image: toHostedImage(stored, ctx, true) };
+    if (stored && missingSizes(stored, sizes).length === 0) return { image: toHostedImage(stored, sizes, ctx, true) };
   }
   // Writes the URL's memo, unless the job was aborted (the record's deadline says nothing of the image).
   const remember = url ? (memo: Omit<UrlMemo, 'at'>) => (ctx.signal?.aborted ? Promise.resolve() : writeUrlMemo(ctx, url, memo)) : undefined;
   try {
-    return { image: await renderSource(input, ctx, remember) };
+    return { image: await renderSource(input, sizes, ctx, remember) };
   } catch (err) {
     // Anything wrong with the image (or its download) is a reason; anything else is a bug.
     if (!(err instanceof ExpectedFailure)) throw err;
@@ -109,38 +130,57 @@ export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promis
 }
 
 /**
- * Downloads (or takes) the source and renders it (at most once: a stored manifest is reused).
- * `remember` stores the URL memo of a rendered image, once its content hash is known.
+ * Downloads (or takes) the source and renders it in `sizes` (at most once: a stored manifest with
+ * them is reused). A stored manifest without some of them (the source was hosted as an icon, in
+ * `original` only) is kept: only the missing sizes are rendered and stored, then the manifest
+ * again with every size. `remember` stores the URL memo of a rendered image, once its content
+ * hash is known.
  */
-async function renderSource(input: ImageJobInput, ctx: JobContext, remember?: (memo: { sha256: string }) => Promise<void>): Promise<HostedImage> {
+async function renderSource(
+  input: ImageJobInput,
+  sizes: readonly ImageSizeName[],
+  ctx: JobContext,
+  remember?: (memo: { sha256: string }) => Promise<void>,
+): Promise<HostedImage> {
   const bytes = await sourceBytes(input, ctx);
   checkAborted(ctx.signal);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const manifestKey = `assets/${sha256}/manifest.json`;
   const stored = await readManifest(ctx, manifestKey);
-  if (stored) {
+  const missing = stored ? missingSizes(stored, sizes) : sizes;
+  if (stored && missing.length === 0) {
     await remember?.({ sha256 });
-    return toHostedImage(stored, ctx, true);
+    return toHostedImage(stored, sizes, ctx, true);
   }
 
   const memory = ctx.memory;
   const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
-  const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve }).catch((err: unknown) => {
+  const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve, sizes: missing }).catch((err: unknown) => {
     // sharp's errors are about the input (unsupported, truncated, over the pixel limit ...); our own bugs are not.
     if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof MemoryWaitAborted) throw err;
     throw err instanceof ExpectedFailure ? err : new ImageRejected(`undecodable image: ${(err as Error).message}`);
   });
   checkAborted(ctx.signal);
-  const renditions = {} as Record<ImageSizeName, RenditionInfo>;
-  for (const r of rendered.renditions) renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length };
-  const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor: rendered.edgeColor, renditions };
+  const renditions: ImageManifest['renditions'] = { ...stored?.renditions };
+  // The original's object: stored before (a stored manifest's `original` is its own object), or put now.
+  const hasOriginal = !!stored?.renditions.original || rendered.renditions.some((r) => r.name === 'original');
+  const own: Rendition[] = [];
+  for (const r of rendered.renditions) {
+    // A size that is the original's bytes is not put again: the manifest sends it to `original.webp`.
+    const shared = r.sameAs === 'original' && hasOriginal;
+    renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length, ...(shared ? { sameAs: r.sameAs } : {}) };
+    if (!shared) own.push(r);
+  }
+  // The edge colour comes from the thumbnail, else the original (renderImage): a manifest of an
+  // icon (`original` only) gets the thumbnail's once a later job renders it.
+  const edgeColor = rendered.edgeColor || stored?.edgeColor || '';
+  const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor, renditions };
   const store = async () => {
-    // No `has` before each put: the manifest was missing, so the renditions are (most likely) too,
-    // and a key names its content, so a put over a stored rendition writes the same image again.
+    // No `has` before each put: the manifest was missing (or lacked these sizes), so the renditions
+    // are (most likely) too, and a key names its content, so a put over a stored rendition writes
+    // the same image again.
     await Promise.all(
-      rendered.renditions.map((r) =>
-        ctx.blobs.put(renditionKey(sha256, r.name), r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE }),
-      ),
+      own.map((r) => ctx.blobs.put(renditionKey(sha256, r.name), r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE })),
     );
     // The manifest goes last: its presence means every rendition is stored.
     await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
@@ -148,7 +188,7 @@ async function renderSource(input: ImageJobInput, ctx: JobContext, remember?: (m
   // The URL memo is written beside the stores, not after them: a reader that finds the memo
   // before the manifest renders the image again (runImageJob), as it would without the memo.
   await Promise.all([store(), remember?.({ sha256 })]);
-  return toHostedImage(manifest, ctx, false);
+  return toHostedImage(manifest, sizes, ctx, false);
 }
 
 function checkAborted(signal: AbortSignal | undefined): void {
@@ -183,28 +223,45 @@ async function readManifest(ctx: JobContext, key: string): Promise<ImageManifest
   if (!body) return undefined;
   try {
     const m = JSON.parse(body.toString('utf8')) as ImageManifest;
-    return m.renditions && m.sha256 ? m : undefined;
+    return m.renditions && typeof m.renditions === 'object' && m.sha256 ? m : undefined;
   } catch {
     return undefined;
   }
 }
 
-function toHostedImage(m: ImageManifest, ctx: JobContext, reused: boolean): HostedImage {
-  const asset = (name: ImageSizeName) => ({
-    width: m.renditions[name].width,
-    height: m.renditions[name].height,
-    url: ctx.blobs.publicUrl(renditionKey(m.sha256, name)),
-  });
+/**
+ * The sizes of `sizes` a manifest does not have. A size that shares the original's object counts
+ * only when the manifest has the original too.
+ */
+function missingSizes(m: ImageManifest, sizes: readonly ImageSizeName[]): ImageSizeName[] {
+  const has = (name: ImageSizeName) => {
+    const r = m.renditions[name];
+    return (
+      !!r && typeof r.width === 'number' && typeof r.height === 'number' && (r.sameAs === undefined || (r.sameAs === 'original' && !!m.renditions.original))
+    );
+  };
+  return sizes.filter((name) => !has(name));
+}
+
+/** The key of the object a manifest's size is stored as: its own, or the original's when it shares that (`sameAs`). */
+function storedKey(m: ImageManifest, name: ImageSizeName): string {
+  return renditionKey(m.sha256, m.renditions[name]?.sameAs === 'original' ? 'original' : name);
+}
+
+/** The hosted image in `sizes` (the manifest has them all: missingSizes). */
+function toHostedImage(m: ImageManifest, sizes: readonly ImageSizeName[], ctx: JobContext, reused: boolean): HostedImage {
+  const assets: Partial<Pick<HostedImage, ImageSizeName>> = {};
+  for (const name of sizes) {
+    const r = required(m.renditions[name], `the manifest's ${name}`);
+    assets[name] = { width: r.width, height: r.height, url: ctx.blobs.publicUrl(storedKey(m, name)) };
+  }
   return {
     width: m.width,
     height: m.height,
     size: m.size,
     format: m.format,
     hasAlphaChannel: m.hasAlphaChannel,
-    thumbnail: asset('thumbnail'),
-    medium: asset('medium'),
-    large: asset('large'),
-    original: asset('original'),
+    ...assets,
     sha256: m.sha256,
     animated: m.animated,
     edgeColor: m.edgeColor,
@@ -220,6 +277,8 @@ export interface Rendition {
   width: number;
   height: number;
   data: Buffer;
+  /** Set on a still size whose pixels and encoding are the original's (see renderImage): the same bytes, stored once. */
+  sameAs?: 'original';
 }
 
 export interface RenderedImage {
@@ -238,7 +297,10 @@ export interface RenderOptions {
    * end. The job takes its memory hold here (lib/jobs/memory.ts `imageRenderMb`).
    */
   reserve?: (size: RenderSize) => Promise<() => void>;
-  /** Only these sizes (default: all four); without `thumbnail` there is no edge colour (''). */
+  /**
+   * Only these sizes (default: all four). The edge colour is the thumbnail's, else the original's
+   * (an icon is rendered in `original` only); without either there is none ('').
+   */
   sizes?: readonly ImageSizeName[];
 }
 
@@ -284,19 +346,24 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
    * no resize, as `resized` returns the same pixels and sharp's `inside` fit never enlarges),
    * encoded with the `original`'s effort, would be the original's pixels encoded the same way:
    * the same bytes (test/media/images.test.ts checks it). It is not encoded again: it gets the
-   * original's rendition under its own name. Not for an animation, whose `original` is the
-   * animated render. The bytes are then stored under both keys (renderSource) rather than `large`
-   * pointing at `original.webp`: the key layout, the four distinct URLs of an ImageSet, every
-   * reader of a manifest and the manifests stored before stay as they are, for one more put
-   * beside the others.
+   * original's rendition under its own name, marked `sameAs: 'original'`. Not for an animation,
+   * whose `original` is the animated render. Nor is it stored again: renderSource puts only the
+   * original's object and the manifest sends the size to it (RenditionInfo.sameAs), so `large`'s
+   * URL is `original.webp`. A put costs more than a distinct URL is worth (issue 29: 12 GETs for
+   * the price of one put); the ImageSet still has four entries, each with its own width and
+   * height, and a manifest stored before (every size under its own key) reads as it did.
+   * Asked for without `original` (a job adding sizes to a source stored as an icon, whose
+   * `original` is stored already), such a size is encoded itself, and still marked `sameAs`.
    */
   const wanted = new Set<ImageSizeName>(options.sizes ?? IMAGE_SIZES.map((s) => s.name));
   const isOriginal = (s: (typeof IMAGE_SIZES)[number]) => {
-    if (!wanted.has('original') || s.box === undefined || animated || effortFor(s.box) !== effortFor(undefined)) return false;
+    if (s.box === undefined || animated || effortFor(s.box) !== effortFor(undefined)) return false;
     const fit = fitWithin(width, stillHeight, s.box);
     return fit.width === width && fit.height === stillHeight;
   };
-  const encoded = IMAGE_SIZES.filter((s) => wanted.has(s.name) && !isOriginal(s));
+  /** Given the original's encode rather than encoded itself. */
+  const sharesEncode = (s: (typeof IMAGE_SIZES)[number]) => wanted.has('original') && isOriginal(s);
+  const encoded = IMAGE_SIZES.filter((s) => wanted.has(s.name) && !sharesEncode(s));
 
   const encode = async (name: ImageSizeName, box: number | undefined, p: Sharp): Promise<Rendition> => {
     const { data, info } = await p.webp({ quality, effort: effortFor(box) }).toBuffer({ resolveWithObject: true });
@@ -355,9 +422,14 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
         done.find((r) => r.name === name),
         `the ${name} rendition`,
       );
-    const renditions = IMAGE_SIZES.filter((s) => wanted.has(s.name)).map((s) => (isOriginal(s) ? { ...byName('original'), name: s.name } : byName(s.name)));
-    const thumb = renditions.find((r) => r.name === 'thumbnail');
-    const tiny = thumb && (await sharp(thumb.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer());
+    const renditions: Rendition[] = IMAGE_SIZES.filter((s) => wanted.has(s.name)).map((s) => {
+      if (sharesEncode(s)) return { ...byName('original'), name: s.name, sameAs: 'original' };
+      return isOriginal(s) ? { ...byName(s.name), sameAs: 'original' } : byName(s.name);
+    });
+    // The edge colour from the thumbnail (the smallest decode), else from the original (an icon's
+    // only size; an animation's first frame): the same colour but for WebP's small losses.
+    const edge = renditions.find((r) => r.name === 'thumbnail') ?? renditions.find((r) => r.name === 'original');
+    const tiny = edge && (await sharp(edge.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer());
     return {
       source: { format: prepared.format, size: bytes.length, width, height: stillHeight, hasAlphaChannel: prepared.hasAlpha ?? meta.hasAlpha, animated },
       renditions,

@@ -2,7 +2,10 @@
  * Hosted images end to end: the real local server (startTestServer) previews fixture pages on a
  * loopback fixture server, and every asset URL in the record is fetched back from it.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import sharp from 'sharp';
+import type { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { startTestServer } from '../helpers/service';
 import * as fx from './fixtures';
@@ -41,6 +44,9 @@ beforeAll(async () => {
     '/i2.png': { headers: { 'content-type': 'image/png' }, body: await fx.pngWithAlpha(32, 32) },
     '/i3.png': { headers: { 'content-type': 'image/png' }, body: await fx.pngWithAlpha(16, 16) },
     '/photos/sunset-at-sea.jpg': { headers: { 'content-type': 'image/jpeg' }, body: ogJpeg },
+    '/card': { body: html('<title>Card</title><meta property="og:image" content="/og-1200.png"><link rel="icon" href="/icon-64.png" sizes="64x64">') },
+    '/og-1200.png': { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(1200, 630) },
+    '/icon-64.png': { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(64, 64) },
   });
   server = await startTestServer({ fetchTimeoutMs: 10_000, jobWaitMs: 1500 });
 });
@@ -66,6 +72,16 @@ function assetUrls(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string' && value.startsWith(`${server.url}/assets/`) && value.endsWith('.webp')) out.push(value);
   else if (value && typeof value === 'object') for (const v of Object.values(value)) assetUrls(v, out);
   return out;
+}
+
+/** The objects stored beside an asset URL's (under its `assets/<sha256>/`), without the local store's own `.meta.json` files. */
+function storedBeside(url: string): string[] {
+  const blobs = server.deps.blobs as FsBlobStore;
+  const dir = path.dirname(blobs.resolve(new URL(url).pathname.slice(1)));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => !f.endsWith('.meta.json'))
+    .sort();
 }
 
 async function expectServed(urls: string[]): Promise<void> {
@@ -100,11 +116,26 @@ test('a page with og:image gets all four sizes of `image` and an `icon`, each se
   expect(Math.abs(r - 0x22) + Math.abs(g - 0x88) + Math.abs(b - 0xee)).toBeLessThan(24);
   await expectServed(assetUrls(record));
   expect(assetUrls(record)).toHaveLength(5);
+  // Stored: the image's four sizes (each its own: the source is larger than every box) and its
+  // manifest; the icon only in the size the record uses, and its manifest.
+  expect(storedBeside(record.image.original.url)).toEqual(['large.webp', 'manifest.json', 'medium.webp', 'original.webp', 'thumbnail.webp']);
+  expect(storedBeside(record.icon.url)).toEqual(['manifest.json', 'original.webp']);
 
   // Second time: the same assets (content-addressed), nothing rendered again.
   const again = await preview(fixture.url('/page'));
   expect(again.image).toEqual(record.image);
   expect(again.icon).toEqual(record.icon);
+});
+
+test("a 1200x630 og:image: `large` is the original's object (3 renditions and the manifest stored), every URL served", async () => {
+  const record = await preview(fixture.url('/card'));
+  expect(record.image.large).toEqual({ width: 1200, height: 630, url: record.image.original.url });
+  expect(record.image.original).toMatchObject({ width: 1200, height: 630, url: expect.stringMatching(/\/original\.webp$/) });
+  expect(record.image.medium).toMatchObject({ width: 640, height: 336 });
+  expect(record.icon).toMatchObject({ width: 64, height: 64, url: expect.stringMatching(/\/original\.webp$/) });
+  expect(storedBeside(record.image.original.url)).toEqual(['manifest.json', 'medium.webp', 'original.webp', 'thumbnail.webp']);
+  expect(storedBeside(record.icon.url)).toEqual(['manifest.json', 'original.webp']);
+  await expectServed(assetUrls(record));
 });
 
 test("the page's declared colour is the icon background, as CSS hex", async () => {

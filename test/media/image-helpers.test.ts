@@ -115,28 +115,28 @@ test('hostImage / hostImageList: MediaImages for other parts of the pipeline, un
 });
 
 describe('hostImages: the icon candidates', () => {
-  const hosted = (n: number) => ({
+  /** Hosted in `sizes` (all four by default), as the image job does. */
+  const hosted = (n: number, sizes?: string[]) => ({
     width: n,
     height: n,
     size: 10,
     format: 'png',
     hasAlphaChannel: true,
-    thumbnail: { width: n, height: n, url: `t${n}` },
-    medium: { width: n, height: n, url: `m${n}` },
-    large: { width: n, height: n, url: `l${n}` },
-    original: { width: n, height: n, url: `o${n}` },
+    ...Object.fromEntries((sizes ?? ['thumbnail', 'medium', 'large', 'original']).map((s) => [s, { width: n, height: n, url: `${s[0]}${n}` }])),
     sha256: 'x',
     animated: false,
     edgeColor: '#000000',
     reused: false,
   });
-  /** A runner that logs each run's job URLs; the candidate at /bad fails, the others are hosted at the size in their URL. */
+  /** A runner that logs each run's job URLs (and the sizes asked for); the candidate at /bad fails, the others are hosted at the size in their URL. */
   function fakeRunner(sharesCpu: boolean | undefined) {
     const runs: string[][] = [];
+    const sizes = new Map<string, string[] | undefined>();
     const runner: JobRunner = {
       sharesCpu,
       run: (async (jobs: Job<'image'>[]) => {
         runs.push(jobs.map((j) => j.input.url ?? ''));
+        for (const j of jobs) sizes.set(j.input.url ?? '', j.input.sizes);
         return new Map(
           jobs.map((j) => {
             const url = j.input.url ?? '';
@@ -144,22 +144,29 @@ describe('hostImages: the icon candidates', () => {
               j.id,
               url.endsWith('/bad')
                 ? { id: j.id, ok: false, error: 'broken', ms: 1 }
-                : { id: j.id, kind: 'image', ok: true, result: { image: hosted(Number(url.split('/').pop())) }, ms: 1 },
+                : { id: j.id, kind: 'image', ok: true, result: { image: hosted(Number(url.split('/').pop()), j.input.sizes) }, ms: 1 },
             ];
           }),
         );
       }) as JobRunner['run'],
     };
-    return { runner, runs };
+    return { runner, runs, sizes };
   }
   const icons = ['https://a.example/bad', 'https://a.example/48', 'https://a.example/16'].map((url) => ({ url }) as IconCandidate);
   const options = { requestId: 'r', deadline: Date.now() + 60_000 };
 
   test('where jobs share the cores, one candidate at a time, in order, until one is hosted', async () => {
-    const { runner, runs } = fakeRunner(true);
+    const { runner, runs, sizes } = fakeRunner(true);
     const out = await hostImages({ image: { url: 'https://a.example/1200' }, icons }, runner, options);
     expect(out.icon).toEqual({ width: 48, height: 48, backgroundColor: '#000000', url: 'o48' });
+    expect(out.image).toEqual({ thumbnail: expect.anything(), medium: expect.anything(), large: expect.anything(), original: expect.anything() });
     expect(out.image?.original.url).toBe('o1200');
+    // The image in every size, each icon candidate only in the one the record's `icon` uses.
+    expect(Object.fromEntries(sizes)).toEqual({
+      'https://a.example/1200': undefined,
+      'https://a.example/bad': ['original'],
+      'https://a.example/48': ['original'],
+    });
     expect(runs).toEqual(expect.arrayContaining([['https://a.example/1200'], ['https://a.example/bad'], ['https://a.example/48']]));
     expect(runs).toHaveLength(3);
   });

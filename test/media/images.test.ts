@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import type { Config } from '../../lib/config';
+import type { ImageSet } from '../../lib/contract/link';
 import type { JobContext } from '../../lib/jobs/context';
 import type { HostedImage, ImageJobResult } from '../../lib/jobs/kinds';
 import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES, type ImageSizeName } from '../../lib/media/image-sizes';
@@ -47,7 +48,14 @@ function jobContext(overrides: Partial<Config> = {}) {
 const rendition = (r: Awaited<ReturnType<typeof renderImage>>, name: ImageSizeName) => r.renditions.find((x) => x.name === name)!;
 const sizes = (r: Awaited<ReturnType<typeof renderImage>>) => Object.fromEntries(r.renditions.map((x) => [x.name, [x.width, x.height]]));
 
-async function hosted(result: ImageJobResult): Promise<HostedImage> {
+/** The hosted image of a job asked for no `sizes`: all four. */
+async function hosted(result: ImageJobResult): Promise<HostedImage & ImageSet> {
+  const image = await hostedIn(result);
+  expect(IMAGE_SIZE_NAMES.filter((n) => image[n])).toEqual(IMAGE_SIZE_NAMES);
+  return image as HostedImage & ImageSet;
+}
+
+async function hostedIn(result: ImageJobResult): Promise<HostedImage> {
   if (!result.image) throw new Error(`expected an image, got: ${result.reason}`);
   return result.image;
 }
@@ -102,17 +110,32 @@ describe('renderImage (real sharp)', () => {
     const large = rendition(r, 'large');
     const original = rendition(r, 'original');
     expect(large.data).toBe(original.data); // one encode's output, not two equal ones
+    expect(large.sameAs).toBe('original'); // stored once, as the original's object (renderSource)
+    expect(r.renditions.filter((x) => x.sameAs).map((x) => x.name)).toEqual(['large']);
     // What `large` was when encoded on its own: the source fitted in its box, WebP quality 80 at
     // its effort (0, the original's too). Sharing changes no byte of it.
     const alone = await sharp(bytes).resize({ width: 1280, height: 1280, fit: 'inside', withoutEnlargement: true }).webp({ quality: 80, effort: 0 }).toBuffer();
     expect(large.data.equals(alone)).toBe(true);
     // The smaller sizes are their own encodes.
     expect(rendition(r, 'medium').data.equals(original.data)).toBe(false);
+    // Asked for without `original` (sizes added to an icon's manifest): encoded itself, the same bytes, still `sameAs`.
+    const without = await renderImage(bytes, { maxPixels: MAX, sizes: ['medium', 'large'] });
+    expect(without.renditions.map((x) => [x.name, x.sameAs])).toEqual([
+      ['medium', undefined],
+      ['large', 'original'],
+    ]);
+    expect(rendition(without, 'large').data.equals(original.data)).toBe(true);
+    expect(without.edgeColor).toBe(''); // neither the thumbnail nor the original
+    // Only `original` (an icon): the edge colour from it.
+    const only = await renderImage(bytes, { maxPixels: MAX, sizes: ['original'] });
+    expect(only.renditions.map((x) => x.name)).toEqual(['original']);
+    expect(only.edgeColor).toMatch(/^#[0-9a-f]{6}$/);
 
     // A source larger than the box keeps a `large` of its own.
     const big = await renderImage(await fx.gradientPng(2000, 1000), { maxPixels: MAX });
     expect(sizes(big)).toMatchObject({ large: [1280, 640], original: [2000, 1000] });
     expect(rendition(big, 'large').data.equals(rendition(big, 'original').data)).toBe(false);
+    expect(big.renditions.filter((x) => x.sameAs)).toEqual([]);
     expect((await sharp(rendition(big, 'large').data).metadata()).width).toBe(1280);
 
     // A vector (each size rendered from the source) within the box: the same rule, the same bytes.
@@ -126,6 +149,7 @@ describe('renderImage (real sharp)', () => {
     const icon = await renderImage(await fx.gradientPng(64, 64), { maxPixels: MAX, effort: 0 });
     expect(icon.renditions.map((x) => x.name)).toEqual(IMAGE_SIZE_NAMES);
     for (const x of icon.renditions) expect(x.data).toBe(rendition(icon, 'original').data);
+    expect(icon.renditions.map((x) => x.sameAs)).toEqual(['original', 'original', 'original', undefined]);
     expect(icon.edgeColor).toMatch(/^#[0-9a-f]{6}$/i);
   });
 
@@ -149,6 +173,7 @@ describe('renderImage (real sharp)', () => {
     const large = rendition(r, 'large');
     expect((await sharp(large.data).metadata()).pages ?? 1).toBe(1);
     expect(large.data.equals(rendition(r, 'original').data)).toBe(false);
+    expect(large.sameAs).toBeUndefined();
   });
 
   test('animated WebP and still WebP', async () => {
@@ -239,8 +264,11 @@ describe('the image job', () => {
     expect(img.medium).toMatchObject({ width: 640, height: 400 });
     expect(img.large).toMatchObject({ width: 1280, height: 800 });
     expect(img.original).toMatchObject({ width: 1600, height: 1000 });
+    // A source larger than every box: four sizes, each its own object.
+    expect(new Set(IMAGE_SIZE_NAMES.map((n) => img[n].url)).size).toBe(4);
     for (const name of IMAGE_SIZE_NAMES) {
       const key = `assets/${img.sha256}/${name}.webp`;
+      expect(img[name].url).toBe(`http://assets.test/${key}`);
       expect((await sharp((await store.get(key))!).metadata()).format).toBe('webp');
       expect(await store.meta(key)).toEqual({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
     }
@@ -250,23 +278,25 @@ describe('the image job', () => {
     const { ctx, puts } = jobContext();
     const bytes = await fx.pngWithAlpha(700, 500);
     const first = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
-    expect(puts).toHaveLength(5); // four sizes and the manifest
+    expect(puts).toHaveLength(4); // three sizes (`large` is the original's object) and the manifest
     fixture.route('/same.png', { headers: { 'content-type': 'image/png' }, body: bytes });
     const second = await hosted(await runImageJob({ url: fixture.url('/same.png') }, ctx));
-    expect(puts.filter((k) => k.startsWith('assets/'))).toHaveLength(5);
+    expect(puts.filter((k) => k.startsWith('assets/'))).toHaveLength(4);
     expect(second.reused).toBe(true);
     expect({ ...second, reused: false }).toEqual(first);
   });
 
-  test('a fresh render: every size put without a `has` first, `large` the same bytes as `original` (an og:image), the manifest last', async () => {
+  test('a fresh render: each object put without a `has` first, `large` not put but sent to `original` (an og:image), the manifest last', async () => {
     const { ctx, calls, store } = jobContext();
     fixture.route('/og.png', { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(1200, 630) });
     const img = await hosted(await runImageJob({ url: fixture.url('/og.png') }, ctx));
     expect(img.reused).toBe(false);
     const asset = (name: string) => `assets/${img.sha256}/${name}`;
     expect(calls.filter((c) => c.startsWith('has '))).toEqual([]);
-    const renditionKeys = IMAGE_SIZE_NAMES.map((n) => asset(`${n}.webp`));
+    // Three renditions and the manifest: 4 puts under assets/ (5 before `large` shared the original's object).
+    const renditionKeys = ['thumbnail', 'medium', 'original'].map((n) => asset(`${n}.webp`));
     expect(calls.filter((c) => c.startsWith('put assets/')).sort()).toEqual([...renditionKeys, asset('manifest.json')].map((k) => `put ${k}`).sort());
+    expect(await store.has(asset('large.webp'))).toBe(false);
     // The manifest is put only once every rendition is stored.
     const manifestPut = calls.indexOf(`put ${asset('manifest.json')}`);
     for (const k of renditionKeys) expect(calls.indexOf(`stored ${k}`)).toBeLessThan(manifestPut);
@@ -274,15 +304,127 @@ describe('the image job', () => {
     const memoPut = calls.findIndex((c) => c.startsWith('put jobs/image-url/'));
     expect(memoPut).toBeGreaterThanOrEqual(0);
     expect(memoPut).toBeLessThan(calls.indexOf(`stored ${asset('manifest.json')}`));
+    const manifest = JSON.parse((await store.get(asset('manifest.json')))!.toString('utf8'));
+    expect(manifest.renditions).toEqual({
+      thumbnail: { width: 320, height: 168, bytes: expect.any(Number) },
+      medium: { width: 640, height: 336, bytes: expect.any(Number) },
+      large: { width: 1200, height: 630, bytes: manifest.renditions.original.bytes, sameAs: 'original' },
+      original: { width: 1200, height: 630, bytes: expect.any(Number) },
+    });
 
-    // Four distinct URLs; `large` and `original` the same size and the same stored bytes.
-    expect(new Set(IMAGE_SIZE_NAMES.map((n) => img[n].url)).size).toBe(4);
-    expect(img.large).toEqual({ width: 1200, height: 630, url: `http://assets.test/${asset('large.webp')}` });
+    // Four entries, each with its size; `large` is the original's URL, and every URL names a stored WebP.
+    expect(img.large).toEqual({ width: 1200, height: 630, url: `http://assets.test/${asset('original.webp')}` });
     expect(img.original).toEqual({ width: 1200, height: 630, url: `http://assets.test/${asset('original.webp')}` });
-    const large = await store.get(asset('large.webp'));
-    expect(large?.length).toBeGreaterThan(0);
-    expect(large?.equals((await store.get(asset('original.webp')))!)).toBe(true);
-    expect(await store.meta(asset('large.webp'))).toEqual({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
+    expect(new Set(IMAGE_SIZE_NAMES.map((n) => img[n].url)).size).toBe(3);
+    for (const name of IMAGE_SIZE_NAMES) {
+      const key = img[name].url.replace('http://assets.test/', '');
+      const m = await sharp((await store.get(key))!).metadata();
+      expect({ name, format: m.format, width: m.width, height: m.height }).toEqual({ name, format: 'webp', width: img[name].width, height: img[name].height });
+      expect(await store.meta(key)).toEqual({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
+    }
+    // Reused from the manifest: the same URLs.
+    expect(await hosted(await runImageJob({ bytesBase64: (await fx.gradientPng(1200, 630)).toString('base64') }, ctx))).toEqual({ ...img, reused: true });
+  });
+
+  test('a manifest stored before `sameAs` existed (every size under its own key) reads as it did', async () => {
+    const { ctx, store, puts } = jobContext();
+    const bytes = await fx.gradientPng(1200, 630);
+    const fresh = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
+    // Rewrite it as the job stored it before: `large` put under its own key, no `sameAs`.
+    const asset = (name: string) => `assets/${fresh.sha256}/${name}`;
+    const manifest = JSON.parse((await store.get(asset('manifest.json')))!.toString('utf8'));
+    delete manifest.renditions.large.sameAs;
+    await store.put(asset('large.webp'), (await store.get(asset('original.webp')))!, { contentType: 'image/webp' });
+    await store.put(asset('manifest.json'), JSON.stringify(manifest), { contentType: 'application/json' });
+    puts.length = 0;
+    const old = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
+    expect(puts).toEqual([]);
+    expect(old).toEqual({ ...fresh, reused: true, large: { width: 1200, height: 630, url: `http://assets.test/${asset('large.webp')}` } });
+  });
+
+  test('an icon (`sizes: [original]`): one rendition and the manifest, the edge colour from the original', async () => {
+    const { ctx, puts, store } = jobContext();
+    const bytes = fx.ico([{ width: 48, height: 48, bytes: fx.icoBitmap(48, 48, [0xee, 0x88, 0x22, 0xff]) }]); // BGRA: #2288ee
+    fixture.route('/icon.ico', { headers: { 'content-type': 'image/x-icon' }, body: bytes });
+    const icon = await hostedIn(await runImageJob({ url: fixture.url('/icon.ico'), sizes: ['original'] }, ctx));
+    const asset = (name: string) => `assets/${icon.sha256}/${name}`;
+    // 2 puts under assets/ (10 before: four sizes and the manifest, the icon used only the original).
+    expect(puts.filter((k) => k.startsWith('assets/')).sort()).toEqual([asset('manifest.json'), asset('original.webp')]);
+    expect(icon).toEqual({
+      width: 48,
+      height: 48,
+      size: bytes.length,
+      format: 'ico',
+      hasAlphaChannel: false,
+      original: { width: 48, height: 48, url: `http://assets.test/${asset('original.webp')}` },
+      sha256: icon.sha256,
+      animated: false,
+      edgeColor: '#2388ef', // what the thumbnail gave when every size was rendered
+      reused: false,
+    });
+    expect((await sharp((await store.get(asset('original.webp')))!).metadata()).format).toBe('webp');
+    // From the URL memo and the manifest: the same, nothing put.
+    puts.length = 0;
+    expect(await hostedIn(await runImageJob({ url: fixture.url('/icon.ico'), sizes: ['original'] }, ctx))).toEqual({ ...icon, reused: true });
+    expect(puts).toEqual([]);
+
+    // A 64x64 PNG icon: the same two objects.
+    const png = await fx.gradientPng(64, 64);
+    const small = await hostedIn(await runImageJob({ bytesBase64: png.toString('base64'), sizes: ['original'] }, ctx));
+    expect(puts.sort()).toEqual([`assets/${small.sha256}/manifest.json`, `assets/${small.sha256}/original.webp`]);
+    expect(small.edgeColor).toMatch(/^#[0-9a-f]{6}$/);
+  });
+
+  test('the bytes of an icon (its manifest has only `original`) as a card image: the missing sizes are rendered and stored, the original is not put again', async () => {
+    const { ctx, puts, store } = jobContext();
+    const bytes = await fx.gradientPng(64, 64);
+    fixture.route('/logo.png', { headers: { 'content-type': 'image/png' }, body: bytes });
+    const downloads = () => fixture.requests.filter((q) => q.url === '/logo.png').length;
+    const icon = await hostedIn(await runImageJob({ url: fixture.url('/logo.png'), sizes: ['original'] }, ctx));
+    const asset = (name: string) => `assets/${icon.sha256}/${name}`;
+    const manifest = async () => JSON.parse((await store.get(asset('manifest.json')))!.toString('utf8'));
+    expect(Object.keys((await manifest()).renditions)).toEqual(['original']);
+
+    // The same URL as the card's image: the URL memo names the icon's manifest, which lacks sizes:
+    // no hit; downloaded again, and only the missing sizes are stored.
+    puts.length = 0;
+    const card = await hosted(await runImageJob({ url: fixture.url('/logo.png') }, ctx));
+    expect(downloads()).toBe(2);
+    expect(card.reused).toBe(false);
+    // thumbnail and medium (their own encodes: a higher effort than the original's), the manifest;
+    // `large` is the original's object, stored by the icon's job.
+    expect(puts.filter((k) => k.startsWith('assets/')).sort()).toEqual([asset('manifest.json'), asset('medium.webp'), asset('thumbnail.webp')]);
+    expect(card.original).toEqual(icon.original);
+    expect(card.large).toEqual(icon.original);
+    expect(card.thumbnail).toEqual({ width: 64, height: 64, url: `http://assets.test/${asset('thumbnail.webp')}` });
+    expect((await manifest()).renditions).toEqual({
+      original: { width: 64, height: 64, bytes: expect.any(Number) },
+      thumbnail: { width: 64, height: 64, bytes: expect.any(Number) },
+      medium: { width: 64, height: 64, bytes: expect.any(Number) },
+      large: { width: 64, height: 64, bytes: expect.any(Number), sameAs: 'original' },
+    });
+    for (const name of IMAGE_SIZE_NAMES) {
+      const m = await sharp((await store.get(card[name].url.replace('http://assets.test/', '')))!).metadata();
+      expect({ name, format: m.format, width: m.width }).toEqual({ name, format: 'webp', width: 64 });
+    }
+    // Now complete: a hit for either job, from the bytes or the URL, with nothing put.
+    puts.length = 0;
+    expect(await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx))).toEqual({ ...card, reused: true });
+    expect(await hostedIn(await runImageJob({ url: fixture.url('/logo.png'), sizes: ['original'] }, ctx))).toEqual({
+      ...icon,
+      edgeColor: card.edgeColor,
+      reused: true,
+    });
+    expect(puts).toEqual([]);
+    expect(downloads()).toBe(2);
+
+    // The other way round: an image hosted with every size is an icon's hit at once.
+    const photo = await fx.jpeg(800, 600);
+    const full = await hosted(await runImageJob({ bytesBase64: photo.toString('base64') }, ctx));
+    puts.length = 0;
+    const asIcon = await hostedIn(await runImageJob({ bytesBase64: photo.toString('base64'), sizes: ['original'] }, ctx));
+    expect(puts).toEqual([]);
+    expect(asIcon).toEqual({ ...full, thumbnail: undefined, medium: undefined, large: undefined, reused: true });
   });
 
   test('a URL memo whose manifest is missing is no hit: the image is downloaded and rendered again', async () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { loadConfig } from '../../lib/config';
-import type { HostedImage } from '../../lib/jobs/kinds';
+import type { ContentImage } from '../../lib/jobs/kinds';
 import * as mediaText from '../../lib/media/text';
 import { PAGE_ASSET_TYPES, runPageContentJob } from '../../lib/page/page-content';
 import { extractPageContent, nestingDepth, PAGE_CONTENT_LIMITS, readPageContent, writePageVersions } from '../../lib/page/page-content-dom';
@@ -250,7 +250,7 @@ describe('in the CPU pool (lib/jobs/cpu-pool.ts)', () => {
     const read = readPageContent({ url: URL_, bytesBase64: Buffer.from(articlePage()).toString('base64') });
     expect(read.images?.urls).toEqual(['https://news.example/2024/images/canyon.jpg']);
     const same = (u: string) => ({ url: u, width: 800, height: 600 });
-    const hosted = Object.fromEntries(read.images!.urls.map((u) => [u, { medium: same(u), large: same(u) } as unknown as HostedImage]));
+    const hosted = Object.fromEntries(read.images!.urls.map((u) => [u, { medium: same(u) } satisfies ContentImage]));
     const versions = writePageVersions({ content: read.images!.content, hosted });
     const direct = extractPageContent(articlePage(), URL_);
     expect(versions).toEqual({ html: direct.html, markdown: direct.markdown });
