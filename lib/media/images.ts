@@ -19,7 +19,7 @@
  * left out of the record, and on AWS a deterministic failure must not be retried.
  */
 import { createHash } from 'node:crypto';
-import sharp, { type Sharp, type SharpOptions } from 'sharp';
+import type { Sharp, SharpOptions } from 'sharp';
 import { ExpectedFailure, isTransientStatus, required } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
@@ -321,6 +321,16 @@ const SVG_MIN_RASTER = 512;
 /** sharp stops a pipeline that runs longer than this. */
 const SHARP_TIMEOUT_SECONDS = 20;
 
+/**
+ * sharp (libvips, about 30 ms and 20 MB to load) is loaded by the first render, not with this
+ * module: a process that previews no image (the CLI on a text page, a PDF, a platform link)
+ * never loads it. Every use below runs within renderImage, after the load.
+ */
+let sharp: typeof import('sharp').default;
+async function loadSharp(): Promise<void> {
+  sharp ??= (await import('sharp')).default;
+}
+
 interface PreparedInput {
   input: Buffer;
   options: SharpOptions;
@@ -330,6 +340,7 @@ interface PreparedInput {
 }
 
 export async function renderImage(bytes: Buffer, options: RenderOptions): Promise<RenderedImage> {
+  await loadSharp();
   const prepared = await prepareInput(bytes, options.maxPixels);
   const meta = await sharp(prepared.input, prepared.options).metadata();
   const width = meta.autoOrient?.width ?? meta.width;

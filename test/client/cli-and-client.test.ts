@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
@@ -9,6 +11,7 @@ import type { LinkRecord } from '../../lib/contract/link';
 import { assertConforms } from '../helpers/conformance';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, startTestServer, TEST_KEY } from '../helpers/service';
+import { png } from '../media/fixtures';
 
 const root = path.resolve(__dirname, '../..');
 let site: FixtureServer;
@@ -104,6 +107,32 @@ describe('the CLI (npx linklens <url>)', () => {
     ).toBe(2);
     expect(err).toContain('usage: linklens <url>');
   });
+
+  test("the bin entry loads only what a link's type needs: no sharp for a text page, sharp for an image; never the browser or pdf.js", async () => {
+    const image = await png(300, 200);
+    site.route('/photo.png', { headers: { 'content-type': 'image/png' }, body: image });
+    const loaded = async (link: string) => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'linklens-cli-loads-')); // no memo: the image is rendered
+      try {
+        const { stderr } = await promisify(execFile)(
+          process.execPath,
+          ['--require', path.join(root, 'test/helpers/loaded-packages.cjs'), path.join(root, 'bin/linklens.mjs'), link],
+          { cwd: root, env: { ...process.env, ...env, LINKPREVIEW_DATA_DIR: dataDir, LINKPREVIEW_SCREENSHOTS: 'off', LINKPREVIEW_RENDER: 'off' } },
+        );
+        const specifiers = [...stderr.matchAll(/^LOADED (\S+)$/gm)].map((m) => m[1]);
+        return new Set(specifiers.map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0])));
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    };
+    const heavy = ['sharp', 'pdf-parse', 'pdfjs-dist', '@napi-rs/canvas', 'playwright-core', '@sparticuz/chromium', '@aws-sdk/client-s3'];
+    const page = await loaded(site.url('/post'));
+    expect(page.has('cld3-asm')).toBe(true); // the hook saw the page's language detection load
+    expect(heavy.filter((p) => page.has(p))).toEqual([]);
+    const photo = await loaded(site.url('/photo.png'));
+    expect(photo.has('sharp')).toBe(true);
+    expect(heavy.filter((p) => p !== 'sharp' && photo.has(p))).toEqual([]);
+  }, 60_000);
 });
 
 describe('the typed client', () => {
