@@ -31,15 +31,18 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     return args[0] === '--help' || args[0] === '-h' ? 0 : 2;
   }
   // Loaded only now: the usage answers without the service's modules.
-  const [{ ConfigError, configWarnings, loadConfig }, { createPreviewHandler }, { createConsoleLogger }, { buildLocalDeps }] = await Promise.all([
+  const [{ ConfigError, configWarnings, loadConfig }, { ENV }, { createPreviewHandler }, { createConsoleLogger }, { buildLocalDeps }] = await Promise.all([
     import('../lib/config.js'),
+    import('../lib/core-settings.js'),
     import('../lib/http/preview-handler.js'),
     import('../lib/log.js'),
     import('./wiring.js'),
   ]);
   let config: Config;
   try {
-    config = loadConfig(io.env);
+    // One preview: its CPU steps run in-process unless told otherwise (a worker thread would cost
+    // more to start, and to load the page libraries in, than the step it runs).
+    config = loadConfig({ [ENV.cpuThreads]: '0', ...io.env });
   } catch (err) {
     io.err(`${err instanceof ConfigError ? err.message : String(err)}\n`);
     return 2;
