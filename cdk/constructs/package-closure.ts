@@ -23,6 +23,7 @@ import path from 'node:path';
 export const LAMBDA_PLATFORM = { os: 'linux', cpu: 'x64', libc: 'glibc' } as const;
 
 export interface LockEntry {
+  [field: string]: unknown;
   name?: string;
   version?: string;
   resolved?: string;
@@ -138,7 +139,7 @@ function nameAt(lockPath: string): string {
 }
 
 /** Node's lookup: `<from>/node_modules/<name>`, then the same from each parent package, then the root. */
-function resolveFrom(packages: Record<string, LockEntry>, from: string, name: string): string | undefined {
+export function resolveFrom(packages: Record<string, LockEntry>, from: string, name: string): string | undefined {
   let base = from;
   for (;;) {
     const candidate = base === '' ? `node_modules/${name}` : `${base}/node_modules/${name}`;

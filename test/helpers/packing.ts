@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { type LockEntry, resolveFrom } from '../../cdk/constructs/package-closure';
 
 export const root = path.resolve(__dirname, '../..');
 export const run = promisify(execFile);
@@ -84,16 +85,6 @@ export function startInvokeApi(serverUrl: string, key: string): Promise<InvokeAp
   );
 }
 
-type LockEntry = {
-  version?: string;
-  resolved?: string;
-  integrity?: string;
-  dependencies?: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-  [k: string]: unknown;
-};
-
 /**
  * Writes an app's package.json and package-lock.json so that `npm ci --offline` installs, from
  * the npm cache that this repository's `npm ci` filled, what a user gets from the registry:
@@ -105,16 +96,6 @@ type LockEntry = {
 export function writeOfflineProject(dir: string, deps: { tarballs: Record<string, string>; registry: string[] }): void {
   const repo = (JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }).packages;
   const packages: Record<string, LockEntry> = {};
-  // Node's lookup in the lockfile: the requiring package's node_modules first, then each parent's.
-  const resolveFrom = (from: string, name: string): string | undefined => {
-    for (let base = from; ; ) {
-      const candidate = base === '' ? `node_modules/${name}` : `${base}/node_modules/${name}`;
-      if (repo[candidate]) return candidate;
-      if (base === '') return undefined;
-      const cut = base.lastIndexOf('/node_modules/');
-      base = cut === -1 ? '' : base.slice(0, cut);
-    }
-  };
   const visit = (lockPath: string) => {
     if (packages[lockPath]) return;
     const entry = repo[lockPath];
@@ -126,7 +107,7 @@ export function writeOfflineProject(dir: string, deps: { tarballs: Record<string
       ...Object.keys(entry.optionalDependencies ?? {}),
       ...Object.keys(entry.peerDependencies ?? {}),
     ]) {
-      const found = resolveFrom(lockPath, dep);
+      const found = resolveFrom(repo, lockPath, dep);
       if (found) visit(found);
       else if (entry.dependencies?.[dep]) throw new Error(`${dep}, a dependency of ${lockPath}, is not in package-lock.json`);
     }
@@ -137,7 +118,7 @@ export function writeOfflineProject(dir: string, deps: { tarballs: Record<string
     dependencies[name] = repo[`node_modules/${name}`].version as string;
   }
   for (const [name, tarball] of Object.entries(deps.tarballs)) {
-    const pkg = JSON.parse(execFileSync('tar', ['-xOzf', tarball, 'package/package.json'], { encoding: 'utf8' })) as LockEntry & { license?: string };
+    const pkg = JSON.parse(execFileSync('tar', ['-xOzf', tarball, 'package/package.json'], { encoding: 'utf8' })) as LockEntry;
     for (const dep of [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]) visit(`node_modules/${dep}`);
     const resolved = `file:${path.relative(dir, tarball)}`;
     dependencies[name] = resolved;
