@@ -10,12 +10,24 @@ export interface PutOptions {
   contentType: string;
   /** Defaults to a long-lived immutable policy for content-addressed assets. */
   cacheControl?: string;
+  /**
+   * Small facts kept with the object, which `head` returns (S3 user metadata: lower-case names,
+   * ASCII values, 2 KB in all): an image's manifest on its `original` (lib/media/images.ts).
+   */
+  metadata?: Record<string, string>;
+}
+
+/** What `head` tells of a stored object. */
+export interface BlobHead {
+  metadata: Record<string, string>;
 }
 
 /** Where assets (rendered images, text versions) and job results are stored. */
 export interface BlobStore {
   put(key: string, body: Buffer | string, options: PutOptions): Promise<void>;
   has(key: string): Promise<boolean>;
+  /** The object's metadata (PutOptions.metadata; empty when it has none), or undefined when there is no such object. One HEAD on S3. */
+  head(key: string): Promise<BlobHead | undefined>;
   get(key: string): Promise<Buffer | undefined>;
   /** The public address of an asset key (CloudFront or the local server's /assets/). */
   publicUrl(key: string): string;

@@ -39,6 +39,7 @@ import { acceptedLanguage, detectLanguage } from './language/detect.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { type HostedImages, hostImage, hostImages, type ImageSources } from './media/host-images.js';
 import { type DescribedPage, describePage } from './page/describe-page.js';
+import { type PageMemoParts, pageMemoKey, recallPage, rememberPage } from './page/page-memo.js';
 import { PLATFORM_REGISTRY } from './platforms/index.js';
 import { extractPlatform, type MatchedPlatform, type PlatformRegistry, type PlatformRun } from './platforms/registry.js';
 import type { PlatformPreview } from './platforms/types.js';
@@ -368,6 +369,11 @@ export function recordOEmbedFields(found: PageFields): OEmbedField[] {
  * the image), the icon job (after the manifest when the page names one), then the CPU-heavy page
  * jobs (content versions, screenshot). oEmbed is fetched only when it could change a field of the
  * record; the language is detected once the title is final, beside the jobs.
+ *
+ * A page that can be described (it answered, no wall) is looked up first in the page memo
+ * (lib/page/page-memo.ts, one read): the parts a preview of the same bytes got from its jobs
+ * (image, icon, complete versions) are taken from there, and only the others' jobs run (the
+ * manifest is not fetched for a remembered icon). What the jobs add is remembered at the end.
  */
 async function pageJobs(
   run: Run,
@@ -378,19 +384,28 @@ async function pageJobs(
 ): Promise<Done> {
   const { read, found } = page;
   const { fetch, timer, sofar } = run;
-  const { jobs } = run.ports;
+  const { jobs, blobs } = run.ports;
+  const describable = !read.wall && extraction.record.ok;
+  const contentType = header(res.headers, 'content-type');
+  const memoKey = describable ? pageMemoKey({ url: res.finalUrl, contentType, bytes: res.body }) : undefined;
+  const recalled: Promise<PageMemoParts | undefined> = memoKey ? recallPage(blobs, memoKey) : Promise.resolve(undefined);
   const oUrl = oembedToFetch(read, found, recordOEmbedFields(found));
   const fields: Promise<PageFields> = oUrl
     ? timer.time('subfetch', () => fetchOEmbed(fetch, oUrl)).then((oembed) => (oembed ? pageFields(read, oembed) : found))
     : Promise.resolve(found);
-  const image =
-    oUrl && found.oembedCouldChange.includes('image')
+  const image: Promise<HostedImages> = recalled.then((m) => {
+    if (m?.image) return { image: m.image };
+    return oUrl && found.oembedCouldChange.includes('image')
       ? fields.then((f) => hostImages({ image: f.image }, jobs, jobOptions))
       : hostImages({ image: found.image }, jobs, jobOptions);
+  });
   const manifestUrl = read.manifestUrl;
-  const icon = manifestUrl
-    ? timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)).then((manifest) => hostImages(pageIcons(read, manifest), jobs, jobOptions))
-    : hostImages(pageIcons(read), jobs, jobOptions);
+  const icon: Promise<HostedImages> = recalled.then((m) => {
+    if (m?.icon) return { icon: m.icon };
+    return manifestUrl
+      ? timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)).then((manifest) => hostImages(pageIcons(read, manifest), jobs, jobOptions))
+      : hostImages(pageIcons(read), jobs, jobOptions);
+  });
   const record = fields.then(async (f) => {
     const { language } = await pageLanguage(read, f);
     const r = pageRecord(extraction.record, read, f, language);
@@ -400,11 +415,11 @@ async function pageJobs(
   });
   // The screenshot's wait (LINKPREVIEW_SCREENSHOT_WAIT_MS) starts once the rest of the record is ready.
   const othersReady = Promise.all([record, image, icon]);
-  const described =
-    !read.wall && extraction.record.ok
-      ? describePage(res, header(res.headers, 'content-type'), run.ports, { ...jobOptions, othersReady }).catch((): DescribedPage => ({}))
-      : undefined;
-  const [r, f, hostedImage, hostedIcon, d] = await Promise.all([record, fields, image, icon, described]);
+  const described = describable
+    ? recalled.then((m) => describePage(res, contentType, run.ports, { ...jobOptions, othersReady, content: m?.content })).catch((): DescribedPage => ({}))
+    : undefined;
+  const [r, f, hostedImage, hostedIcon, d, m] = await Promise.all([record, fields, image, icon, described, recalled]);
+  if (memoKey) await rememberPage(blobs, memoKey, { image: hostedImage.image, icon: hostedIcon.icon, content: d?.content }, m);
   return { record: r, hints: pageHints(f), hosted: { ...hostedImage, ...hostedIcon }, described: d };
 }
 

@@ -123,6 +123,12 @@ export interface PageContentResult {
   reason?: string;
   /** The content's images: distinct addresses found, and of those hosted (the others were removed). */
   images?: PageImagesOutcome;
+  /**
+   * True when the versions are complete: every content image the job started was hosted (or is
+   * known to fail), none was cut by the images' wait or the deadline. Only then does the preview
+   * remember them with the page (lib/page/page-memo.ts).
+   */
+  complete?: boolean;
 }
 
 interface PageImagesOutcome {

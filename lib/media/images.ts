@@ -12,9 +12,9 @@
  *    used for the stills and `original` stays animated; a still size that would be the original
  *    again (`large` for a source within 1280 px) is neither encoded nor stored twice: its URL is
  *    the original's;
- *  - a source already rendered (its manifest exists, with the sizes asked for) is not rendered
- *    again; one stored in fewer sizes (an icon) gets only the missing ones. A URL seen recently is
- *    not downloaded again (URL_MEMO: rendered, or failed);
+ *  - a source already rendered (its `original` carries a manifest with the sizes asked for) is
+ *    not rendered again; one stored in fewer sizes (an icon) gets the missing ones. A URL that
+ *    failed recently for a reason of its own is not downloaded again (URL_MEMO);
  * Anything wrong with the image is a `{reason}` result, not a thrown error: a broken image is
  * left out of the record, and on AWS a deterministic failure must not be retried.
  */
@@ -45,7 +45,11 @@ interface RenditionInfo {
   sameAs?: 'original';
 }
 
-/** What is known of a rendered source; stored as `assets/<sha256>/manifest.json` (the dedupe marker). */
+/**
+ * What is known of a rendered source; stored as the metadata of its `original` rendition's object
+ * (MANIFEST_METADATA), which is put last: an `original` with a manifest means every size it names
+ * is stored (the dedupe marker; one HEAD reads it, and no object of its own is put for it).
+ */
 interface ImageManifest {
   sha256: string;
   /** The source: its format (sniffed), size in bytes, oriented pixel size and alpha. */
@@ -60,7 +64,7 @@ interface ImageManifest {
   /**
    * The sizes stored. All four, unless the source was rendered only in some (ImageJobInput.sizes:
    * an icon's `original`): a job that wants a size missing here renders it and stores the
-   * manifest again with it (renderSource). Manifests stored before `sizes` existed have all four.
+   * `original` again with the new manifest (renderSource).
    */
   renditions: Partial<Record<ImageSizeName, RenditionInfo>>;
 }
@@ -69,33 +73,28 @@ interface ImageManifest {
 class ImageRejected extends ExpectedFailure {}
 
 /**
- * What the job last saw at an image URL, kept under `jobs/` (private; on AWS expired after a day
- * with the job results): the content hash of the image it rendered, or why it failed. A hit saves
- * the download: a rendered URL is reused for URL_MEMO.renderedMs, a failed one is not tried again
- * for URL_MEMO.failedMs (a broken og:image is otherwise fetched on every preview of its page).
+ * An image URL that failed for a reason of its own (a 404, undecodable bytes, too large) is
+ * remembered under `jobs/` (private; on AWS expired after a day with the job results) and not
+ * tried again for URL_MEMO.failedMs (a content image's memo, lib/page/page-images.ts, keeps a
+ * rendered one for URL_MEMO.renderedMs): a broken og:image is otherwise fetched on every preview of
+ * its page. A rendered URL is not remembered here: the preview remembers the record's hosted
+ * images with its page (lib/page/page-memo.ts), and a source rendered before costs a download and
+ * a HEAD (its content hash finds its manifest), not another put.
  */
-export const URL_MEMO = { renderedMs: 6 * 3600_000, failedMs: 10 * 60_000 };
+export const URL_MEMO = { failedMs: 10 * 60_000, renderedMs: 6 * 3600_000 };
 interface UrlMemo {
   at: number;
-  sha256?: string;
   reason?: string;
 }
 
 const urlMemoKey = (url: string) => memoKey('image-url', url);
 
-/** A missing or unreadable memo: download as usual. */
-async function readUrlMemo(ctx: JobContext, url: string): Promise<UrlMemo | undefined> {
+/** The failure remembered for `url`, or undefined (none, too old or unreadable: download as usual). */
+async function recalledFailure(ctx: JobContext, url: string): Promise<string | undefined> {
   const m = (await readMemo(ctx.blobs, urlMemoKey(url))) as UrlMemo | undefined;
-  if (!m || typeof m.at !== 'number') return undefined;
+  if (!m || typeof m.at !== 'number' || typeof m.reason !== 'string') return undefined;
   const age = Date.now() - m.at;
-  if (age < 0) return undefined;
-  if (m.sha256 && age < URL_MEMO.renderedMs) return m;
-  if (m.reason && age < URL_MEMO.failedMs) return m;
-  return undefined;
-}
-
-async function writeUrlMemo(ctx: JobContext, url: string, memo: Omit<UrlMemo, 'at'>): Promise<void> {
-  await writeMemo(ctx.blobs, urlMemoKey(url), { at: Date.now(), ...memo });
+  return age >= 0 && age < URL_MEMO.failedMs ? m.reason : undefined;
 }
 
 /** The sizes a job renders, in IMAGE_SIZES order: those of its input (unknown names ignored), or all four. */
@@ -108,23 +107,17 @@ export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promis
   const url = input.bytesBase64 === undefined ? input.url : undefined;
   const sizes = wantedSizes(input);
   if (url) {
-    const memo = await readUrlMemo(ctx, url);
-    if (memo?.reason) return { reason: `${memo.reason} (remembered)` };
-    // A memo whose manifest is missing (its renditions not all stored yet, or never), or lacks a
-    // size this job wants, is no hit: the image is downloaded and rendered as if there were no memo.
-    const stored = memo?.sha256 ? await readManifest(ctx, `assets/${memo.sha256}/manifest.json`) : undefined;
-    if (stored && missingSizes(stored, sizes).length === 0) return { image: toHostedImage(stored, sizes, ctx, true) };
+    const failed = await recalledFailure(ctx, url);
+    if (failed) return { reason: `${failed} (remembered)` };
   }
-  // Writes the URL's memo, unless the job was aborted (the record's deadline says nothing of the image).
-  const remember = url ? (memo: Omit<UrlMemo, 'at'>) => (ctx.signal?.aborted ? Promise.resolve() : writeUrlMemo(ctx, url, memo)) : undefined;
   try {
-    return { image: await renderSource(input, sizes, ctx, remember) };
+    return { image: await renderSource(input, sizes, ctx) };
   } catch (err) {
     // Anything wrong with the image (or its download) is a reason; anything else is a bug.
     if (!(err instanceof ExpectedFailure)) throw err;
     // A failure is remembered only when it is the image's own (a 404, undecodable bytes, too large),
-    // not a timeout, a 5xx or the record's deadline, which may pass.
-    if (!err.transient) await remember?.({ reason: err.message });
+    // not a timeout, a 5xx or the record's deadline, which may pass; nor when the job was aborted.
+    if (url && !err.transient && !ctx.signal?.aborted) await writeMemo(ctx.blobs, urlMemoKey(url), { at: Date.now(), reason: err.message } satisfies UrlMemo);
     return { reason: err.message };
   }
 }
@@ -132,62 +125,52 @@ export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promis
 /**
  * Downloads (or takes) the source and renders it in `sizes` (at most once: a stored manifest with
  * them is reused). A stored manifest without some of them (the source was hosted as an icon, in
- * `original` only) is kept: only the missing sizes are rendered and stored, then the manifest
- * again with every size. `remember` stores the URL memo of a rendered image, once its content
- * hash is known.
+ * `original` only) is kept: the missing sizes are rendered and stored, then the `original` again
+ * with the manifest of every size.
  */
-async function renderSource(
-  input: ImageJobInput,
-  sizes: readonly ImageSizeName[],
-  ctx: JobContext,
-  remember?: (memo: { sha256: string }) => Promise<void>,
-): Promise<HostedImage> {
+async function renderSource(input: ImageJobInput, sizes: readonly ImageSizeName[], ctx: JobContext): Promise<HostedImage> {
   const bytes = await sourceBytes(input, ctx);
   checkAborted(ctx.signal);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const manifestKey = `assets/${sha256}/manifest.json`;
-  const stored = await readManifest(ctx, manifestKey);
+  const stored = await readManifest(ctx, sha256);
   const missing = stored ? missingSizes(stored, sizes) : sizes;
-  if (stored && missing.length === 0) {
-    await remember?.({ sha256 });
-    return toHostedImage(stored, sizes, ctx, true);
-  }
+  if (stored && missing.length === 0) return toHostedImage(stored, sizes, ctx, true);
+  // The `original` carries the manifest, so it is put (last) whenever the manifest changes.
+  const toRender = IMAGE_SIZE_NAMES.filter((n) => n === 'original' || missing.includes(n));
 
   const memory = ctx.memory;
   const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
-  const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve, sizes: missing }).catch((err: unknown) => {
+  const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve, sizes: toRender }).catch((err: unknown) => {
     // sharp's errors are about the input (unsupported, truncated, over the pixel limit ...); our own bugs are not.
     if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof MemoryWaitAborted) throw err;
     throw err instanceof ExpectedFailure ? err : new ImageRejected(`undecodable image: ${(err as Error).message}`);
   });
   checkAborted(ctx.signal);
   const renditions: ImageManifest['renditions'] = { ...stored?.renditions };
-  // The original's object: stored before (a stored manifest's `original` is its own object), or put now.
-  const hasOriginal = !!stored?.renditions.original || rendered.renditions.some((r) => r.name === 'original');
-  const own: Rendition[] = [];
+  let original: Rendition | undefined;
+  const others: Rendition[] = [];
   for (const r of rendered.renditions) {
     // A size that is the original's bytes is not put again: the manifest sends it to `original.webp`.
-    const shared = r.sameAs === 'original' && hasOriginal;
-    renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length, ...(shared ? { sameAs: r.sameAs } : {}) };
-    if (!shared) own.push(r);
+    renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length, ...(r.sameAs ? { sameAs: r.sameAs } : {}) };
+    if (r.name === 'original') original = r;
+    else if (!r.sameAs) others.push(r);
   }
   // The edge colour comes from the thumbnail, else the original (renderImage): a manifest of an
   // icon (`original` only) gets the thumbnail's once a later job renders it.
   const edgeColor = rendered.edgeColor || stored?.edgeColor || '';
   const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor, renditions };
-  const store = async () => {
-    // No `has` before each put: the manifest was missing (or lacked these sizes), so the renditions
-    // are (most likely) too, and a key names its content, so a put over a stored rendition writes
-    // the same image again.
-    await Promise.all(
-      own.map((r) => ctx.blobs.put(renditionKey(sha256, r.name), r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE })),
-    );
-    // The manifest goes last: its presence means every rendition is stored.
-    await ctx.blobs.put(manifestKey, JSON.stringify(manifest), { contentType: 'application/json', cacheControl: IMMUTABLE_CACHE });
-  };
-  // The URL memo is written beside the stores, not after them: a reader that finds the memo
-  // before the manifest renders the image again (runImageJob), as it would without the memo.
-  await Promise.all([store(), remember?.({ sha256 })]);
+  // No HEAD before each put: the manifest was missing (or lacked these sizes), so the renditions
+  // are (most likely) too, and a key names its content, so a put over a stored rendition writes
+  // the same image again.
+  const put = (r: Rendition, metadata?: Record<string, string>) =>
+    ctx.blobs.put(renditionKey(sha256, r.name), r.data, {
+      contentType: RENDITION_CONTENT_TYPE,
+      cacheControl: IMMUTABLE_CACHE,
+      ...(metadata ? { metadata } : {}),
+    });
+  await Promise.all(others.map((r) => put(r)));
+  // The original goes last, with the manifest: its manifest means every size it names is stored.
+  await put(required(original, 'the original rendition'), { [MANIFEST_METADATA]: JSON.stringify(manifest) });
   return toHostedImage(manifest, sizes, ctx, false);
 }
 
@@ -218,12 +201,16 @@ export async function sourceBytes(input: ImageJobInput, ctx: Pick<JobContext, 'f
   return res.body;
 }
 
-async function readManifest(ctx: JobContext, key: string): Promise<ImageManifest | undefined> {
-  const body = await ctx.blobs.get(key);
-  if (!body) return undefined;
+/** The metadata name the manifest is stored under on the `original`'s object. */
+const MANIFEST_METADATA = 'manifest';
+
+/** The manifest of a source rendered before (on its `original`'s object), or undefined: none, or unreadable (rendered again). */
+async function readManifest(ctx: JobContext, sha256: string): Promise<ImageManifest | undefined> {
+  const raw = (await ctx.blobs.head(renditionKey(sha256, 'original')))?.metadata[MANIFEST_METADATA];
+  if (!raw) return undefined;
   try {
-    const m = JSON.parse(body.toString('utf8')) as ImageManifest;
-    return m.renditions && typeof m.renditions === 'object' && m.sha256 ? m : undefined;
+    const m = JSON.parse(raw) as ImageManifest;
+    return m.renditions && typeof m.renditions === 'object' && m.sha256 === sha256 ? m : undefined;
   } catch {
     return undefined;
   }

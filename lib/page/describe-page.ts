@@ -25,12 +25,13 @@ import type { ImageSet, PageInfo } from '../contract/link.js';
 import type { FetchResult } from '../fetch/safe-fetch.js';
 import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import type { BlobStore, JobRunner, RunOptions } from '../ports.js';
-import { pageContentMemoKey, recallPageContent } from './content-memo.js';
 
 export interface DescribedPage {
   page?: PageInfo;
   /** Readability's excerpt, for a record that has no description of its own. */
   excerpt?: string;
+  /** The page-content result the fields come from (the preview remembers complete ones with the page: lib/page/page-memo.ts). */
+  content?: PageContentResult;
 }
 
 export interface DescribePageOptions extends RunOptions {
@@ -38,13 +39,15 @@ export interface DescribePageOptions extends RunOptions {
   othersReady?: Promise<unknown>;
   /** The screenshot a render of the page already took (lib/browser/render.ts): no screenshot job then. */
   screenshot?: ImageSet;
+  /** The page-content result remembered for these page bytes (lib/page/page-memo.ts): no page-content job then. */
+  content?: PageContentResult;
 }
 
 type Ports = { config: Config; jobs: JobRunner; blobs: BlobStore };
 
 export async function describePage(res: FetchResult, contentType: string | undefined, ports: Ports, options: DescribePageOptions): Promise<DescribedPage> {
   const run: RunOptions = { requestId: options.requestId, deadline: options.deadline };
-  const content = res.body.length > 0 ? pageContent(res, contentType, ports, run) : undefined;
+  const content = res.body.length > 0 ? pageContent(res, contentType, ports, run, options.content) : undefined;
   const othersReady = options.othersReady?.catch(() => undefined);
   const restReady = Promise.all([content?.catch(() => undefined), othersReady]);
   // Jobs on this machine's cores: the capture starts once the rest is ready, not beside it.
@@ -59,24 +62,31 @@ export async function describePage(res: FetchResult, contentType: string | undef
   const [described] = await Promise.all([content ?? ({} as DescribedPage), othersReady]);
   const screenshot = shot && (await atMost(shot, ports.config.screenshotWaitMs));
   const page: PageInfo = { ...described.page, ...(screenshot ? { screenshot } : {}) };
-  return Object.keys(page).length ? { page, excerpt: described.excerpt } : { excerpt: described.excerpt };
+  const rest = { excerpt: described.excerpt, ...(described.content ? { content: described.content } : {}) };
+  return Object.keys(page).length ? { page, ...rest } : rest;
 }
 
 /**
- * The `page-content` job's fields and excerpt (none when it failed or came late); for page bytes
- * whose complete versions were made before, those (lib/page/content-memo.ts), without the job.
+ * The `page-content` job's fields and excerpt (none when it failed or came late); those
+ * `remembered` for these page bytes (lib/page/page-memo.ts) without the job.
  */
-async function pageContent(res: FetchResult, contentType: string | undefined, ports: Ports, run: RunOptions): Promise<DescribedPage> {
+async function pageContent(
+  res: FetchResult,
+  contentType: string | undefined,
+  ports: Ports,
+  run: RunOptions,
+  remembered?: PageContentResult,
+): Promise<DescribedPage> {
   // The deadline lets the job stop hosting the content's images in time to store its versions.
-  const input: PageContentInput = { url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: run.deadline };
-  const r = (await recallPageContent(ports.blobs, pageContentMemoKey(input))) ?? (await runPageContent(input, ports.jobs, run));
+  const input = (): PageContentInput => ({ url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: run.deadline });
+  const r = remembered ?? (await runPageContent(input(), ports.jobs, run));
   if (!r) return {};
   const page: PageInfo = {};
   if (r.estimatedReadingTimeInMinutes !== undefined) page.estimatedReadingTimeInMinutes = r.estimatedReadingTimeInMinutes;
   if (r.htmlUrl) page.htmlUrl = r.htmlUrl;
   if (r.markdownUrl) page.markdownUrl = r.markdownUrl;
   if (r.rawTextUrl) page.rawTextUrl = r.rawTextUrl;
-  return { ...(Object.keys(page).length ? { page } : {}), excerpt: r.excerpt };
+  return { ...(Object.keys(page).length ? { page } : {}), excerpt: r.excerpt, content: r };
 }
 
 async function runPageContent(input: PageContentInput, jobs: JobRunner, run: RunOptions): Promise<PageContentResult | undefined> {

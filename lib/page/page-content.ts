@@ -9,8 +9,11 @@
  * so that each <img> is rewritten or removed before the HTML and Markdown are written: the hosted
  * HTML allows images from its own origin only. The versions do not wait for downloads: those go
  * on after the result (JobContext.defer), and once all are hosted the complete versions are
- * stored and remembered for the next preview of the same page bytes. The versions are content-addressed, stored as UTF-8
- * with their charset in the Content-Type.
+ * stored and added to the page's memo (lib/page/page-memo.ts) for the next preview of the same
+ * page bytes. Versions complete at once are marked `complete` and remembered by the preview, with
+ * the rest of its record. The versions are content-addressed, stored as UTF-8 with their charset
+ * in the Content-Type, each put only when it is not stored yet (a page whose bytes changed but
+ * whose content did not gives the same versions).
  */
 
 import { createHash } from 'node:crypto';
@@ -19,8 +22,8 @@ import type { JobContext } from '../jobs/context.js';
 import { runCpuTask } from '../jobs/cpu-pool.js';
 import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import { type BlobStore, IMMUTABLE_CACHE } from '../ports.js';
-import { pageContentMemoKey, rememberPageContent } from './content-memo.js';
 import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
+import { pageMemoKey, rememberPageContent } from './page-memo.js';
 import { readingMinutes } from './reading-time.js';
 
 /** Stores a text asset under `assets/<sha256>/<name>` with its charset; returns its key. */
@@ -73,7 +76,8 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
         const whole = await runCpuTask(ctx.config, 'writePageVersions', { content, hosted: Object.fromEntries(all) }, ctx.signal);
         const images = { found: read.images?.urls.length ?? 0, hosted: all.size };
         const stored = await storeVersions(ctx.blobs, { ...result, images }, { ...whole, text: read.text });
-        await rememberPageContent(ctx.blobs, pageContentMemoKey(input), stored.result, stored.keys);
+        const page = { url: input.url, contentType: input.contentType, bytes: Buffer.from(input.bytesBase64, 'base64') };
+        await rememberPageContent(ctx.blobs, pageMemoKey(page), stored.result);
       };
       if (ctx.defer) ctx.defer(later);
       else void later().catch(() => undefined); // a lost memo only
@@ -81,17 +85,16 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
   }
   const written = required(versions, 'the page versions');
   const stored = await storeVersions(ctx.blobs, result, { ...written, text: read.text });
-  // Complete versions are remembered for these exact bytes (lib/page/content-memo.ts).
-  if (complete) await rememberPageContent(ctx.blobs, pageContentMemoKey(input), stored.result, stored.keys);
-  return stored.result;
+  // Complete versions are remembered for these exact bytes by the preview (lib/page/page-memo.ts).
+  return complete ? { ...stored.result, complete } : stored.result;
 }
 
-/** Stores the three versions; the result with their public URLs, and their keys (for the memo). */
+/** Stores the three versions; the result with their public URLs. */
 async function storeVersions(
   blobs: BlobStore,
   result: PageContentResult,
   versions: { html: string; markdown: string; text: string },
-): Promise<{ result: PageContentResult; keys: { html: string; markdown: string; text: string } }> {
+): Promise<{ result: PageContentResult }> {
   const [html, markdown, text] = await Promise.all([
     storeTextAsset(blobs, 'page.html', PAGE_ASSET_TYPES.html, versions.html),
     storeTextAsset(blobs, 'page.md', PAGE_ASSET_TYPES.markdown, versions.markdown),
@@ -99,6 +102,5 @@ async function storeVersions(
   ]);
   return {
     result: { ...result, htmlUrl: blobs.publicUrl(html), markdownUrl: blobs.publicUrl(markdown), rawTextUrl: blobs.publicUrl(text) },
-    keys: { html, markdown, text },
   };
 }

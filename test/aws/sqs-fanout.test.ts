@@ -64,6 +64,12 @@ describe('S3BlobStore', () => {
     expect(head.ContentType).toBe('image/webp');
     expect(head.CacheControl).toBe('public, max-age=31536000, immutable');
     expect(blobs.publicUrl('assets/abc/thumbnail.webp')).toBe(`${CDN}/assets/abc/thumbnail.webp`);
+    // Metadata (an image's manifest on its original) comes back from a HEAD, as S3 user metadata.
+    const manifest = JSON.stringify({ sha256: 'abc', renditions: { original: { width: 1, height: 1, bytes: 3 } }, edgeColor: '#ffffff' });
+    await blobs.put('assets/abc/original.webp', Buffer.from([4]), { contentType: 'image/webp', metadata: { manifest } });
+    expect(await blobs.head('assets/abc/original.webp')).toEqual({ metadata: { manifest } });
+    expect(await blobs.head('assets/abc/thumbnail.webp')).toEqual({ metadata: {} });
+    expect(await blobs.head('assets/abc/missing.webp')).toBeUndefined();
     await expect(blobs.put('assets/../jobs/x', 'x', { contentType: 'text/plain' })).rejects.toThrow(/Invalid blob key/);
   });
 });

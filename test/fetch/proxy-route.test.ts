@@ -14,8 +14,8 @@ import { type ProxyMode, type ProxyPolicy, RouteState, type WallMemo } from '../
 import { parseProxyUrl } from '../../lib/fetch/proxy-url';
 import { type Fetcher, FetchFailure } from '../../lib/fetch/safe-fetch';
 import { blobWallMemo } from '../../lib/fetch/wall-memo';
-import type { BlobStore } from '../../lib/ports';
 import { type ForwardProxy, PROXY_SOURCE, startForwardProxy, viaProxy } from '../helpers/forward-proxy';
+import { memoryBlobs } from '../helpers/memory-blobs';
 import { closedGuardFetcher, recordingLog } from '../helpers/service';
 import { makeTestCertificates } from '../helpers/tls-certs';
 import { realPage, WALLS, walled } from './wall-fixtures';
@@ -80,18 +80,6 @@ function policy(proxy: ForwardProxy | string, mode: ProxyMode, extra: Partial<Pr
 }
 
 const opts = { maxBytes: 256 * 1024, timeoutMs: 3000 };
-
-/** A memo in a Map standing for the blob store. */
-function memoryBlobs(): BlobStore & { keys(): string[] } {
-  const m = new Map<string, Buffer>();
-  return {
-    put: async (k, b) => void m.set(k, Buffer.from(b)),
-    has: async (k) => m.has(k),
-    get: async (k) => m.get(k),
-    publicUrl: (k) => `http://assets.test/${k}`,
-    keys: () => [...m.keys()],
-  };
-}
 
 let sites: Sites;
 let proxy: ForwardProxy;

@@ -27,6 +27,10 @@ function counting(blobs: BlobStore, jobs: JobRunner) {
       calls.has.push(key);
       return blobs.has(key);
     },
+    head: (key: string) => {
+      calls.has.push(key);
+      return blobs.head(key);
+    },
     publicUrl: (key: string) => blobs.publicUrl(key),
   };
   const countedJobs: JobRunner = {
@@ -62,6 +66,9 @@ function interleavingBlobs(puts: number): BlobStore & { keys(): string[] } {
     },
     async has(key) {
       return data.has(key);
+    },
+    async head(key) {
+      return data.has(key) ? { metadata: {} } : undefined;
     },
     publicUrl: (key) => `http://assets.test/${key}`,
     keys: () => [...data.keys()],
@@ -133,7 +140,7 @@ describe('GET /status without a key: liveness and configuration only', () => {
       throw new Error('down');
     };
     const s = setup({
-      blobs: { put: boom, get: boom, has: boom, publicUrl: (k) => k },
+      blobs: { put: boom, get: boom, has: boom, head: boom, publicUrl: (k) => k },
       jobs: { run: boom as unknown as JobRunner['run'] },
     });
     try {

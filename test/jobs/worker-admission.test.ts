@@ -12,26 +12,13 @@ import type { Config } from '../../lib/config';
 import type { JobContext } from '../../lib/jobs/context';
 import { workerMemoryBudgetMb } from '../../lib/jobs/memory';
 import { jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
-import type { BlobStore } from '../../lib/ports';
+import { memoryBlobs } from '../helpers/memory-blobs';
 import { silentLog, testConfig } from '../helpers/service';
 
 const cleanups: (() => void)[] = [];
 afterAll(() => {
   for (const c of cleanups) c();
 });
-
-function memoryBlobs(): BlobStore & { keys: () => string[] } {
-  const store = new Map<string, Buffer>();
-  return {
-    put: async (k, b) => {
-      store.set(k, Buffer.from(b));
-    },
-    has: async (k) => store.has(k),
-    get: async (k) => store.get(k),
-    publicUrl: (k) => `https://cdn.test/${k}`,
-    keys: () => [...store.keys()],
-  };
-}
 
 function event(kinds: string[], deadline = Date.now() + 10_000): SQSEvent {
   return {

@@ -116,10 +116,10 @@ test('a page with og:image gets all four sizes of `image` and an `icon`, each se
   expect(Math.abs(r - 0x22) + Math.abs(g - 0x88) + Math.abs(b - 0xee)).toBeLessThan(24);
   await expectServed(assetUrls(record));
   expect(assetUrls(record)).toHaveLength(5);
-  // Stored: the image's four sizes (each its own: the source is larger than every box) and its
-  // manifest; the icon only in the size the record uses, and its manifest.
-  expect(storedBeside(record.image.original.url)).toEqual(['large.webp', 'manifest.json', 'medium.webp', 'original.webp', 'thumbnail.webp']);
-  expect(storedBeside(record.icon.url)).toEqual(['manifest.json', 'original.webp']);
+  // Stored: the image's four sizes (each its own: the source is larger than every box), the
+  // manifest on the original; the icon only in the size the record uses.
+  expect(storedBeside(record.image.original.url)).toEqual(['large.webp', 'medium.webp', 'original.webp', 'thumbnail.webp']);
+  expect(storedBeside(record.icon.url)).toEqual(['original.webp']);
 
   // Second time: the same assets (content-addressed), nothing rendered again.
   const again = await preview(fixture.url('/page'));
@@ -127,14 +127,14 @@ test('a page with og:image gets all four sizes of `image` and an `icon`, each se
   expect(again.icon).toEqual(record.icon);
 });
 
-test("a 1200x630 og:image: `large` is the original's object (3 renditions and the manifest stored), every URL served", async () => {
+test("a 1200x630 og:image: `large` is the original's object (3 renditions stored, the manifest on the original), every URL served", async () => {
   const record = await preview(fixture.url('/card'));
   expect(record.image.large).toEqual({ width: 1200, height: 630, url: record.image.original.url });
   expect(record.image.original).toMatchObject({ width: 1200, height: 630, url: expect.stringMatching(/\/original\.webp$/) });
   expect(record.image.medium).toMatchObject({ width: 640, height: 336 });
   expect(record.icon).toMatchObject({ width: 64, height: 64, url: expect.stringMatching(/\/original\.webp$/) });
-  expect(storedBeside(record.image.original.url)).toEqual(['manifest.json', 'medium.webp', 'original.webp', 'thumbnail.webp']);
-  expect(storedBeside(record.icon.url)).toEqual(['manifest.json', 'original.webp']);
+  expect(storedBeside(record.image.original.url)).toEqual(['medium.webp', 'original.webp', 'thumbnail.webp']);
+  expect(storedBeside(record.icon.url)).toEqual(['original.webp']);
   await expectServed(assetUrls(record));
 });
 

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import sharp from 'sharp';
 import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
@@ -37,6 +35,10 @@ function jobContext(overrides: Partial<Config> = {}) {
     has: (k) => {
       calls.push(`has ${k}`);
       return store.has(k);
+    },
+    head: (k) => {
+      calls.push(`head ${k}`);
+      return store.head(k);
     },
     get: (k) => store.get(k),
     publicUrl: (k) => store.publicUrl(k),
@@ -270,41 +272,43 @@ describe('the image job', () => {
       const key = `assets/${img.sha256}/${name}.webp`;
       expect(img[name].url).toBe(`http://assets.test/${key}`);
       expect((await sharp((await store.get(key))!).metadata()).format).toBe('webp');
-      expect(await store.meta(key)).toEqual({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
+      expect(await store.meta(key)).toMatchObject({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
     }
+    // The manifest rides on the original (its metadata), no object of its own.
+    expect(Object.keys((await store.head(`assets/${img.sha256}/original.webp`))!.metadata)).toEqual(['manifest']);
+    expect((await store.head(`assets/${img.sha256}/thumbnail.webp`))!.metadata).toEqual({});
+    expect(await store.has(`assets/${img.sha256}/manifest.json`)).toBe(false);
   });
 
   test('the same bytes again are not rendered again (dedupe), from a URL or from bytes', async () => {
     const { ctx, puts } = jobContext();
     const bytes = await fx.pngWithAlpha(700, 500);
     const first = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
-    expect(puts).toHaveLength(4); // three sizes (`large` is the original's object) and the manifest
+    expect(puts).toHaveLength(3); // three sizes (`large` is the original's object), the manifest on the original
     fixture.route('/same.png', { headers: { 'content-type': 'image/png' }, body: bytes });
     const second = await hosted(await runImageJob({ url: fixture.url('/same.png') }, ctx));
-    expect(puts.filter((k) => k.startsWith('assets/'))).toHaveLength(4);
+    expect(puts).toHaveLength(3);
     expect(second.reused).toBe(true);
     expect({ ...second, reused: false }).toEqual(first);
   });
 
-  test('a fresh render: each object put without a `has` first, `large` not put but sent to `original` (an og:image), the manifest last', async () => {
+  test('a fresh render: one HEAD (the original, for a manifest), each object put without a check first, `large` sent to `original` (an og:image), the original last with the manifest', async () => {
     const { ctx, calls, store } = jobContext();
     fixture.route('/og.png', { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(1200, 630) });
     const img = await hosted(await runImageJob({ url: fixture.url('/og.png') }, ctx));
     expect(img.reused).toBe(false);
     const asset = (name: string) => `assets/${img.sha256}/${name}`;
     expect(calls.filter((c) => c.startsWith('has '))).toEqual([]);
-    // Three renditions and the manifest: 4 puts under assets/ (5 before `large` shared the original's object).
-    const renditionKeys = ['thumbnail', 'medium', 'original'].map((n) => asset(`${n}.webp`));
-    expect(calls.filter((c) => c.startsWith('put assets/')).sort()).toEqual([...renditionKeys, asset('manifest.json')].map((k) => `put ${k}`).sort());
+    expect(calls.filter((c) => c.startsWith('head '))).toEqual([`head ${asset('original.webp')}`]);
+    // Three renditions, the manifest on the original: 3 puts under assets/ (5 before `large` shared
+    // the original's object and the manifest rode on it), none under jobs/ (no memo of a rendered URL).
+    const renditionKeys = ['thumbnail', 'medium'].map((n) => asset(`${n}.webp`));
+    expect(calls.filter((c) => c.startsWith('put ')).sort()).toEqual([...renditionKeys, asset('original.webp')].map((k) => `put ${k}`).sort());
     expect(await store.has(asset('large.webp'))).toBe(false);
-    // The manifest is put only once every rendition is stored.
-    const manifestPut = calls.indexOf(`put ${asset('manifest.json')}`);
-    for (const k of renditionKeys) expect(calls.indexOf(`stored ${k}`)).toBeLessThan(manifestPut);
-    // The URL memo does not wait for the manifest: it is put before the manifest is stored.
-    const memoPut = calls.findIndex((c) => c.startsWith('put jobs/image-url/'));
-    expect(memoPut).toBeGreaterThanOrEqual(0);
-    expect(memoPut).toBeLessThan(calls.indexOf(`stored ${asset('manifest.json')}`));
-    const manifest = JSON.parse((await store.get(asset('manifest.json')))!.toString('utf8'));
+    // The original (the manifest) is put only once every other rendition is stored.
+    const originalPut = calls.indexOf(`put ${asset('original.webp')}`);
+    for (const k of renditionKeys) expect(calls.indexOf(`stored ${k}`)).toBeLessThan(originalPut);
+    const manifest = JSON.parse((await store.head(asset('original.webp')))!.metadata.manifest);
     expect(manifest.renditions).toEqual({
       thumbnail: { width: 320, height: 168, bytes: expect.any(Number) },
       medium: { width: 640, height: 336, bytes: expect.any(Number) },
@@ -320,36 +324,39 @@ describe('the image job', () => {
       const key = img[name].url.replace('http://assets.test/', '');
       const m = await sharp((await store.get(key))!).metadata();
       expect({ name, format: m.format, width: m.width, height: m.height }).toEqual({ name, format: 'webp', width: img[name].width, height: img[name].height });
-      expect(await store.meta(key)).toEqual({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
+      expect(await store.meta(key)).toMatchObject({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' });
     }
     // Reused from the manifest: the same URLs.
     expect(await hosted(await runImageJob({ bytesBase64: (await fx.gradientPng(1200, 630)).toString('base64') }, ctx))).toEqual({ ...img, reused: true });
   });
 
-  test('a manifest stored before `sameAs` existed (every size under its own key) reads as it did', async () => {
+  test('a manifest without `sameAs` (every size under its own key) reads as such', async () => {
     const { ctx, store, puts } = jobContext();
     const bytes = await fx.gradientPng(1200, 630);
     const fresh = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
-    // Rewrite it as the job stored it before: `large` put under its own key, no `sameAs`.
+    // Rewrite it so: `large` put under its own key, no `sameAs`.
     const asset = (name: string) => `assets/${fresh.sha256}/${name}`;
-    const manifest = JSON.parse((await store.get(asset('manifest.json')))!.toString('utf8'));
+    const manifest = JSON.parse((await store.head(asset('original.webp')))!.metadata.manifest);
     delete manifest.renditions.large.sameAs;
     await store.put(asset('large.webp'), (await store.get(asset('original.webp')))!, { contentType: 'image/webp' });
-    await store.put(asset('manifest.json'), JSON.stringify(manifest), { contentType: 'application/json' });
+    await store.put(asset('original.webp'), (await store.get(asset('original.webp')))!, {
+      contentType: 'image/webp',
+      metadata: { manifest: JSON.stringify(manifest) },
+    });
     puts.length = 0;
     const old = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
     expect(puts).toEqual([]);
     expect(old).toEqual({ ...fresh, reused: true, large: { width: 1200, height: 630, url: `http://assets.test/${asset('large.webp')}` } });
   });
 
-  test('an icon (`sizes: [original]`): one rendition and the manifest, the edge colour from the original', async () => {
+  test('an icon (`sizes: [original]`): one rendition carrying its manifest, the edge colour from the original', async () => {
     const { ctx, puts, store } = jobContext();
     const bytes = fx.ico([{ width: 48, height: 48, bytes: fx.icoBitmap(48, 48, [0xee, 0x88, 0x22, 0xff]) }]); // BGRA: #2288ee
     fixture.route('/icon.ico', { headers: { 'content-type': 'image/x-icon' }, body: bytes });
     const icon = await hostedIn(await runImageJob({ url: fixture.url('/icon.ico'), sizes: ['original'] }, ctx));
     const asset = (name: string) => `assets/${icon.sha256}/${name}`;
-    // 2 puts under assets/ (10 before: four sizes and the manifest, the icon used only the original).
-    expect(puts.filter((k) => k.startsWith('assets/')).sort()).toEqual([asset('manifest.json'), asset('original.webp')]);
+    // 1 put (5 before: four sizes and the manifest, the icon used only the original; then 2 and a URL memo).
+    expect(puts).toEqual([asset('original.webp')]);
     expect(icon).toEqual({
       width: 48,
       height: 48,
@@ -363,37 +370,37 @@ describe('the image job', () => {
       reused: false,
     });
     expect((await sharp((await store.get(asset('original.webp')))!).metadata()).format).toBe('webp');
-    // From the URL memo and the manifest: the same, nothing put.
+    // Downloaded again, found by its content hash: the same, nothing put.
     puts.length = 0;
     expect(await hostedIn(await runImageJob({ url: fixture.url('/icon.ico'), sizes: ['original'] }, ctx))).toEqual({ ...icon, reused: true });
     expect(puts).toEqual([]);
 
-    // A 64x64 PNG icon: the same two objects.
+    // A 64x64 PNG icon: the same one object.
     const png = await fx.gradientPng(64, 64);
     const small = await hostedIn(await runImageJob({ bytesBase64: png.toString('base64'), sizes: ['original'] }, ctx));
-    expect(puts.sort()).toEqual([`assets/${small.sha256}/manifest.json`, `assets/${small.sha256}/original.webp`]);
+    expect(puts).toEqual([`assets/${small.sha256}/original.webp`]);
     expect(small.edgeColor).toMatch(/^#[0-9a-f]{6}$/);
   });
 
-  test('the bytes of an icon (its manifest has only `original`) as a card image: the missing sizes are rendered and stored, the original is not put again', async () => {
+  test('the bytes of an icon (its manifest has only `original`) as a card image: the missing sizes are rendered and stored, the original again with the new manifest', async () => {
     const { ctx, puts, store } = jobContext();
     const bytes = await fx.gradientPng(64, 64);
     fixture.route('/logo.png', { headers: { 'content-type': 'image/png' }, body: bytes });
     const downloads = () => fixture.requests.filter((q) => q.url === '/logo.png').length;
     const icon = await hostedIn(await runImageJob({ url: fixture.url('/logo.png'), sizes: ['original'] }, ctx));
     const asset = (name: string) => `assets/${icon.sha256}/${name}`;
-    const manifest = async () => JSON.parse((await store.get(asset('manifest.json')))!.toString('utf8'));
+    const manifest = async () => JSON.parse((await store.head(asset('original.webp')))!.metadata.manifest);
     expect(Object.keys((await manifest()).renditions)).toEqual(['original']);
 
-    // The same URL as the card's image: the URL memo names the icon's manifest, which lacks sizes:
-    // no hit; downloaded again, and only the missing sizes are stored.
+    // The same URL as the card's image: the icon's manifest lacks sizes: no hit; the missing sizes
+    // are stored, and the original again, with the manifest of every size.
     puts.length = 0;
     const card = await hosted(await runImageJob({ url: fixture.url('/logo.png') }, ctx));
     expect(downloads()).toBe(2);
     expect(card.reused).toBe(false);
-    // thumbnail and medium (their own encodes: a higher effort than the original's), the manifest;
-    // `large` is the original's object, stored by the icon's job.
-    expect(puts.filter((k) => k.startsWith('assets/')).sort()).toEqual([asset('manifest.json'), asset('medium.webp'), asset('thumbnail.webp')]);
+    // thumbnail and medium (their own encodes: a higher effort than the original's), the original;
+    // `large` is the original's object.
+    expect(puts.sort()).toEqual([asset('medium.webp'), asset('original.webp'), asset('thumbnail.webp')]);
     expect(card.original).toEqual(icon.original);
     expect(card.large).toEqual(icon.original);
     expect(card.thumbnail).toEqual({ width: 64, height: 64, url: `http://assets.test/${asset('thumbnail.webp')}` });
@@ -416,7 +423,7 @@ describe('the image job', () => {
       reused: true,
     });
     expect(puts).toEqual([]);
-    expect(downloads()).toBe(2);
+    expect(downloads()).toBe(3);
 
     // The other way round: an image hosted with every size is an icon's hit at once.
     const photo = await fx.jpeg(800, 600);
@@ -427,57 +434,32 @@ describe('the image job', () => {
     expect(asIcon).toEqual({ ...full, thumbnail: undefined, medium: undefined, large: undefined, reused: true });
   });
 
-  test('a URL memo whose manifest is missing is no hit: the image is downloaded and rendered again', async () => {
-    const { ctx, store, calls } = jobContext();
+  test('an original without a manifest (a job stopped before it, or not ours) is no hit: rendered and stored again', async () => {
+    const { ctx, store, puts } = jobContext();
     const bytes = await fx.gradientPng(300, 200);
-    fixture.route('/half.png', { headers: { 'content-type': 'image/png' }, body: bytes });
-    const downloads = () => fixture.requests.filter((q) => q.url === '/half.png').length;
-    const first = await hosted(await runImageJob({ url: fixture.url('/half.png') }, ctx));
-    // The memo was stored, the manifest not (a job stopped between the two).
-    const manifest = `assets/${first.sha256}/manifest.json`;
-    fs.rmSync(store.resolve(manifest));
-    expect(await store.has(manifest)).toBe(false);
-    const again = await hosted(await runImageJob({ url: fixture.url('/half.png') }, ctx));
-    expect(downloads()).toBe(2);
+    const first = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
+    const original = `assets/${first.sha256}/original.webp`;
+    await store.put(original, (await store.get(original))!, { contentType: 'image/webp' });
+    expect((await store.head(original))!.metadata).toEqual({});
+    puts.length = 0;
+    const again = await hosted(await runImageJob({ bytesBase64: bytes.toString('base64') }, ctx));
     expect(again).toEqual(first); // rendered again (reused: false), the same record
-    expect(await store.has(manifest)).toBe(true);
-
-    // A memo naming a hash nothing was stored under: the same.
-    fixture.route('/other.png', { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(200, 300) });
-    await ctx.blobs.put(
-      `jobs/image-url/${createHash('sha256').update(fixture.url('/other.png')).digest('hex')}.json`,
-      JSON.stringify({ at: Date.now(), sha256: 'ab'.repeat(32) }),
-      {
-        contentType: 'application/json',
-      },
-    );
-    calls.length = 0;
-    const other = await hosted(await runImageJob({ url: fixture.url('/other.png') }, ctx));
-    expect(other).toMatchObject({ width: 200, height: 300, reused: false });
-    expect(other.sha256).not.toBe('ab'.repeat(32));
-    expect(calls).toContain(`put assets/${other.sha256}/manifest.json`);
-    // The memo now names what was rendered: the next job is a hit, with no download.
-    expect(await hosted(await runImageJob({ url: fixture.url('/other.png') }, ctx))).toEqual({ ...other, reused: true });
-    expect(fixture.requests.filter((q) => q.url === '/other.png')).toHaveLength(1);
+    expect(puts).toContain(original);
+    expect(Object.keys((await store.head(original))!.metadata)).toEqual(['manifest']);
   });
 
-  test('a URL rendered recently is not downloaded again; after URL_MEMO.renderedMs it is', async () => {
-    const { ctx } = jobContext();
+  test('a rendered URL is not remembered: downloaded again, found by its content hash, nothing stored', async () => {
+    const { ctx, calls } = jobContext();
     fixture.route('/memo.jpg', { headers: { 'content-type': 'image/jpeg' }, body: await fx.jpeg(400, 300) });
     const downloads = () => fixture.requests.filter((q) => q.url === '/memo.jpg').length;
     const first = await hosted(await runImageJob({ url: fixture.url('/memo.jpg') }, ctx));
-    expect(downloads()).toBe(1);
+    expect(calls.filter((c) => c.startsWith('put jobs/'))).toEqual([]);
+    calls.length = 0;
     const again = await hosted(await runImageJob({ url: fixture.url('/memo.jpg') }, ctx));
-    expect(downloads()).toBe(1);
-    expect(again).toEqual({ ...first, reused: true });
-    const now = Date.now();
-    const spy = jest.spyOn(Date, 'now').mockReturnValue(now + URL_MEMO.renderedMs + 1000);
-    try {
-      await hosted(await runImageJob({ url: fixture.url('/memo.jpg') }, ctx));
-    } finally {
-      spy.mockRestore();
-    }
     expect(downloads()).toBe(2);
+    expect(again).toEqual({ ...first, reused: true });
+    expect(calls.filter((c) => c.startsWith('put '))).toEqual([]);
+    expect(calls.filter((c) => c.startsWith('head '))).toEqual([`head assets/${first.sha256}/original.webp`]);
   });
 
   test('a broken image is remembered for URL_MEMO.failedMs; a timeout, a 5xx or a 429 is not remembered', async () => {

@@ -13,9 +13,9 @@ import { type Config, loadConfig } from '../../lib/config';
 import { createFetcher, type Fetcher } from '../../lib/fetch/safe-fetch';
 import type { PageContentResult } from '../../lib/jobs/kinds';
 import { runImageJob } from '../../lib/media/images';
-import { pageContentMemoKey, recallPageContent } from '../../lib/page/content-memo';
 import { runPageContentJob } from '../../lib/page/page-content';
 import { PAGE_IMAGE_LIMITS } from '../../lib/page/page-images';
+import { pageMemoKey, recallPage } from '../../lib/page/page-memo';
 import { bestSrcsetCandidate } from '../../lib/page/sanitize';
 import { type CountingServer, type FixtureServer, startCountingServer, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher, startTestServer, testConfig } from '../helpers/service';
@@ -353,19 +353,22 @@ describe('caps: count, total bytes and the deadline', () => {
     expect(await stored(first.markdownUrl!)).not.toContain('img 1');
 
     // Released, the hosting goes on: the image is rendered and remembered for its address, then the
-    // complete versions are stored and remembered for the page's bytes.
+    // complete versions are stored and added to the page's memo for its bytes.
+    expect(first.complete).toBeUndefined();
     release();
-    const memo = pageContentMemoKey({ url: site.url('/w.html'), bytesBase64: Buffer.from(html).toString('base64') });
+    const memo = pageMemoKey({ url: site.url('/w.html'), bytes: Buffer.from(html) });
     const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
     for (let i = 0; i < 200 && !(await blobs.has(memo)); i++) await new Promise((r) => setTimeout(r, 50));
-    const whole = await recallPageContent(blobs, memo);
+    const whole = (await recallPage(blobs, memo))?.content;
     expect(whole?.images).toEqual({ found: 2, hosted: 2 });
+    expect(whole?.complete).toBe(true);
     expect(imgTags(await stored(whole!.htmlUrl!)).map((t) => t.alt)).toEqual(['img 0', 'img 1']);
     expect(whole!.htmlUrl).not.toBe(first.htmlUrl);
 
     // A run on the same page (its bytes changed, say) takes the late image from its memo: not downloaded again.
     const second = await runWith(html);
     expect(second.images).toEqual({ found: 2, hosted: 2 });
+    expect(second.complete).toBe(true);
     expect(second.htmlUrl).toBe(whole!.htmlUrl);
     expect(lateRequests).toBe(1);
   });

@@ -242,7 +242,13 @@ describe('describePage waits for the rest of the record before the screenshot wa
         ]);
       }) as JobRunner['run'],
     };
-    const blobs = { get: async () => undefined, put: async () => {}, has: async () => false, publicUrl: (k: string) => k } as BlobStore;
+    const blobs = {
+      get: async () => undefined,
+      put: async () => {},
+      has: async () => false,
+      head: async () => undefined,
+      publicUrl: (k: string) => k,
+    } as BlobStore;
     const res = { finalUrl: 'https://a.example/', body: Buffer.from('<p>x</p>') } as FetchResult;
     try {
       let done = false;
@@ -284,7 +290,13 @@ describe('where the jobs share the cores (the local runner), the capture starts 
     };
     return { runner, submitted };
   }
-  const noBlobs = { get: async () => undefined, put: async () => {}, has: async () => false, publicUrl: (k: string) => k } as BlobStore;
+  const noBlobs = {
+    get: async () => undefined,
+    put: async () => {},
+    has: async () => false,
+    head: async () => undefined,
+    publicUrl: (k: string) => k,
+  } as BlobStore;
   const res = { finalUrl: 'https://a.example/', body: Buffer.from('<p>x</p>') } as FetchResult;
   const settle = async () => {
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));

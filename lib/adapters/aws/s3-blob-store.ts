@@ -1,5 +1,5 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { type BlobStore, IMMUTABLE_CACHE, type PutOptions } from '../../ports.js';
+import { type BlobHead, type BlobStore, IMMUTABLE_CACHE, type PutOptions } from '../../ports.js';
 
 export interface S3BlobStoreOptions {
   client: S3Client;
@@ -36,16 +36,21 @@ export class S3BlobStore implements BlobStore {
         Body: body,
         ContentType: options.contentType,
         CacheControl: options.cacheControl ?? (key.startsWith('assets/') ? IMMUTABLE_CACHE : undefined),
+        ...(options.metadata ? { Metadata: options.metadata } : {}),
       }),
     );
   }
 
   async has(key: string): Promise<boolean> {
+    return (await this.head(key)) !== undefined;
+  }
+
+  async head(key: string): Promise<BlobHead | undefined> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
-      return true;
+      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
+      return { metadata: out.Metadata ?? {} };
     } catch (err) {
-      if (isMissing(err)) return false;
+      if (isMissing(err)) return undefined;
       throw err;
     }
   }

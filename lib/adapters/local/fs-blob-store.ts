@@ -1,8 +1,15 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { BlobStore, PutOptions } from '../../ports.js';
+import type { BlobHead, BlobStore, PutOptions } from '../../ports.js';
 
-/** Blobs as files under a data directory; `<key>` plus a `<key>.meta.json` with its Content-Type. */
+/** What `<key>.meta.json` holds. */
+interface StoredMeta {
+  contentType: string;
+  cacheControl?: string;
+  metadata?: Record<string, string>;
+}
+
+/** Blobs as files under a data directory; `<key>` plus a `<key>.meta.json` with its Content-Type, Cache-Control and metadata. */
 export class FsBlobStore implements BlobStore {
   constructor(
     readonly root: string,
@@ -20,7 +27,12 @@ export class FsBlobStore implements BlobStore {
     await fs.mkdir(path.dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     await fs.writeFile(tmp, body);
-    await fs.writeFile(`${file}.meta.json`, JSON.stringify({ contentType: options.contentType, cacheControl: options.cacheControl }));
+    const meta: StoredMeta = {
+      contentType: options.contentType,
+      cacheControl: options.cacheControl,
+      ...(options.metadata ? { metadata: options.metadata } : {}),
+    };
+    await fs.writeFile(`${file}.meta.json`, JSON.stringify(meta));
     await fs.rename(tmp, file);
   }
 
@@ -33,6 +45,12 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  async head(key: string): Promise<BlobHead | undefined> {
+    if (!(await this.has(key))) return undefined;
+    const { metadata } = await this.meta(key);
+    return { metadata: metadata && typeof metadata === 'object' ? metadata : {} };
+  }
+
   async get(key: string): Promise<Buffer | undefined> {
     try {
       return await fs.readFile(this.resolve(key));
@@ -41,7 +59,7 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  async meta(key: string): Promise<{ contentType?: string; cacheControl?: string }> {
+  async meta(key: string): Promise<Partial<StoredMeta>> {
     try {
       return JSON.parse(await fs.readFile(`${this.resolve(key)}.meta.json`, 'utf8'));
     } catch {

@@ -1,7 +1,8 @@
 /**
- * The page-content memo (lib/page/content-memo.ts): complete versions are remembered for the exact
- * page bytes, so the next preview of the same bytes takes them without the job; a page whose bytes
- * changed, or whose versions came out incomplete (an image cut by the wait), runs the job again.
+ * The page memo (lib/page/page-memo.ts): what a preview of the exact page bytes got from its jobs
+ * (the record's image and icon, complete versions) is remembered, so the next preview of the same
+ * bytes takes it without any job; a page whose bytes changed runs them again, and versions that
+ * came out incomplete (an image cut by the wait) are not remembered until the job completes them.
  * Jobs are counted with a recording JobRunner around the real one.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { buildLocalDeps } from '../../functions/wiring';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { JobKind } from '../../lib/jobs/kinds';
-import { pageContentMemoKey } from '../../lib/page/content-memo';
+import { PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage } from '../../lib/page/page-memo';
 import type { Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service';
@@ -33,7 +34,7 @@ let release: () => void = () => undefined;
 // The og:image keeps the record's own image off the content's images (the first <img> is its last resort).
 const article = (extra = '') =>
   html(
-    '<title>A remembered article</title><meta name="description" content="About rivers"><meta property="og:image" content="/inline.png">',
+    '<title>A remembered article</title><meta name="description" content="About rivers"><meta property="og:image" content="/inline.png"><link rel="icon" href="/icon.png">',
     `<article><h1>Rivers</h1>${paragraphs(400, 8)
       .map((p) => `<p>${p}</p>`)
       .join('')}${extra}</article>`,
@@ -48,6 +49,7 @@ beforeAll(async () => {
     '/plain': { body: article() },
     '/with-image': { body: article('<p><img src="/inline.png" alt="inline"></p>') },
     '/inline.png': { headers: { 'content-type': 'image/png' }, body: png },
+    '/icon.png': { headers: { 'content-type': 'image/png' }, body: png },
   });
   let version = 0;
   site.route('/changing', (_req, res) => {
@@ -67,7 +69,7 @@ afterAll(() => site.close());
 
 /** The memo objects in a local data dir. */
 function memos(config: { dataDir: string }): string[] {
-  const dir = path.join(config.dataDir, 'jobs', 'page-content');
+  const dir = path.join(config.dataDir, 'jobs', 'page');
   return existsSync(dir) ? readdirSync(dir).filter((f) => !f.endsWith('.meta.json')) : [];
 }
 
@@ -84,20 +86,28 @@ function service(overrides: Parameters<typeof testConfig>[0] = {}) {
     return JSON.parse(out.body);
   };
   const contentJobs = () => jobs.kinds.filter((k) => k === 'page-content').length;
-  return { preview, contentJobs, config, cleanup: () => config.cleanup() };
+  return { preview, contentJobs, jobs: () => [...jobs.kinds], blobs: deps.blobs, config, cleanup: () => config.cleanup() };
 }
 
-test('the same page bytes again: the same versions, without the page-content job', async () => {
+test('the same page bytes again: the same record, without any job', async () => {
   const s = service();
   try {
     const first = await s.preview(site.url('/plain'));
     expect(first.page?.markdownUrl).toMatch(/^http:\/\/assets\.test\/assets\/[0-9a-f]{64}\/page\.md$/);
+    expect(first.image?.original?.url).toBeDefined();
+    expect(first.icon?.url).toBeDefined();
+    const cold = s.jobs();
+    expect(cold.filter((k) => k === 'image').length).toBeGreaterThanOrEqual(2);
     expect(s.contentJobs()).toBe(1);
     expect(memos(s.config)).toHaveLength(1);
     const second = await s.preview(site.url('/plain'));
-    expect(s.contentJobs()).toBe(1);
+    expect(s.jobs()).toEqual(cold);
     expect(second.page).toEqual(first.page);
+    expect(second.image).toEqual(first.image);
+    expect(second.icon).toEqual(first.icon);
     expect(second.description).toBe(first.description);
+    // Nothing new: the memo is not written again.
+    expect(memos(s.config)).toHaveLength(1);
     // A page with an image, all of it hosted: remembered too.
     const withImage = await s.preview(site.url('/with-image'));
     expect(s.contentJobs()).toBe(2);
@@ -120,30 +130,62 @@ test('a page whose bytes changed runs the job again', async () => {
   }
 });
 
-test('versions that came out without an image (cut by the wait) are not remembered', async () => {
+test('versions that came out without an image (cut by the wait) are not remembered, the card is; the job adds them once complete', async () => {
   const s = service({ pageImagesWaitMs: 200 });
   try {
-    const first = await s.preview(site.url('/with-late-image'));
+    const link = site.url('/with-late-image');
+    const first = await s.preview(link);
     expect(first.page?.htmlUrl).toBeDefined();
     expect(s.contentJobs()).toBe(1);
-    expect(memos(s.config)).toEqual([]);
+    const cold = s.jobs();
+    const [memo] = memos(s.config);
+    const key = `jobs/page/${memo}`;
+    const card = await recallPage(s.blobs, key);
+    expect(card).toEqual({ image: first.image, icon: first.icon });
+    // Released, the job hosts the image in the background and adds the complete versions.
     release();
-    await s.preview(site.url('/with-late-image'));
-    expect(s.contentJobs()).toBe(2);
+    for (let i = 0; i < 200 && !(await recallPage(s.blobs, key))?.content; i++) await new Promise((r) => setTimeout(r, 25));
+    const whole = (await recallPage(s.blobs, key))?.content;
+    expect(whole?.images).toEqual({ found: 1, hosted: 1 });
+    expect(whole?.htmlUrl).not.toBe(first.page.htmlUrl);
+    const second = await s.preview(link);
+    expect(s.jobs()).toEqual(cold);
+    expect(second.page.htmlUrl).toBe(whole?.htmlUrl);
+    expect(second.image).toEqual(first.image);
   } finally {
     release();
     s.cleanup();
   }
 });
 
+test('a memo made through another public base, or older than its TTL, is not used', async () => {
+  const s = service();
+  try {
+    const key = pageMemoKey({ url: 'https://example.com/a', contentType: 'text/html', bytes: Buffer.from('<p>x</p>') });
+    const icon = { url: 'http://assets.test/assets/x/original.webp', width: 32, height: 32, backgroundColor: '#ffffff' };
+    const t0 = Date.now();
+    expect(await rememberPage(s.blobs, key, { icon }, undefined, t0)).toBe(true);
+    expect(await recallPage(s.blobs, key, t0 + 1000)).toEqual({ icon });
+    // Nothing new: no write.
+    expect(await rememberPage(s.blobs, key, { icon }, { icon }, t0)).toBe(false);
+    // Incomplete versions are never remembered.
+    expect(await rememberPage(s.blobs, key, { content: { words: 1, cjkChars: 0, article: true, htmlUrl: 'x' } }, { icon }, t0)).toBe(false);
+    expect(await recallPage(s.blobs, key, t0 + PAGE_MEMO_TTL_MS)).toBeUndefined();
+    const other = buildLocalDeps({ config: s.config, log: silentLog, baseUrl: () => 'http://other.test' });
+    expect(await recallPage(other.blobs, key, t0 + 1000)).toBeUndefined();
+  } finally {
+    s.cleanup();
+  }
+});
+
 test('the memo is keyed by the URL, the content type and the bytes', () => {
-  const base = { url: 'https://example.com/a', contentType: 'text/html', bytesBase64: Buffer.from('<p>x</p>').toString('base64') };
-  const key = pageContentMemoKey(base);
-  expect(key).toMatch(/^jobs\/page-content\/[0-9a-f]{64}\.json$/);
-  expect(pageContentMemoKey({ ...base })).toBe(key);
-  expect(pageContentMemoKey({ ...base, url: 'https://example.com/b' })).not.toBe(key);
-  expect(pageContentMemoKey({ ...base, contentType: 'text/html; charset=iso-8859-1' })).not.toBe(key);
-  expect(pageContentMemoKey({ ...base, bytesBase64: Buffer.from('<p>y</p>').toString('base64') })).not.toBe(key);
+  const base = { url: 'https://example.com/a', contentType: 'text/html', bytes: Buffer.from('<p>x</p>') };
+  const key = pageMemoKey(base);
+  expect(key).toMatch(/^jobs\/page\/[0-9a-f]{64}\.json$/);
+  expect(pageMemoKey({ ...base })).toBe(key);
+  expect(pageMemoKey({ ...base, url: 'https://example.com/b' })).not.toBe(key);
+  expect(pageMemoKey({ ...base, contentType: 'text/html; charset=iso-8859-1' })).not.toBe(key);
+  expect(pageMemoKey({ ...base, bytes: Buffer.from('<p>y</p>') })).not.toBe(key);
   // Length-prefixed: moving a character between parts changes the key.
-  expect(pageContentMemoKey({ url: 'ab', contentType: 'c', bytesBase64: 'd' })).not.toBe(pageContentMemoKey({ url: 'a', contentType: 'bc', bytesBase64: 'd' }));
+  expect(pageMemoKey({ url: 'ab', contentType: 'c', bytes: Buffer.from('d') })).not.toBe(pageMemoKey({ url: 'a', contentType: 'bc', bytes: Buffer.from('d') }));
 });

@@ -1,0 +1,114 @@
+/**
+ * The page memo: what a preview of exactly one page (its final URL, Content-Type and bytes) got
+ * from its jobs, as one small JSON object under `jobs/` (private; on AWS expired with the job
+ * results after a day): the record's hosted `image` and `icon`, and the `page-content` job's
+ * result once its versions are complete. It is content-addressed like the images: the same bytes
+ * give the same record, so a preview that takes its parts from here is as fresh as one that runs
+ * the jobs; a page whose bytes changed in any way (a timestamp, a nonce) misses it.
+ *
+ *  - The preview reads it before it submits any job (one GET) and runs only the jobs for the
+ *    parts it lacks: a page seen before costs no job, no queue message and no worker invocation.
+ *  - The preview writes it (one PUT) when its jobs gave a part the memo did not have: the image,
+ *    the icon, and the page's versions when the job says they are complete (every content image
+ *    it started was hosted). A part that failed or came late is left out, and is tried again.
+ *  - Versions made complete later, once the content images hosted in the background are in
+ *    (lib/page/page-content.ts), are added by the job itself (rememberPageContent), so the next
+ *    preview of the same bytes gets them.
+ *
+ * Addresses are stored as the reader's public URLs, with the base they were made with: a memo read
+ * through another base (a new CloudFront domain, a local server on another port) is not used.
+ * No DOM and no job code here: the preview side imports this module.
+ */
+import { createHash } from 'node:crypto';
+import type { Icon, ImageSet } from '../contract/link.js';
+import type { PageContentResult } from '../jobs/kinds.js';
+import { readMemo, writeMemo } from '../jobs/memo.js';
+import type { BlobStore } from '../ports.js';
+
+/** Bumped when what a preview makes of the same page bytes changes (the sanitizer, the versions' format, the memo's shape). */
+const MEMO_VERSION = 2;
+
+/** A memo older than this is not used (on AWS, `jobs/` expires after a day anyway): an image behind an unchanged URL may change. */
+export const PAGE_MEMO_TTL_MS = 24 * 3600_000;
+
+/** The parts of a preview the memo keeps. */
+export interface PageMemoParts {
+  image?: ImageSet;
+  icon?: Icon;
+  /** The page-content result of complete versions (never a `complete: false` one). */
+  content?: PageContentResult;
+}
+
+interface PageMemo extends PageMemoParts {
+  v: number;
+  /** When the preview wrote it (epoch ms). */
+  at: number;
+  /** `publicUrl('')` of the store that made the addresses. */
+  base: string;
+}
+
+/** What identifies the page: its final URL, Content-Type and bytes (as the preview fetched them, or the page-content job gets them). */
+export interface PageIdentity {
+  url: string;
+  contentType?: string;
+  bytes: Buffer;
+}
+
+/** The memo's key for a page: `jobs/page/<sha256>.json`, over its length-prefixed parts. */
+export function pageMemoKey(page: PageIdentity): string {
+  const hash = createHash('sha256');
+  for (const part of [String(MEMO_VERSION), page.url, page.contentType ?? '']) hash.update(`${Buffer.byteLength(part)}:`).update(part);
+  hash.update(`${page.bytes.length}:`).update(page.bytes);
+  return `jobs/page/${hash.digest('hex')}.json`;
+}
+
+async function readPageMemo(blobs: BlobStore, key: string, now: number): Promise<PageMemo | undefined> {
+  // A missing or unreadable memo: run the jobs.
+  const memo = (await readMemo(blobs, key)) as Partial<PageMemo> | undefined;
+  if (memo?.v !== MEMO_VERSION || typeof memo.at !== 'number' || memo.base !== blobs.publicUrl('')) return undefined;
+  const age = now - memo.at;
+  if (age < 0 || age >= PAGE_MEMO_TTL_MS) return undefined;
+  return memo as PageMemo;
+}
+
+/** The parts remembered for the page under `key`, or undefined when there is no usable memo. */
+export async function recallPage(blobs: BlobStore, key: string, now = Date.now()): Promise<PageMemoParts | undefined> {
+  const memo = await readPageMemo(blobs, key, now);
+  if (!memo) return undefined;
+  const parts: PageMemoParts = {};
+  if (typeof memo.image?.original?.url === 'string') parts.image = memo.image;
+  if (typeof memo.icon?.url === 'string') parts.icon = memo.icon;
+  if (typeof memo.content?.htmlUrl === 'string') parts.content = memo.content;
+  return parts;
+}
+
+/**
+ * Writes the memo with the parts of `got` that `recalled` (what the preview read) lacks, added to
+ * those; nothing when there is nothing new. Returns whether it wrote. A failed write is only a lost memo.
+ */
+export async function rememberPage(blobs: BlobStore, key: string, got: PageMemoParts, recalled?: PageMemoParts, now = Date.now()): Promise<boolean> {
+  const next: PageMemoParts = { ...recalled };
+  let added = false;
+  for (const part of ['image', 'icon', 'content'] as const) {
+    const value = got[part];
+    if (value === undefined || next[part] !== undefined) continue;
+    if (part === 'content' && (value as PageContentResult).complete !== true) continue;
+    Object.assign(next, { [part]: value });
+    added = true;
+  }
+  if (!added) return false;
+  const memo: PageMemo = { v: MEMO_VERSION, at: now, base: blobs.publicUrl(''), ...next };
+  await writeMemo(blobs, key, memo);
+  return true;
+}
+
+/**
+ * Adds complete versions to the page's memo (the job, once the images it hosted in the background
+ * are in): read, add, write. A memo the preview writes at the same moment may win; the parts it
+ * lacks are then made again by the next preview, which remembers them.
+ */
+export async function rememberPageContent(blobs: BlobStore, key: string, content: PageContentResult, now = Date.now()): Promise<void> {
+  const current = (await readPageMemo(blobs, key, now)) ?? { v: MEMO_VERSION, at: now, base: blobs.publicUrl('') };
+  const memo: PageMemo = { ...current, content: { ...content, complete: true } };
+  await writeMemo(blobs, key, memo);
+}
