@@ -4,7 +4,7 @@
  * source: it receives SQS messages and invokes the worker with a real SQS event shape.
  */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, ListQueuesCommand } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, ListQueuesCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { buildFetcher } from '../../functions/wiring';
 import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
@@ -75,6 +75,38 @@ describe('S3BlobStore', () => {
 });
 
 describe('SqsJobRunner with the worker behind SQS', () => {
+  test('runs started together share their SendMessageBatch requests (a page: image, icon, versions); a later run sends its own', async () => {
+    poller = startPoller(em, worker());
+    const sent: number[] = [];
+    const sqs = {
+      send: (cmd: any) => {
+        if (cmd instanceof SendMessageBatchCommand) sent.push(cmd.input.Entries?.length ?? 0);
+        return em.sqs.send(cmd);
+      },
+    } as typeof em.sqs;
+    const r = runner({ sqs });
+    const options = { requestId: 'req-together', deadline: Date.now() + 30_000 };
+    const [a, b, c] = await Promise.all([
+      r.run([echo('image', 1)], options),
+      r.run([echo('icon-0', 2), echo('icon-1', 3)], options),
+      Promise.resolve().then(() => r.run([echo('page-content', 4)], options)),
+    ]);
+    expect(sent).toEqual([4]);
+    expect([a.get('image'), b.get('icon-1'), c.get('page-content')]).toEqual([
+      expect.objectContaining({ ok: true, result: { value: 1 } }),
+      expect.objectContaining({ ok: true, result: { value: 3 } }),
+      expect.objectContaining({ ok: true, result: { value: 4 } }),
+    ]);
+    // Eleven at once: a batch of ten and one of one.
+    sent.length = 0;
+    const many = await r.run(
+      Array.from({ length: 11 }, (_, i) => echo(`e${i}`, i)),
+      { requestId: 'req-eleven', deadline: Date.now() + 30_000 },
+    );
+    expect(sent).toEqual([10, 1]);
+    expect([...many.values()].every((o) => o.ok)).toBe(true);
+  });
+
   test('fans out with SendMessageBatch, the worker writes results to S3, the runner collects them all', async () => {
     const w = worker();
     poller = startPoller(em, w);

@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../../errors.js';
 import type { RouteHint } from '../../fetch/proxy-route.js';
 import type { JobKind } from '../../jobs/kinds.js';
@@ -15,6 +15,7 @@ import {
   resultKey,
   SQS_MAX_MESSAGE_BYTES,
 } from './job-message.js';
+import { MESSAGE_MARGIN, MessageBatcher } from './message-batcher.js';
 import type { ReplyInbox } from './reply-queue.js';
 
 export interface SqsJobRunnerOptions {
@@ -87,23 +88,23 @@ export const DEFAULT_POLL: Required<PollSchedule> = {
   firstMs: {},
 };
 
-const BATCH = 10;
-/** Room left in a message for what SQS counts beside the body. */
-const MESSAGE_MARGIN = 1024;
-
 /**
  * The JobRunner on AWS: a fan-out with a synchronous wait. Jobs go to SQS with SendMessageBatch
- * (one versioned JSON message each); the worker Lambdas run them with the same job code as the
- * local runner and write each result to S3; this runner polls S3 for the results (PollSchedule)
- * until they are all there or the deadline passes. A job that failed, could not be
- * queued or is late is reported as failed, and the record goes out without it.
+ * (one versioned JSON message each; the messages of runs started together share batches:
+ * lib/adapters/aws/message-batcher.ts); the worker Lambdas run them with the same job code as the
+ * local runner and send each result to this container's reply queue (or write it to S3, where
+ * this runner polls for it: PollSchedule) until they are all there or the deadline passes. A job
+ * that failed, could not be queued or is late is reported as failed, and the record goes out
+ * without it.
  */
 export class SqsJobRunner implements JobRunner {
   private readonly poll: Required<PollSchedule>;
   private readonly maxInlineBytes: number;
   private readonly specs: JobSpecs;
+  private readonly batcher: MessageBatcher;
 
   constructor(private readonly options: SqsJobRunnerOptions) {
+    this.batcher = new MessageBatcher(options.sqs, options.log);
     this.poll = { ...DEFAULT_POLL, ...options.poll };
     this.specs = options.specs ?? jobSpec;
     this.maxInlineBytes = Math.min(options.maxInlineBytes ?? SQS_MAX_MESSAGE_BYTES - MESSAGE_MARGIN, SQS_MAX_MESSAGE_BYTES - MESSAGE_MARGIN);
@@ -137,31 +138,17 @@ export class SqsJobRunner implements JobRunner {
         ),
       );
       const ready = messages.filter((m): m is { job: Job; body: string } => m !== undefined);
-      // One batch list per queue (most jobs go to the job queue; browser jobs to the browser worker's).
-      const byQueue = new Map<string, { job: Job; body: string }[]>();
-      for (const m of ready) {
-        const worker = this.specs(m.job.kind)?.worker;
-        const url = (worker && this.options.queueUrlByWorker?.[worker]) || this.options.queueUrl;
-        byQueue.set(url, [...(byQueue.get(url) ?? []), m]);
-      }
-      // At most ten messages and 1 MiB in a batch.
-      const batches: { url: string; batch: { job: Job; body: string }[] }[] = [];
-      for (const [url, list] of byQueue) {
-        let batch: { job: Job; body: string }[] = [];
-        let bytes = 0;
-        for (const m of list) {
-          const size = Buffer.byteLength(m.body);
-          if (batch.length === BATCH || (batch.length > 0 && bytes + size > SQS_MAX_MESSAGE_BYTES - MESSAGE_MARGIN)) {
-            batches.push({ url, batch });
-            batch = [];
-            bytes = 0;
-          }
-          batch.push(m);
-          bytes += size;
-        }
-        if (batch.length) batches.push({ url, batch });
-      }
-      await Promise.all(batches.map(({ url, batch }) => this.send(url, batch, queued, fail)));
+      // Each to its worker's queue (most jobs go to the job queue; browser jobs to the browser worker's).
+      await Promise.all(
+        ready.map(({ job, body }) => {
+          const worker = this.specs(job.kind)?.worker;
+          const url = (worker && this.options.queueUrlByWorker?.[worker]) || this.options.queueUrl;
+          return this.batcher.send(url, body, job.id).then(
+            () => void queued.add(job.id),
+            (err: Error) => fail(job.id, `not queued: ${err.message}`),
+          );
+        }),
+      );
     }
     for (const job of jobs) if (!queued.has(job.id) && !outcomes.has(job.id)) fail(job.id, 'deadline exceeded before queueing');
 
@@ -283,22 +270,6 @@ export class SqsJobRunner implements JobRunner {
     const key = inputKey(requestId, job.id);
     await this.options.blobs.put(key, encodeJson(job.input), { contentType: 'application/json', cacheControl: 'no-store' });
     return { job, body: encodeJson({ ...base, inputKey: key }) };
-  }
-
-  private async send(queueUrl: string, batch: { job: Job; body: string }[], queued: Set<string>, fail: (id: string, error: string) => void): Promise<void> {
-    try {
-      const out = await this.options.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: batch.map((m, i) => ({ Id: String(i), MessageBody: m.body })),
-        }),
-      );
-      for (const ok of out.Successful ?? []) queued.add(batch[Number(ok.Id)].job.id);
-      for (const bad of out.Failed ?? []) fail(batch[Number(bad.Id)].job.id, `not queued: ${bad.Code ?? 'error'} ${bad.Message ?? ''}`.trim());
-    } catch (err) {
-      this.options.log?.error('SendMessageBatch failed', { error: (err as Error).message, jobs: batch.map((m) => m.job.id) });
-      for (const m of batch) fail(m.job.id, `not queued: ${(err as Error).message}`);
-    }
   }
 }
 
