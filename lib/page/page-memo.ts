@@ -12,8 +12,9 @@
  *    the icon, and the page's versions when the job says they are complete (every content image
  *    it started was hosted). A part that failed or came late is left out, and is tried again.
  *  - Versions made complete later, once the content images hosted in the background are in
- *    (lib/page/page-content.ts), are added by the job itself (rememberPageContent), so the next
- *    preview of the same bytes gets them.
+ *    (lib/page/page-content.ts), are remembered by the job itself (rememberPageContent), in an
+ *    object of their own beside the memo (`<key>.content.json`): the preview may write the memo
+ *    at the same moment, and neither write may undo the other. The preview reads both at once.
  *
  * Addresses are stored as the reader's public URLs, with the base they were made with: a memo read
  * through another base (a new CloudFront domain, a local server on another port) is not used.
@@ -71,14 +72,18 @@ async function readPageMemo(blobs: BlobStore, key: string, now: number): Promise
   return memo as PageMemo;
 }
 
-/** The parts remembered for the page under `key`, or undefined when there is no usable memo. */
+/** Where the job remembers versions it completed after its result (beside the page's memo). */
+const laterContentKey = (key: string) => key.replace(/\.json$/, '.content.json');
+
+/** The parts remembered for the page under `key` (two reads at once: the memo, and the versions the job completed later), or undefined when there are none. */
 export async function recallPage(blobs: BlobStore, key: string, now = Date.now()): Promise<PageMemoParts | undefined> {
-  const memo = await readPageMemo(blobs, key, now);
-  if (!memo) return undefined;
+  const [memo, later] = await Promise.all([readPageMemo(blobs, key, now), readPageMemo(blobs, laterContentKey(key), now)]);
+  if (!memo && !later) return undefined;
   const parts: PageMemoParts = {};
-  if (typeof memo.image?.original?.url === 'string') parts.image = memo.image;
-  if (typeof memo.icon?.url === 'string') parts.icon = memo.icon;
-  if (typeof memo.content?.htmlUrl === 'string') parts.content = memo.content;
+  if (typeof memo?.image?.original?.url === 'string') parts.image = memo.image;
+  if (typeof memo?.icon?.url === 'string') parts.icon = memo.icon;
+  const content = [memo?.content, later?.content].find((c) => typeof c?.htmlUrl === 'string');
+  if (content) parts.content = content;
   return parts;
 }
 
@@ -102,13 +107,8 @@ export async function rememberPage(blobs: BlobStore, key: string, got: PageMemoP
   return true;
 }
 
-/**
- * Adds complete versions to the page's memo (the job, once the images it hosted in the background
- * are in): read, add, write. A memo the preview writes at the same moment may win; the parts it
- * lacks are then made again by the next preview, which remembers them.
- */
+/** Remembers versions the job completed after its result (once the images it hosted in the background are in), beside the page's memo. */
 export async function rememberPageContent(blobs: BlobStore, key: string, content: PageContentResult, now = Date.now()): Promise<void> {
-  const current = (await readPageMemo(blobs, key, now)) ?? { v: MEMO_VERSION, at: now, base: blobs.publicUrl('') };
-  const memo: PageMemo = { ...current, content: { ...content, complete: true } };
-  await writeMemo(blobs, key, memo);
+  const memo: PageMemo = { v: MEMO_VERSION, at: now, base: blobs.publicUrl(''), content: { ...content, complete: true } };
+  await writeMemo(blobs, laterContentKey(key), memo);
 }

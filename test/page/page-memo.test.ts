@@ -12,7 +12,7 @@ import { buildLocalDeps } from '../../functions/wiring';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { JobKind } from '../../lib/jobs/kinds';
-import { PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage } from '../../lib/page/page-memo';
+import { PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage, rememberPageContent } from '../../lib/page/page-memo';
 import type { Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service';
@@ -70,7 +70,7 @@ afterAll(() => site.close());
 /** The memo objects in a local data dir. */
 function memos(config: { dataDir: string }): string[] {
   const dir = path.join(config.dataDir, 'jobs', 'page');
-  return existsSync(dir) ? readdirSync(dir).filter((f) => !f.endsWith('.meta.json')) : [];
+  return existsSync(dir) ? readdirSync(dir).filter((f) => !f.endsWith('.meta.json') && !f.endsWith('.content.json')) : [];
 }
 
 function service(overrides: Parameters<typeof testConfig>[0] = {}) {
@@ -158,7 +158,7 @@ test('versions that came out without an image (cut by the wait) are not remember
   }
 });
 
-test('a memo made through another public base, or older than its TTL, is not used', async () => {
+test('a memo made through another public base, or older than its TTL, is not used; the job\'s later versions and the preview\'s memo never undo each other', async () => {
   const s = service();
   try {
     const key = pageMemoKey({ url: 'https://example.com/a', contentType: 'text/html', bytes: Buffer.from('<p>x</p>') });
@@ -173,6 +173,13 @@ test('a memo made through another public base, or older than its TTL, is not use
     expect(await recallPage(s.blobs, key, t0 + PAGE_MEMO_TTL_MS)).toBeUndefined();
     const other = buildLocalDeps({ config: s.config, log: silentLog, baseUrl: () => 'http://other.test' });
     expect(await recallPage(other.blobs, key, t0 + 1000)).toBeUndefined();
+
+    // Versions the job completes later and the preview's memo, written in either order: neither undoes the other.
+    const content = { words: 1, cjkChars: 0, article: true, htmlUrl: 'http://assets.test/h', markdownUrl: 'http://assets.test/m', rawTextUrl: 'http://assets.test/t' };
+    const key2 = pageMemoKey({ url: 'https://example.com/b', bytes: Buffer.from('<p>y</p>') });
+    await rememberPageContent(s.blobs, key2, content, t0);
+    await rememberPage(s.blobs, key2, { icon }, undefined, t0);
+    expect(await recallPage(s.blobs, key2, t0 + 1)).toEqual({ icon, content: { ...content, complete: true } });
   } finally {
     s.cleanup();
   }
