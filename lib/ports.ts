@@ -66,8 +66,7 @@ export interface JobRunner {
    * True when the jobs run on this machine's cores, beside the requests (the local runner); false
    * or absent when they run elsewhere (worker Lambdas). Work the record may not need is then held
    * back so it does not take the cores from the rest: the screenshot starts once the rest of the
-   * record is ready (lib/page/describe-page.ts), and an icon candidate only when the one before
-   * it failed (lib/media/host-images.ts).
+   * record is ready (lib/page/describe-page.ts).
    */
   readonly sharesCpu?: boolean;
 }

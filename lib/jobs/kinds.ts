@@ -45,6 +45,12 @@ export interface ImageJobInput {
    * (lib/media/host-images.ts): its other sizes would be PUTs nobody reads.
    */
   sizes?: ImageSizeName[];
+  /**
+   * Other remote images to try, in order, when `url` cannot be hosted: an icon's other candidates
+   * (lib/media/host-images.ts). The first that can be hosted is the result; when none can, the
+   * reason is the last one's. One job, so a failed candidate costs no queue round trip.
+   */
+  alternatives?: string[];
 }
 
 /** An image of a page's hosted versions: only the size they show (lib/page/page-images.ts). JSON-safe. */

@@ -33,7 +33,7 @@ export type ImageSource = { url: string } | { bytes: Buffer };
 
 export type HostOptions = RunOptions;
 
-/** At most this many icon candidates are tried (the first in order that can be hosted wins: `firstIcon`). */
+/** At most this many icon candidates are tried, in order, in one job (the first that can be hosted wins: ImageJobInput.alternatives). */
 const MAX_ICON_CANDIDATES = 3;
 
 /**
@@ -42,9 +42,10 @@ const MAX_ICON_CANDIDATES = 3;
  */
 const ICON_SIZES: readonly ImageSizeName[] = ['original'];
 
-function imageJob(id: string, source: ImageSource, sizes?: readonly ImageSizeName[]): Job<'image'> {
+function imageJob(id: string, source: ImageSource, sizes?: readonly ImageSizeName[], alternatives?: string[]): Job<'image'> {
   const input: ImageJobInput = 'bytes' in source ? { bytesBase64: source.bytes.toString('base64') } : { url: source.url };
   if (sizes) input.sizes = [...sizes];
+  if (alternatives?.length) input.alternatives = alternatives;
   return { id, kind: 'image', input };
 }
 
@@ -92,7 +93,11 @@ export async function hostImage(source: ImageSource, jobs: JobRunner, options: H
   return (await hostImageList([source], jobs, options))[0];
 }
 
-/** The record's `image` and `icon`: in one fan-out, or with the icon candidates one at a time where the jobs share the cores (`firstIcon`). */
+/**
+ * The record's `image` and `icon`, in one fan-out: the image's job, and one job for the icon that
+ * tries its candidates in order (the first that can be hosted wins; most pages' first candidate is
+ * their icon, so the others are rarely downloaded, and a failed one costs no queue round trip).
+ */
 export async function hostImages(sources: ImageSources, jobs: JobRunner, options: HostOptions): Promise<HostedImages> {
   const image: Job<'image'> | undefined = sources.imageBytes?.length
     ? imageJob('image', { bytes: sources.imageBytes })
@@ -101,14 +106,20 @@ export async function hostImages(sources: ImageSources, jobs: JobRunner, options
       : undefined;
   const seen = new Set<string>();
   const icons = (sources.icons ?? []).filter((c) => c.url && !seen.has(c.url) && seen.add(c.url)).slice(0, MAX_ICON_CANDIDATES);
-  const iconJobs = icons.map((c, i) => imageJob(`icon-${i}`, { url: c.url }, ICON_SIZES));
-  if (!image && iconJobs.length === 0) return {};
+  const icon =
+    icons.length > 0
+      ? imageJob(
+          'icon',
+          { url: icons[0].url },
+          ICON_SIZES,
+          icons.slice(1).map((c) => c.url),
+        )
+      : undefined;
+  if (!image && !icon) return {};
 
-  const [hostedImage, hostedIcon] = jobs.sharesCpu
-    ? await Promise.all([image && hostedOne(image, jobs, options), firstIcon(iconJobs, jobs, options)])
-    : await jobs
-        .run([...(image ? [image] : []), ...iconJobs], options)
-        .then((o) => [hostedFrom(o.get('image')), iconJobs.map((c) => hostedFrom(o.get(c.id))).find((h) => h?.original !== undefined)]);
+  const outcomes = await jobs.run([...(image ? [image] : []), ...(icon ? [icon] : [])], options);
+  const hostedImage = hostedFrom(outcomes.get('image'));
+  const hostedIcon = hostedFrom(outcomes.get('icon'));
   const out: HostedImages = {};
   if (hasAllSizes(hostedImage)) out.image = toImageSet(hostedImage);
   if (hostedIcon?.original) {
@@ -120,25 +131,4 @@ export async function hostImages(sources: ImageSources, jobs: JobRunner, options
     };
   }
   return out;
-}
-
-/** One job's hosted image, or undefined. */
-async function hostedOne(job: Job<'image'>, jobs: JobRunner, options: HostOptions): Promise<HostedImage | undefined> {
-  return hostedFrom((await jobs.run([job], options)).get(job.id));
-}
-
-/**
- * The first icon candidate, in order, that can be hosted. Where the jobs share this machine's
- * cores (`JobRunner.sharesCpu`, the local server) a candidate is tried only when the one before it
- * failed: most pages' first candidate is their icon, and the others' downloads and renders would
- * take CPU from the rest of the record. Where the jobs run elsewhere (worker Lambdas) all are
- * submitted at once with the image (hostImages), so a failed candidate costs no queue round trip.
- */
-async function firstIcon(candidates: Job<'image'>[], jobs: JobRunner, options: HostOptions): Promise<HostedImage | undefined> {
-  for (const candidate of candidates) {
-    if (Date.now() >= options.deadline) break;
-    const hosted = await hostedOne(candidate, jobs, options);
-    if (hosted?.original) return hosted;
-  }
-  return undefined;
 }

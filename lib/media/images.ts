@@ -103,7 +103,21 @@ function wantedSizes(input: ImageJobInput): ImageSizeName[] {
   return asked.length > 0 ? asked : [...IMAGE_SIZE_NAMES];
 }
 
+/** At most this many sources in one job (`url` and its `alternatives`). */
+export const MAX_IMAGE_ALTERNATIVES = 4;
+
 export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult> {
+  const alternatives = input.bytesBase64 === undefined && Array.isArray(input.alternatives) ? input.alternatives : [];
+  let result = await runOneImage(input, ctx);
+  // The next candidate while this one could not be hosted (and the job is not aborted).
+  for (const url of alternatives.slice(0, MAX_IMAGE_ALTERNATIVES - 1)) {
+    if (result.image || ctx.signal?.aborted) break;
+    if (typeof url === 'string') result = await runOneImage({ url, ...(input.sizes ? { sizes: input.sizes } : {}) }, ctx);
+  }
+  return result;
+}
+
+async function runOneImage(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult> {
   const url = input.bytesBase64 === undefined ? input.url : undefined;
   const sizes = wantedSizes(input);
   if (url) {

@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { required } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import { runCpuTask } from '../jobs/cpu-pool.js';
-import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
+import type { ContentImage, PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import { type BlobStore, IMMUTABLE_CACHE } from '../ports.js';
 import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
 import { pageMemoKey, rememberPageContent } from './page-memo.js';
@@ -58,33 +58,42 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
   if (!versions && !read.images) return { ...result, reason: 'no text' };
   result.estimatedReadingTimeInMinutes = readingMinutes(read);
   let complete = true;
+  let rest: Promise<Map<string, ContentImage> | undefined> | undefined;
+  let hostedInTime = 0;
   if (read.images) {
     const until = input.deadline !== undefined ? input.deadline - PAGE_IMAGE_LIMITS.reserveMs : started + PAGE_IMAGE_LIMITS.defaultMs;
     const waitUntil = Date.now() + (ctx.config?.pageImagesWaitMs ?? PAGE_IMAGE_LIMITS.defaultMs);
     const images = await hostPageImages(read.images.urls, ctx, { waitUntil, until });
     complete = images.complete;
+    rest = images.rest;
+    hostedInTime = images.hosted.size;
     if (read.images.urls.length) result.images = { found: read.images.urls.length, hosted: images.hosted.size };
     ctx.signal?.throwIfAborted();
     versions = await runCpuTask(ctx.config, 'writePageVersions', { content: read.images.content, hosted: Object.fromEntries(images.hosted) }, ctx.signal);
-    const content = read.images.content;
-    const rest = images.rest;
-    // Once the remaining images are hosted: the complete versions, remembered for these page bytes.
-    if (rest) {
-      const later = async () => {
-        const all = await rest;
-        if (!all || ctx.signal?.aborted) return;
-        const whole = await runCpuTask(ctx.config, 'writePageVersions', { content, hosted: Object.fromEntries(all) }, ctx.signal);
-        const images = { found: read.images?.urls.length ?? 0, hosted: all.size };
-        const stored = await storeVersions(ctx.blobs, { ...result, images }, { ...whole, text: read.text });
-        const page = { url: input.url, contentType: input.contentType, bytes: Buffer.from(input.bytesBase64, 'base64') };
-        await rememberPageContent(ctx.blobs, pageMemoKey(page), stored.result);
-      };
-      if (ctx.defer) ctx.defer(later);
-      else void later().catch(() => undefined); // a lost memo only
-    }
   }
   const written = required(versions, 'the page versions');
   const stored = await storeVersions(ctx.blobs, result, { ...written, text: read.text });
+  const content = read.images?.content;
+  // Once the remaining images are hosted: the complete versions, remembered for these page bytes
+  // beside the page's memo. When none of them could be hosted after all (each failed for a reason
+  // of its own), the versions just stored are the complete ones.
+  if (rest && content) {
+    const remaining = rest;
+    const later = async () => {
+      const all = await remaining;
+      if (!all || ctx.signal?.aborted) return;
+      let whole = stored.result;
+      if (all.size > hostedInTime) {
+        const html = await runCpuTask(ctx.config, 'writePageVersions', { content, hosted: Object.fromEntries(all) }, ctx.signal);
+        const images = { found: read.images?.urls.length ?? 0, hosted: all.size };
+        whole = (await storeVersions(ctx.blobs, { ...result, images }, { ...html, text: read.text })).result;
+      }
+      const page = { url: input.url, contentType: input.contentType, bytes: Buffer.from(input.bytesBase64, 'base64') };
+      await rememberPageContent(ctx.blobs, pageMemoKey(page), whole);
+    };
+    if (ctx.defer) ctx.defer(later);
+    else void later().catch(() => undefined); // a lost memo only
+  }
   // Complete versions are remembered for these exact bytes by the preview (lib/page/page-memo.ts).
   return complete ? { ...stored.result, complete } : stored.result;
 }

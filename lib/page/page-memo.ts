@@ -14,7 +14,9 @@
  *  - Versions made complete later, once the content images hosted in the background are in
  *    (lib/page/page-content.ts), are remembered by the job itself (rememberPageContent), in an
  *    object of their own beside the memo (`<key>.content.json`): the preview may write the memo
- *    at the same moment, and neither write may undo the other. The preview reads both at once.
+ *    at the same moment, and neither write may undo the other. A preview that finds a memo
+ *    without versions reads that object too, and writes the versions into the memo (once), so
+ *    the next preview of the page reads one object.
  *
  * Addresses are stored as the reader's public URLs, with the base they were made with: a memo read
  * through another base (a new CloudFront domain, a local server on another port) is not used.
@@ -75,25 +77,40 @@ async function readPageMemo(blobs: BlobStore, key: string, now: number): Promise
 /** Where the job remembers versions it completed after its result (beside the page's memo). */
 const laterContentKey = (key: string) => key.replace(/\.json$/, '.content.json');
 
-/** The parts remembered for the page under `key` (two reads at once: the memo, and the versions the job completed later), or undefined when there are none. */
-export async function recallPage(blobs: BlobStore, key: string, now = Date.now()): Promise<PageMemoParts | undefined> {
-  const [memo, later] = await Promise.all([readPageMemo(blobs, key, now), readPageMemo(blobs, laterContentKey(key), now)]);
-  if (!memo && !later) return undefined;
-  const parts: PageMemoParts = {};
-  if (typeof memo?.image?.original?.url === 'string') parts.image = memo.image;
-  if (typeof memo?.icon?.url === 'string') parts.icon = memo.icon;
-  const content = [memo?.content, later?.content].find((c) => typeof c?.htmlUrl === 'string');
-  if (content) parts.content = content;
+/** What the preview recalled: the parts, and whether some came from beside the memo (they are to be written into it). */
+export interface RecalledPage extends PageMemoParts {
+  unmerged?: boolean;
+}
+
+const hasVersions = (c: PageContentResult | undefined): c is PageContentResult => typeof c?.htmlUrl === 'string';
+
+/**
+ * The parts remembered for the page under `key`, or undefined when there is no memo. A memo
+ * without versions: the versions the job completed later, when there are some (a second read).
+ */
+export async function recallPage(blobs: BlobStore, key: string, now = Date.now()): Promise<RecalledPage | undefined> {
+  const memo = await readPageMemo(blobs, key, now);
+  if (!memo) return undefined;
+  const parts: RecalledPage = {};
+  if (typeof memo.image?.original?.url === 'string') parts.image = memo.image;
+  if (typeof memo.icon?.url === 'string') parts.icon = memo.icon;
+  if (hasVersions(memo.content)) parts.content = memo.content;
+  else {
+    const later = (await readPageMemo(blobs, laterContentKey(key), now))?.content;
+    if (hasVersions(later)) Object.assign(parts, { content: later, unmerged: true });
+  }
   return parts;
 }
 
 /**
  * Writes the memo with the parts of `got` that `recalled` (what the preview read) lacks, added to
- * those; nothing when there is nothing new. Returns whether it wrote. A failed write is only a lost memo.
+ * those; nothing when there is nothing new (and nothing recalled from beside the memo). Returns
+ * whether it wrote. A failed write is only a lost memo.
  */
-export async function rememberPage(blobs: BlobStore, key: string, got: PageMemoParts, recalled?: PageMemoParts, now = Date.now()): Promise<boolean> {
-  const next: PageMemoParts = { ...recalled };
-  let added = false;
+export async function rememberPage(blobs: BlobStore, key: string, got: PageMemoParts, recalled?: RecalledPage, now = Date.now()): Promise<boolean> {
+  const { unmerged, ...known } = recalled ?? {};
+  const next: PageMemoParts = { ...known };
+  let added = unmerged === true;
   for (const part of ['image', 'icon', 'content'] as const) {
     const value = got[part];
     if (value === undefined || next[part] !== undefined) continue;

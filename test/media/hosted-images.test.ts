@@ -149,7 +149,7 @@ test('icon candidates are tried in order: the first that decodes wins', async ()
   await expectServed(assetUrls(record));
 });
 
-test('on the local server an icon candidate is downloaded only when the one before it failed', async () => {
+test('an icon candidate is downloaded only when the one before it failed (one job tries them in order, on any runner)', async () => {
   const record = await preview(fixture.url('/three-icons'));
   expect(record.icon).toMatchObject({ width: 64, height: 64 });
   const asked = fixture.requests.map((r) => r.url).filter((u) => /^\/(i\d|broken|good)\.png/.test(u));

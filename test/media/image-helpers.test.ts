@@ -128,21 +128,22 @@ describe('hostImages: the icon candidates', () => {
     edgeColor: '#000000',
     reused: false,
   });
-  /** A runner that logs each run's job URLs (and the sizes asked for); the candidate at /bad fails, the others are hosted at the size in their URL. */
+  /**
+   * A runner that logs each run's jobs (their URL, alternatives and sizes) and hosts as the image
+   * job does: the first of a job's URL and alternatives that is not /bad, at the size in its URL.
+   */
   function fakeRunner(sharesCpu: boolean | undefined) {
-    const runs: string[][] = [];
-    const sizes = new Map<string, string[] | undefined>();
+    const runs: { url?: string; alternatives?: string[]; sizes?: string[] }[][] = [];
     const runner: JobRunner = {
       sharesCpu,
       run: (async (jobs: Job<'image'>[]) => {
-        runs.push(jobs.map((j) => j.input.url ?? ''));
-        for (const j of jobs) sizes.set(j.input.url ?? '', j.input.sizes);
+        runs.push(jobs.map((j) => ({ url: j.input.url, alternatives: j.input.alternatives, sizes: j.input.sizes })));
         return new Map(
           jobs.map((j) => {
-            const url = j.input.url ?? '';
+            const url = [j.input.url ?? '', ...(j.input.alternatives ?? [])].find((u) => !u.endsWith('/bad'));
             return [
               j.id,
-              url.endsWith('/bad')
+              url === undefined
                 ? { id: j.id, ok: false, error: 'broken', ms: 1 }
                 : { id: j.id, kind: 'image', ok: true, result: { image: hosted(Number(url.split('/').pop()), j.input.sizes) }, ms: 1 },
             ];
@@ -150,31 +151,25 @@ describe('hostImages: the icon candidates', () => {
         );
       }) as JobRunner['run'],
     };
-    return { runner, runs, sizes };
+    return { runner, runs };
   }
   const icons = ['https://a.example/bad', 'https://a.example/48', 'https://a.example/16'].map((url) => ({ url }) as IconCandidate);
   const options = { requestId: 'r', deadline: Date.now() + 60_000 };
 
-  test('where jobs share the cores, one candidate at a time, in order, until one is hosted', async () => {
-    const { runner, runs, sizes } = fakeRunner(true);
-    const out = await hostImages({ image: { url: 'https://a.example/1200' }, icons }, runner, options);
-    expect(out.icon).toEqual({ width: 48, height: 48, backgroundColor: '#000000', url: 'o48' });
-    expect(out.image).toEqual({ thumbnail: expect.anything(), medium: expect.anything(), large: expect.anything(), original: expect.anything() });
-    expect(out.image?.original.url).toBe('o1200');
-    // The image in every size, each icon candidate only in the one the record's `icon` uses.
-    expect(Object.fromEntries(sizes)).toEqual({
-      'https://a.example/1200': undefined,
-      'https://a.example/bad': ['original'],
-      'https://a.example/48': ['original'],
-    });
-    expect(runs).toEqual(expect.arrayContaining([['https://a.example/1200'], ['https://a.example/bad'], ['https://a.example/48']]));
-    expect(runs).toHaveLength(3);
-  });
-
-  test('where jobs run elsewhere (worker Lambdas), the image and every candidate in one run; the first in order wins', async () => {
-    const { runner, runs } = fakeRunner(undefined);
-    const out = await hostImages({ image: { url: 'https://a.example/1200' }, icons }, runner, options);
-    expect(out.icon?.url).toBe('o48');
-    expect(runs).toEqual([['https://a.example/1200', 'https://a.example/bad', 'https://a.example/48', 'https://a.example/16']]);
-  });
+  test.each([true, undefined])(
+    'sharesCpu %s: the image and one icon job (its candidates in order, `original` only) in one run; the first that hosts wins',
+    async (sharesCpu) => {
+      const { runner, runs } = fakeRunner(sharesCpu);
+      const out = await hostImages({ image: { url: 'https://a.example/1200' }, icons }, runner, options);
+      expect(out.icon).toEqual({ width: 48, height: 48, backgroundColor: '#000000', url: 'o48' });
+      expect(out.image).toEqual({ thumbnail: expect.anything(), medium: expect.anything(), large: expect.anything(), original: expect.anything() });
+      expect(out.image?.original.url).toBe('o1200');
+      expect(runs).toEqual([
+        [
+          { url: 'https://a.example/1200', alternatives: undefined, sizes: undefined },
+          { url: 'https://a.example/bad', alternatives: ['https://a.example/48', 'https://a.example/16'], sizes: ['original'] },
+        ],
+      ]);
+    },
+  );
 });

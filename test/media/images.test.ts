@@ -528,6 +528,26 @@ describe('the image job', () => {
     expect(await runImageJob({ bytesBase64: xxe.toString('base64') }, ctx)).toEqual({ reason: expect.stringMatching(/entities/) });
   });
 
+  test("alternatives (an icon's candidates) are tried in order in one job: the first that hosts wins, later ones are not downloaded", async () => {
+    const { ctx } = jobContext();
+    fixture.route('/alt-gone.png', { status: 404, body: 'no' });
+    fixture.route('/alt-junk.png', { headers: { 'content-type': 'image/png' }, body: 'not an image' });
+    fixture.route('/alt-good.png', { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(32, 32) });
+    fixture.route('/alt-never.png', { headers: { 'content-type': 'image/png' }, body: await fx.gradientPng(48, 48) });
+    const asked = () => fixture.requests.map((q) => q.url).filter((u) => u.startsWith('/alt-'));
+    const input = {
+      url: fixture.url('/alt-gone.png'),
+      alternatives: ['/alt-junk.png', '/alt-good.png', '/alt-never.png'].map((p) => fixture.url(p)),
+      sizes: ['original' as const],
+    };
+    const icon = await hostedIn(await runImageJob(input, ctx));
+    expect(icon).toMatchObject({ width: 32, height: 32 });
+    expect(asked()).toEqual(['/alt-gone.png', '/alt-junk.png', '/alt-good.png']);
+    // None hosts: the last one's reason.
+    const none = await runImageJob({ url: fixture.url('/alt-gone.png'), alternatives: [fixture.url('/alt-junk.png')] }, ctx);
+    expect(none.reason).toMatch(/not an image|undecodable/);
+  });
+
   test('broken, oversized, missing and forbidden images are a reason, never a thrown error', async () => {
     const { ctx } = jobContext({ maxImageBytes: 64 * 1024 });
     const noisy = await sharp(Buffer.alloc(300 * 300 * 3, 7), { raw: { width: 300, height: 300, channels: 3 } })

@@ -15,8 +15,9 @@ import type { PageContentResult } from '../../lib/jobs/kinds';
 import { runImageJob } from '../../lib/media/images';
 import { runPageContentJob } from '../../lib/page/page-content';
 import { PAGE_IMAGE_LIMITS } from '../../lib/page/page-images';
-import { pageMemoKey, recallPage } from '../../lib/page/page-memo';
+import { pageMemoKey } from '../../lib/page/page-memo';
 import { bestSrcsetCandidate } from '../../lib/page/sanitize';
+import type { PutOptions } from '../../lib/ports';
 import { type CountingServer, type FixtureServer, startCountingServer, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher, startTestServer, testConfig } from '../helpers/service';
 import { paragraphs } from './fixtures';
@@ -356,10 +357,11 @@ describe('caps: count, total bytes and the deadline', () => {
     // complete versions are stored and added to the page's memo for its bytes.
     expect(first.complete).toBeUndefined();
     release();
-    const memo = pageMemoKey({ url: site.url('/w.html'), bytes: Buffer.from(html) });
+    // (Beside the page's memo, which the preview writes: lib/page/page-memo.ts.)
+    const memo = pageMemoKey({ url: site.url('/w.html'), bytes: Buffer.from(html) }).replace(/\.json$/, '.content.json');
     const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
     for (let i = 0; i < 200 && !(await blobs.has(memo)); i++) await new Promise((r) => setTimeout(r, 50));
-    const whole = (await recallPage(blobs, memo))?.content;
+    const whole: PageContentResult | undefined = JSON.parse((await blobs.get(memo))!.toString('utf8')).content;
     expect(whole?.images).toEqual({ found: 2, hosted: 2 });
     expect(whole?.complete).toBe(true);
     expect(imgTags(await stored(whole!.htmlUrl!)).map((t) => t.alt)).toEqual(['img 0', 'img 1']);
@@ -371,6 +373,40 @@ describe('caps: count, total bytes and the deadline', () => {
     expect(second.complete).toBe(true);
     expect(second.htmlUrl).toBe(whole!.htmlUrl);
     expect(lateRequests).toBe(1);
+  });
+
+  test('the wait: a late image that fails after all leaves the versions as they were; they are remembered as complete, not stored (nor looked for) again', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    site.route('/late-gone.png', async (_req, res) => {
+      await gate;
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('gone');
+    });
+    const html = article(['/n/16.png', '/late-gone.png']);
+    const store = new FsBlobStore(config.dataDir, () => 'http://assets.test');
+    // Every put and existence check of a version.
+    const calls: string[] = [];
+    const blobs: typeof store = Object.assign(Object.create(store), {
+      put: (k: string, b: Buffer | string, o: PutOptions) => (calls.push(k), store.put(k, b, o)),
+      has: (k: string) => (calls.push(k), store.has(k)),
+    });
+    const first = await runPageContentJob(
+      { url: site.url('/w2.html'), bytesBase64: Buffer.from(html).toString('base64'), deadline: Date.now() + 20_000 },
+      { fetch, blobs, config: { ...config, pageImagesWaitMs: 300 } },
+    );
+    expect(first.complete).toBeUndefined();
+    const versionCalls = () => calls.filter((k) => /page\.(html|md|txt)$/.test(k)).length;
+    const before = versionCalls();
+    expect(before).toBe(6);
+    release();
+    const memo = pageMemoKey({ url: site.url('/w2.html'), bytes: Buffer.from(html) }).replace(/\.json$/, '.content.json');
+    for (let i = 0; i < 200 && !(await store.has(memo)); i++) await new Promise((r) => setTimeout(r, 50));
+    const whole: PageContentResult = JSON.parse((await store.get(memo))!.toString('utf8')).content;
+    expect(whole).toMatchObject({ htmlUrl: first.htmlUrl, markdownUrl: first.markdownUrl, rawTextUrl: first.rawTextUrl, complete: true });
+    expect(versionCalls()).toBe(before);
   });
 
   test('an aborted job hosts nothing more and stores nothing', async () => {

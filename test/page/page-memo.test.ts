@@ -158,7 +158,7 @@ test('versions that came out without an image (cut by the wait) are not remember
   }
 });
 
-test('a memo made through another public base, or older than its TTL, is not used; the job\'s later versions and the preview\'s memo never undo each other', async () => {
+test("a memo made through another public base, or older than its TTL, is not used; the job's later versions and the preview's memo never undo each other", async () => {
   const s = service();
   try {
     const key = pageMemoKey({ url: 'https://example.com/a', contentType: 'text/html', bytes: Buffer.from('<p>x</p>') });
@@ -175,10 +175,21 @@ test('a memo made through another public base, or older than its TTL, is not use
     expect(await recallPage(other.blobs, key, t0 + 1000)).toBeUndefined();
 
     // Versions the job completes later and the preview's memo, written in either order: neither undoes the other.
-    const content = { words: 1, cjkChars: 0, article: true, htmlUrl: 'http://assets.test/h', markdownUrl: 'http://assets.test/m', rawTextUrl: 'http://assets.test/t' };
+    const content = {
+      words: 1,
+      cjkChars: 0,
+      article: true,
+      htmlUrl: 'http://assets.test/h',
+      markdownUrl: 'http://assets.test/m',
+      rawTextUrl: 'http://assets.test/t',
+    };
     const key2 = pageMemoKey({ url: 'https://example.com/b', bytes: Buffer.from('<p>y</p>') });
     await rememberPageContent(s.blobs, key2, content, t0);
     await rememberPage(s.blobs, key2, { icon }, undefined, t0);
+    const recalled = await recallPage(s.blobs, key2, t0 + 1);
+    expect(recalled).toEqual({ icon, content: { ...content, complete: true }, unmerged: true });
+    // The preview writes the versions into the memo (once): the next recall has them from one read.
+    expect(await rememberPage(s.blobs, key2, {}, recalled, t0)).toBe(true);
     expect(await recallPage(s.blobs, key2, t0 + 1)).toEqual({ icon, content: { ...content, complete: true } });
   } finally {
     s.cleanup();
