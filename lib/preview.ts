@@ -395,6 +395,7 @@ async function pageJobs(
     : Promise.resolve(found);
   const image: Promise<HostedImages> = recalled.then((m) => {
     if (m?.image) return { image: m.image };
+    if (m?.failed?.image) return {};
     return oUrl && found.oembedCouldChange.includes('image')
       ? fields.then((f) => hostImages({ image: f.image }, jobs, jobOptions))
       : hostImages({ image: found.image }, jobs, jobOptions);
@@ -402,6 +403,7 @@ async function pageJobs(
   const manifestUrl = read.manifestUrl;
   const icon: Promise<HostedImages> = recalled.then((m) => {
     if (m?.icon) return { icon: m.icon };
+    if (m?.failed?.icon) return {};
     return manifestUrl
       ? timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)).then((manifest) => hostImages(pageIcons(read, manifest), jobs, jobOptions))
       : hostImages(pageIcons(read), jobs, jobOptions);
@@ -419,8 +421,11 @@ async function pageJobs(
     ? recalled.then((m) => describePage(res, contentType, run.ports, { ...jobOptions, othersReady, content: m?.content })).catch((): DescribedPage => ({}))
     : undefined;
   const [r, f, hostedImage, hostedIcon, d, m] = await Promise.all([record, fields, image, icon, described, recalled]);
-  if (memoKey) await rememberPage(blobs, memoKey, { image: hostedImage.image, icon: hostedIcon.icon, content: d?.content }, m);
-  return { record: r, hints: pageHints(f), hosted: { ...hostedImage, ...hostedIcon }, described: d };
+  if (memoKey) {
+    const failed = { ...hostedImage.failed, ...hostedIcon.failed };
+    await rememberPage(blobs, memoKey, { image: hostedImage.image, icon: hostedIcon.icon, content: d?.content, failed }, m);
+  }
+  return { record: r, hints: pageHints(f), hosted: { image: hostedImage.image, icon: hostedIcon.icon }, described: d };
 }
 
 /**

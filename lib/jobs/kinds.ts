@@ -70,7 +70,12 @@ export interface HostedImage extends Omit<MediaImage, ImageSizeName>, Partial<Pi
   reused: boolean;
 }
 
-export type ImageJobResult = { image: HostedImage; reason?: undefined } | { image?: undefined; reason: string };
+/**
+ * The hosted image, or why there is none. `lasting`: the image's own fault (a 404, undecodable
+ * bytes, too large), which another try within a few minutes would meet again; absent for what may
+ * pass (a timeout, a 5xx, the deadline).
+ */
+export type ImageJobResult = { image: HostedImage; reason?: undefined; lasting?: undefined } | { image?: undefined; reason: string; lasting?: boolean };
 
 // ---------------------------------------------------------------------------------------------
 // video, audio, document

@@ -26,6 +26,8 @@ export interface ImageSources {
 export interface HostedImages {
   image?: ImageSet;
   icon?: Icon;
+  /** The sources that could not be hosted for a lasting reason of their own (ImageJobResult.lasting): another try soon would fail again. */
+  failed?: { image?: true; icon?: true };
 }
 
 /** A source of one image: a URL (downloaded through the guarded fetcher) or bytes already fetched. */
@@ -121,6 +123,9 @@ export async function hostImages(sources: ImageSources, jobs: JobRunner, options
   const hostedImage = hostedFrom(outcomes.get('image'));
   const hostedIcon = hostedFrom(outcomes.get('icon'));
   const out: HostedImages = {};
+  const lasting = (o: JobOutcome<'image'> | undefined) => o?.ok === true && o.result.lasting === true;
+  if (lasting(outcomes.get('image'))) out.failed = { image: true };
+  if (lasting(outcomes.get('icon'))) out.failed = { ...out.failed, icon: true };
   if (hasAllSizes(hostedImage)) out.image = toImageSet(hostedImage);
   if (hostedIcon?.original) {
     out.icon = {

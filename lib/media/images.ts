@@ -109,12 +109,16 @@ export const MAX_IMAGE_ALTERNATIVES = 4;
 export async function runImageJob(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult> {
   const alternatives = input.bytesBase64 === undefined && Array.isArray(input.alternatives) ? input.alternatives : [];
   let result = await runOneImage(input, ctx);
+  let lasting = result.lasting === true;
   // The next candidate while this one could not be hosted (and the job is not aborted).
   for (const url of alternatives.slice(0, MAX_IMAGE_ALTERNATIVES - 1)) {
     if (result.image || ctx.signal?.aborted) break;
-    if (typeof url === 'string') result = await runOneImage({ url, ...(input.sizes ? { sizes: input.sizes } : {}) }, ctx);
+    if (typeof url !== 'string') continue;
+    result = await runOneImage({ url, ...(input.sizes ? { sizes: input.sizes } : {}) }, ctx);
+    lasting &&= result.lasting === true;
   }
-  return result;
+  // Lasting only when every candidate's failure is.
+  return result.image ? result : { reason: result.reason, ...(lasting ? { lasting } : {}) };
 }
 
 async function runOneImage(input: ImageJobInput, ctx: JobContext): Promise<ImageJobResult> {
@@ -122,7 +126,7 @@ async function runOneImage(input: ImageJobInput, ctx: JobContext): Promise<Image
   const sizes = wantedSizes(input);
   if (url) {
     const failed = await recalledFailure(ctx, url);
-    if (failed) return { reason: `${failed} (remembered)` };
+    if (failed) return { reason: `${failed} (remembered)`, lasting: true };
   }
   try {
     return { image: await renderSource(input, sizes, ctx) };
@@ -131,8 +135,9 @@ async function runOneImage(input: ImageJobInput, ctx: JobContext): Promise<Image
     if (!(err instanceof ExpectedFailure)) throw err;
     // A failure is remembered only when it is the image's own (a 404, undecodable bytes, too large),
     // not a timeout, a 5xx or the record's deadline, which may pass; nor when the job was aborted.
-    if (url && !err.transient && !ctx.signal?.aborted) await writeMemo(ctx.blobs, urlMemoKey(url), { at: Date.now(), reason: err.message } satisfies UrlMemo);
-    return { reason: err.message };
+    const lasting = !err.transient && !ctx.signal?.aborted;
+    if (url && lasting) await writeMemo(ctx.blobs, urlMemoKey(url), { at: Date.now(), reason: err.message } satisfies UrlMemo);
+    return { reason: err.message, ...(lasting ? { lasting } : {}) };
   }
 }
 

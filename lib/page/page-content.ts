@@ -53,9 +53,10 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
   const result: PageContentResult = { words: read.words, cjkChars: read.cjkChars, article: read.article };
   if (read.title) result.title = read.title;
   if (read.excerpt) result.excerpt = read.excerpt;
-  if (read.refused) return { ...result, reason: read.refused };
+  // No versions, for a reason of the page's own: as complete as the page gets (the preview remembers it).
+  if (read.refused) return { ...result, reason: read.refused, complete: true };
   let versions = read.versions;
-  if (!versions && !read.images) return { ...result, reason: 'no text' };
+  if (!versions && !read.images) return { ...result, reason: 'no text', complete: true };
   result.estimatedReadingTimeInMinutes = readingMinutes(read);
   let complete = true;
   let rest: Promise<Map<string, ContentImage> | undefined> | undefined;

@@ -10,7 +10,10 @@
  *    parts it lacks: a page seen before costs no job, no queue message and no worker invocation.
  *  - The preview writes it (one PUT) when its jobs gave a part the memo did not have: the image,
  *    the icon, and the page's versions when the job says they are complete (every content image
- *    it started was hosted). A part that failed or came late is left out, and is tried again.
+ *    it started was hosted). A part that came late, or failed for a reason that may pass, is
+ *    left out and tried again; an image or icon that failed for a lasting reason of its own (a
+ *    404, undecodable: ImageJobResult.lasting) is remembered as failed for FAILED_PART_TTL_MS,
+ *    as the image job remembers a failed URL.
  *  - Versions made complete later, once the content images hosted in the background are in
  *    (lib/page/page-content.ts), are remembered by the job itself (rememberPageContent), in an
  *    object of their own beside the memo (`<key>.content.json`): the preview may write the memo
@@ -34,15 +37,24 @@ const MEMO_VERSION = 2;
 /** A memo older than this is not used (on AWS, `jobs/` expires after a day anyway): an image behind an unchanged URL may change. */
 export const PAGE_MEMO_TTL_MS = 24 * 3600_000;
 
+/** A part that failed for a lasting reason is not tried again for this long (lib/media/images.ts URL_MEMO.failedMs). */
+export const FAILED_PART_TTL_MS = 10 * 60_000;
+
+type CardPart = 'image' | 'icon';
+
 /** The parts of a preview the memo keeps. */
 export interface PageMemoParts {
   image?: ImageSet;
   icon?: Icon;
-  /** The page-content result of complete versions (never a `complete: false` one). */
+  /** The card's parts that failed for a lasting reason (recalled: within FAILED_PART_TTL_MS). */
+  failed?: { [P in CardPart]?: true };
+  /** The page-content result of complete versions, or of a page that has none (never one whose versions are incomplete). */
   content?: PageContentResult;
 }
 
-interface PageMemo extends PageMemoParts {
+interface PageMemo extends Omit<PageMemoParts, 'failed'> {
+  /** When each failed part failed (epoch ms). */
+  failedAt?: { [P in CardPart]?: number };
   v: number;
   /** When the preview wrote it (epoch ms). */
   at: number;
@@ -80,9 +92,12 @@ const laterContentKey = (key: string) => key.replace(/\.json$/, '.content.json')
 /** What the preview recalled: the parts, and whether some came from beside the memo (they are to be written into it). */
 export interface RecalledPage extends PageMemoParts {
   unmerged?: boolean;
+  /** The memo's failure times, kept as they are when the memo is written again. */
+  failedAt?: PageMemo['failedAt'];
 }
 
-const hasVersions = (c: PageContentResult | undefined): c is PageContentResult => typeof c?.htmlUrl === 'string';
+/** A remembered result: its versions, or why the page has none (deterministic for these bytes, like the versions). */
+const hasVersions = (c: PageContentResult | undefined): c is PageContentResult => typeof c?.htmlUrl === 'string' || typeof c?.reason === 'string';
 
 /**
  * The parts remembered for the page under `key`, or undefined when there is no memo. A memo
@@ -94,6 +109,13 @@ export async function recallPage(blobs: BlobStore, key: string, now = Date.now()
   const parts: RecalledPage = {};
   if (typeof memo.image?.original?.url === 'string') parts.image = memo.image;
   if (typeof memo.icon?.url === 'string') parts.icon = memo.icon;
+  for (const part of ['image', 'icon'] as const) {
+    const at = memo.failedAt?.[part];
+    if (!parts[part] && typeof at === 'number' && now - at >= 0 && now - at < FAILED_PART_TTL_MS) {
+      parts.failed = { ...parts.failed, [part]: true };
+      parts.failedAt = { ...parts.failedAt, [part]: at };
+    }
+  }
   if (hasVersions(memo.content)) parts.content = memo.content;
   else {
     const later = (await readPageMemo(blobs, laterContentKey(key), now))?.content;
@@ -108,9 +130,16 @@ export async function recallPage(blobs: BlobStore, key: string, now = Date.now()
  * whether it wrote. A failed write is only a lost memo.
  */
 export async function rememberPage(blobs: BlobStore, key: string, got: PageMemoParts, recalled?: RecalledPage, now = Date.now()): Promise<boolean> {
-  const { unmerged, ...known } = recalled ?? {};
-  const next: PageMemoParts = { ...known };
+  const { unmerged, failed: _failed, ...known } = recalled ?? {};
+  const next: Omit<PageMemo, 'v' | 'at' | 'base'> = { ...known };
   let added = unmerged === true;
+  // A part that failed now for a lasting reason (a recalled failure keeps its own time).
+  for (const part of ['image', 'icon'] as const) {
+    if (got.failed?.[part] && !got[part] && !next[part] && !next.failedAt?.[part]) {
+      next.failedAt = { ...next.failedAt, [part]: now };
+      added = true;
+    }
+  }
   for (const part of ['image', 'icon', 'content'] as const) {
     const value = got[part];
     if (value === undefined || next[part] !== undefined) continue;

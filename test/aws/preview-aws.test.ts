@@ -68,6 +68,12 @@ beforeAll(async () => {
     },
     '/pic.png': { headers: { 'content-type': 'image/png' }, body: png },
   });
+  // The same page with bytes never seen before on every request: no page memo (lib/page/page-memo.ts) can answer it.
+  let n = 0;
+  site.route('/fresh', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(html(`<title>Fixture page</title><meta property="og:image" content="/pic.png"><meta name="description" content="Fresh page ${++n}">`));
+  });
 });
 afterEach(async () => {
   await poller?.stop();
@@ -138,19 +144,24 @@ test('a video link: probed, framed and hosted by the worker behind SQS, with Clo
   expect(results).toEqual([]);
 }, 30_000);
 
-test('the same page again: the worker reuses the rendered assets, the record has the same URLs', async () => {
+test('the same page again: the record from the page memo, no job; new page bytes: the worker reuses the rendered assets', async () => {
   poller = startPoller(em, worker());
   const handler = createPreviewHandler(buildAwsDeps({ config, log: silentLog, s3: em.s3, sqs: em.sqs }));
   const a = await post(handler, site.url('/page'), 'req-page-2a');
+  const received = poller.received;
   const b = await post(handler, site.url('/page'), 'req-page-2b');
   expect(b.json.image).toEqual(a.json.image);
+  expect(poller.received).toBe(received);
+  const c = await post(handler, site.url('/fresh'), 'req-page-2c');
+  expect(poller.received).toBeGreaterThan(received);
+  expect(c.json.image).toEqual(a.json.image);
 });
 
 test('a killed worker: the record comes back at the deadline without the image, and is still a 200', async () => {
   poller = startPoller(em, () => new Promise(() => {}));
   const c = { ...config, jobWaitMs: 1000 };
   const handler = createPreviewHandler(buildAwsDeps({ config: c, log: silentLog, s3: em.s3, sqs: em.sqs }));
-  const { out, json } = await post(handler, site.url('/page'), 'req-killed-page');
+  const { out, json } = await post(handler, site.url('/fresh'), 'req-killed-page');
   expect(out.statusCode).toBe(200);
   expect(json).toMatchObject({ ok: true, title: 'Fixture page' });
   // The worker took the image job and never answered: the record went out without it.
@@ -175,7 +186,7 @@ test('the Lambda wrapper: the invocation budget cuts the wait short, and a bad k
   // where the jobs' wait (config.jobWaitMs) would have gone on far longer.
   const event = httpApiEvent(
     { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-    Buffer.from(JSON.stringify({ link: site.url('/page') })),
+    Buffer.from(JSON.stringify({ link: site.url('/fresh') })),
   );
   const invocationEnds = Date.now() + 2500;
   const jobsDeadline = Date.now() + config.jobWaitMs;

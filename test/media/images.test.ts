@@ -525,7 +525,7 @@ describe('the image job', () => {
     const xxe = Buffer.from(
       '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&x;</text></svg>',
     );
-    expect(await runImageJob({ bytesBase64: xxe.toString('base64') }, ctx)).toEqual({ reason: expect.stringMatching(/entities/) });
+    expect(await runImageJob({ bytesBase64: xxe.toString('base64') }, ctx)).toEqual({ reason: expect.stringMatching(/entities/), lasting: true });
   });
 
   test("alternatives (an icon's candidates) are tried in order in one job: the first that hosts wins, later ones are not downloaded", async () => {
@@ -546,6 +546,11 @@ describe('the image job', () => {
     // None hosts: the last one's reason.
     const none = await runImageJob({ url: fixture.url('/alt-gone.png'), alternatives: [fixture.url('/alt-junk.png')] }, ctx);
     expect(none.reason).toMatch(/not an image|undecodable/);
+    // Each failed for a reason of its own: lasting. One that may pass (a 503) makes the whole not lasting.
+    expect(none.lasting).toBe(true);
+    fixture.route('/alt-busy.png', { status: 503, body: 'busy' });
+    const mixed = await runImageJob({ url: fixture.url('/alt-busy.png'), alternatives: [fixture.url('/alt-junk.png')] }, ctx);
+    expect(mixed).toEqual({ reason: expect.stringMatching(/not an image|undecodable/) });
   });
 
   test('broken, oversized, missing and forbidden images are a reason, never a thrown error', async () => {

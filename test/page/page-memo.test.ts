@@ -12,7 +12,7 @@ import { buildLocalDeps } from '../../functions/wiring';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { JobKind } from '../../lib/jobs/kinds';
-import { PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage, rememberPageContent } from '../../lib/page/page-memo';
+import { FAILED_PART_TTL_MS, PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage, rememberPageContent } from '../../lib/page/page-memo';
 import type { Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service';
@@ -186,6 +186,16 @@ test("a memo made through another public base, or older than its TTL, is not use
     const key2 = pageMemoKey({ url: 'https://example.com/b', bytes: Buffer.from('<p>y</p>') });
     await rememberPageContent(s.blobs, key2, content, t0);
     await rememberPage(s.blobs, key2, { icon }, undefined, t0);
+    // A card part that failed for a lasting reason: remembered as failed for FAILED_PART_TTL_MS, its time kept by later writes.
+    const key3 = pageMemoKey({ url: 'https://example.com/c', bytes: Buffer.from('<p>z</p>') });
+    expect(await rememberPage(s.blobs, key3, { icon, failed: { image: true } }, undefined, t0)).toBe(true);
+    const withFailure = await recallPage(s.blobs, key3, t0 + 1);
+    expect(withFailure).toMatchObject({ icon, failed: { image: true } });
+    expect(await rememberPage(s.blobs, key3, { failed: { image: true } }, withFailure, t0 + 2)).toBe(false);
+    expect(await rememberPage(s.blobs, key3, { content: { ...content, complete: true } }, withFailure, t0 + 60_000)).toBe(true);
+    expect((await recallPage(s.blobs, key3, t0 + FAILED_PART_TTL_MS - 1))?.failed).toEqual({ image: true });
+    expect((await recallPage(s.blobs, key3, t0 + FAILED_PART_TTL_MS))?.failed).toBeUndefined();
+
     const recalled = await recallPage(s.blobs, key2, t0 + 1);
     expect(recalled).toEqual({ icon, content: { ...content, complete: true }, unmerged: true });
     // The preview writes the versions into the memo (once): the next recall has them from one read.
