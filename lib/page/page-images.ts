@@ -19,7 +19,7 @@
  *  - the hosting goes on in the background (`rest`): the page-content job hands it to its runner
  *    (JobContext.defer), which finishes it after the result has gone out, as an extra. Once every
  *    image is hosted, the job stores the complete versions and remembers them for the page's
- *    bytes (lib/page/content-memo.ts), so the next preview of the page has them, images included;
+ *    bytes (lib/page/page-memo.ts), so the next preview of the page has them, images included;
  *  - hosting stops outright in time for the versions to be stored before the record's deadline
  *    (or when the job is aborted): what is under way then is stopped.
  */
