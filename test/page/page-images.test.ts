@@ -390,8 +390,14 @@ describe('caps: count, total bytes and the deadline', () => {
     // Every put and existence check of a version.
     const calls: string[] = [];
     const blobs: typeof store = Object.assign(Object.create(store), {
-      put: (k: string, b: Buffer | string, o: PutOptions) => (calls.push(k), store.put(k, b, o)),
-      has: (k: string) => (calls.push(k), store.has(k)),
+      put: (k: string, b: Buffer | string, o: PutOptions) => {
+        calls.push(k);
+        return store.put(k, b, o);
+      },
+      has: (k: string) => {
+        calls.push(k);
+        return store.has(k);
+      },
     });
     const first = await runPageContentJob(
       { url: site.url('/w2.html'), bytesBase64: Buffer.from(html).toString('base64'), deadline: Date.now() + 20_000 },

@@ -14,10 +14,11 @@ import type { FetchResult } from '../../lib/fetch/safe-fetch';
 import { createFetcher } from '../../lib/fetch/safe-fetch';
 import type { JobKind, PageContentResult } from '../../lib/jobs/kinds';
 import { describePage } from '../../lib/page/describe-page';
-import type { BlobStore, Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
+import type { Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
 import { previewLink } from '../../lib/preview';
 import { PhaseTimer } from '../../lib/timing';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
+import { memoryBlobs } from '../helpers/memory-blobs';
 import { testConfig } from '../helpers/service';
 import { paragraphs } from './fixtures';
 
@@ -242,13 +243,7 @@ describe('describePage waits for the rest of the record before the screenshot wa
         ]);
       }) as JobRunner['run'],
     };
-    const blobs = {
-      get: async () => undefined,
-      put: async () => {},
-      has: async () => false,
-      head: async () => undefined,
-      publicUrl: (k: string) => k,
-    } as BlobStore;
+    const blobs = memoryBlobs();
     const res = { finalUrl: 'https://a.example/', body: Buffer.from('<p>x</p>') } as FetchResult;
     try {
       let done = false;
@@ -290,13 +285,7 @@ describe('where the jobs share the cores (the local runner), the capture starts 
     };
     return { runner, submitted };
   }
-  const noBlobs = {
-    get: async () => undefined,
-    put: async () => {},
-    has: async () => false,
-    head: async () => undefined,
-    publicUrl: (k: string) => k,
-  } as BlobStore;
+  const noBlobs = memoryBlobs();
   const res = { finalUrl: 'https://a.example/', body: Buffer.from('<p>x</p>') } as FetchResult;
   const settle = async () => {
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
