@@ -1,7 +1,6 @@
 /**
  * The small JSON memos the jobs leave under `jobs/` in the blob store (private; on AWS expired with
- * the job results after a day): the failed image URL memo, the content image memo, the screenshot memo
- * and the page memo (lib/page/page-memo.ts).
+ * the job results after a day): the failed image URL memo, the screenshot memo and the page memo (lib/page/page-memo.ts).
  * A memo is only a shortcut: a missing, unreadable or unwritable one means doing the work again.
  */
 import { createHash } from 'node:crypto';

@@ -23,6 +23,26 @@ export function renditionKey(sourceSha256: string, size: ImageSizeName): string 
   return `assets/${sourceSha256}/${size}.${RENDITION_FORMAT}`;
 }
 
+/**
+ * A rendition other than `original` (which carries the manifest) is stored with its dimensions as
+ * metadata, so one HEAD finds a stored one ready to use: a page's content image finds the `medium`
+ * the record's image job made of the same source (lib/page/page-images.ts).
+ */
+const RENDITION_SIZE_METADATA = 'size';
+
+export function renditionSizeMetadata(size: { width: number; height: number }): Record<string, string> {
+  return { [RENDITION_SIZE_METADATA]: `${size.width}x${size.height}` };
+}
+
+/** The dimensions a rendition was stored with, or undefined (none, or not readable). */
+export function readRenditionSize(metadata: Record<string, string> | undefined): { width: number; height: number } | undefined {
+  const m = /^(\d{1,6})x(\d{1,6})$/.exec(metadata?.[RENDITION_SIZE_METADATA] ?? '');
+  if (!m) return undefined;
+  const width = Number(m[1]);
+  const height = Number(m[2]);
+  return width > 0 && height > 0 ? { width, height } : undefined;
+}
+
 /** The dimensions of a `width` x `height` image scaled to fit in `box` x `box`, never enlarged. */
 export function fitWithin(width: number, height: number, box: number | undefined): { width: number; height: number } {
   if (box === undefined || (width <= box && height <= box)) return { width, height };

@@ -29,7 +29,7 @@ import { IMMUTABLE_CACHE } from '../ports.js';
 import { decodeBmp } from './bmp.js';
 import { decodeIcoEntry, type IcoImage, icoEntries } from './ico.js';
 import { iconBackgroundColor } from './icon-background.js';
-import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES, type ImageSizeName, RENDITION_CONTENT_TYPE, renditionKey } from './image-sizes.js';
+import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES, type ImageSizeName, RENDITION_CONTENT_TYPE, renditionKey, renditionSizeMetadata } from './image-sizes.js';
 import { type ImageFormat, sniffImageFormat } from './sniff-image.js';
 import { sanitizeSvg } from './svg-safety.js';
 
@@ -75,13 +75,12 @@ class ImageRejected extends ExpectedFailure {}
 /**
  * An image URL that failed for a reason of its own (a 404, undecodable bytes, too large) is
  * remembered under `jobs/` (private; on AWS expired after a day with the job results) and not
- * tried again for URL_MEMO.failedMs (a content image's memo, lib/page/page-images.ts, keeps a
- * rendered one for URL_MEMO.renderedMs): a broken og:image is otherwise fetched on every preview of
+ * tried again for URL_MEMO.failedMs: a broken og:image is otherwise fetched on every preview of
  * its page. A rendered URL is not remembered here: the preview remembers the record's hosted
  * images with its page (lib/page/page-memo.ts), and a source rendered before costs a download and
  * a HEAD (its content hash finds its manifest), not another put.
  */
-export const URL_MEMO = { failedMs: 10 * 60_000, renderedMs: 6 * 3600_000 };
+export const URL_MEMO = { failedMs: 10 * 60_000 };
 interface UrlMemo {
   at: number;
   reason?: string;
@@ -181,13 +180,9 @@ async function renderSource(input: ImageJobInput, sizes: readonly ImageSizeName[
   // No HEAD before each put: the manifest was missing (or lacked these sizes), so the renditions
   // are (most likely) too, and a key names its content, so a put over a stored rendition writes
   // the same image again.
-  const put = (r: Rendition, metadata?: Record<string, string>) =>
-    ctx.blobs.put(renditionKey(sha256, r.name), r.data, {
-      contentType: RENDITION_CONTENT_TYPE,
-      cacheControl: IMMUTABLE_CACHE,
-      ...(metadata ? { metadata } : {}),
-    });
-  await Promise.all(others.map((r) => put(r)));
+  const put = (r: Rendition, metadata: Record<string, string>) =>
+    ctx.blobs.put(renditionKey(sha256, r.name), r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE, metadata });
+  await Promise.all(others.map((r) => put(r, renditionSizeMetadata(r))));
   // The original goes last, with the manifest: its manifest means every size it names is stored.
   await put(required(original, 'the original rendition'), { [MANIFEST_METADATA]: JSON.stringify(manifest) });
   return toHostedImage(manifest, sizes, ctx, false);

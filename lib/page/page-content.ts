@@ -13,7 +13,8 @@
  * page bytes. Versions complete at once are marked `complete` and remembered by the preview, with
  * the rest of its record. The versions are content-addressed, stored as UTF-8 with their charset
  * in the Content-Type, each put only when it is not stored yet (a page whose bytes changed but
- * whose content did not gives the same versions).
+ * whose content did not gives the same versions): `page.html`, stored last, names the other two,
+ * so one HEAD finds all three.
  */
 
 import { createHash } from 'node:crypto';
@@ -26,12 +27,10 @@ import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
 import { pageMemoKey, rememberPageContent } from './page-memo.js';
 import { readingMinutes } from './reading-time.js';
 
-/** Stores a text asset under `assets/<sha256>/<name>` with its charset; returns its key. */
-async function storeTextAsset(blobs: BlobStore, name: string, contentType: string, text: string): Promise<string> {
+/** A text asset: its UTF-8 bytes and its key, `assets/<sha256>/<name>`. */
+function textAsset(name: string, text: string): { key: string; bytes: Buffer } {
   const bytes = Buffer.from(text, 'utf8');
-  const key = `assets/${createHash('sha256').update(bytes).digest('hex')}/${name}`;
-  if (!(await blobs.has(key))) await blobs.put(key, bytes, { contentType, cacheControl: IMMUTABLE_CACHE });
-  return key;
+  return { key: `assets/${createHash('sha256').update(bytes).digest('hex')}/${name}`, bytes };
 }
 
 export const PAGE_ASSET_TYPES = {
@@ -83,11 +82,12 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
     const later = async () => {
       const all = await remaining;
       if (!all || ctx.signal?.aborted) return;
-      let whole = stored.result;
+      let whole = stored;
       if (all.size > hostedInTime) {
         const html = await runCpuTask(ctx.config, 'writePageVersions', { content, hosted: Object.fromEntries(all) }, ctx.signal);
         const images = { found: read.images?.urls.length ?? 0, hosted: all.size };
-        whole = (await storeVersions(ctx.blobs, { ...result, images }, { ...html, text: read.text })).result;
+        // The text has no images: the first versions' page.txt is the same.
+        whole = await storeVersions(ctx.blobs, { ...result, images }, { ...html, text: read.text }, new Set([textAsset('page.txt', read.text).key]));
       }
       const page = { url: input.url, contentType: input.contentType, bytes: Buffer.from(input.bytesBase64, 'base64') };
       await rememberPageContent(ctx.blobs, pageMemoKey(page), whole);
@@ -96,21 +96,35 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
     else void later().catch(() => undefined); // a lost memo only
   }
   // Complete versions are remembered for these exact bytes by the preview (lib/page/page-memo.ts).
-  return complete ? { ...stored.result, complete } : stored.result;
+  return complete ? { ...stored, complete } : stored;
 }
 
-/** Stores the three versions; the result with their public URLs. */
+/**
+ * Stores the three versions (content-addressed, UTF-8, their charset in the Content-Type); the
+ * result with their public URLs. `page.html` goes last and names the other two in its metadata,
+ * so one HEAD tells whether all three are stored (a page whose bytes changed but whose content
+ * did not gives the same versions): none is put then. `known`: keys already stored (the text of
+ * the first versions, when the complete ones are stored later).
+ */
 async function storeVersions(
   blobs: BlobStore,
   result: PageContentResult,
   versions: { html: string; markdown: string; text: string },
-): Promise<{ result: PageContentResult }> {
-  const [html, markdown, text] = await Promise.all([
-    storeTextAsset(blobs, 'page.html', PAGE_ASSET_TYPES.html, versions.html),
-    storeTextAsset(blobs, 'page.md', PAGE_ASSET_TYPES.markdown, versions.markdown),
-    storeTextAsset(blobs, 'page.txt', PAGE_ASSET_TYPES.text, versions.text),
-  ]);
-  return {
-    result: { ...result, htmlUrl: blobs.publicUrl(html), markdownUrl: blobs.publicUrl(markdown), rawTextUrl: blobs.publicUrl(text) },
-  };
+  known: ReadonlySet<string> = new Set(),
+): Promise<PageContentResult> {
+  const html = textAsset('page.html', versions.html);
+  const markdown = textAsset('page.md', versions.markdown);
+  const text = textAsset('page.txt', versions.text);
+  const siblings = { markdown: markdown.key, text: text.key };
+  const stored = (await blobs.head(html.key))?.metadata;
+  if (stored?.markdown !== siblings.markdown || stored?.text !== siblings.text) {
+    const put = (a: { key: string; bytes: Buffer }, contentType: string, metadata?: Record<string, string>) =>
+      blobs.put(a.key, a.bytes, { contentType, cacheControl: IMMUTABLE_CACHE, ...(metadata ? { metadata } : {}) });
+    await Promise.all([
+      known.has(markdown.key) ? undefined : put(markdown, PAGE_ASSET_TYPES.markdown),
+      known.has(text.key) ? undefined : put(text, PAGE_ASSET_TYPES.text),
+    ]);
+    await put(html, PAGE_ASSET_TYPES.html, siblings);
+  }
+  return { ...result, htmlUrl: blobs.publicUrl(html.key), markdownUrl: blobs.publicUrl(markdown.key), rawTextUrl: blobs.publicUrl(text.key) };
 }

@@ -10,12 +10,13 @@
  *    has already resolved them against the page's final URL and picked a lazy loader's data-src
  *    or the best srcset candidate);
  *  - each in the one size the versions show, `medium` (640 px box, WebP), content-addressed like
- *    every rendition: one PUT, and its memo (by address, `jobs/page-image/`) one more. No manifest
- *    and no other sizes: the record's images are hosted by the image job, these only by the page;
- *  - first, what is remembered (one GET per address) is taken as it is; the rest is downloaded
- *    through the job's guarded fetcher under a byte cap, all under a total byte cap, a few at
- *    once, for at most LINKPREVIEW_PAGE_IMAGES_WAIT_MS (default 0: the versions do not wait for
- *    downloads, they hold the record). What is not hosted by then is removed from these versions;
+ *    every rendition and stored with its dimensions as metadata: one PUT, none when the source
+ *    was hosted before (its `medium.webp` is found by one HEAD once the bytes are downloaded, the
+ *    record's image job's included). No manifest, no other sizes and no memo by address: the page
+ *    memo (lib/page/page-memo.ts) keeps the versions for the same page bytes;
+ *  - each is downloaded through the job's guarded fetcher under a byte cap, all under a total byte
+ *    cap, a few at once, for at most LINKPREVIEW_PAGE_IMAGES_WAIT_MS (default 0: the versions do
+ *    not wait for downloads, they hold the record). What is not hosted by then is removed from these versions;
  *  - the hosting goes on in the background (`rest`): the page-content job hands it to its runner
  *    (JobContext.defer), which finishes it after the result has gone out, as an extra. Once every
  *    image is hosted, the job stores the complete versions and remembers them for the page's
@@ -27,17 +28,16 @@ import { createHash } from 'node:crypto';
 import { ExpectedFailure } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { ContentImage } from '../jobs/kinds.js';
-import { memoKey, readMemo, writeMemo } from '../jobs/memo.js';
 import { imageRenderMb, type RenderSize } from '../jobs/memory.js';
-import { RENDITION_CONTENT_TYPE, renditionKey } from '../media/image-sizes.js';
-import { renderImage, sourceBytes, URL_MEMO } from '../media/images.js';
-import { type BlobStore, IMMUTABLE_CACHE } from '../ports.js';
+import { RENDITION_CONTENT_TYPE, readRenditionSize, renditionKey, renditionSizeMetadata } from '../media/image-sizes.js';
+import { renderImage, sourceBytes } from '../media/images.js';
+import { IMMUTABLE_CACHE } from '../ports.js';
 
 export const PAGE_IMAGE_LIMITS = {
   /**
    * Distinct image addresses hosted at most; the images after them are removed. Measured on 237
    * captured article pages with content images (their count: p50 2, p75 7, p90 19): 4 covers
-   * every image of 68% of them (6: 74%, 12: 85%), at two PUTs an image (docs/benchmarks.md).
+   * every image of 68% of them (6: 74%, 12: 85%), at one PUT an image (docs/architecture.md).
    */
   maxImages: 4,
   /** Bytes of one image download at most (and never more than the service's LINKPREVIEW_MAX_IMAGE_BYTES). */
@@ -75,8 +75,8 @@ export interface PageImagesHosted {
 
 /**
  * Hosts the content's images (`all`: its distinct addresses in document order, the first
- * PAGE_IMAGE_LIMITS.maxImages of them): the remembered ones at once, the others a few at once
- * under the byte caps until `times.waitUntil` (then in the background: `rest`) or the job's abort.
+ * PAGE_IMAGE_LIMITS.maxImages of them) a few at once under the byte caps until
+ * `times.waitUntil` (then in the background: `rest`) or the job's abort.
  * Without a fetcher or a configuration (a caller that only stores text) none is.
  */
 export async function hostPageImages(
@@ -84,24 +84,11 @@ export async function hostPageImages(
   given: Pick<JobContext, 'blobs' | 'signal'> & Partial<ImageContext>,
   times: PageImageTimes,
 ): Promise<PageImagesHosted> {
-  const done = new Map<string, ContentImage>();
-  if (all.length === 0) return { hosted: done, complete: true };
-  if (!given.fetch || !given.config) return { hosted: done, complete: false };
+  if (all.length === 0) return { hosted: new Map(), complete: true };
+  if (!given.fetch || !given.config) return { hosted: new Map(), complete: false };
   const ctx = given as ImageContext;
   const urls = all.slice(0, PAGE_IMAGE_LIMITS.maxImages);
-
-  // 1. What is remembered: hosted before (or known to fail), one GET each.
-  const known = await Promise.all(urls.map((url) => recallContentImage(ctx.blobs, url)));
-  const todo: string[] = [];
-  urls.forEach((url, i) => {
-    const k = known[i];
-    if (k?.image) done.set(url, k.image);
-    // A remembered failure is removed, as it would be again: the versions are still complete.
-    else if (!k?.reason) todo.push(url);
-  });
-  if (todo.length === 0) return { hosted: done, complete: true };
-
-  // 2. The rest, until the wait is over (then in the background) or the hard stop.
+  // Each until the wait is over (then in the background) or the hard stop.
   const { until } = times;
   const waitUntil = Math.min(times.waitUntil, until);
   const perImage = Math.min(PAGE_IMAGE_LIMITS.maxImageBytes, ctx.config.maxImageBytes);
@@ -117,7 +104,7 @@ export async function hostPageImages(
     waitTimer = setTimeout(resolve, Math.max(0, waitUntil - Date.now()));
   });
 
-  const all_ = new Map(done);
+  const all_ = new Map<string, ContentImage>();
   let used = 0;
   let reserved = 0;
   let lost = 0;
@@ -145,7 +132,7 @@ export async function hostPageImages(
   };
   let cut = false;
   const schedule = async (): Promise<void> => {
-    for (const url of todo) {
+    for (const url of urls) {
       // Wait for a free slot with a whole per-image cap left under the total (or nothing running).
       for (;;) {
         if (stop.signal.aborted) return;
@@ -197,36 +184,12 @@ export async function hostPageImages(
 }
 
 // ---------------------------------------------------------------------------------------------
-// One content image: its `medium` rendition and its memo.
-
-/** What the page's images remember of an address: the stored rendition (its key and size), or why it failed. */
-interface ContentImageMemo {
-  at: number;
-  key?: string;
-  width?: number;
-  height?: number;
-  reason?: string;
-}
-
-const contentMemoKey = (url: string) => memoKey('page-image', url);
-
-/** The remembered image of `url` (its public URL by this store), or its remembered failure; undefined when there is none. */
-async function recallContentImage(blobs: BlobStore, url: string): Promise<{ image?: ContentImage; reason?: string } | undefined> {
-  const m = (await readMemo(blobs, contentMemoKey(url))) as ContentImageMemo | undefined;
-  if (!m || typeof m.at !== 'number') return undefined;
-  const age = Date.now() - m.at;
-  if (age < 0) return undefined;
-  if (m.key && m.width && m.height && age < URL_MEMO.renderedMs)
-    return { image: { medium: { url: blobs.publicUrl(m.key), width: m.width, height: m.height } } };
-  if (m.reason && age < URL_MEMO.failedMs) return { reason: m.reason };
-  return undefined;
-}
+// One content image: its `medium` rendition.
 
 /**
- * Downloads `url` (at most `cap` bytes), renders its `medium` size, stores it (content-addressed)
- * and remembers it: the memo is written after the rendition, so a memo always names a stored image.
- * A failure of the image's own (a 404, undecodable, too large for the cap) is a `{reason}` and is
- * remembered for URL_MEMO.failedMs unless it was only the page's smaller cap.
+ * Downloads `url` (at most `cap` bytes) and hosts its `medium` size: found by one HEAD when the
+ * source was hosted before (content-addressed, its dimensions in the metadata), else rendered and
+ * stored. A failure of the image's own (a 404, undecodable, too large for the cap) is a `{reason}`.
  */
 async function hostContentImage(url: string, ctx: ImageContext, cap: number): Promise<{ image?: ContentImage; bytes: number; reason?: string }> {
   let bytes: Buffer;
@@ -234,11 +197,13 @@ async function hostContentImage(url: string, ctx: ImageContext, cap: number): Pr
     bytes = await sourceBytes({ url }, { ...ctx, config: { ...ctx.config, maxImageBytes: cap } });
   } catch (err) {
     if (!(err instanceof ExpectedFailure)) throw err;
-    if (!err.transient && cap >= ctx.config.maxImageBytes) await writeMemo(ctx.blobs, contentMemoKey(url), { at: Date.now(), reason: err.message });
     return { bytes: 0, reason: err.message };
   }
   ctx.signal?.throwIfAborted();
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const key = renditionKey(createHash('sha256').update(bytes).digest('hex'), 'medium');
+  const hosted = (size: { width: number; height: number }) => ({ image: { medium: { url: ctx.blobs.publicUrl(key), ...size } }, bytes: bytes.length });
+  const stored = readRenditionSize((await ctx.blobs.head(key))?.metadata);
+  if (stored) return hosted(stored);
   const memory = ctx.memory;
   const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
   let medium: { width: number; height: number; data: Buffer };
@@ -247,14 +212,9 @@ async function hostContentImage(url: string, ctx: ImageContext, cap: number): Pr
     medium = rendered.renditions[0];
   } catch (err) {
     if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError) throw err;
-    const reason = `undecodable image: ${(err as Error).message}`;
-    if (!ctx.signal?.aborted) await writeMemo(ctx.blobs, contentMemoKey(url), { at: Date.now(), reason });
-    return { bytes: bytes.length, reason };
+    return { bytes: bytes.length, reason: `undecodable image: ${(err as Error).message}` };
   }
   ctx.signal?.throwIfAborted();
-  const key = renditionKey(sha256, 'medium');
-  await ctx.blobs.put(key, medium.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE });
-  const memo: ContentImageMemo = { at: Date.now(), key, width: medium.width, height: medium.height };
-  await writeMemo(ctx.blobs, contentMemoKey(url), memo);
-  return { image: { medium: { url: ctx.blobs.publicUrl(key), width: medium.width, height: medium.height } }, bytes: bytes.length };
+  await ctx.blobs.put(key, medium.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE, metadata: renditionSizeMetadata(medium) });
+  return hosted({ width: medium.width, height: medium.height });
 }

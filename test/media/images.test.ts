@@ -276,7 +276,10 @@ describe('the image job', () => {
     }
     // The manifest rides on the original (its metadata), no object of its own.
     expect(Object.keys((await store.head(`assets/${img.sha256}/original.webp`))!.metadata)).toEqual(['manifest']);
-    expect((await store.head(`assets/${img.sha256}/thumbnail.webp`))!.metadata).toEqual({});
+    // Every other size carries its dimensions (a page's content image finds its `medium` by one HEAD).
+    expect((await store.head(`assets/${img.sha256}/thumbnail.webp`))!.metadata).toEqual({
+      size: `${img.thumbnail.width}x${img.thumbnail.height}`,
+    });
     expect(await store.has(`assets/${img.sha256}/manifest.json`)).toBe(false);
   });
 

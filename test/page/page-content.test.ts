@@ -182,9 +182,27 @@ describe('the page-content job', () => {
       expect((await blobs.get(key))!.toString('utf8')).toContain('café');
     }
     expect(PAGE_ASSET_TYPES).toEqual({ html: 'text/html; charset=utf-8', markdown: 'text/markdown; charset=utf-8', text: 'text/plain; charset=utf-8' });
-    // The same page again: the same keys (assets are reused).
+    // page.html, stored last, names the other two: one HEAD finds all three.
+    const htmlKey = r.htmlUrl!.replace('http://assets.test/', '');
+    expect((await blobs.head(htmlKey))?.metadata).toEqual({
+      markdown: r.markdownUrl!.replace('http://assets.test/', ''),
+      text: r.rawTextUrl!.replace('http://assets.test/', ''),
+    });
+    // The same page again: the same keys, found by that one HEAD, nothing put.
+    const puts = jest.spyOn(blobs, 'put');
+    const heads = jest.spyOn(blobs, 'head');
     const again = await runPageContentJob({ url: URL_, bytesBase64: bytes.toString('base64'), contentType: 'text/html; charset=windows-1252' }, { blobs });
     expect(again.htmlUrl).toBe(r.htmlUrl);
+    expect(again.markdownUrl).toBe(r.markdownUrl);
+    expect(heads.mock.calls.map(([k]) => k)).toEqual([htmlKey]);
+    expect(puts).not.toHaveBeenCalled();
+    // A page.html that does not name its siblings (stored before they were named) has all three put again.
+    const bare = new FsBlobStore(mkdtempSync(path.join(dir, 'bare-')), () => 'http://assets.test');
+    await bare.put(htmlKey, (await blobs.get(htmlKey))!, { contentType: PAGE_ASSET_TYPES.html });
+    const putsBare = jest.spyOn(bare, 'put');
+    await runPageContentJob({ url: URL_, bytesBase64: bytes.toString('base64'), contentType: 'text/html; charset=windows-1252' }, { blobs: bare });
+    expect(putsBare.mock.calls.map(([k]) => k.split('/').pop())).toEqual(['page.md', 'page.txt', 'page.html']);
+    expect(await bare.has(r.markdownUrl!.replace('http://assets.test/', ''))).toBe(true);
   });
 
   test('an empty page gives no assets and no reading time', async () => {

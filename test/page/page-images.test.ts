@@ -223,15 +223,38 @@ describe('the images of page.html (the page-content job)', () => {
     }
   });
 
-  test('the same page again: the same page.html, and no image is downloaded again', async () => {
+  test('the same page again: the same page.html; the images are downloaded again, found by their content, and nothing is rendered or stored', async () => {
     const before = site.requests.length;
     const page = await globalThis.fetch(site.url('/2024/gallery/story.html')).then((x) => x.arrayBuffer());
-    const again = await runPageContentJob(
-      { url: `${origin}/2024/gallery/story.html`, bytesBase64: Buffer.from(page).toString('base64'), contentType: 'text/html; charset=utf-8' },
-      { fetch, blobs, config },
+    const puts = jest.spyOn(blobs, 'put');
+    const heads = jest.spyOn(blobs, 'head');
+    try {
+      const again = await runPageContentJob(
+        { url: `${origin}/2024/gallery/story.html`, bytesBase64: Buffer.from(page).toString('base64'), contentType: 'text/html; charset=utf-8' },
+        { fetch, blobs, config },
+      );
+      expect(again.htmlUrl).toBe(r.htmlUrl);
+      expect(again.images).toEqual(r.images);
+      expect(puts).not.toHaveBeenCalled();
+      // One HEAD per hosted image: its medium.webp, with the dimensions the <img> carries.
+      expect(heads.mock.calls.map(([k]) => k).filter((k) => k.endsWith('/medium.webp'))).toHaveLength(5);
+    } finally {
+      puts.mockRestore();
+      heads.mockRestore();
+    }
+    // No memo by address: the same image requests as the first run (the page memo keeps versions for the same bytes).
+    expect(
+      site.requests
+        .slice(before + 1)
+        .map((q) => q.url)
+        .sort(),
+    ).toEqual(
+      site.requests
+        .slice(0, before)
+        .map((q) => q.url)
+        .filter((u) => u !== '/2024/gallery/story.html' && !u.endsWith('.html'))
+        .sort(),
     );
-    expect(again.htmlUrl).toBe(r.htmlUrl);
-    expect(site.requests.slice(before + 1).map((q) => q.url)).toEqual([]);
   });
 });
 
@@ -303,6 +326,25 @@ describe('caps: count, total bytes and the deadline', () => {
     expect(own.image?.medium?.url).toMatch(/^http:\/\/assets\.test\/assets\//);
   });
 
+  test("a content image whose source the record's image job hosted is found by one HEAD: its medium, not rendered or stored again", async () => {
+    const wide = await solid(1000, 500, '#3a5a7a').jpeg().toBuffer();
+    site.route('/shared/og.jpg', { headers: { 'content-type': 'image/jpeg' }, body: wide });
+    const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
+    const card = await runImageJob({ url: site.url('/shared/og.jpg') }, { fetch, blobs, config });
+    expect(card.image?.medium).toMatchObject({ width: 640, height: 320 });
+    const puts = jest.spyOn(FsBlobStore.prototype, 'put');
+    try {
+      const r = await run(article(['/shared/og.jpg']));
+      expect(r.images).toEqual({ found: 1, hosted: 1 });
+      const [tag] = imgTags(await stored(r.htmlUrl!));
+      expect(tag.src).toBe(card.image?.medium?.url);
+      expect([tag.width, tag.height]).toEqual(['640', '320']);
+      expect(puts.mock.calls.map(([k]) => k).filter((k) => k.endsWith('.webp'))).toEqual([]);
+    } finally {
+      puts.mockRestore();
+    }
+  });
+
   test('the deadline: an image still loading when it comes is removed, and the versions are stored in time', async () => {
     let hung: http.ServerResponse | undefined;
     site.route('/slow.png', (_req, res) => {
@@ -367,12 +409,13 @@ describe('caps: count, total bytes and the deadline', () => {
     expect(imgTags(await stored(whole!.htmlUrl!)).map((t) => t.alt)).toEqual(['img 0', 'img 1']);
     expect(whole!.htmlUrl).not.toBe(first.htmlUrl);
 
-    // A run on the same page (its bytes changed, say) takes the late image from its memo: not downloaded again.
+    // A run on the same page (its bytes changed, say) downloads the late image again, now at once,
+    // and finds its rendition by its content: the complete versions, nothing rendered or stored.
     const second = await runWith(html);
     expect(second.images).toEqual({ found: 2, hosted: 2 });
     expect(second.complete).toBe(true);
     expect(second.htmlUrl).toBe(whole!.htmlUrl);
-    expect(lateRequests).toBe(1);
+    expect(lateRequests).toBe(2);
   });
 
   test('the wait: a late image that fails after all leaves the versions as they were; they are remembered as complete, not stored (nor looked for) again', async () => {
