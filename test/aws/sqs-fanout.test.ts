@@ -325,6 +325,20 @@ describe("reply queue: the results come back on the preview container's own queu
     expect(new Set(bodies.map((b) => b.replyTo))).toEqual(new Set([await inbox.address()]));
   });
 
+  test("one request's replies in one invocation go out together once the last is ready: one SendMessageBatch, one receive", async () => {
+    const sent: string[] = [];
+    const counting = { send: (cmd: { constructor: { name: string } }) => (sent.push(cmd.constructor.name), em.sqs.send(cmd as never)) };
+    poller = startPoller(em, replyWorker({ sqs: counting as unknown as typeof em.sqs }));
+    const before = inbox.requests.ReceiveMessage;
+    const jobs = [echo('card', 1), echo('slow', 2, { delayMs: 300 }), echo('icon', 3)];
+    const outcomes = await replyRunner().run(jobs, { requestId: 'req-grouped', deadline: Date.now() + 8000 });
+    expect([...outcomes.values()].map((o) => o.ok)).toEqual([true, true, true]);
+    // The three messages came in one event (one SendMessageBatch from the runner).
+    expect(poller.events.filter((e) => e.Records.some((r) => JSON.parse(r.body).requestId === 'req-grouped'))).toHaveLength(1);
+    expect(sent).toEqual(['SendMessageBatchCommand']);
+    expect(inbox.requests.ReceiveMessage - before).toBe(1);
+  });
+
   test('a slow worker: what is late at the deadline is reported late, and its reply, when it comes, goes to nobody', async () => {
     poller = startPoller(em, replyWorker());
     const deadline = Date.now() + 1500;

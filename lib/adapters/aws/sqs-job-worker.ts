@@ -5,9 +5,11 @@
  * `jobs/<requestId>/<jobId>.json` in S3, where the waiting preview function (SqsJobRunner, beside
  * this file) picks it up.
  *
- * - The result goes to the preview container's reply queue (`replyTo`, lib/adapters/aws/reply-queue.ts)
- *   as one SendMessage; a result larger than a message, or a job without a reply queue, is written
- *   to S3 (and the reply says where).
+ * - The result goes to the preview container's reply queue (`replyTo`, lib/adapters/aws/reply-queue.ts);
+ *   the replies of one request's jobs in the invocation go out together, in one SendMessageBatch,
+ *   once the last of them is ready (lib/adapters/aws/reply-group.ts: the preview waits for all of
+ *   them anyway). A result larger than a message, or a job without a reply queue, is written to S3
+ *   (and the reply says where).
  * - Idempotent: SQS may deliver a message twice. A job whose result object exists (S3 results), or
  *   that this container already answered (replies), is skipped; a duplicate run elsewhere only
  *   repeats a reply nobody waits for, and assets are content-addressed, so a repeated job
@@ -25,7 +27,7 @@
  *   out-of-memory kill would lose the whole batch.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { CoreConfig } from '../../core-settings.js';
 import { RouteState, type RouteSummary } from '../../fetch/proxy-route.js';
@@ -48,6 +50,8 @@ import {
   resultKey,
   SQS_MAX_MESSAGE_BYTES,
 } from './job-message.js';
+import { MessageBatcher } from './message-batcher.js';
+import { ReplyGroups, type ReplyMember } from './reply-group.js';
 import { isReplyQueueUrl, type JobReply } from './reply-queue.js';
 
 /** The jobs this container answered lately (a redelivered one is skipped), at most this many. */
@@ -81,6 +85,8 @@ export function createWorkerHandler(deps: WorkerDeps) {
   const count = deps.count ?? (() => {});
   const registry = deps.registry ?? JOB_REGISTRY;
   const answered = new Set<string>();
+  // The replies go out in SendMessageBatch requests, a request's together (./reply-group.ts).
+  const batcher = deps.sqs ? new MessageBatcher(deps.sqs, deps.log) : undefined;
   // One gate per container: Lambda runs one invocation at a time in it.
   const gate = deps.gate ?? new MemoryGate(workerMemoryBudgetMb(deps.config));
   const runJob =
@@ -102,7 +108,11 @@ export function createWorkerHandler(deps: WorkerDeps) {
     }
   }
 
-  async function runRecord(record: SQSRecord, msg: JobMessage): Promise<RecordOutcome> {
+  /**
+   * Runs the job and hands its result over: to S3 at once, or as a reply that goes out with those
+   * of its siblings (`sent`, awaited outside the job's lane, so a held reply holds no slot).
+   */
+  async function runRecord(record: SQSRecord, msg: JobMessage, member?: ReplyMember): Promise<{ outcome: RecordOutcome; sent?: Promise<void> }> {
     const ids = {
       requestId: msg.requestId,
       jobId: msg.jobId,
@@ -115,13 +125,13 @@ export function createWorkerHandler(deps: WorkerDeps) {
     if (replyTo ? answered.has(key) : await deps.blobs.has(key)) {
       deps.log.info('job already done, skipped', ids);
       count('JobDuplicate');
-      return 'duplicate';
+      return { outcome: 'duplicate' };
     }
     const left = msg.deadline - now();
     if (left <= 0) {
       deps.log.warn('job past its deadline, dropped', { ...ids, lateMs: -left });
       count('JobExpired');
-      return 'expired';
+      return { outcome: 'expired' };
     }
 
     // Its turn: what the kind holds from its start must fit beside the running jobs.
@@ -134,7 +144,7 @@ export function createWorkerHandler(deps: WorkerDeps) {
     } catch {
       deps.log.warn('job past its deadline while waiting for memory, dropped', { ...ids, waitMs: Math.round(performance.now() - waitStart) });
       count('JobExpired');
-      return 'expired';
+      return { outcome: 'expired' };
     } finally {
       clearTimeout(timer);
     }
@@ -175,22 +185,20 @@ export function createWorkerHandler(deps: WorkerDeps) {
       ? { ...base, ok: true, result: outcome.value, ms, finishedAt }
       : { ...base, ok: false, error: outcome.error, ms, finishedAt };
     const routed: RouteSummary = route.summary();
-    // A failure to deliver the result is an infrastructure failure: retried by SQS.
-    let after: Promise<void> | undefined;
-    try {
-      await deliver(key, body, replyTo);
-    } finally {
-      if (deferred.length) after = finishDeferred(deferred, ids).finally(() => lease.release());
-    }
+    // A failure to deliver the result is an infrastructure failure: retried by SQS (processRecord).
+    // Counted once the result is delivered (a failed delivery is a JobRetry instead).
+    const sent = deliver(key, body, replyTo && member ? { queueUrl: replyTo, member, deadline: msg.deadline } : undefined).then(() => {
+      const proxy = routed?.proxied ? { proxied: routed.proxied, walls: routed.walls } : {};
+      if (routed?.proxied) count('ProxyFetches', routed.proxied);
+      if (routed?.walls.length) count('WallsSeen', routed.walls.length);
+      if (body.ok) deps.log.info('job done', { ...ids, ms: body.ms, waitMs, ...proxy });
+      else deps.log.warn('job failed', { ...ids, ms: body.ms, waitMs, error: body.error });
+      count(body.ok ? 'JobSucceeded' : 'JobFailed');
+    });
+    sent.catch(() => undefined); // awaited by processRecord
     // The invocation ends only after the deferred work (a frozen Lambda would run none of it).
-    await after;
-    const proxy = routed?.proxied ? { proxied: routed.proxied, walls: routed.walls } : {};
-    if (routed?.proxied) count('ProxyFetches', routed.proxied);
-    if (routed?.walls.length) count('WallsSeen', routed.walls.length);
-    if (body.ok) deps.log.info('job done', { ...ids, ms: body.ms, waitMs, ...proxy });
-    else deps.log.warn('job failed', { ...ids, ms: body.ms, waitMs, error: body.error });
-    count(body.ok ? 'JobSucceeded' : 'JobFailed');
-    return body.ok ? 'done' : 'failed';
+    if (deferred.length) await finishDeferred(deferred, ids).finally(() => lease.release());
+    return { outcome: body.ok ? 'done' : 'failed', sent };
   }
 
   /** Runs a job's deferred work to its end; a failure there is only logged (the result went out). */
@@ -210,14 +218,14 @@ export function createWorkerHandler(deps: WorkerDeps) {
   }
 
   /** The result as a reply (or, too large for one, in S3 with a reply that says where), else in S3. */
-  async function deliver(key: string, body: JobResultObject, replyTo: string | undefined): Promise<void> {
+  async function deliver(key: string, body: JobResultObject, to: { queueUrl: string; member: ReplyMember; deadline: number } | undefined): Promise<void> {
     const text = encodeJson(body);
     const fits = Buffer.byteLength(text) <= SQS_MAX_MESSAGE_BYTES - 1024;
-    if (!replyTo || !fits) await deps.blobs.put(key, text, { contentType: 'application/json', cacheControl: 'no-store' });
-    if (!replyTo) return;
+    if (!to || !fits) await deps.blobs.put(key, text, { contentType: 'application/json', cacheControl: 'no-store' });
+    if (!to) return;
     const reply: JobReply = fits ? body : { version: body.version, requestId: body.requestId, jobId: body.jobId, kind: body.kind, resultKey: key };
     try {
-      await (deps.sqs as SQSClient).send(new SendMessageCommand({ QueueUrl: replyTo, MessageBody: fits ? text : encodeJson(reply) }));
+      await to.member.reply(fits ? text : encodeJson(reply), `${body.kind} ${body.jobId}`, to.deadline);
     } catch (err) {
       const e = err as Error;
       // The preview's container is gone (its queue swept): nobody waits for this reply.
@@ -241,14 +249,28 @@ export function createWorkerHandler(deps: WorkerDeps) {
     // Powertools starts every record at once; at most jobConcurrency of them run, the card's jobs
     // first and the extras in at most half of the slots (lib/jobs/concurrency-gate.ts).
     const lanes = new PriorityGate(Math.max(1, deps.config.jobConcurrency));
+    // Every job that will reply joins its request's group first: a reply waits for its siblings'.
+    const records = event.Records ?? [];
+    const messages = new Map(records.map((r) => [r, readRecord(r)] as const));
+    const groups = batcher && new ReplyGroups(batcher, now);
+    const members = new Map<SQSRecord, ReplyMember>();
+    for (const [record, msg] of messages) {
+      const replyTo = msg instanceof RetryRecord ? undefined : replyQueue(msg);
+      if (groups && replyTo && !(msg instanceof RetryRecord)) members.set(record, groups.join(replyTo, msg.requestId));
+    }
     const processRecord = async (record: SQSRecord): Promise<RecordOutcome> => {
+      const member = members.get(record);
       try {
-        const msg = readRecord(record);
+        const msg = messages.get(record) ?? readRecord(record);
         if (msg instanceof RetryRecord) throw msg;
         const priority = registry.spec(msg.kind)?.priority ?? 'card';
-        outcomes[record.messageId] = await lanes.run(priority, () => runRecord(record, msg));
-        return outcomes[record.messageId];
+        const { outcome, sent } = await lanes.run(priority, () => runRecord(record, msg, member));
+        if (sent) await sent;
+        else member?.leave();
+        outcomes[record.messageId] = outcome;
+        return outcome;
       } catch (err) {
+        member?.leave();
         outcomes[record.messageId] = 'retry';
         if (!(err instanceof RetryRecord)) {
           deps.log.error('job record failed, will be retried', { messageId: record.messageId, error: (err as Error).message });
@@ -258,7 +280,7 @@ export function createWorkerHandler(deps: WorkerDeps) {
       }
     };
     // A batch where every record failed is answered like any other (all of them in batchItemFailures), not thrown.
-    const { batchItemFailures } = await processPartialResponse({ Records: event.Records ?? [] }, processRecord, new BatchProcessor(EventType.SQS), {
+    const { batchItemFailures } = await processPartialResponse({ Records: records }, processRecord, new BatchProcessor(EventType.SQS), {
       throwOnFullBatchFailure: false,
     });
     return { batchItemFailures: [...batchItemFailures], outcomes };
