@@ -71,9 +71,27 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
     ctx.signal?.throwIfAborted();
     versions = await runCpuTask(ctx.config, 'writePageVersions', { content: read.images.content, hosted: Object.fromEntries(images.hosted) }, ctx.signal);
   }
+  // What the images left under way came to while the versions were written and stored (nothing
+  // waits for them): `pending` while they still run.
+  let settled: Map<string, ContentImage> | undefined | 'pending' = 'pending';
+  rest?.then(
+    (all) => {
+      settled = all;
+    },
+    () => {
+      settled = undefined;
+    },
+  );
   const written = required(versions, 'the page versions');
   const stored = await storeVersions(ctx.blobs, result, { ...written, text: read.text });
   const content = read.images?.content;
+  // The ones under way all failed for reasons of their own by now (a 404 answers at once): these
+  // versions are the complete ones, and the preview remembers them with the record.
+  const late = settled as Map<string, ContentImage> | undefined | 'pending';
+  if (rest && late !== 'pending' && late !== undefined && late.size === hostedInTime) {
+    complete = true;
+    rest = undefined;
+  }
   // Once the remaining images are hosted: the complete versions, remembered for these page bytes
   // beside the page's memo. When none of them could be hosted after all (each failed for a reason
   // of its own), the versions just stored are the complete ones.

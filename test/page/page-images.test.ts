@@ -441,6 +441,10 @@ describe('caps: count, total bytes and the deadline', () => {
         calls.push(k);
         return store.has(k);
       },
+      head: (k: string) => {
+        calls.push(k);
+        return store.head(k);
+      },
     });
     const first = await runPageContentJob(
       { url: site.url('/w2.html'), bytesBase64: Buffer.from(html).toString('base64'), deadline: Date.now() + 20_000 },
@@ -449,13 +453,48 @@ describe('caps: count, total bytes and the deadline', () => {
     expect(first.complete).toBeUndefined();
     const versionCalls = () => calls.filter((k) => /page\.(html|md|txt)$/.test(k)).length;
     const before = versionCalls();
-    expect(before).toBeGreaterThanOrEqual(3); // a check for each, a put for each not stored yet
+    expect(before).toBeGreaterThanOrEqual(3); // a HEAD of page.html, a put for each not stored yet
     release();
     const memo = pageMemoKey({ url: site.url('/w2.html'), bytes: Buffer.from(html) }).replace(/\.json$/, '.content.json');
     for (let i = 0; i < 200 && !(await store.has(memo)); i++) await new Promise((r) => setTimeout(r, 50));
     const whole: PageContentResult = JSON.parse((await store.get(memo))!.toString('utf8')).content;
     expect(whole).toMatchObject({ htmlUrl: first.htmlUrl, markdownUrl: first.markdownUrl, rawTextUrl: first.rawTextUrl, complete: true });
     expect(versionCalls()).toBe(before);
+  });
+
+  test('an image that fails while the versions are stored (a 404 answers at once) leaves them complete at once: nothing is deferred', async () => {
+    site.route('/gone-now.png', (_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('gone');
+    });
+    // The 404 is in before page.html is put (the versions do not wait for it: pageImagesWaitMs 0).
+    let answered!: () => void;
+    const imageAnswered = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    const watched: Fetcher = (url, opts) =>
+      fetch(url, opts).finally(() => {
+        if (url.endsWith('/gone-now.png')) answered();
+      });
+    const store = new FsBlobStore(config.dataDir, () => 'http://assets.test');
+    const blobs: typeof store = Object.assign(Object.create(store), {
+      put: async (k: string, b: Buffer | string, o: PutOptions) => {
+        if (k.endsWith('/page.html')) {
+          await imageAnswered;
+          await new Promise((r) => setImmediate(r)); // its failure settles in microtasks
+        }
+        return store.put(k, b, o);
+      },
+    });
+    const deferred: unknown[] = [];
+    const r = await runPageContentJob(
+      { url: site.url('/w3.html'), bytesBase64: Buffer.from(article(['/gone-now.png'])).toString('base64'), deadline: Date.now() + 20_000 },
+      { fetch: watched, blobs, config: { ...config, pageImagesWaitMs: 0 }, defer: (w) => void deferred.push(w) },
+    );
+    expect(r.complete).toBe(true);
+    expect(deferred).toEqual([]);
+    expect(r.images).toEqual({ found: 1, hosted: 0 });
+    expect(imgTags(await stored(r.htmlUrl!))).toEqual([]);
   });
 
   test('an aborted job hosts nothing more and stores nothing', async () => {
