@@ -327,7 +327,12 @@ describe("reply queue: the results come back on the preview container's own queu
 
   test("one request's replies in one invocation go out together once the last is ready: one SendMessageBatch, one receive", async () => {
     const sent: string[] = [];
-    const counting = { send: (cmd: { constructor: { name: string } }) => (sent.push(cmd.constructor.name), em.sqs.send(cmd as never)) };
+    const counting = {
+      send: (cmd: { constructor: { name: string } }) => {
+        sent.push(cmd.constructor.name);
+        return em.sqs.send(cmd as never);
+      },
+    };
     poller = startPoller(em, replyWorker({ sqs: counting as unknown as typeof em.sqs }));
     const before = inbox.requests.ReceiveMessage;
     const jobs = [echo('card', 1), echo('slow', 2, { delayMs: 300 }), echo('icon', 3)];

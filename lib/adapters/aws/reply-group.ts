@@ -83,8 +83,8 @@ export class ReplyGroups {
     if (g.timer) clearTimeout(g.timer);
     g.timer = undefined;
     const wait = g.sendBy - this.now();
-    if (g.open <= 0 || wait <= 0) return this.flush(key, g);
-    if (g.held.length) g.timer = setTimeout(() => this.flush(key, g), wait);
+    if (g.open <= 0 || wait <= 0) this.flush(key, g);
+    else if (g.held.length) g.timer = setTimeout(() => this.flush(key, g), wait);
   }
 
   private flush(key: string, g: Group): void {
