@@ -140,6 +140,12 @@ export interface PageContentResult {
    * remember them with the page (lib/page/page-memo.ts).
    */
   complete?: boolean;
+  /**
+   * Versions not complete yet (their late images go on in the background): the key where the
+   * complete ones will be, a `page.full.html` (lib/page/page-memo.ts `fullVersionsKey`,
+   * `readFullVersions`). A preview of the same content finds them there.
+   */
+  fullKey?: string;
 }
 
 interface PageImagesOutcome {

@@ -9,9 +9,10 @@
  * so that each <img> is rewritten or removed before the HTML and Markdown are written: the hosted
  * HTML allows images from its own origin only. The versions do not wait for downloads: those go
  * on after the result (JobContext.defer), and once all are hosted the complete versions are
- * stored and added to the page's memo (lib/page/page-memo.ts) for the next preview of the same
- * page bytes. Versions complete at once are marked `complete` and remembered by the preview, with
- * the rest of its record. The versions are content-addressed, stored as UTF-8 with their charset
+ * stored at the key the first ones' result names (`fullKey`, a `page.full.html`: lib/page/page-memo.ts),
+ * where the next preview of the same content finds them, whether it reads the page memo (the same
+ * bytes) or runs this job (its bytes changed). Versions complete at once are marked `complete`
+ * and remembered by the preview, with the rest of its record. The versions are content-addressed, stored as UTF-8 with their charset
  * in the Content-Type, each put only when it is not stored yet (a page whose bytes changed but
  * whose content did not gives the same versions): `page.html`, stored last, names the other two,
  * so one HEAD finds all three.
@@ -24,7 +25,7 @@ import { runCpuTask } from '../jobs/cpu-pool.js';
 import type { ContentImage, PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import { type BlobStore, IMMUTABLE_CACHE } from '../ports.js';
 import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
-import { pageMemoKey, rememberPageContent } from './page-memo.js';
+import { fullVersionsKey, fullVersionsMetadata, readFullVersions } from './page-memo.js';
 import { readingMinutes } from './reading-time.js';
 
 /** A text asset: its UTF-8 bytes and its key, `assets/<sha256>/<name>`. */
@@ -60,10 +61,13 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
   let complete = true;
   let rest: Promise<Map<string, ContentImage> | undefined> | undefined;
   let hostedInTime = 0;
+  const imagesStop = new AbortController();
+  const imagesSignal = ctx.signal ? AbortSignal.any([ctx.signal, imagesStop.signal]) : imagesStop.signal;
   if (read.images) {
     const until = input.deadline !== undefined ? input.deadline - PAGE_IMAGE_LIMITS.reserveMs : started + PAGE_IMAGE_LIMITS.defaultMs;
     const waitUntil = Date.now() + (ctx.config?.pageImagesWaitMs ?? PAGE_IMAGE_LIMITS.defaultMs);
-    const images = await hostPageImages(read.images.urls, ctx, { waitUntil, until });
+    // Stopped when the complete versions turn out to be stored already (below).
+    const images = await hostPageImages(read.images.urls, { ...ctx, signal: imagesSignal }, { waitUntil, until });
     complete = images.complete;
     rest = images.rest;
     hostedInTime = images.hosted.size;
@@ -83,7 +87,7 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
     },
   );
   const written = required(versions, 'the page versions');
-  const stored = await storeVersions(ctx.blobs, result, { ...written, text: read.text });
+  const first = await storeVersions(ctx.blobs, result, { ...written, text: read.text });
   const content = read.images?.content;
   // The ones under way all failed for reasons of their own by now (a 404 answers at once): these
   // versions are the complete ones, and the preview remembers them with the record.
@@ -92,57 +96,84 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
     complete = true;
     rest = undefined;
   }
-  // Once the remaining images are hosted: the complete versions, remembered for these page bytes
-  // beside the page's memo. When none of them could be hosted after all (each failed for a reason
-  // of its own), the versions just stored are the complete ones.
-  if (rest && content) {
-    const remaining = rest;
-    const later = async () => {
-      const all = await remaining;
-      if (!all || ctx.signal?.aborted) return;
-      let whole = stored;
-      if (all.size > hostedInTime) {
-        const html = await runCpuTask(ctx.config, 'writePageVersions', { content, hosted: Object.fromEntries(all) }, ctx.signal);
-        const images = { found: read.images?.urls.length ?? 0, hosted: all.size };
-        // The text has no images: the first versions' page.txt is the same.
-        whole = await storeVersions(ctx.blobs, { ...result, images }, { ...html, text: read.text }, new Set([textAsset('page.txt', read.text).key]));
-      }
-      const page = { url: input.url, contentType: input.contentType, bytes: Buffer.from(input.bytesBase64, 'base64') };
-      await rememberPageContent(ctx.blobs, pageMemoKey(page), whole);
-    };
-    if (ctx.defer) ctx.defer(later);
-    else void later().catch(() => undefined); // a lost memo only
+  if (complete || !rest || !content) {
+    imagesStop.abort(); // nothing is left under way (or nothing more is wanted)
+    return complete ? { ...first.result, complete } : first.result;
   }
-  // Complete versions are remembered for these exact bytes by the preview (lib/page/page-memo.ts).
-  return complete ? { ...stored, complete } : stored;
+  // Not complete: the complete versions will be at `page.full.html` (fullKey). An earlier preview
+  // of the same content (its bytes changed, say) may have stored them: then they are the result,
+  // and the images under way are stopped.
+  const pending: PageContentResult = { ...first.result, fullKey: fullVersionsKey(first.htmlKey, read.images?.urls ?? []) };
+  const stored = await readFullVersions(ctx.blobs, pending).catch(() => undefined);
+  if (stored) {
+    imagesStop.abort();
+    return stored;
+  }
+  // Once the remaining images are hosted: the complete versions, where `fullKey` says. When none
+  // of them could be hosted after all (each failed for a reason of its own), the first versions
+  // are the complete ones: `page.full.html` is their page.html again.
+  const remaining = rest;
+  const later = async () => {
+    const all = await remaining;
+    if (!all || ctx.signal?.aborted) return;
+    const key = required(pending.fullKey, 'the complete versions key');
+    if (all.size > hostedInTime) {
+      const html = await runCpuTask(ctx.config, 'writePageVersions', { content, hosted: Object.fromEntries(all) }, ctx.signal);
+      const images = { found: read.images?.urls.length ?? 0, hosted: all.size };
+      await storeFullVersions(ctx.blobs, key, { ...html, text: read.text }, first.textKey, images);
+    } else {
+      await storeFullVersions(ctx.blobs, key, { ...written, text: read.text }, first.textKey, result.images);
+    }
+  };
+  if (ctx.defer) ctx.defer(later);
+  else void later().catch(() => undefined); // the next preview runs the job again
+  return pending;
 }
 
 /**
  * Stores the three versions (content-addressed, UTF-8, their charset in the Content-Type); the
  * result with their public URLs. `page.html` goes last and names the other two in its metadata,
  * so one HEAD tells whether all three are stored (a page whose bytes changed but whose content
- * did not gives the same versions): none is put then. `known`: keys already stored (the text of
- * the first versions, when the complete ones are stored later).
+ * did not gives the same versions): none is put then.
  */
 async function storeVersions(
   blobs: BlobStore,
   result: PageContentResult,
   versions: { html: string; markdown: string; text: string },
-  known: ReadonlySet<string> = new Set(),
-): Promise<PageContentResult> {
+): Promise<{ result: PageContentResult; htmlKey: string; textKey: string }> {
   const html = textAsset('page.html', versions.html);
   const markdown = textAsset('page.md', versions.markdown);
   const text = textAsset('page.txt', versions.text);
   const siblings = { markdown: markdown.key, text: text.key };
   const stored = (await blobs.head(html.key))?.metadata;
   if (stored?.markdown !== siblings.markdown || stored?.text !== siblings.text) {
-    const put = (a: { key: string; bytes: Buffer }, contentType: string, metadata?: Record<string, string>) =>
-      blobs.put(a.key, a.bytes, { contentType, cacheControl: IMMUTABLE_CACHE, ...(metadata ? { metadata } : {}) });
-    await Promise.all([
-      known.has(markdown.key) ? undefined : put(markdown, PAGE_ASSET_TYPES.markdown),
-      known.has(text.key) ? undefined : put(text, PAGE_ASSET_TYPES.text),
-    ]);
-    await put(html, PAGE_ASSET_TYPES.html, siblings);
+    await Promise.all([put(blobs, markdown, PAGE_ASSET_TYPES.markdown), put(blobs, text, PAGE_ASSET_TYPES.text)]);
+    await put(blobs, html, PAGE_ASSET_TYPES.html, siblings);
   }
-  return { ...result, htmlUrl: blobs.publicUrl(html.key), markdownUrl: blobs.publicUrl(markdown.key), rawTextUrl: blobs.publicUrl(text.key) };
+  return {
+    result: { ...result, htmlUrl: blobs.publicUrl(html.key), markdownUrl: blobs.publicUrl(markdown.key), rawTextUrl: blobs.publicUrl(text.key) },
+    htmlKey: html.key,
+    textKey: text.key,
+  };
+}
+
+/**
+ * Stores the complete versions at `key` (`page.full.html`, last, naming its page.md and the first
+ * versions' page.txt, `textKey`: the text has no images), its page.md content-addressed.
+ */
+async function storeFullVersions(
+  blobs: BlobStore,
+  key: string,
+  versions: { html: string; markdown: string; text: string },
+  textKey: string,
+  images: { found: number; hosted: number } | undefined,
+): Promise<void> {
+  const markdown = textAsset('page.md', versions.markdown);
+  if (!(await blobs.head(markdown.key))) await put(blobs, markdown, PAGE_ASSET_TYPES.markdown);
+  const html = { key, bytes: Buffer.from(versions.html, 'utf8') };
+  await put(blobs, html, PAGE_ASSET_TYPES.html, fullVersionsMetadata({ markdown: markdown.key, text: textKey }, images));
+}
+
+function put(blobs: BlobStore, a: { key: string; bytes: Buffer }, contentType: string, metadata?: Record<string, string>): Promise<void> {
+  return blobs.put(a.key, a.bytes, { contentType, cacheControl: IMMUTABLE_CACHE, ...(metadata ? { metadata } : {}) });
 }

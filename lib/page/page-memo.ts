@@ -15,11 +15,13 @@
  *    404, undecodable: ImageJobResult.lasting) is remembered as failed for FAILED_PART_TTL_MS,
  *    as the image job remembers a failed URL.
  *  - Versions made complete later, once the content images hosted in the background are in
- *    (lib/page/page-content.ts), are remembered by the job itself (rememberPageContent), in an
- *    object of their own beside the memo (`<key>.content.json`): the preview may write the memo
- *    at the same moment, and neither write may undo the other. A preview that finds a memo
- *    without versions reads that object too, and writes the versions into the memo (once), so
- *    the next preview of the page reads one object.
+ *    (lib/page/page-content.ts), are stored by the job at a key fixed by the first versions:
+ *    `page.full.html` under a key made of their page.html's and the images' addresses, naming its
+ *    page.md and page.txt in its metadata (fullVersionsKey, readFullVersions). The memo keeps the first versions with that key
+ *    (`fullKey`); a preview that recalls them looks there (one HEAD), takes the complete ones
+ *    and writes them into the memo (once). No object of the job's own beside the memo: the job
+ *    of any later preview of the same content (its bytes changed, say) finds them there too, and
+ *    its versions are complete at once.
  *
  * Addresses are stored as the reader's public URLs, with the base they were made with: a memo read
  * through another base (a new CloudFront domain, a local server on another port) is not used.
@@ -48,7 +50,10 @@ export interface PageMemoParts {
   icon?: Icon;
   /** The card's parts that failed for a lasting reason (recalled: within FAILED_PART_TTL_MS). */
   failed?: { [P in CardPart]?: true };
-  /** The page-content result of complete versions, or of a page that has none (never one whose versions are incomplete). */
+  /**
+   * The page-content result of complete versions, or of a page that has none; in the memo also
+   * first versions whose complete ones will be at their `fullKey` (recalled only once they are).
+   */
   content?: PageContentResult;
 }
 
@@ -86,22 +91,62 @@ async function readPageMemo(blobs: BlobStore, key: string, now: number): Promise
   return memo as PageMemo;
 }
 
-/** Where the job remembers versions it completed after its result (beside the page's memo). */
-const laterContentKey = (key: string) => key.replace(/\.json$/, '.content.json');
+/**
+ * Where the complete versions of first ones go: `assets/<sha256 of the first page.html's key and
+ * the content's image addresses>/page.full.html`. The first versions name only the images hosted
+ * in time, so the addresses are part of the key: two pages with the same text and other images
+ * get complete versions of their own.
+ */
+export function fullVersionsKey(firstHtmlKey: string, imageUrls: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const part of [firstHtmlKey, ...imageUrls]) hash.update(`${Buffer.byteLength(part)}:`).update(part);
+  return `assets/${hash.digest('hex')}/page.full.html`;
+}
 
-/** What the preview recalled: the parts, and whether some came from beside the memo (they are to be written into it). */
+/** The metadata of a `page.full.html`: the keys of its page.md and page.txt, and its images' counts. */
+export function fullVersionsMetadata(versions: { markdown: string; text: string }, images?: { found: number; hosted: number }): Record<string, string> {
+  return { markdown: versions.markdown, text: versions.text, ...(images ? { images: `${images.found}/${images.hosted}` } : {}) };
+}
+
+/**
+ * The complete versions stored at `first.fullKey`, as a result like `first` (one HEAD), or
+ * undefined: not stored (yet), or not readable.
+ */
+export async function readFullVersions(blobs: BlobStore, first: PageContentResult): Promise<PageContentResult | undefined> {
+  const key = first.fullKey;
+  if (!key) return undefined;
+  const meta = (await blobs.head(key))?.metadata;
+  if (!meta?.markdown?.startsWith('assets/') || !meta.text?.startsWith('assets/')) return undefined;
+  const counts = /^(\d+)\/(\d+)$/.exec(meta.images ?? '');
+  const { fullKey: _pending, ...rest } = first;
+  return {
+    ...rest,
+    htmlUrl: blobs.publicUrl(key),
+    markdownUrl: blobs.publicUrl(meta.markdown),
+    rawTextUrl: blobs.publicUrl(meta.text),
+    ...(counts ? { images: { found: Number(counts[1]), hosted: Number(counts[2]) } } : {}),
+    complete: true,
+  };
+}
+
+/** What the preview recalled: the parts, and whether some were found beside the memo (they are to be written into it). */
 export interface RecalledPage extends PageMemoParts {
   unmerged?: boolean;
   /** The memo's failure times, kept as they are when the memo is written again. */
   failedAt?: PageMemo['failedAt'];
+  /** First versions whose complete ones are not stored yet: kept in the memo, but not used (the job runs again). */
+  pending?: PageContentResult;
 }
 
 /** A remembered result: its versions, or why the page has none (deterministic for these bytes, like the versions). */
 const hasVersions = (c: PageContentResult | undefined): c is PageContentResult => typeof c?.htmlUrl === 'string' || typeof c?.reason === 'string';
 
+/** A result the memo keeps: complete versions (or none, for a reason of the page's own), or first ones whose complete ones will be at `fullKey`. */
+const memorable = (c: PageContentResult): boolean => c.complete === true || typeof c.fullKey === 'string';
+
 /**
- * The parts remembered for the page under `key`, or undefined when there is no memo. A memo
- * without versions: the versions the job completed later, when there are some (a second read).
+ * The parts remembered for the page under `key`, or undefined when there is no memo. A memo with
+ * first versions: the complete ones, when the job has stored them (a HEAD of their `fullKey`).
  */
 export async function recallPage(blobs: BlobStore, key: string, now = Date.now()): Promise<RecalledPage | undefined> {
   const memo = await readPageMemo(blobs, key, now);
@@ -116,10 +161,13 @@ export async function recallPage(blobs: BlobStore, key: string, now = Date.now()
       parts.failedAt = { ...parts.failedAt, [part]: at };
     }
   }
-  if (hasVersions(memo.content)) parts.content = memo.content;
-  else {
-    const later = (await readPageMemo(blobs, laterContentKey(key), now))?.content;
-    if (hasVersions(later)) Object.assign(parts, { content: later, unmerged: true });
+  const content = memo.content;
+  if (hasVersions(content) && content.complete === true) parts.content = content;
+  else if (hasVersions(content) && content.fullKey) {
+    // First versions: the complete ones, once the job stored them (else the job runs again).
+    const full = await readFullVersions(blobs, content).catch(() => undefined);
+    if (full) Object.assign(parts, { content: full, unmerged: true });
+    else parts.pending = content;
   }
   return parts;
 }
@@ -130,8 +178,9 @@ export async function recallPage(blobs: BlobStore, key: string, now = Date.now()
  * whether it wrote. A failed write is only a lost memo.
  */
 export async function rememberPage(blobs: BlobStore, key: string, got: PageMemoParts, recalled?: RecalledPage, now = Date.now()): Promise<boolean> {
-  const { unmerged, failed: _failed, ...known } = recalled ?? {};
+  const { unmerged, failed: _failed, pending, ...known } = recalled ?? {};
   const next: Omit<PageMemo, 'v' | 'at' | 'base'> = { ...known };
+  if (pending && !next.content) next.content = pending;
   let added = unmerged === true;
   // A part that failed now for a lasting reason (a recalled failure keeps its own time).
   for (const part of ['image', 'icon'] as const) {
@@ -140,21 +189,21 @@ export async function rememberPage(blobs: BlobStore, key: string, got: PageMemoP
       added = true;
     }
   }
-  for (const part of ['image', 'icon', 'content'] as const) {
+  for (const part of ['image', 'icon'] as const) {
     const value = got[part];
     if (value === undefined || next[part] !== undefined) continue;
-    if (part === 'content' && (value as PageContentResult).complete !== true) continue;
     Object.assign(next, { [part]: value });
+    added = true;
+  }
+  // Complete versions replace first ones; first ones are kept only where there are none (the same
+  // first ones again are nothing new).
+  const content = got.content;
+  if (content && memorable(content) && next.content?.complete !== true && (content.complete === true || next.content === undefined)) {
+    next.content = content;
     added = true;
   }
   if (!added) return false;
   const memo: PageMemo = { v: MEMO_VERSION, at: now, base: blobs.publicUrl(''), ...next };
   await writeMemo(blobs, key, memo);
   return true;
-}
-
-/** Remembers versions the job completed after its result (once the images it hosted in the background are in), beside the page's memo. */
-export async function rememberPageContent(blobs: BlobStore, key: string, content: PageContentResult, now = Date.now()): Promise<void> {
-  const memo: PageMemo = { v: MEMO_VERSION, at: now, base: blobs.publicUrl(''), content: { ...content, complete: true } };
-  await writeMemo(blobs, laterContentKey(key), memo);
 }

@@ -15,7 +15,7 @@ import type { PageContentResult } from '../../lib/jobs/kinds';
 import { runImageJob } from '../../lib/media/images';
 import { runPageContentJob } from '../../lib/page/page-content';
 import { PAGE_IMAGE_LIMITS } from '../../lib/page/page-images';
-import { pageMemoKey } from '../../lib/page/page-memo';
+import { readFullVersions } from '../../lib/page/page-memo';
 import { bestSrcsetCandidate } from '../../lib/page/sanitize';
 import type { PutOptions } from '../../lib/ports';
 import { type CountingServer, type FixtureServer, startCountingServer, startFixtureServer } from '../helpers/fixture-server';
@@ -395,30 +395,32 @@ describe('caps: count, total bytes and the deadline', () => {
     expect(imgTags(await stored(first.htmlUrl!)).map((t) => t.alt)).toEqual(['img 0']);
     expect(await stored(first.markdownUrl!)).not.toContain('img 1');
 
-    // Released, the hosting goes on: the image is rendered and remembered for its address, then the
-    // complete versions are stored and added to the page's memo for its bytes.
+    // Released, the hosting goes on: the image is rendered and stored, then the complete versions,
+    // at the key the first result names (where the next preview of the same content looks).
     expect(first.complete).toBeUndefined();
+    expect(first.fullKey).toMatch(/^assets\/[0-9a-f]{64}\/page\.full\.html$/);
     release();
-    // (Beside the page's memo, which the preview writes: lib/page/page-memo.ts.)
-    const memo = pageMemoKey({ url: site.url('/w.html'), bytes: Buffer.from(html) }).replace(/\.json$/, '.content.json');
     const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
-    for (let i = 0; i < 200 && !(await blobs.has(memo)); i++) await new Promise((r) => setTimeout(r, 50));
-    const whole: PageContentResult | undefined = JSON.parse((await blobs.get(memo))!.toString('utf8')).content;
+    for (let i = 0; i < 200 && !(await blobs.has(first.fullKey!)); i++) await new Promise((r) => setTimeout(r, 50));
+    const whole = await readFullVersions(blobs, first);
     expect(whole?.images).toEqual({ found: 2, hosted: 2 });
     expect(whole?.complete).toBe(true);
+    expect(whole?.fullKey).toBeUndefined();
     expect(imgTags(await stored(whole!.htmlUrl!)).map((t) => t.alt)).toEqual(['img 0', 'img 1']);
-    expect(whole!.htmlUrl).not.toBe(first.htmlUrl);
+    expect(await stored(whole!.markdownUrl!)).toContain('img 1');
+    expect(whole!.rawTextUrl).toBe(first.rawTextUrl);
+    expect((await blobs.meta(first.fullKey!)).contentType).toBe('text/html; charset=utf-8');
 
-    // A run on the same page (its bytes changed, say) downloads the late image again, now at once,
-    // and finds its rendition by its content: the complete versions, nothing rendered or stored.
+    // A run on the same page again (its bytes changed, say) downloads the late image again, now at
+    // once: complete versions at once, with both images.
     const second = await runWith(html);
     expect(second.images).toEqual({ found: 2, hosted: 2 });
     expect(second.complete).toBe(true);
-    expect(second.htmlUrl).toBe(whole!.htmlUrl);
+    expect(imgTags(await stored(second.htmlUrl!)).map((t) => t.alt)).toEqual(['img 0', 'img 1']);
     expect(lateRequests).toBe(2);
   });
 
-  test('the wait: a late image that fails after all leaves the versions as they were; they are remembered as complete, not stored (nor looked for) again', async () => {
+  test('the wait: a late image that fails after all leaves the versions as they were: the complete ones are their page.html again, the others not stored again', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -430,20 +432,12 @@ describe('caps: count, total bytes and the deadline', () => {
     });
     const html = article(['/n/16.png', '/late-gone.png']);
     const store = new FsBlobStore(config.dataDir, () => 'http://assets.test');
-    // Every put and existence check of a version.
-    const calls: string[] = [];
+    // Every put of a version.
+    const puts: string[] = [];
     const blobs: typeof store = Object.assign(Object.create(store), {
       put: (k: string, b: Buffer | string, o: PutOptions) => {
-        calls.push(k);
+        puts.push(k);
         return store.put(k, b, o);
-      },
-      has: (k: string) => {
-        calls.push(k);
-        return store.has(k);
-      },
-      head: (k: string) => {
-        calls.push(k);
-        return store.head(k);
       },
     });
     const first = await runPageContentJob(
@@ -451,15 +445,14 @@ describe('caps: count, total bytes and the deadline', () => {
       { fetch, blobs, config: { ...config, pageImagesWaitMs: 300 } },
     );
     expect(first.complete).toBeUndefined();
-    const versionCalls = () => calls.filter((k) => /page\.(html|md|txt)$/.test(k)).length;
-    const before = versionCalls();
-    expect(before).toBeGreaterThanOrEqual(3); // a HEAD of page.html, a put for each not stored yet
+    const versionPuts = () => puts.filter((k) => /\/page\.(html|md|txt)$/.test(k));
+    const before = versionPuts();
     release();
-    const memo = pageMemoKey({ url: site.url('/w2.html'), bytes: Buffer.from(html) }).replace(/\.json$/, '.content.json');
-    for (let i = 0; i < 200 && !(await store.has(memo)); i++) await new Promise((r) => setTimeout(r, 50));
-    const whole: PageContentResult = JSON.parse((await store.get(memo))!.toString('utf8')).content;
-    expect(whole).toMatchObject({ htmlUrl: first.htmlUrl, markdownUrl: first.markdownUrl, rawTextUrl: first.rawTextUrl, complete: true });
-    expect(versionCalls()).toBe(before);
+    for (let i = 0; i < 200 && !(await store.has(first.fullKey!)); i++) await new Promise((r) => setTimeout(r, 50));
+    const whole = await readFullVersions(store, first);
+    expect(whole).toMatchObject({ markdownUrl: first.markdownUrl, rawTextUrl: first.rawTextUrl, complete: true });
+    expect((await store.get(first.fullKey!))!.equals((await store.get(first.htmlUrl!.replace('http://assets.test/', '')))!)).toBe(true);
+    expect(versionPuts()).toEqual(before);
   });
 
   test('an image that fails while the versions are stored (a 404 answers at once) leaves them complete at once: nothing is deferred', async () => {

@@ -12,7 +12,7 @@ import { buildLocalDeps } from '../../functions/wiring';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { JobKind } from '../../lib/jobs/kinds';
-import { FAILED_PART_TTL_MS, PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage, rememberPageContent } from '../../lib/page/page-memo';
+import { FAILED_PART_TTL_MS, fullVersionsKey, fullVersionsMetadata, PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage } from '../../lib/page/page-memo';
 import type { Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service';
@@ -64,13 +64,19 @@ beforeAll(async () => {
     res.end(png);
   });
   site.route('/with-late-image', { body: article('<p><img src="/late.png" alt="late"></p>') });
+  // The same content in other bytes each time (a comment the extraction drops).
+  let nonce = 0;
+  site.route('/late-nonce', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(article(`<p><img src="/late.png" alt="late"></p><!-- nonce ${++nonce} -->`));
+  });
 });
 afterAll(() => site.close());
 
 /** The memo objects in a local data dir. */
 function memos(config: { dataDir: string }): string[] {
   const dir = path.join(config.dataDir, 'jobs', 'page');
-  return existsSync(dir) ? readdirSync(dir).filter((f) => !f.endsWith('.meta.json') && !f.endsWith('.content.json')) : [];
+  return existsSync(dir) ? readdirSync(dir).filter((f) => !f.endsWith('.meta.json')) : [];
 }
 
 function service(overrides: Parameters<typeof testConfig>[0] = {}) {
@@ -130,24 +136,31 @@ test('a page whose bytes changed runs the job again', async () => {
   }
 });
 
-test('versions that came out without an image (cut by the wait) are not remembered, the card is; the job adds them once complete', async () => {
+test('versions that came out without an image (cut by the wait) are remembered as first ones with where the complete ones go; once the job stored those, the memo and any later job of the same content use them', async () => {
   const s = service({ pageImagesWaitMs: 200 });
   try {
     const link = site.url('/with-late-image');
     const first = await s.preview(link);
-    expect(first.page?.htmlUrl).toBeDefined();
+    expect(first.page?.htmlUrl).toMatch(/\/page\.html$/);
     expect(s.contentJobs()).toBe(1);
     const cold = s.jobs();
     const [memo] = memos(s.config);
     const key = `jobs/page/${memo}`;
+    // Before the image is in: the card, and the first versions kept aside (not used: a preview now runs the job again).
     const card = await recallPage(s.blobs, key);
-    expect(card).toEqual({ image: first.image, icon: first.icon });
-    // Released, the job hosts the image in the background and adds the complete versions.
+    expect(card).toMatchObject({ image: first.image, icon: first.icon, pending: { htmlUrl: first.page.htmlUrl } });
+    expect(card?.content).toBeUndefined();
+    expect(card?.pending?.fullKey).toMatch(/^assets\/[0-9a-f]{64}\/page\.full\.html$/);
+    // Released, the job hosts the image in the background and stores the complete versions at fullKey.
     release();
     for (let i = 0; i < 200 && !(await recallPage(s.blobs, key))?.content; i++) await new Promise((r) => setTimeout(r, 25));
     const whole = (await recallPage(s.blobs, key))?.content;
-    expect(whole?.images).toEqual({ found: 1, hosted: 1 });
-    expect(whole?.htmlUrl).not.toBe(first.page.htmlUrl);
+    expect(whole).toMatchObject({ images: { found: 1, hosted: 1 }, complete: true });
+    expect(whole?.htmlUrl).toBe(`http://assets.test/${card?.pending?.fullKey}`);
+    expect(whole?.markdownUrl).not.toBe(first.page.markdownUrl);
+    expect(whole?.rawTextUrl).toBe(first.page.rawTextUrl);
+    const html = (await s.blobs.get(card!.pending!.fullKey!))!.toString('utf8');
+    expect(html).toMatch(/<img [^>]*src="http:\/\/assets\.test\/assets\/[0-9a-f]{64}\/medium\.webp"/);
     const second = await s.preview(link);
     expect(s.jobs()).toEqual(cold);
     expect(second.page.htmlUrl).toBe(whole?.htmlUrl);
@@ -158,7 +171,33 @@ test('versions that came out without an image (cut by the wait) are not remember
   }
 });
 
-test("a memo made through another public base, or older than its TTL, is not used; the job's later versions and the preview's memo never undo each other", async () => {
+test('the same content in other bytes (a nonce): its job finds the complete versions the first one stored, and they are its result at once', async () => {
+  const s = service({ pageImagesWaitMs: 200 });
+  try {
+    const link = site.url('/late-nonce');
+    const first = await s.preview(link);
+    const [memo] = memos(s.config);
+    const fullKey = (await recallPage(s.blobs, `jobs/page/${memo}`))?.pending?.fullKey;
+    expect(fullKey).toBeDefined();
+    release(); // the first job's late image: its complete versions are stored at fullKey
+    for (let i = 0; i < 200 && !(await s.blobs.has(fullKey!)); i++) await new Promise((r) => setTimeout(r, 25));
+    // Other bytes, the same content: the job runs; its own download of the image is held again, but it needs none.
+    const second = await s.preview(link);
+    expect(s.contentJobs()).toBe(2);
+    expect(second.page.htmlUrl).toBe(`http://assets.test/${fullKey}`);
+    expect(second.page.markdownUrl).not.toBe(first.page.markdownUrl);
+    expect(second.page.rawTextUrl).toBe(first.page.rawTextUrl);
+    // Its memo has them as complete: a third preview of those bytes runs no job.
+    const memos2 = memos(s.config).map((m) => `jobs/page/${m}`);
+    const recalled = await Promise.all(memos2.map((k) => recallPage(s.blobs, k)));
+    expect(recalled.filter((r) => r?.content?.complete === true && r.content.htmlUrl === second.page.htmlUrl)).toHaveLength(2);
+  } finally {
+    release();
+    s.cleanup();
+  }
+});
+
+test('a memo made through another public base, or older than its TTL, is not used; first versions are kept until their complete ones are stored, then those are written in once', async () => {
   const s = service();
   try {
     const key = pageMemoKey({ url: 'https://example.com/a', contentType: 'text/html', bytes: Buffer.from('<p>x</p>') });
@@ -168,39 +207,62 @@ test("a memo made through another public base, or older than its TTL, is not use
     expect(await recallPage(s.blobs, key, t0 + 1000)).toEqual({ icon });
     // Nothing new: no write.
     expect(await rememberPage(s.blobs, key, { icon }, { icon }, t0)).toBe(false);
-    // Incomplete versions are never remembered.
+    // Incomplete versions that name no complete ones are never remembered.
     expect(await rememberPage(s.blobs, key, { content: { words: 1, cjkChars: 0, article: true, htmlUrl: 'x' } }, { icon }, t0)).toBe(false);
     expect(await recallPage(s.blobs, key, t0 + PAGE_MEMO_TTL_MS)).toBeUndefined();
     const other = buildLocalDeps({ config: s.config, log: silentLog, baseUrl: () => 'http://other.test' });
     expect(await recallPage(other.blobs, key, t0 + 1000)).toBeUndefined();
 
-    // Versions the job completes later and the preview's memo, written in either order: neither undoes the other.
-    const content = {
+    // First versions, and where their complete ones will be.
+    const fullKey = fullVersionsKey('assets/aa/page.html', ['https://example.com/i.png']);
+    const firstOnes = {
       words: 1,
       cjkChars: 0,
       article: true,
-      htmlUrl: 'http://assets.test/h',
-      markdownUrl: 'http://assets.test/m',
-      rawTextUrl: 'http://assets.test/t',
+      htmlUrl: 'http://assets.test/assets/aa/page.html',
+      markdownUrl: 'http://assets.test/assets/bb/page.md',
+      rawTextUrl: 'http://assets.test/assets/cc/page.txt',
+      images: { found: 1, hosted: 0 },
+      fullKey,
     };
     const key2 = pageMemoKey({ url: 'https://example.com/b', bytes: Buffer.from('<p>y</p>') });
-    await rememberPageContent(s.blobs, key2, content, t0);
-    await rememberPage(s.blobs, key2, { icon }, undefined, t0);
+    expect(await rememberPage(s.blobs, key2, { icon, content: firstOnes }, undefined, t0)).toBe(true);
+    const before = await recallPage(s.blobs, key2, t0 + 1);
+    expect(before).toEqual({ icon, pending: firstOnes });
+    // The same first versions again: nothing new.
+    expect(await rememberPage(s.blobs, key2, { icon, content: firstOnes }, before, t0 + 2)).toBe(false);
+    // The job stores the complete versions at fullKey (page.full.html last, naming page.md and page.txt).
+    await s.blobs.put('assets/dd/page.md', 'md', { contentType: 'text/markdown' });
+    await s.blobs.put(fullKey, '<p>full</p>', {
+      contentType: 'text/html',
+      metadata: fullVersionsMetadata({ markdown: 'assets/dd/page.md', text: 'assets/cc/page.txt' }, { found: 1, hosted: 1 }),
+    });
+    const { fullKey: _k, ...rest } = firstOnes;
+    const complete = {
+      ...rest,
+      htmlUrl: `http://assets.test/${fullKey}`,
+      markdownUrl: 'http://assets.test/assets/dd/page.md',
+      images: { found: 1, hosted: 1 },
+      complete: true,
+    };
+    const recalled = await recallPage(s.blobs, key2, t0 + 3);
+    expect(recalled).toEqual({ icon, content: complete, unmerged: true });
+    // The preview writes them into the memo (once): the next recall has them from one read.
+    expect(await rememberPage(s.blobs, key2, {}, recalled, t0 + 4)).toBe(true);
+    const heads = jest.spyOn(s.blobs, 'head');
+    expect(await recallPage(s.blobs, key2, t0 + 5)).toEqual({ icon, content: complete });
+    expect(heads).not.toHaveBeenCalled();
+    heads.mockRestore();
+
     // A card part that failed for a lasting reason: remembered as failed for FAILED_PART_TTL_MS, its time kept by later writes.
     const key3 = pageMemoKey({ url: 'https://example.com/c', bytes: Buffer.from('<p>z</p>') });
     expect(await rememberPage(s.blobs, key3, { icon, failed: { image: true } }, undefined, t0)).toBe(true);
     const withFailure = await recallPage(s.blobs, key3, t0 + 1);
     expect(withFailure).toMatchObject({ icon, failed: { image: true } });
     expect(await rememberPage(s.blobs, key3, { failed: { image: true } }, withFailure, t0 + 2)).toBe(false);
-    expect(await rememberPage(s.blobs, key3, { content: { ...content, complete: true } }, withFailure, t0 + 60_000)).toBe(true);
+    expect(await rememberPage(s.blobs, key3, { content: complete }, withFailure, t0 + 60_000)).toBe(true);
     expect((await recallPage(s.blobs, key3, t0 + FAILED_PART_TTL_MS - 1))?.failed).toEqual({ image: true });
     expect((await recallPage(s.blobs, key3, t0 + FAILED_PART_TTL_MS))?.failed).toBeUndefined();
-
-    const recalled = await recallPage(s.blobs, key2, t0 + 1);
-    expect(recalled).toEqual({ icon, content: { ...content, complete: true }, unmerged: true });
-    // The preview writes the versions into the memo (once): the next recall has them from one read.
-    expect(await rememberPage(s.blobs, key2, {}, recalled, t0)).toBe(true);
-    expect(await recallPage(s.blobs, key2, t0 + 1)).toEqual({ icon, content: { ...content, complete: true } });
   } finally {
     s.cleanup();
   }
