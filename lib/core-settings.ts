@@ -151,7 +151,7 @@ const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
     env: 'LINKPREVIEW_PAGE_IMAGES_WAIT_MS',
     type: int(0, 28_000),
     default: 0,
-    doc: "Once a page's content is read, how long its versions (page.html, page.md) wait for the downloads of the content's images (within the jobs' deadline). 0: they do not wait and do not hold the record; the images are hosted after it, and once all are, the complete versions are stored for the next preview of the same page. A wait the images come within stores the versions once instead of twice: on the corpus replay, 150 took the S3 PUTs per page preview from 11.5 to 9.7 and the total p50/p90 up by 8/37 ms (docs/benchmarks.md).",
+    doc: "Once a page's content is read, how long its versions (page.html, page.md) wait for the downloads of the content's images (within the jobs' deadline). 0: they do not wait and do not hold the record; the images are hosted after it, and once all are, the complete versions are stored for the next preview of the same page. A wait the images come within stores the versions once instead of twice: on the corpus replay, 150 took the S3 PUTs per page preview from 10.9 to 9.7 and the total p50/p90 up by 8/37 ms (docs/benchmarks.md).",
   },
 });
 
