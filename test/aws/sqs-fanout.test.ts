@@ -387,6 +387,32 @@ describe("reply queue: the results come back on the preview container's own queu
     expect((await stored('req-huge')).sort()).toEqual(['jobs/req-huge/huge.input.json', 'jobs/req-huge/huge.json']);
   });
 
+  test("a reply queue that is gone (its container's queue swept): the result is dropped with a warning, the record is done, not retried", async () => {
+    const log = recordingLog();
+    const counted: string[] = [];
+    const w = replyWorker({ log, count: (n: string) => void counted.push(n) });
+    const own = await inbox.address();
+    const gone = own!.replace(/[^/]+$/, `${PREFIX}mx3f2a-0123456789ab`);
+    expect(isReplyQueueUrl(gone, PREFIX)).toBe(true);
+    const record = (id: string) => ({
+      messageId: id,
+      receiptHandle: `r-${id}`,
+      body: encodeJson({ version: 1, requestId: 'req-gone', jobId: id, kind: 'echo', input: { value: id }, deadline: Date.now() + 5000, replyTo: gone }),
+      attributes: {} as never,
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'x',
+      awsRegion: 'us-east-1',
+    });
+    const out = await w({ Records: [record('a'), record('b')] });
+    expect(out.outcomes).toEqual({ a: 'done', b: 'done' });
+    expect(out.batchItemFailures).toEqual([]);
+    expect(counted.filter((n) => n === 'JobReplyDropped')).toHaveLength(2);
+    expect(log.lines.filter((l) => l.level === 'error')).toEqual([]);
+    expect(log.lines.filter((l) => l.message === 'reply queue gone: result dropped')).toHaveLength(2);
+  });
+
   test('a worker sends results only to reply queues of its prefix: a foreign one gets nothing, the result goes to S3', async () => {
     const w = replyWorker();
     const body = encodeJson({

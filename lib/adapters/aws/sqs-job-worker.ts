@@ -85,8 +85,9 @@ export function createWorkerHandler(deps: WorkerDeps) {
   const count = deps.count ?? (() => {});
   const registry = deps.registry ?? JOB_REGISTRY;
   const answered = new Set<string>();
-  // The replies go out in SendMessageBatch requests, a request's together (./reply-group.ts).
-  const batcher = deps.sqs ? new MessageBatcher(deps.sqs, deps.log) : undefined;
+  // The replies go out in SendMessageBatch requests, a request's together (./reply-group.ts). Its
+  // failures are logged by `deliver` (a swept reply queue is only a warning), not by the batcher.
+  const batcher = deps.sqs ? new MessageBatcher(deps.sqs) : undefined;
   // One gate per container: Lambda runs one invocation at a time in it.
   const gate = deps.gate ?? new MemoryGate(workerMemoryBudgetMb(deps.config));
   const runJob =
