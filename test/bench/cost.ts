@@ -280,8 +280,23 @@ async function main(): Promise<void> {
   };
   fs.mkdirSync(path.dirname(args.out), { recursive: true });
   fs.writeFileSync(args.out, `${JSON.stringify(json, null, 2)}\n`);
+  formatLikeTheRepository(args.out);
   fs.writeFileSync(`${args.out.replace(/\.json$/, '')}.md`, `${md}\n`);
   process.stderr.write(`cost: written ${args.out} (and .md beside it)\n`);
+}
+
+/**
+ * A report written into the repository (docs/cost-latest.json) is formatted as `npm run lint`
+ * checks it (biome puts short arrays on one line); elsewhere it stays as JSON.stringify wrote it.
+ */
+function formatLikeTheRepository(file: string): void {
+  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+  if (path.relative(root, path.resolve(file)).startsWith('..')) return;
+  try {
+    execFileSync(path.join(root, 'node_modules', '.bin', 'biome'), ['format', '--write', file], { cwd: root, stdio: 'ignore' });
+  } catch {
+    process.stderr.write(`cost: ${file} is not formatted (biome failed); run npx biome format --write ${file}\n`);
+  }
 }
 
 function version(node: string): string | undefined {
