@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
+import { ASSET_CONTENT_SECURITY_POLICY } from '../lib/ports.js';
 
 export interface AssetAnswer {
   status: 200 | 304;
@@ -31,7 +32,7 @@ export async function assetAnswer(
     'cache-control': meta.cacheControl ?? 'public, max-age=31536000, immutable',
     etag,
     'x-content-type-options': 'nosniff',
-    'content-security-policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
+    'content-security-policy': ASSET_CONTENT_SECURITY_POLICY,
   };
   if (ifNoneMatch === etag) return { status: 304, headers };
   return { status: 200, headers: { ...headers, 'content-length': String(bytes.length) }, ...(method === 'HEAD' ? {} : { body: bytes }) };

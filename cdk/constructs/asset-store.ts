@@ -6,6 +6,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ENV } from '../../lib/core-settings.js';
+import { ASSET_CONTENT_SECURITY_POLICY, ASSET_METADATA } from '../../lib/ports.js';
 
 export const ASSETS_PREFIX = 'assets/';
 export const JOBS_PREFIX = 'jobs/';
@@ -28,6 +29,7 @@ export class AssetStore extends Construct {
   readonly bucket: s3.Bucket;
   readonly distribution: cloudfront.Distribution;
   readonly cachePolicy: cloudfront.CachePolicy;
+  readonly responseHeadersPolicy: cloudfront.ResponseHeadersPolicy;
 
   constructor(scope: Construct, id: string, props: AssetStoreProps = {}) {
     super(scope, id);
@@ -56,6 +58,23 @@ export class AssetStore extends Construct {
       enableAcceptEncodingBrotli: true,
     });
 
+    // The managed SECURITY_HEADERS policy's headers, plus the assets' own CSP (a hosted page
+    // version runs nothing and shows only this origin's images: the local server sends the same,
+    // functions/local-assets.ts), and without the S3 metadata the assets are stored with (an
+    // image's manifest, a version's siblings): for the functions' HEADs, not for viewers.
+    this.responseHeadersPolicy = new cloudfront.ResponseHeadersPolicy(this, 'ResponseHeadersPolicy', {
+      comment: 'linklens assets: security headers, the assets CSP, no S3 metadata',
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: ASSET_CONTENT_SECURITY_POLICY, override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: cloudfront.HeadersFrameOption.SAMEORIGIN, override: false },
+        referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: false },
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), override: false },
+        xssProtection: { protection: true, modeBlock: true, override: false },
+      },
+      removeHeaders: Object.values(ASSET_METADATA).map((name) => `x-amz-meta-${name}`),
+    });
+
     // The origin uses Origin Access Control. CDK's own grant would open the whole bucket to the
     // distribution; it is given a read-only view of the bucket instead, and the one statement
     // below opens `assets/*` only (so `jobs/` stays private even through CloudFront).
@@ -76,7 +95,7 @@ export class AssetStore extends Construct {
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
         compress: true,
-        responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+        responseHeadersPolicy: this.responseHeadersPolicy,
       },
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,

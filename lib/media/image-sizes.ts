@@ -1,3 +1,5 @@
+import { ASSET_METADATA } from '../ports.js';
+
 /**
  * The sizes every hosted image is rendered in: the one place they are defined (design.md,
  * "Image sizes"). `box` is the square a rendition must fit in; `original` keeps the source's own
@@ -28,7 +30,7 @@ export function renditionKey(sourceSha256: string, size: ImageSizeName): string 
  * metadata, so one HEAD finds a stored one ready to use: a page's content image finds the `medium`
  * the record's image job made of the same source (lib/page/page-images.ts).
  */
-const RENDITION_SIZE_METADATA = 'size';
+const RENDITION_SIZE_METADATA = ASSET_METADATA.size;
 
 export function renditionSizeMetadata(size: { width: number; height: number }): Record<string, string> {
   return { [RENDITION_SIZE_METADATA]: `${size.width}x${size.height}` };

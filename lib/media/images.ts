@@ -25,7 +25,7 @@ import type { JobContext } from '../jobs/context.js';
 import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
 import { memoKey, readMemo, writeMemo } from '../jobs/memo.js';
 import { imageRenderMb, MemoryWaitAborted, ONE_DECODE_MAX_PIXELS, type RenderSize } from '../jobs/memory.js';
-import { IMMUTABLE_CACHE } from '../ports.js';
+import { ASSET_METADATA, IMMUTABLE_CACHE } from '../ports.js';
 import { decodeBmp } from './bmp.js';
 import { decodeIcoEntry, type IcoImage, icoEntries } from './ico.js';
 import { iconBackgroundColor } from './icon-background.js';
@@ -216,7 +216,7 @@ export async function sourceBytes(input: ImageJobInput, ctx: Pick<JobContext, 'f
 }
 
 /** The metadata name the manifest is stored under on the `original`'s object. */
-const MANIFEST_METADATA = 'manifest';
+const MANIFEST_METADATA = ASSET_METADATA.manifest;
 
 /** The manifest of a source rendered before (on its `original`'s object), or undefined: none, or unreadable (rendered again). */
 async function readManifest(ctx: JobContext, sha256: string): Promise<ImageManifest | undefined> {

@@ -25,7 +25,7 @@ import { runCpuTask } from '../jobs/cpu-pool.js';
 import type { ContentImage, PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import { type BlobStore, IMMUTABLE_CACHE } from '../ports.js';
 import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
-import { fullVersionsKey, fullVersionsMetadata, readFullVersions } from './page-memo.js';
+import { fullVersionsKey, readFullVersions, versionsMetadata } from './page-memo.js';
 import { readingMinutes } from './reading-time.js';
 
 /** A text asset: its UTF-8 bytes and its key, `assets/<sha256>/<name>`. */
@@ -144,9 +144,9 @@ async function storeVersions(
   const html = textAsset('page.html', versions.html);
   const markdown = textAsset('page.md', versions.markdown);
   const text = textAsset('page.txt', versions.text);
-  const siblings = { markdown: markdown.key, text: text.key };
+  const siblings = versionsMetadata({ markdown: markdown.key, text: text.key });
   const stored = (await blobs.head(html.key))?.metadata;
-  if (stored?.markdown !== siblings.markdown || stored?.text !== siblings.text) {
+  if (Object.entries(siblings).some(([name, value]) => stored?.[name] !== value)) {
     await Promise.all([put(blobs, markdown, PAGE_ASSET_TYPES.markdown), put(blobs, text, PAGE_ASSET_TYPES.text)]);
     await put(blobs, html, PAGE_ASSET_TYPES.html, siblings);
   }
@@ -171,7 +171,7 @@ async function storeFullVersions(
   const markdown = textAsset('page.md', versions.markdown);
   if (!(await blobs.head(markdown.key))) await put(blobs, markdown, PAGE_ASSET_TYPES.markdown);
   const html = { key, bytes: Buffer.from(versions.html, 'utf8') };
-  await put(blobs, html, PAGE_ASSET_TYPES.html, fullVersionsMetadata({ markdown: markdown.key, text: textKey }, images));
+  await put(blobs, html, PAGE_ASSET_TYPES.html, versionsMetadata({ markdown: markdown.key, text: textKey }, images));
 }
 
 function put(blobs: BlobStore, a: { key: string; bytes: Buffer }, contentType: string, metadata?: Record<string, string>): Promise<void> {

@@ -31,7 +31,7 @@ import { createHash } from 'node:crypto';
 import type { Icon, ImageSet } from '../contract/link.js';
 import type { PageContentResult } from '../jobs/kinds.js';
 import { readMemo, writeMemo } from '../jobs/memo.js';
-import type { BlobStore } from '../ports.js';
+import { ASSET_METADATA, type BlobStore } from '../ports.js';
 
 /** Bumped when what a preview makes of the same page bytes changes (the sanitizer, the versions' format, the memo's shape). */
 const MEMO_VERSION = 2;
@@ -103,9 +103,10 @@ export function fullVersionsKey(firstHtmlKey: string, imageUrls: readonly string
   return `assets/${hash.digest('hex')}/page.full.html`;
 }
 
-/** The metadata of a `page.full.html`: the keys of its page.md and page.txt, and its images' counts. */
-export function fullVersionsMetadata(versions: { markdown: string; text: string }, images?: { found: number; hosted: number }): Record<string, string> {
-  return { markdown: versions.markdown, text: versions.text, ...(images ? { images: `${images.found}/${images.hosted}` } : {}) };
+/** The metadata of a page.html or `page.full.html`: the keys of its page.md and page.txt, and its images' counts. */
+export function versionsMetadata(versions: { markdown: string; text: string }, images?: { found: number; hosted: number }): Record<string, string> {
+  const { markdown, text, images: counts } = ASSET_METADATA;
+  return { [markdown]: versions.markdown, [text]: versions.text, ...(images ? { [counts]: `${images.found}/${images.hosted}` } : {}) };
 }
 
 /**
@@ -116,14 +117,16 @@ export async function readFullVersions(blobs: BlobStore, first: PageContentResul
   const key = first.fullKey;
   if (!key) return undefined;
   const meta = (await blobs.head(key))?.metadata;
-  if (!meta?.markdown?.startsWith('assets/') || !meta.text?.startsWith('assets/')) return undefined;
-  const counts = /^(\d+)\/(\d+)$/.exec(meta.images ?? '');
+  const markdown = meta?.[ASSET_METADATA.markdown];
+  const text = meta?.[ASSET_METADATA.text];
+  if (!markdown?.startsWith('assets/') || !text?.startsWith('assets/')) return undefined;
+  const counts = /^(\d+)\/(\d+)$/.exec(meta?.[ASSET_METADATA.images] ?? '');
   const { fullKey: _pending, ...rest } = first;
   return {
     ...rest,
     htmlUrl: blobs.publicUrl(key),
-    markdownUrl: blobs.publicUrl(meta.markdown),
-    rawTextUrl: blobs.publicUrl(meta.text),
+    markdownUrl: blobs.publicUrl(markdown),
+    rawTextUrl: blobs.publicUrl(text),
     ...(counts ? { images: { found: Number(counts[1]), hosted: Number(counts[2]) } } : {}),
     complete: true,
   };

@@ -21,6 +21,7 @@ import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-pre
 import { DEFAULTS, loadConfig } from '../../lib/config';
 import { imageRenderMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb } from '../../lib/jobs/memory';
 import { jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
+import { ASSET_CONTENT_SECURITY_POLICY } from '../../lib/ports';
 
 process.env.CDK_VALIDATION = 'false';
 
@@ -184,6 +185,20 @@ describe('resources and wiring', () => {
     const [policyId, policy] = one('AWS::CloudFront::CachePolicy');
     expect(policy.Properties.CachePolicyConfig).toMatchObject({ DefaultTTL: 31536000, MinTTL: 31536000, MaxTTL: 31536000 });
     expect(dist.Properties.DistributionConfig.DefaultCacheBehavior).toMatchObject({ CachePolicyId: ref(policyId), ViewerProtocolPolicy: 'redirect-to-https' });
+    // The assets' CSP (the local server's too) and the security headers; the S3 metadata kept from viewers.
+    const [headersId, headers] = one('AWS::CloudFront::ResponseHeadersPolicy');
+    expect(dist.Properties.DistributionConfig.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual(ref(headersId));
+    const config = headers.Properties.ResponseHeadersPolicyConfig;
+    expect(config.SecurityHeadersConfig.ContentSecurityPolicy).toEqual({ ContentSecurityPolicy: ASSET_CONTENT_SECURITY_POLICY, Override: true });
+    expect(config.SecurityHeadersConfig).toMatchObject({
+      ContentTypeOptions: { Override: true },
+      FrameOptions: { FrameOption: 'SAMEORIGIN' },
+      StrictTransportSecurity: { AccessControlMaxAgeSec: 31536000 },
+    });
+    expect(ASSET_CONTENT_SECURITY_POLICY).toMatch(/default-src 'none'.*img-src 'self'.*sandbox/);
+    expect(config.RemoveHeadersConfig.Items.map((h: { Header: string }) => h.Header).sort()).toEqual(
+      ['x-amz-meta-images', 'x-amz-meta-manifest', 'x-amz-meta-markdown', 'x-amz-meta-size', 'x-amz-meta-text'].sort(),
+    );
     const [, bp] = one('AWS::S3::BucketPolicy');
     const allows = bp.Properties.PolicyDocument.Statement.filter((s: any) => s.Effect === 'Allow');
     expect(allows).toHaveLength(1);

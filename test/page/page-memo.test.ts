@@ -12,7 +12,7 @@ import { buildLocalDeps } from '../../functions/wiring';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { JobKind } from '../../lib/jobs/kinds';
-import { FAILED_PART_TTL_MS, fullVersionsKey, fullVersionsMetadata, PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage } from '../../lib/page/page-memo';
+import { FAILED_PART_TTL_MS, fullVersionsKey, PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage, versionsMetadata } from '../../lib/page/page-memo';
 import type { Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service';
@@ -235,7 +235,7 @@ test('a memo made through another public base, or older than its TTL, is not use
     await s.blobs.put('assets/dd/page.md', 'md', { contentType: 'text/markdown' });
     await s.blobs.put(fullKey, '<p>full</p>', {
       contentType: 'text/html',
-      metadata: fullVersionsMetadata({ markdown: 'assets/dd/page.md', text: 'assets/cc/page.txt' }, { found: 1, hosted: 1 }),
+      metadata: versionsMetadata({ markdown: 'assets/dd/page.md', text: 'assets/cc/page.txt' }, { found: 1, hosted: 1 }),
     });
     const { fullKey: _k, ...rest } = firstOnes;
     const complete = {
