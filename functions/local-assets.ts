@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
-import { ASSET_CONTENT_SECURITY_POLICY } from '../lib/ports.js';
+import { ASSET_CONTENT_SECURITY_POLICY } from '../lib/asset-metadata.js';
 
 export interface AssetAnswer {
   status: 200 | 304;

@@ -35,20 +35,6 @@ export interface BlobStore {
 
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 
-/**
- * The metadata names assets are stored with (PutOptions.metadata; S3 user metadata): an image's
- * manifest on its `original`, a rendition's size, a page.html's sibling versions and images. The
- * CDN keeps them from viewers (cdk/constructs/asset-store.ts); the local server never sends them.
- */
-export const ASSET_METADATA = { manifest: 'manifest', size: 'size', markdown: 'markdown', text: 'text', images: 'images' } as const;
-
-/**
- * The Content-Security-Policy of every served asset (the local server's /assets/, CloudFront's
- * response headers policy): a hosted page version runs nothing, loads nothing but its own
- * origin's images, and is sandboxed.
- */
-export const ASSET_CONTENT_SECURITY_POLICY = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox";
-
 export interface Job<K extends JobKind = JobKind> {
   /** Unique within a request; also names the result object. */
   id: string;

@@ -5,8 +5,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { ASSET_CONTENT_SECURITY_POLICY, ASSET_METADATA } from '../../lib/asset-metadata.js';
 import { ENV } from '../../lib/core-settings.js';
-import { ASSET_CONTENT_SECURITY_POLICY, ASSET_METADATA } from '../../lib/ports.js';
 
 export const ASSETS_PREFIX = 'assets/';
 export const JOBS_PREFIX = 'jobs/';

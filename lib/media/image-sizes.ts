@@ -1,4 +1,4 @@
-import { ASSET_METADATA } from '../ports.js';
+import { ASSET_METADATA } from '../asset-metadata.js';
 
 /**
  * The sizes every hosted image is rendered in: the one place they are defined (design.md,

@@ -20,12 +20,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { Sharp, SharpOptions } from 'sharp';
+import { ASSET_METADATA } from '../asset-metadata.js';
 import { ExpectedFailure, isTransientStatus, required } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
 import { memoKey, readMemo, writeMemo } from '../jobs/memo.js';
 import { imageRenderMb, MemoryWaitAborted, ONE_DECODE_MAX_PIXELS, type RenderSize } from '../jobs/memory.js';
-import { ASSET_METADATA, IMMUTABLE_CACHE } from '../ports.js';
+import { IMMUTABLE_CACHE } from '../ports.js';
 import { decodeBmp } from './bmp.js';
 import { decodeIcoEntry, type IcoImage, icoEntries } from './ico.js';
 import { iconBackgroundColor } from './icon-background.js';

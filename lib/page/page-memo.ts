@@ -28,10 +28,11 @@
  * No DOM and no job code here: the preview side imports this module.
  */
 import { createHash } from 'node:crypto';
+import { ASSET_METADATA } from '../asset-metadata.js';
 import type { Icon, ImageSet } from '../contract/link.js';
 import type { PageContentResult } from '../jobs/kinds.js';
 import { readMemo, writeMemo } from '../jobs/memo.js';
-import { ASSET_METADATA, type BlobStore } from '../ports.js';
+import type { BlobStore } from '../ports.js';
 
 /** Bumped when what a preview makes of the same page bytes changes (the sanitizer, the versions' format, the memo's shape). */
 const MEMO_VERSION = 2;

@@ -18,10 +18,10 @@ import { LAMBDA_FETCH_TIMEOUT, LAMBDA_JOB_WAIT, PreviewFunction } from '../../cd
 import { WORKER_MEMORY_MB } from '../../cdk/constructs/worker-function';
 import { dropDigest, keygenText, newKey } from '../../cdk/keygen';
 import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
+import { ASSET_CONTENT_SECURITY_POLICY } from '../../lib/asset-metadata';
 import { DEFAULTS, loadConfig } from '../../lib/config';
 import { imageRenderMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb } from '../../lib/jobs/memory';
 import { jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
-import { ASSET_CONTENT_SECURITY_POLICY } from '../../lib/ports';
 
 process.env.CDK_VALIDATION = 'false';
 
