@@ -304,6 +304,18 @@ describe("reply queue: the results come back on the preview container's own queu
   const replyWorker = (deps: Partial<Parameters<typeof createWorkerHandler>[0]> = {}) =>
     createWorkerHandler({ config: replyConfig, fetch: buildFetcher(replyConfig), blobs, log: silentLog, sqs: em.sqs, ...deps });
   const replyRunner = (opts: Partial<ConstructorParameters<typeof SqsJobRunner>[0]> = {}) => runner({ replies: inbox, ...opts });
+  /** An SQS record of an echo job (`jobId` its message id too) whose result goes to `replyTo`. */
+  const replyRecord = (requestId: string, jobId: string, replyTo: string): SQSEvent['Records'][number] => ({
+    messageId: jobId,
+    receiptHandle: `r-${jobId}`,
+    body: encodeJson({ version: 1, requestId, jobId, kind: 'echo', input: { value: jobId }, deadline: Date.now() + 5000, replyTo }),
+    attributes: {} as never,
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'x',
+    awsRegion: 'us-east-1',
+  });
   const stored = async (requestId: string) =>
     (await em.s3.send(new ListObjectsV2Command({ Bucket: em.bucket, Prefix: `jobs/${requestId}/` }))).Contents?.map((o) => o.Key) ?? [];
 
@@ -394,18 +406,7 @@ describe("reply queue: the results come back on the preview container's own queu
     const own = await inbox.address();
     const gone = own!.replace(/[^/]+$/, `${PREFIX}mx3f2a-0123456789ab`);
     expect(isReplyQueueUrl(gone, PREFIX)).toBe(true);
-    const record = (id: string) => ({
-      messageId: id,
-      receiptHandle: `r-${id}`,
-      body: encodeJson({ version: 1, requestId: 'req-gone', jobId: id, kind: 'echo', input: { value: id }, deadline: Date.now() + 5000, replyTo: gone }),
-      attributes: {} as never,
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'x',
-      awsRegion: 'us-east-1',
-    });
-    const out = await w({ Records: [record('a'), record('b')] });
+    const out = await w({ Records: [replyRecord('req-gone', 'a', gone), replyRecord('req-gone', 'b', gone)] });
     expect(out.outcomes).toEqual({ a: 'done', b: 'done' });
     expect(out.batchItemFailures).toEqual([]);
     expect(counted.filter((n) => n === 'JobReplyDropped')).toHaveLength(2);
@@ -415,31 +416,8 @@ describe("reply queue: the results come back on the preview container's own queu
 
   test('a worker sends results only to reply queues of its prefix: a foreign one gets nothing, the result goes to S3', async () => {
     const w = replyWorker();
-    const body = encodeJson({
-      version: 1,
-      requestId: 'req-foreign',
-      jobId: 'j',
-      kind: 'echo',
-      input: { value: 1 },
-      deadline: Date.now() + 5000,
-      replyTo: em.queueUrl,
-    });
-    const out = await w({
-      Records: [
-        {
-          messageId: 'm',
-          receiptHandle: 'r',
-          body,
-          attributes: {} as never,
-          messageAttributes: {},
-          md5OfBody: '',
-          eventSource: 'aws:sqs',
-          eventSourceARN: 'x',
-          awsRegion: 'us-east-1',
-        },
-      ],
-    });
-    expect(out.outcomes).toEqual({ m: 'done' });
+    const out = await w({ Records: [replyRecord('req-foreign', 'j', em.queueUrl)] });
+    expect(out.outcomes).toEqual({ j: 'done' });
     expect(await stored('req-foreign')).toEqual(['jobs/req-foreign/j.json']);
     expect(isReplyQueueUrl(em.queueUrl, PREFIX)).toBe(false);
     expect(isReplyQueueUrl(`https://sqs.us-east-1.amazonaws.com/1/${PREFIX}mx3f2a-0123456789ab`, PREFIX)).toBe(true);
