@@ -123,7 +123,7 @@ export async function main(): Promise<void> {
   const page = (title: string, extra = '') =>
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><meta name="description" content="A page for the load test">${extra}</head><body>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>'.repeat(200)}</body></html>`;
   site.route('/html', { body: page('HTML page') });
-  // The same page with new bytes on every request: its versions are never remembered (lib/page/content-memo.ts).
+  // The same page with new bytes on every request: the page memo never has it (lib/page/page-memo.ts).
   let served = 0;
   site.route('/html-new', (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
