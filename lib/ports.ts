@@ -44,8 +44,14 @@ export interface Job<K extends JobKind = JobKind> {
 
 /** How a job ended: its kind's result, or why there is none (failed, or past the deadline). */
 export type JobOutcome<K extends JobKind = JobKind> =
-  | { [P in K]: { id: string; kind: P; ok: true; result: JobResult<P>; ms: number } }[K]
+  | { [P in K]: { id: string; kind: P; ok: true; result: JobResult<P>; ms: number; parts?: JobParts } }[K]
   | { id: string; ok: false; error: string; ms: number };
+
+/**
+ * The durations of a job's parts, in ms, as it marked them (JobContext.mark): an image job's
+ * `download`, `render` and `store`. Server-Timing reports them under the job's phase (lib/timing.ts).
+ */
+export type JobParts = Record<string, number>;
 
 export interface RunOptions {
   requestId: string;

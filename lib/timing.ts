@@ -4,7 +4,7 @@
  * its concurrent spans counted once, and `total` the request's wall time.
  */
 import { type JobSpecs, jobSpec } from './jobs/specs.js';
-import type { JobRunner } from './ports.js';
+import type { JobParts, JobRunner } from './ports.js';
 
 /** After the ones asked for, the phases that ran, in this order (any other after them). */
 const PHASE_ORDER = ['platform', 'subfetch', 'images', 'content', 'screenshot'];
@@ -13,6 +13,8 @@ export class PhaseTimer {
   private readonly started = performance.now();
   private readonly spans = new Map<string, [number, number][]>();
   private readonly notes = new Map<string, string>();
+  /** Per phase, each part's longest time among its jobs (JobParts): `images-download;dur=…` after the phases. */
+  private readonly parts = new Map<string, Map<string, number>>();
 
   /** A metric with a description and no duration (`route;desc="proxy"`): what a phase decided. */
   note(name: string, desc: string): void {
@@ -35,6 +37,15 @@ export class PhaseTimer {
     this.spans.set(phase, spans);
   }
 
+  /** The parts a job of `phase` marked: each kept when it is that part's longest in the phase so far. */
+  jobParts(phase: string, parts: JobParts): void {
+    const kept = this.parts.get(phase) ?? new Map<string, number>();
+    for (const [part, ms] of Object.entries(parts)) {
+      if (/^[a-z][a-z0-9]*$/.test(part) && Number.isFinite(ms)) kept.set(part, Math.max(kept.get(part) ?? 0, ms));
+    }
+    this.parts.set(phase, kept);
+  }
+
   /** The time the phase was running, in ms: its spans' union (0 when it did not run). */
   duration(phase: string): number {
     const spans = [...(this.spans.get(phase) ?? [])].sort((a, b) => a[0] - b[0]);
@@ -52,14 +63,20 @@ export class PhaseTimer {
   }
 
   /**
-   * `fetch;dur=12.3, extract;dur=4.0, jobs;dur=60.2, subfetch;dur=1.1, images;dur=48.9, content;dur=23.5, total;dur=77.9`:
-   * the phases of `order` always, then those that ran.
+   * `fetch;dur=12.3, extract;dur=4.0, jobs;dur=60.2, subfetch;dur=1.1, images;dur=48.9, content;dur=23.5,
+   * images-download;dur=18.2, images-render;dur=26.0, images-store;dur=3.1, total;dur=77.9`: the phases of
+   * `order` always, then those that ran, then each phase's parts in name order (JobParts: each one's longest time among its jobs).
    */
   header(order: string[] = ['fetch', 'extract', 'jobs']): string {
     const ran = [...this.spans.keys()].filter((p) => !order.includes(p));
     const known = PHASE_ORDER.filter((p) => ran.includes(p));
     const phases = [...order, ...known, ...ran.filter((p) => !known.includes(p))];
     const parts = phases.map((p) => `${p};dur=${this.duration(p).toFixed(1)}`);
+    // Each part's longest time among the phase's jobs (the image jobs' download, render, store).
+    for (const p of phases) {
+      const marked = [...(this.parts.get(p) ?? [])].sort((a, b) => a[0].localeCompare(b[0]));
+      for (const [part, ms] of marked) parts.push(`${p}-${part};dur=${ms.toFixed(1)}`);
+    }
     for (const [name, desc] of this.notes) parts.push(`${name};desc="${desc.replace(/["\\]/g, '')}"`);
     parts.push(`total;dur=${(performance.now() - this.started).toFixed(1)}`);
     return parts.join(', ');
@@ -77,6 +94,7 @@ export function timedJobRunner(jobs: JobRunner, timer: PhaseTimer, specs: JobSpe
         const phase = specs(job.kind)?.phase;
         const outcome = outcomes.get(job.id);
         if (phase && outcome) timer.record(phase, submitted, submitted + outcome.ms);
+        if (phase && outcome?.ok && outcome.parts) timer.jobParts(phase, outcome.parts);
       }
       return outcomes;
     },

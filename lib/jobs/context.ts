@@ -1,7 +1,7 @@
 /** What a job handler (lib/jobs/registry.ts) is given besides its input. */
 import type { CoreConfig } from '../core-settings.js';
 import type { Fetcher } from '../fetch/safe-fetch.js';
-import type { BlobStore } from '../ports.js';
+import type { BlobStore, JobParts } from '../ports.js';
 import type { MemoryLease } from './memory.js';
 
 /** The guarded fetcher, the blob store and the configuration; the signal and memory lease of this run. */
@@ -21,4 +21,18 @@ export interface JobContext {
    * the worker's invocation ends (a frozen Lambda runs nothing). Absent: the work runs on its own.
    */
   defer?: (work: () => Promise<void>) => void;
+  /**
+   * Adds `ms` to the job's part `part` (a download, a render, a store): the runner returns the
+   * parts with the job's outcome (ports.ts JobParts) and Server-Timing reports them. Absent: not kept.
+   */
+  mark?: (part: string, ms: number) => void;
+}
+
+/** A JobContext.mark that keeps the parts in `parts` (the runners'), each rounded to 0.1 ms when read. */
+export function partsRecorder(): { mark: (part: string, ms: number) => void; parts: () => JobParts | undefined } {
+  const kept = new Map<string, number>();
+  return {
+    mark: (part, ms) => void kept.set(part, (kept.get(part) ?? 0) + Math.max(0, ms)),
+    parts: () => (kept.size ? Object.fromEntries([...kept].map(([k, v]) => [k, Math.round(v * 10) / 10])) : undefined),
+  };
 }

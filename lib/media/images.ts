@@ -148,10 +148,19 @@ async function runOneImage(input: ImageJobInput, ctx: JobContext): Promise<Image
  * with the manifest of every size.
  */
 async function renderSource(input: ImageJobInput, sizes: readonly ImageSizeName[], ctx: JobContext): Promise<HostedImage> {
-  const bytes = await sourceBytes(input, ctx);
+  // The job's parts for Server-Timing (`images-download`, `images-render`, `images-store`).
+  const timed = async <T>(part: string, p: Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await p;
+    } finally {
+      ctx.mark?.(part, performance.now() - t0);
+    }
+  };
+  const bytes = await timed('download', sourceBytes(input, ctx));
   checkAborted(ctx.signal);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const stored = await readManifest(ctx, sha256);
+  const stored = await timed('store', readManifest(ctx, sha256));
   const missing = stored ? missingSizes(stored, sizes) : sizes;
   if (stored && missing.length === 0) return toHostedImage(stored, sizes, ctx, true);
   // The `original` carries the manifest, so it is put (last) whenever the manifest changes.
@@ -159,11 +168,12 @@ async function renderSource(input: ImageJobInput, sizes: readonly ImageSizeName[
 
   const memory = ctx.memory;
   const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
-  const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve, sizes: toRender }).catch((err: unknown) => {
+  const rendering = renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve, sizes: toRender }).catch((err: unknown) => {
     // sharp's errors are about the input (unsupported, truncated, over the pixel limit ...); our own bugs are not.
     if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof MemoryWaitAborted) throw err;
     throw err instanceof ExpectedFailure ? err : new ImageRejected(`undecodable image: ${(err as Error).message}`);
   });
+  const rendered = await timed('render', rendering);
   checkAborted(ctx.signal);
   const renditions: ImageManifest['renditions'] = { ...stored?.renditions };
   let original: Rendition | undefined;
@@ -183,9 +193,14 @@ async function renderSource(input: ImageJobInput, sizes: readonly ImageSizeName[
   // the same image again.
   const put = (r: Rendition, metadata: Record<string, string>) =>
     ctx.blobs.put(renditionKey(sha256, r.name), r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE, metadata });
-  await Promise.all(others.map((r) => put(r, renditionSizeMetadata(r))));
-  // The original goes last, with the manifest: its manifest means every size it names is stored.
-  await put(required(original, 'the original rendition'), { [MANIFEST_METADATA]: JSON.stringify(manifest) });
+  await timed(
+    'store',
+    (async () => {
+      await Promise.all(others.map((r) => put(r, renditionSizeMetadata(r))));
+      // The original goes last, with the manifest: its manifest means every size it names is stored.
+      await put(required(original, 'the original rendition'), { [MANIFEST_METADATA]: JSON.stringify(manifest) });
+    })(),
+  );
   return toHostedImage(manifest, sizes, ctx, false);
 }
 

@@ -7,7 +7,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, ListQueuesCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { buildFetcher } from '../../functions/wiring';
-import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
+import { encodeJson, resultKey, validParts } from '../../lib/adapters/aws/job-message';
 import { isReplyQueueUrl, ReplyInbox } from '../../lib/adapters/aws/reply-queue';
 import { S3BlobStore } from '../../lib/adapters/aws/s3-blob-store';
 import { DEFAULT_POLL, type RunSummary, SqsJobRunner } from '../../lib/adapters/aws/sqs-job-runner';
@@ -105,6 +105,26 @@ describe('SqsJobRunner with the worker behind SQS', () => {
     );
     expect(sent).toEqual([10, 1]);
     expect([...many.values()].every((o) => o.ok)).toBe(true);
+  });
+
+  test("a job's marked parts travel with its result to the runner's outcome (Server-Timing's images-download …); unsound ones are dropped", async () => {
+    const w = createWorkerHandler({
+      config,
+      fetch: buildFetcher(config),
+      blobs,
+      log: silentLog,
+      runJob: async (_kind, input, ctx) => {
+        ctx.mark?.('download', 12.34);
+        ctx.mark?.('render', 20);
+        ctx.mark?.('Bad Name', 1);
+        return input;
+      },
+    });
+    poller = startPoller(em, w);
+    const out = await runner().run([echo('marked', 1)], { requestId: 'req-parts', deadline: Date.now() + 30_000 });
+    expect(out.get('marked')).toEqual(expect.objectContaining({ ok: true, parts: { download: 12.3, render: 20 } }));
+    expect(validParts({ render: 3, 'x y': 1, neg: -1, nan: Number.NaN, s: '4' })).toEqual({ render: 3 });
+    expect(validParts('no')).toBeUndefined();
   });
 
   test('fans out with SendMessageBatch, the worker writes results to S3, the runner collects them all', async () => {

@@ -127,7 +127,24 @@ test('the image job goes before page-content, the manifest holds only the icon j
     // og:title, og:description and og:image rank above oEmbed's rules: no oEmbed request.
     expect(oembedRequests()).toBe(oembedBefore);
 
-    expect(names(timing)).toEqual(['fetch', 'extract', 'jobs', 'platform', 'subfetch', 'images', 'content', 'screenshot', 'route', 'total']);
+    // The image jobs' parts come after the phases: each part's longest time among them.
+    expect(names(timing)).toEqual([
+      'fetch',
+      'extract',
+      'jobs',
+      'platform',
+      'subfetch',
+      'images',
+      'content',
+      'screenshot',
+      'images-download',
+      'images-render',
+      'images-store',
+      'route',
+      'total',
+    ]);
+    const dur = (name: string) => Number(/dur=([\d.]+)/.exec(timing.split(', ').find((p: string) => p.startsWith(`${name};`)) ?? '')?.[1]);
+    for (const part of ['download', 'render', 'store']) expect(dur(`images-${part}`)).toBeLessThanOrEqual(dur('images'));
   } finally {
     releaseManifest = async () => {};
     s.cleanup();
@@ -168,4 +185,31 @@ test("Server-Timing counts a phase's concurrent spans once, and a timed runner p
     { requestId: 'r', deadline: Date.now() + 1000 },
   );
   expect(names(t.header())).toEqual(['fetch', 'extract', 'jobs', 'content', 'total']);
+});
+
+test("a phase's parts are each part's longest among its jobs, in name order; a failed job's and an unphased job's are not reported", async () => {
+  const outcomes: Record<string, JobOutcome> = {
+    card: { id: 'card', kind: 'image', ok: true, result: { reason: 'x' }, ms: 50, parts: { download: 20, render: 25, store: 5 } },
+    icon: { id: 'icon', kind: 'image', ok: true, result: { reason: 'x' }, ms: 30, parts: { store: 9, download: 21 } },
+    gone: { id: 'gone', ok: false, error: 'x', ms: 90 },
+    echo: { id: 'echo', kind: 'echo', ok: true, result: { value: 1 }, ms: 5, parts: { wait: 5 } },
+  };
+  const inner: JobRunner = {
+    run: async <K extends JobKind>(jobs: Job<K>[]) => new Map(jobs.map((j) => [j.id, outcomes[j.id] as JobOutcome<K>])),
+  };
+  const t = new PhaseTimer();
+  await timedJobRunner(inner, t).run(
+    [
+      { id: 'card', kind: 'image', input: { url: 'https://a.test/a.png' } },
+      { id: 'icon', kind: 'image', input: { url: 'https://a.test/i.png' } },
+      { id: 'gone', kind: 'image', input: { url: 'https://a.test/g.png' } },
+      { id: 'echo', kind: 'echo', input: { value: 1 } },
+    ],
+    { requestId: 'r', deadline: Date.now() + 1000 },
+  );
+  const header = t.header();
+  expect(names(header)).toEqual(['fetch', 'extract', 'jobs', 'images', 'images-download', 'images-render', 'images-store', 'total']);
+  expect(header).toContain('images-download;dur=21.0');
+  expect(header).toContain('images-render;dur=25.0');
+  expect(header).toContain('images-store;dur=9.0');
 });

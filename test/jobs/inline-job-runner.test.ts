@@ -176,3 +176,23 @@ describe('priorities: the card first', () => {
     expect(first.done).toBe(true);
   });
 });
+
+const markingEcho = withJobKind(JOB_REGISTRY, 'marking', { ...JOB_SPECS.echo }, async (input: unknown, c) => {
+  c.mark?.('download', 3);
+  c.mark?.('render', 4);
+  c.mark?.('download', 2);
+  return input as never;
+});
+
+test("a job's marked parts come back with its outcome, summed per part; a job that marks none has no parts", async () => {
+  const runner = new InlineJobRunner(ctx as never, 2, {}, markingEcho);
+  const out = await runner.run(
+    [
+      { id: 'm', kind: 'marking' as never, input: { value: 1 } as never },
+      { id: 'e', kind: 'echo', input: { value: 2 } },
+    ],
+    { requestId: 'r', deadline: Date.now() + 5000 },
+  );
+  expect(out.get('m')).toMatchObject({ ok: true, parts: { download: 5, render: 4 } });
+  expect(out.get('e')).not.toHaveProperty('parts');
+});

@@ -283,6 +283,25 @@ describe('the image job', () => {
     expect(await store.has(`assets/${img.sha256}/manifest.json`)).toBe(false);
   });
 
+  test('the job marks its parts for Server-Timing: download, render and store when it renders; no render when the source was rendered before', async () => {
+    const { ctx } = jobContext();
+    fixture.route('/parts.png', { headers: { 'content-type': 'image/png' }, body: await fx.pngWithAlpha(300, 200) });
+    const marks = () => {
+      const seen: Record<string, number> = {};
+      const mark = (part: string, ms: number) => {
+        seen[part] = (seen[part] ?? 0) + ms;
+      };
+      return { seen, mark };
+    };
+    const first = marks();
+    expect((await runImageJob({ url: fixture.url('/parts.png') }, { ...ctx, mark: first.mark })).image).toBeDefined();
+    expect(Object.keys(first.seen).sort()).toEqual(['download', 'render', 'store']);
+    for (const ms of Object.values(first.seen)) expect(ms).toBeGreaterThanOrEqual(0);
+    const again = marks();
+    expect((await runImageJob({ url: fixture.url('/parts.png') }, { ...ctx, mark: again.mark })).image?.reused).toBe(true);
+    expect(Object.keys(again.seen).sort()).toEqual(['download', 'store']);
+  });
+
   test('the same bytes again are not rendered again (dedupe), from a URL or from bytes', async () => {
     const { ctx, puts } = jobContext();
     const bytes = await fx.pngWithAlpha(700, 500);

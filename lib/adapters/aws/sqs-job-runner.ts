@@ -14,6 +14,7 @@ import {
   parseJobResult,
   resultKey,
   SQS_MAX_MESSAGE_BYTES,
+  validParts,
 } from './job-message.js';
 import { MESSAGE_MARGIN, MessageBatcher } from './message-batcher.js';
 import type { ReplyInbox } from './reply-queue.js';
@@ -160,7 +161,13 @@ export class SqsJobRunner implements JobRunner {
       if (Number.isFinite(finished)) resultDelayMs.push(Math.max(0, Date.now() - finished));
       const ms = performance.now() - t0;
       // The worker stored the result of the job's own kind (its handler's, lib/jobs/registry.ts).
-      outcomes.set(id, r.ok ? ({ id, kind: kinds.get(id), ok: true, result: r.result, ms } as JobOutcome<K>) : { id, ok: false, error: r.error, ms });
+      const parts = r.ok ? validParts(r.parts) : undefined;
+      outcomes.set(
+        id,
+        r.ok
+          ? ({ id, kind: kinds.get(id), ok: true, result: r.result, ms, ...(parts ? { parts } : {}) } as JobOutcome<K>)
+          : { id, ok: false, error: r.error, ms },
+      );
     };
     const waiting = jobs.filter((j) => queued.has(j.id) && !outcomes.has(j.id));
     const pending = replyTo ? await this.collectReplies(requestId, waiting, deadline, settle) : await this.pollResults(requestId, waiting, deadline, settle);

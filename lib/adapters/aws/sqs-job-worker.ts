@@ -33,7 +33,7 @@ import type { CoreConfig } from '../../core-settings.js';
 import { RouteState, type RouteSummary } from '../../fetch/proxy-route.js';
 import { type Fetcher, routedFetcher } from '../../fetch/safe-fetch.js';
 import { PriorityGate } from '../../jobs/concurrency-gate.js';
-import type { JobContext } from '../../jobs/context.js';
+import { type JobContext, partsRecorder } from '../../jobs/context.js';
 import { untilDeadline } from '../../jobs/deadline.js';
 import { MemoryGate, workerMemoryBudgetMb } from '../../jobs/memory.js';
 import { JOB_REGISTRY, type JobRegistry } from '../../jobs/registry.js';
@@ -158,6 +158,7 @@ export function createWorkerHandler(deps: WorkerDeps) {
     // What the job leaves for after its result (the page versions' remaining images): run below,
     // after the reply, within this invocation and the job's memory lease.
     const deferred: (() => Promise<void>)[] = [];
+    const { mark, parts } = partsRecorder();
     const outcome = await untilDeadline(
       msg.deadline,
       async (signal) => {
@@ -166,6 +167,7 @@ export function createWorkerHandler(deps: WorkerDeps) {
           const input = msg.inputKey !== undefined ? await loadInput(msg.inputKey) : msg.input;
           const defer = (work: () => Promise<void>) => void deferred.push(work);
           return await runJob(msg.kind, input, {
+            mark,
             fetch: routedFetcher(deps.fetch, route),
             blobs: deps.blobs,
             config: deps.config,
@@ -182,8 +184,9 @@ export function createWorkerHandler(deps: WorkerDeps) {
     const base = { version: JOB_MESSAGE_VERSION, requestId: msg.requestId, jobId: msg.jobId, kind: msg.kind } as const;
     const ms = Math.round(performance.now() - t0);
     const finishedAt = new Date().toISOString();
+    const marked = parts();
     const body: JobResultObject = outcome.ok
-      ? { ...base, ok: true, result: outcome.value, ms, finishedAt }
+      ? { ...base, ok: true, result: outcome.value, ms, finishedAt, ...(marked ? { parts: marked } : {}) }
       : { ...base, ok: false, error: outcome.error, ms, finishedAt };
     const routed: RouteSummary = route.summary();
     // A failure to deliver the result is an infrastructure failure: retried by SQS (processRecord).

@@ -1,6 +1,6 @@
 import { routedFetcher } from '../../fetch/safe-fetch.js';
 import { ConcurrencyGate, PriorityGate } from '../../jobs/concurrency-gate.js';
-import type { JobContext } from '../../jobs/context.js';
+import { type JobContext, partsRecorder } from '../../jobs/context.js';
 import { untilDeadline } from '../../jobs/deadline.js';
 import type { JobKind } from '../../jobs/kinds.js';
 import { JOB_REGISTRY, type JobRegistry } from '../../jobs/registry.js';
@@ -52,10 +52,11 @@ export class InlineJobRunner implements JobRunner {
     const fetch = routedFetcher(this.ctx.fetch, options.route);
     const deferred: (() => Promise<void>)[] = [];
     const defer = (work: () => Promise<void>) => void deferred.push(work);
+    const { mark, parts } = partsRecorder();
     const outcome = await untilDeadline(options.deadline, (signal) =>
       inLane(async () => {
         if (signal.aborted) throw new Error('never started');
-        return handler(job.input as never, { ...this.ctx, fetch, signal, defer });
+        return handler(job.input as never, { ...this.ctx, fetch, signal, defer, mark });
       }),
     );
     // What the job left for after its result: in the background, in an extra's slot.
@@ -63,9 +64,10 @@ export class InlineJobRunner implements JobRunner {
       void this.shared.run('extra', () => Promise.all(deferred.map((w) => w().catch(() => undefined))));
     }
     const ms = performance.now() - t0;
+    const marked = parts();
     // The handler of job.kind gave this kind's result (TypeScript cannot follow K through the lookup).
     return outcome.ok
-      ? ({ id: job.id, kind: job.kind, ok: true, result: outcome.value, ms } as JobOutcome<K>)
+      ? ({ id: job.id, kind: job.kind, ok: true, result: outcome.value, ms, ...(marked ? { parts: marked } : {}) } as JobOutcome<K>)
       : { id: job.id, ok: false, error: outcome.error, ms };
   }
 }
