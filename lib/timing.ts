@@ -3,6 +3,7 @@
  * image jobs run beside the page's content job): each phase reports the time it was running,
  * its concurrent spans counted once, and `total` the request's wall time.
  */
+import { validParts } from './jobs/context.js';
 import { type JobSpecs, jobSpec } from './jobs/specs.js';
 import type { JobParts, JobRunner } from './ports.js';
 
@@ -40,9 +41,7 @@ export class PhaseTimer {
   /** The parts a job of `phase` marked: each kept when it is that part's longest in the phase so far. */
   jobParts(phase: string, parts: JobParts): void {
     const kept = this.parts.get(phase) ?? new Map<string, number>();
-    for (const [part, ms] of Object.entries(parts)) {
-      if (/^[a-z][a-z0-9]*$/.test(part) && Number.isFinite(ms)) kept.set(part, Math.max(kept.get(part) ?? 0, ms));
-    }
+    for (const [part, ms] of Object.entries(validParts(parts) ?? {})) kept.set(part, Math.max(kept.get(part) ?? 0, ms));
     this.parts.set(phase, kept);
   }
 

@@ -36,3 +36,16 @@ export function partsRecorder(): { mark: (part: string, ms: number) => void; par
     parts: () => (kept.size ? Object.fromEntries([...kept].map(([k, v]) => [k, Math.round(v * 10) / 10])) : undefined),
   };
 }
+
+/**
+ * Job parts (JobParts) as far as they are sound: short lowercase names, finite durations, at most
+ * eight; undefined when none is. The one rule for a worker's reply (the SQS runner) and for
+ * Server-Timing (lib/timing.ts).
+ */
+export function validParts(parts: unknown): JobParts | undefined {
+  if (!parts || typeof parts !== 'object') return undefined;
+  const sound = Object.entries(parts as Record<string, unknown>)
+    .filter((e): e is [string, number] => /^[a-z][a-z0-9]{0,31}$/.test(e[0]) && typeof e[1] === 'number' && Number.isFinite(e[1]) && e[1] >= 0)
+    .slice(0, 8);
+  return sound.length ? Object.fromEntries(sound) : undefined;
+}

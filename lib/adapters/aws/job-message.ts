@@ -46,15 +46,6 @@ export type JobResultObject = {
   finishedAt: string;
 } & ({ ok: true; result: unknown; parts?: JobParts } | { ok: false; error: string });
 
-/** A reply's job parts (JobParts) as far as they are sound: short names, finite durations; undefined when none is. */
-export function validParts(parts: unknown): JobParts | undefined {
-  if (!parts || typeof parts !== 'object') return undefined;
-  const sound = Object.entries(parts as Record<string, unknown>)
-    .filter((e): e is [string, number] => /^[a-z][a-z0-9]{0,31}$/.test(e[0]) && typeof e[1] === 'number' && Number.isFinite(e[1]) && e[1] >= 0)
-    .slice(0, 8);
-  return sound.length ? Object.fromEntries(sound) : undefined;
-}
-
 /** A key segment from an id: only [A-Za-z0-9_=-], everything else escaped, so ids cannot walk out of their prefix. */
 function keySegment(id: string): string {
   if (!id) throw new Error('empty id');

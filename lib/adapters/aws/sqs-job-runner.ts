@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../../errors.js';
 import type { RouteHint } from '../../fetch/proxy-route.js';
+import { validParts } from '../../jobs/context.js';
 import type { JobKind } from '../../jobs/kinds.js';
 import { type JobSpecs, type JobWorker, jobSpec } from '../../jobs/specs.js';
 import type { Log } from '../../log.js';
@@ -14,7 +15,6 @@ import {
   parseJobResult,
   resultKey,
   SQS_MAX_MESSAGE_BYTES,
-  validParts,
 } from './job-message.js';
 import { MESSAGE_MARGIN, MessageBatcher } from './message-batcher.js';
 import type { ReplyInbox } from './reply-queue.js';
