@@ -1,6 +1,6 @@
 // Jest compiles TypeScript with @swc/jest to CommonJS. Several dependencies ship only ESM,
 // so they must be transformed too: the list is computed from each package's "type": "module"
-// (a hand-written list kept breaking as versions moved, see ../shared/stack-notes.md).
+// (a hand-written list kept breaking as the packages' versions moved).
 const fs = require('node:fs');
 const path = require('node:path');
 

@@ -1,7 +1,10 @@
 /**
- * The AWS adapters for the two Lambdas: S3 for blobs (assets through CloudFront, job results),
- * SQS for the job fan-out, SSM or Secrets Manager for key digests that change without a redeploy. Kept apart from wiring.ts's local adapters so the preview bundle does
- * not carry the job code (sharp, ffprobe), and the local server and the CLI do not load the AWS SDK.
+ * The AWS composition root: the ports of the two Lambdas (functions/preview.ts, functions/worker.ts).
+ * S3 for blobs (assets through CloudFront, job results), SQS for the job fan-out and the replies,
+ * SSM or Secrets Manager for key digests that change without a redeploy and for the proxy's URL.
+ * The local composition root is functions/wiring.ts; the two are kept apart so the preview bundle
+ * does not carry the job code (sharp, ffprobe), and the local server and the CLI do not load the
+ * AWS SDK.
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -13,7 +16,6 @@ import { ReplyInbox } from '../lib/adapters/aws/reply-queue.js';
 import { S3BlobStore } from '../lib/adapters/aws/s3-blob-store.js';
 import { type RunSummary, SqsJobRunner } from '../lib/adapters/aws/sqs-job-runner.js';
 import { createKeyStore } from '../lib/auth/key-store.js';
-import { BUDGET_MARGIN_MS, TimeBudget } from '../lib/budget.js';
 import type { Config } from '../lib/config.js';
 import { ENV } from '../lib/core-settings.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
@@ -142,29 +144,4 @@ export function buildAwsWorkerDeps(options: {
   const blobs = buildAwsBlobStore(options.config, options.s3);
   const sqs = options.config.replyQueuePrefix ? (options.sqs ?? new SQSClient({})) : undefined;
   return { config: options.config, log: options.log, fetch: fetcher(options, blobs), blobs, sqs };
-}
-
-/**
- * The invocation budget: the time budget of the current preview invocation (lib/budget.ts), the
- * earlier of start + LINKPREVIEW_REQUEST_BUDGET_MS and the Lambda's own remaining time less a
- * margin for assembling and returning the record. `start` makes the request's one TimeBudget
- * (the preview handler's `startBudget`: every phase draws from it); `deadline` gives its end to
- * the SQS runner as a hard cap on the job wait.
- */
-export class InvocationBudget {
-  private current: TimeBudget | undefined;
-
-  constructor(
-    private readonly budgetMs: number,
-    private readonly marginMs = BUDGET_MARGIN_MS,
-  ) {}
-
-  start(context?: { getRemainingTimeInMillis?: () => number }, now = Date.now()): TimeBudget {
-    const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
-    this.current?.end();
-    this.current = TimeBudget.start({ budgetMs: this.budgetMs, remainingMs: remaining, marginMs: this.marginMs, now });
-    return this.current;
-  }
-
-  deadline = (): number | undefined => this.current?.deadline;
 }

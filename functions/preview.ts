@@ -16,11 +16,12 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import middy from '@middy/core';
+import { InvocationBudget } from '../lib/budget.js';
 import { type Config, configWarnings, ENV, loadConfig } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import { type ApiDeps, createApiHandler } from '../lib/http/api-handler.js';
 import type { HandlerDeps, PreviewHandler } from '../lib/http/preview-handler.js';
-import { awsConfigured, buildAwsDeps, InvocationBudget } from './aws-deps.js';
+import { awsConfigured, buildAwsDeps } from './aws-deps.js';
 import { createObservability, MetricUnit, type Observability } from './observability.js';
 
 /** The metric a 5xx answer of the preview adds to (namespace linklens, dimension service). */

@@ -1,6 +1,9 @@
 /**
- * Composition root: builds the ports for a given configuration. The local server and the
- * Lambdas differ only here, in which adapters they plug in.
+ * The local composition root: the ports of the local server (`npm start`) and the CLI, with the
+ * embedded defaults (assets on the local disk, jobs in-process), and the fetcher the
+ * configuration describes. The Lambdas' ports are built in functions/aws-deps.ts, the AWS
+ * composition root; both plug adapters into the same ports (lib/ports.ts), and that is all the
+ * local server and the Lambdas differ in.
  */
 
 import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';

@@ -112,3 +112,28 @@ export function budgetedFetcher(fetch: Fetcher, budget: TimeBudget): Fetcher {
     return fetch(url, { ...options, timeoutMs, signal });
   };
 }
+
+/**
+ * The invocation budget of a Lambda: the time budget of the current preview invocation, the
+ * earlier of start + LINKPREVIEW_REQUEST_BUDGET_MS and the Lambda's own remaining time less a
+ * margin for assembling and returning the record. `start` makes the request's one TimeBudget
+ * (the preview handler's `startBudget`: every phase draws from it); `deadline` gives its end to
+ * the SQS runner as a hard cap on the job wait.
+ */
+export class InvocationBudget {
+  private current: TimeBudget | undefined;
+
+  constructor(
+    private readonly budgetMs: number,
+    private readonly marginMs = BUDGET_MARGIN_MS,
+  ) {}
+
+  start(context?: { getRemainingTimeInMillis?: () => number }, now = Date.now()): TimeBudget {
+    const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+    this.current?.end();
+    this.current = TimeBudget.start({ budgetMs: this.budgetMs, remainingMs: remaining, marginMs: this.marginMs, now });
+    return this.current;
+  }
+
+  deadline = (): number | undefined => this.current?.deadline;
+}

@@ -1,5 +1,5 @@
 /**
- * The Link record and every object of the spec (../shared/spec/link-preview-spec.md), as types.
+ * The Link record and every object of the contract (openapi.yaml, explained in docs/api.md), as types.
  * openapi.yaml is their one source: `npm run contract:types` generates openapi.gen.ts from it
  * (openapi-typescript), and test/contract/generated-types.test.ts fails when that file is stale.
  * Every schema of the document is a type of the same name here (ImageSet, Video, ForumPost, ...);

@@ -1,6 +1,7 @@
 /**
- * Pages for the benches: every `<case>/body.html` with a URL and an HTML type of a corpus laid out
- * as ../shared/corpus (BENCH_CORPUS=<dir>; read in place, never copied into the project).
+ * Pages for the benches: every `<case>/body.html` with a URL and an HTML type of a corpus folder
+ * (BENCH_CORPUS=<dir>: one folder per case, each with `body.html` and a `case.json` naming its `url`
+ * and `contentType`; read in place, never copied into the project).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -5,8 +5,8 @@
  *  - one page at a time: the median per page (the pool adds the hand-over to a thread and back);
  *  - many pages at once (a burst of 4 per thread): the wall time of the burst and the longest
  *    event-loop stall meanwhile (in-process, the main thread is blocked for each page's parse).
- * Pages: the fixture article grown to 20, 100 and 300 KB; with BENCH_CORPUS=<dir> (the shared
- * corpus, ../shared/corpus) its first BENCH_PAGES (150) pages too, as p50/p90. BENCH_RUNS: runs (9).
+ * Pages: the fixture article grown to 20, 100 and 300 KB; with BENCH_CORPUS=<dir> (a corpus
+ * folder as test/bench/corpus.ts reads it) its first BENCH_PAGES (150) pages too, as p50/p90. BENCH_RUNS: runs (9).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';

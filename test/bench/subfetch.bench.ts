@@ -1,8 +1,8 @@
 /**
  * The `subfetch` phase: the two sub-resources a page may name, fetched through the guarded
  * fetcher from a loopback fixture: the oEmbed answer and the web app manifest, each alone and
- * both at once (medians). With BENCH_CORPUS=<dir> (laid out as ../shared/corpus, read in
- * place), it also counts the pages that name each, and those whose oEmbed the preview still
+ * both at once (medians). With BENCH_CORPUS=<dir> (a corpus folder as test/bench/corpus.ts
+ * reads it), it also counts the pages that name each, and those whose oEmbed the preview still
  * fetches (a field of the record it could fill has no value from a higher-ranked rule).
  * `npm run bench -- subfetch`.
  */

@@ -14,7 +14,7 @@
  */
 
 import type http from 'node:http';
-import { InvocationBudget } from '../../functions/aws-deps';
+import { InvocationBudget } from '../../lib/budget';
 import { createObservability } from '../../functions/observability';
 import { createLambdaPreviewHandler } from '../../functions/preview';
 import { buildLocalDeps } from '../../functions/wiring';
