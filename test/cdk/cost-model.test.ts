@@ -2,7 +2,7 @@
  * The cost report's arithmetic and its meter, without the rehearsal: the pricing of fixed counts
  * (test/rehearsal/cost-model.ts at test/rehearsal/aws-prices.ts), how requests are classified, and
  * the counting proxy in front of a stand-in emulator. The rehearsal's own case (one page preview
- * counted) is in rehearsal.test.ts; the report is `npm run cost` (test/bench/cost.ts).
+ * counted) is in rehearsal.test.ts; the report is `npm run cost` (scripts/cost.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * The AWS list prices the cost report uses (test/bench/cost.ts through test/rehearsal/cost-model.ts):
+ * The AWS list prices the cost report uses (scripts/cost.ts through test/rehearsal/cost-model.ts):
  * us-east-1, on-demand, the first pricing tier of each, no free tier. The one place they live:
  * when AWS changes a price, change it here, with the date.
  *

@@ -20,7 +20,7 @@
  * - A meter (test/rehearsal/aws-meter.ts): each function reaches S3 and SQS through counting
  *   proxies of its own, the pollers through one of theirs; invocations (billed duration, memory)
  *   and HTTP API requests are recorded too. `meter.snapshot()` and `meter.since()` give what one
- *   preview used (the cost report, test/bench/cost.ts).
+ *   preview used (the cost report, scripts/cost.ts).
  *
  * The one deliberate difference from a deployment is `extraEnv` (the tests open the SSRF guard
  * for their loopback fixture servers).

