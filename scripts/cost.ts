@@ -220,7 +220,11 @@ async function main(): Promise<void> {
         sample: { link, status: res.status, type: rec.type, ms: Math.round(res.ms), ...(rec.page ? { screenshotInRecord: Boolean(rec.page.screenshot) } : {}) },
       };
     };
-    const byId = (id: string) => kinds.find((k) => k.id === id)!;
+    const byId = (id: string) => {
+      const kind = kinds.find((k) => k.id === id);
+      if (!kind) throw new Error(`no kind ${id}`);
+      return kind;
+    };
     const run = async (kind: Kind, links: () => Promise<string>) => {
       const usages: Usage[] = [];
       const samples: Sample[] = [];
@@ -366,7 +370,11 @@ function detail(entries: Record<string, number>, n: number): string {
 function kindTable(k: KindReport, names: Record<string, string>): string {
   const n = Math.max(1, k.previews);
   const c = k.counts;
-  const line = (key: string) => k.cost.lines.find((l) => l.key === key)!.usd;
+  const line = (key: string) => {
+    const found = k.cost.lines.find((l) => l.key === key);
+    if (!found) throw new Error(`no cost line ${key}`);
+    return found.usd;
+  };
   const row = (what: string, count: string, u: { x86_64: number; arm64: number }) =>
     `| ${what} | ${count} | ${usd(u.x86_64 * 1000)} | ${usd(u.arm64 * 1000)} |`;
   const fnName = (id: string) => names[id] ?? id;
