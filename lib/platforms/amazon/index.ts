@@ -26,4 +26,3 @@ export const amazon: Platform = {
     return extractProduct(url, match.ids.productId, ctx);
   },
 };
-
