@@ -190,7 +190,7 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
 async function pipeline(run: Run): Promise<PipelineOutcome> {
   const { link, base, timer, sofar } = run;
 
-  // 0. A platform link (videohost, codehost, forum, ...) gets the platform's own data; when its
+  // 0. A platform link (YouTube, GitHub, Reddit, ...: lib/platforms/) gets the platform's own data; when its
   //    source fails, the generic preview below is used.
   const direct = await timer.time('platform', () => platformRecord(run, new URL(link)));
   if (direct) return { record: direct };

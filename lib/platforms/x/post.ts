@@ -13,7 +13,7 @@ import { arr, bool, compact, obj, parseJson, str } from '../shared/json.js';
 import { cleanHtmlText, type ParsedPage } from '../shared/page.js';
 import type { PlatformPreview } from '../types.js';
 import type { Ctx } from './settings.js';
-import { biggerAvatar, firstTwimg, gone, ICONS, MEDIA_PATHS, tryPage, userId, userTitle, verifiedFlag } from './site.js';
+import { biggerAvatar, firstTwimg, ICONS, MEDIA_PATHS, tryPage, userId, userTitle, verifiedFlag } from './site.js';
 
 /** The token the embed widget sends with a syndication request, derived from the post id. */
 export function syndicationToken(id: string): string {
@@ -51,6 +51,10 @@ export async function extractPost(url: URL, postId: string, username: string | u
     if (p) return finishPost(p, ctx);
   }
   return undefined;
+}
+
+function gone(status: number, reason?: unknown): PlatformPreview {
+  return { type: 'MICROBLOG_POST', ok: false, status, ...(str(reason) ? { description: str(reason) } : {}), fields: {} };
 }
 
 interface PostDraft {

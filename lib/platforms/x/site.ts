@@ -1,14 +1,13 @@
 /**
- * What X's post and user readers share: the bot page as an optional source, the ok:false record of
- * what is gone, X's icon, images found in the bot page, and the user bits a post carries too
- * (object id, verified flag, title, avatar size).
+ * What X's post and user readers share: the bot page as the last source, X's icon, images found
+ * in the bot page, and the user bits a post carries too (object id, verified flag, title, avatar
+ * size).
  */
 import type { MicroblogUser } from '../../contract/link.js';
 import { fetchPlatformPage, isOk } from '../shared/fetch.js';
 import { platformObjectId } from '../shared/ids.js';
 import { str } from '../shared/json.js';
 import { type ParsedPage, parsePlatformPage } from '../shared/page.js';
-import type { PlatformPreview } from '../types.js';
 import type { Ctx } from './settings.js';
 
 export const ICONS = [{ url: 'https://abs.twimg.com/favicons/twitter.3.ico' }];
@@ -19,10 +18,6 @@ export async function tryPage(url: string, ctx: Ctx): Promise<ParsedPage | undef
   if (!isOk(res.status)) return undefined;
   const page = parsePlatformPage(res, ctx);
   return page.wall ? undefined : page;
-}
-
-export function gone(status: number, reason?: unknown): PlatformPreview {
-  return { type: 'MICROBLOG_POST', ok: false, status, ...(str(reason) ? { description: str(reason) } : {}), fields: {} };
 }
 
 export function biggerAvatar(u: string | undefined): string | undefined {
