@@ -4,7 +4,7 @@
  * deployment fails at start-up instead of on the first request.
  *
  * The settings are declared once each, with their variable, type, default and docs: the core ones
- * in lib/core-settings.ts, a platform's own in its module (its `settings`), read here into
+ * in lib/core-settings.ts, a platform's own in its site's folder (its `settings`), read here into
  * `config.platforms.<name>` and given to the platform as `ctx.settings`. docs/configuration.md is
  * generated from the same declarations (`npm run docs:config`).
  *

@@ -27,7 +27,6 @@ import {
   pageLanguage,
   readPage,
 } from './extract/extract-page.js';
-import { normalizeLanguage } from './extract/language.js';
 import { fetchOEmbed } from './extract/oembed.js';
 import { withRules } from './extract/rules.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
@@ -35,13 +34,13 @@ import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
 import { hostMatchesPatterns, normalizeHost, RouteState, type RouteSummary, type RouteTaken, routeOf } from './fetch/proxy-route.js';
 import { type Fetcher, FetchFailure, type FetchResult, routedFetcher } from './fetch/safe-fetch.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
-import { acceptedLanguage, detectLanguage } from './language/detect.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
-import { type HostedImages, hostImage, hostImages, type ImageSources } from './media/host-images.js';
+import { type HostedImages, hostImages, type ImageSources } from './media/host-images.js';
 import { type DescribedPage, describePage } from './page/describe-page.js';
 import { type PageMemoParts, pageMemoKey, recallPage, rememberPage } from './page/page-memo.js';
 import { PLATFORM_REGISTRY } from './platforms/index.js';
-import { extractPlatform, type MatchedPlatform, type PlatformRegistry, type PlatformRun } from './platforms/registry.js';
+import type { PlatformRegistry } from './platforms/registry.js';
+import { runPlatform } from './platforms/run.js';
 import type { PlatformPreview } from './platforms/types.js';
 import type { BlobStore, JobRunner, RunOptions } from './ports.js';
 import { type PhaseTimer, timedJobRunner } from './timing.js';
@@ -82,9 +81,6 @@ export interface RenderNote {
   error?: string;
 }
 
-/** A platform's sources get at most this share of the time left, so the generic preview after them has the rest. */
-const PLATFORM_SHARE = 0.5;
-
 /**
  * After the budget's end, the pipeline has this long to wind down (everything in flight is
  * aborted then); past it, the record built so far goes out without waiting for it.
@@ -101,6 +97,18 @@ interface SoFar {
 /** What the pipeline gives: the outcome, the route of the link's own fetch when it ran. */
 type PipelineOutcome = Omit<PreviewOutcome, 'route'> & { route?: { taken: RouteTaken } };
 
+/** What a Run is made of: the link and its record's base, the ports, the request, its budget, the cut-off record and the route. */
+interface RunInit {
+  link: string;
+  base: Base;
+  ports: PreviewPorts;
+  ctx: PreviewContext;
+  budget: TimeBudget;
+  sofar: SoFar;
+  /** The preview's one proxy route, put on its ports. */
+  route: RouteState;
+}
+
 /**
  * One preview's run: what every step of the pipeline draws on, so each takes what it needs by
  * name. Its ports carry the preview's route (the proxy route of its hosts) and time each job
@@ -115,15 +123,18 @@ class Run {
   /** Whether the page was rendered in the browser, and why (for the log line and the metric). */
   rendered?: RenderNote;
 
-  constructor(
-    readonly link: string,
-    readonly base: Base,
-    ports: PreviewPorts,
-    readonly ctx: PreviewContext,
-    readonly budget: TimeBudget,
-    readonly sofar: SoFar,
-    route: RouteState,
-  ) {
+  readonly link: string;
+  readonly base: Base;
+  readonly ctx: PreviewContext;
+  readonly budget: TimeBudget;
+  readonly sofar: SoFar;
+
+  constructor({ link, base, ports, ctx, budget, sofar, route }: RunInit) {
+    this.link = link;
+    this.base = base;
+    this.ctx = ctx;
+    this.budget = budget;
+    this.sofar = sofar;
     this.ports = { ...ports, fetch: routedFetcher(ports.fetch, route), jobs: routedJobRunner(timedJobRunner(ports.jobs, ctx.timer), route) };
     this.fetch = budgetedFetcher(this.ports.fetch, budget);
     this.timer = ctx.timer;
@@ -165,7 +176,7 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
   // for all the others (sub-fetches, platform sources, jobs and the browser).
   const route = new RouteState();
   try {
-    const run = new Run(link, base, ports, ctx, budget, sofar, route);
+    const run = new Run({ link, base, ports, ctx, budget, sofar, route });
     const outcome = await Promise.race([pipeline(run), cutoff]);
     const summary = route.summary();
     const routed = { ...outcome, route: { taken: linkRoute(outcome.route?.taken, summary, outcome.record), ...summary } };
@@ -179,7 +190,7 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
 async function pipeline(run: Run): Promise<PipelineOutcome> {
   const { link, base, timer, sofar } = run;
 
-  // 0. A platform link (videohost, codehost, forum, ...) gets the platform's own data; when its
+  // 0. A platform link (YouTube, GitHub, Reddit, ...: lib/platforms/) gets the platform's own data; when its
   //    source fails, the generic preview below is used.
   const direct = await timer.time('platform', () => platformRecord(run, new URL(link)));
   if (direct) return { record: direct };
@@ -218,7 +229,7 @@ async function pipeline(run: Run): Promise<PipelineOutcome> {
   const jobOptions = run.jobOptions();
   const done = await timer.time('jobs', () =>
     extraction.page
-      ? pageJobs(run, page.res, extraction, extraction.page, { ...jobOptions, screenshot: rendered?.screenshot })
+      ? pageJobs(run, { res: page.res, extraction, page: extraction.page, jobOptions: { ...jobOptions, screenshot: rendered?.screenshot } })
       : fileJobs(run, res, extraction, jobOptions),
   );
 
@@ -364,6 +375,15 @@ export function recordOEmbedFields(found: PageFields): OEmbedField[] {
   return found.description ? ['title', 'image'] : ['title', 'image', 'siteName'];
 }
 
+/** What a PAGE's jobs start from: the (rendered) response, what the extract step found, and the jobs' options. */
+interface PageJobsInput {
+  res: FetchResult;
+  extraction: Extraction;
+  page: NonNullable<Extraction['page']>;
+  /** The jobs' deadline, and the screenshot the render already took. */
+  jobOptions: RunOptions & { screenshot?: ImageSet };
+}
+
 /**
  * 3. A PAGE's jobs, the critical path first: the image job (held only when oEmbed could still give
  * the image), the icon job (after the manifest when the page names one), then the CPU-heavy page
@@ -375,13 +395,7 @@ export function recordOEmbedFields(found: PageFields): OEmbedField[] {
  * (image, icon, complete versions) are taken from there, and only the others' jobs run (the
  * manifest is not fetched for a remembered icon). What the jobs add is remembered at the end.
  */
-async function pageJobs(
-  run: Run,
-  res: FetchResult,
-  extraction: Extraction,
-  page: NonNullable<Extraction['page']>,
-  jobOptions: RunOptions & { screenshot?: ImageSet },
-): Promise<Done> {
+async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJobsInput): Promise<Done> {
   const { read, found } = page;
   const { fetch, timer, sofar } = run;
   const { jobs, blobs } = run.ports;
@@ -461,7 +475,8 @@ async function platformRecord(run: Run, url: URL, page?: FetchResult): Promise<L
   if (!found) return undefined;
   // Image and media jobs: their own deadline within the budget.
   const jobOptions = run.jobOptions();
-  const out = await runPlatform(run, found, url, jobOptions, page);
+  const { ports, ctx, budget } = run;
+  const out = await runPlatform({ url, found, ports, budget, requestId: ctx.requestId, acceptLanguage: ctx.acceptLanguage, jobOptions, page });
   if (!out) return undefined;
   const record = platformFields(out, run.base, page);
   // Cut off from here on: the platform's record without its images.
@@ -471,41 +486,6 @@ async function platformRecord(run: Run, url: URL, page?: FetchResult): Promise<L
   );
   const image = out.image ?? hosted.image;
   return finalize({ ...record, ...(image ? { image } : {}), ...(hosted.icon ? { icon: hosted.icon } : {}) }, {});
-}
-
-/**
- * The platform's preview, its language filled in; undefined when its source failed. Its sources
- * get a share of the time left, so a stalled platform API leaves time for the generic preview.
- */
-async function runPlatform(run: Run, found: MatchedPlatform, url: URL, jobOptions: RunOptions, page?: FetchResult): Promise<PlatformPreview | undefined> {
-  const { ports, ctx } = run;
-  const sources = run.budget.slice(PLATFORM_SHARE);
-  let declared: string | undefined;
-  const platformRun: PlatformRun = {
-    fetch: budgetedFetcher(ports.fetch, sources),
-    config: ports.config,
-    jobs: ports.jobs,
-    requestId: ctx.requestId,
-    deadline: jobOptions.deadline,
-    acceptLanguage: ctx.acceptLanguage,
-    page,
-    hostImage: async (src) => (src ? hostImage({ url: src }, ports.jobs, jobOptions) : undefined),
-    noteLanguage: (tag) => {
-      declared ??= normalizeLanguage(tag);
-    },
-  };
-  let out: PlatformPreview | undefined;
-  try {
-    // Undefined, or a source that failed: the generic preview (lib/platforms/types.ts).
-    out = await extractPlatform(url, found, platformRun);
-  } finally {
-    sources.end();
-  }
-  if (!out || out.language) return out;
-  // Platform sources rarely give a language: the page's own declaration, else a reliable
-  // detection on the post's words (short captions are not detected reliably: none then).
-  const words = [out.title, out.description].filter(Boolean).join('. ');
-  return { ...out, language: declared ?? acceptedLanguage(await detectLanguage(words), { strict: true }) };
 }
 
 /** The record of a platform's preview, before its images. */

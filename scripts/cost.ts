@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     site.route(`/song${n}.mp3`, serveBytes(await mp3({ seconds: 3, date: `2021-05-${String(1 + (n % 28)).padStart(2, '0')}` }), 'audio/mpeg'));
     return site.url(`/song${n}.mp3`);
   };
-  // GitHub: the repository, its languages, three per_page=1 lists (lib/platforms/codehost.ts), and the owner's avatar.
+  // GitHub: the repository, its languages, three per_page=1 lists (lib/platforms/github/repository.ts), and the owner's avatar.
   const newRepository = async () => {
     const n = seq++;
     const repo = `kite-${n}`;

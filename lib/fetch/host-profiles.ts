@@ -5,9 +5,9 @@
  * linklens in the User-Agent, and send the consent cookie where a clean one exists (YouTube's
  * `SOCS`: "reject all" / essential cookies only).
  *
- * A platform declares the profile of its own hosts in its module (a Platform's `hostProfile`); the
+ * A platform declares the profile of its own hosts in its site's folder (a Platform's `hostProfile`); the
  * registry (lib/platforms/registry.ts) assembles them with OTHER_HOST_PROFILES below, the hosts
- * that have no platform module. Everything else gets the configured User-Agent
+ * that have no platform. Everything else gets the configured User-Agent
  * (LINKPREVIEW_USER_AGENT, default DEFAULT_USER_AGENT in lib/core-settings.ts), which identifies
  * linklens.
  */

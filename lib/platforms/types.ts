@@ -1,10 +1,11 @@
 /**
- * A platform (videohost, codehost, forum, ...) is one module under lib/platforms/ exporting a
- * Platform, listed once in lib/platforms/index.ts. The module declares everything about the
+ * A platform is one site (YouTube, GitHub, Reddit, ...): a folder under lib/platforms/ named after
+ * it, whose index.ts exports a Platform, listed once in lib/platforms/index.ts. Its `name` is the
+ * contract's neutral word (videohost, codehost, forum, ...). The folder declares everything about the
  * platform: its URL patterns (`match`), the request profile of its hosts (`hostProfile`), its
  * settings (`settings`: upstream base URLs, keys) and the record objects it builds (their types
  * come from ../contract/link.js, generated from openapi.yaml). The registry, the configuration
- * and the host profiles are assembled from the modules (lib/platforms/registry.ts).
+ * and the host profiles are assembled from the list (lib/platforms/registry.ts).
  *
  * The failure convention, the same in every platform:
  *  - `extract` returns the platform's preview; an ok:false preview when the platform itself says
@@ -12,9 +13,9 @@
  *  - it returns `undefined` when the answer is not something it can read (not a product page, no
  *    player data): the generic PAGE preview of the same URL is used instead;
  *  - an upstream failure (the FetchFailure of a source: unreachable, timed out, too large) is
- *    thrown, not caught: the registry's runner (`extractPlatform`) turns it into the same generic
+ *    thrown, not caught: the runner (`extractPlatform` in ./run.ts) turns it into the same generic
  *    preview. A platform catches one only where it has another source to try next, with
- *    `optional()` from ./shared.ts.
+ *    `optional()` from ./shared/fetch.ts.
  */
 import type { ImageSet, LinkRecord, LinkType, MediaImage } from '../contract/link.js';
 import type { CoreConfig } from '../core-settings.js';

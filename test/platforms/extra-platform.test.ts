@@ -1,21 +1,28 @@
 /**
- * A platform is one module: this test defines a small one (its URL pattern, a setting with a
- * default, a host profile, the record object it builds), registers it for one world only
- * (`startWorld({ platforms: [...PLATFORMS, kiteshop] })`: its own registry through the ports and a
- * config loaded for the same list) and previews its links through the real handler against
- * loopback fixtures. It reuses the MARKETPLACE_PRODUCT type of the contract; a platform with a type
- * of its own adds it to openapi.yaml and runs `npm run contract:types`.
+ * A new site is one folder, one list entry and its tests (docs/platforms.md, "Adding a site"):
+ * this test adds one, Kite Shop, part by part as the files of `lib/platforms/kiteshop/` would hold
+ * them: `settings.ts` (a setting with a default), `product.ts` (the object kind it reads: the
+ * record object it builds), `index.ts` (the Platform: its URL pattern, host profile and settings).
+ * The list entry is `[...PLATFORMS, kiteshop]`, registered for one world only (`startWorld({
+ * platforms })`: its own registry through the ports and a config loaded for the same list), and
+ * its links are previewed through the real handler against loopback fixtures. Nothing else is
+ * touched: the registry, the host profiles and the configuration take it from the list. It reuses
+ * the MARKETPLACE_PRODUCT type of the contract; a site with a type of its own adds it to
+ * openapi.yaml and runs `npm run contract:types`.
  */
 import net from 'node:net';
 import { loadConfig, PLATFORM_GROUPS } from '../../lib/config';
 import type { MarketplaceProduct } from '../../lib/contract/link';
 import { PLATFORM_REGISTRY, PLATFORMS } from '../../lib/platforms/index';
 import { createRegistry } from '../../lib/platforms/registry';
-import { compact, fetchPlatformPage, fetchSource, num, obj, parseJson, parsePlatformPage, str } from '../../lib/platforms/shared';
-import type { Platform } from '../../lib/platforms/types';
+import { fetchPlatformPage, fetchSource } from '../../lib/platforms/shared/fetch';
+import { compact, num, obj, parseJson, str } from '../../lib/platforms/shared/json';
+import { parsePlatformPage } from '../../lib/platforms/shared/page';
+import type { Platform, PlatformContextOf, PlatformPreview } from '../../lib/platforms/types';
 import { defineSettings, httpUrl } from '../../lib/settings';
 import { json, page, startWorld, type World } from './harness';
 
+// lib/platforms/kiteshop/settings.ts: its settings group, named as the platform.
 const settings = defineSettings('kiteshop', 'kiteshop (a test platform)', {
   apiUrl: {
     env: 'LINKPREVIEW_KITESHOP_API_URL',
@@ -25,6 +32,27 @@ const settings = defineSettings('kiteshop', 'kiteshop (a test platform)', {
   },
 });
 
+type Ctx = PlatformContextOf<typeof settings>;
+
+// lib/platforms/kiteshop/product.ts: the object kind it reads.
+async function extractProduct(url: URL, productId: string, ctx: Ctx): Promise<PlatformPreview | undefined> {
+  // The API, the only data source (a FetchFailure propagates: the generic preview), then the
+  // product page for its summary (with the host profile).
+  const api = await fetchSource(`${ctx.settings.apiUrl}/products/${productId}`, ctx);
+  const p = obj(parseJson(api.text));
+  if (!p) return undefined;
+  const summary = parsePlatformPage(await fetchPlatformPage(url.href, ctx), ctx).meta('og:description');
+  const product: MarketplaceProduct = compact({
+    productId,
+    title: str(p.name),
+    description: summary,
+    price: num(p.price),
+    currency: str(p.currency),
+  });
+  return { type: 'MARKETPLACE_PRODUCT', ok: true, status: api.status, title: product.title, description: summary, fields: { marketplaceProduct: product } };
+}
+
+// lib/platforms/kiteshop/index.ts: the Platform, its URL pattern and host profile.
 const kiteshop: Platform<typeof settings> = {
   name: 'kiteshop',
   settings,
@@ -38,22 +66,7 @@ const kiteshop: Platform<typeof settings> = {
     const m = /^\/kites\/(\d+)\/?$/.exec(url.pathname);
     return /^(www\.)?kiteshop\.test$/.test(url.hostname) && m ? { kind: 'product', ids: { productId: m[1] } } : undefined;
   },
-  async extract(url, match, ctx) {
-    // The API, the only data source (a FetchFailure propagates: the generic preview), then the
-    // product page for its summary (with the host profile).
-    const api = await fetchSource(`${ctx.settings.apiUrl}/products/${match.ids.productId}`, ctx);
-    const p = obj(parseJson(api.text));
-    if (!p) return undefined;
-    const summary = parsePlatformPage(await fetchPlatformPage(url.href, ctx), ctx).meta('og:description');
-    const product: MarketplaceProduct = compact({
-      productId: match.ids.productId,
-      title: str(p.name),
-      description: summary,
-      price: num(p.price),
-      currency: str(p.currency),
-    });
-    return { type: 'MARKETPLACE_PRODUCT', ok: true, status: api.status, title: product.title, description: summary, fields: { marketplaceProduct: product } };
-  },
+  extract: (url, match, ctx) => extractProduct(url, match.ids.productId, ctx),
 };
 
 const LINK = 'https://kiteshop.test/kites/42';
