@@ -26,7 +26,7 @@
  * 3. The network walls (proxy flags in lib/browser/browser.ts) stop what is not a request: the
  *    browser's own preconnects (<link rel=preconnect>, and one to the host of each navigation, made
  *    on its own DNS answer), DNS prefetch, WebRTC, WebTransport. No request or WebSocket depends on
- *    them: test/page/screenshot.test.ts runs a page with a shared worker, a service worker and
+ *    them: test/browser/screenshot.test.ts runs a page with a shared worker, a service worker and
  *    dedicated workers with the walls down, and the forbidden listener sees no connection.
  */
 import type { BrowserContext, Request, Route } from 'playwright-core';

@@ -19,7 +19,7 @@ import { createWorkerHandler } from '../../lib/adapters/aws/sqs-job-worker';
 import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner';
 import { loadConfig } from '../../lib/config';
 import type { Job } from '../../lib/ports';
-import { startEmulators, startPoller } from '../aws/emulators';
+import { startEmulators, startPoller } from '../adapters/aws/emulators';
 import { median, timeRuns } from './bench';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };

@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- render`: what rendering an app shell costs a preview, on loopback, through the
  * real handler (local adapters, the shared headless Chromium, screenshots off): each shell of
- * test/page/shell-fixtures.ts previewed with LINKPREVIEW_RENDER=auto (the `render` phase and the
+ * test/browser/shell-fixtures.ts previewed with LINKPREVIEW_RENDER=auto (the `render` phase and the
  * total, p50 / p90), and the same shells with renders off (the static preview: a baseline of the
  * same run). Needs a browser (Debian's chromium).
  */
@@ -12,7 +12,7 @@ import type { Config } from '../../lib/config.js';
 import { createApiHandler } from '../../lib/http/api-handler.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';
 import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service.js';
-import { ARTICLE, FETCH_SHELL, REACT_SHELL, VUE_SHELL } from '../page/shell-fixtures.js';
+import { ARTICLE, FETCH_SHELL, REACT_SHELL, VUE_SHELL } from '../browser/shell-fixtures.js';
 import { png } from '../platforms/harness.js';
 import { median } from './bench.js';
 

@@ -15,7 +15,7 @@ import { type AnyJobHandler, JOB_REGISTRY, withJobKind } from '../../lib/jobs/re
 import type { JobKindSpec } from '../../lib/jobs/specs';
 import type { Job, JobRunner } from '../../lib/ports';
 import { PhaseTimer, timedJobRunner } from '../../lib/timing';
-import { type Emulators, startEmulators, startPoller } from '../aws/emulators';
+import { type Emulators, startEmulators, startPoller } from '../adapters/aws/emulators';
 import { silentLog, testConfig } from '../helpers/service';
 
 /** The extra kind: reverses a text. */

@@ -137,7 +137,7 @@ describe('the images of page.html (the page-content job)', () => {
     v4 = await startCountingServer('127.0.0.2', { 'content-type': 'image/png' });
     origin = `http://public.test:${site.port}`;
     await serveGallery(site, origin, [`http://private.test:${v4.port}/secret.png`, `http://127.0.0.2:${v4.port}/x.png`]);
-    // A closed guard: only the fixture's address is trusted (it plays a public host), as in test/page/screenshot.test.ts.
+    // A closed guard: only the fixture's address is trusted (it plays a public host), as in test/browser/screenshot.test.ts.
     fetch = closedGuardFetcher([site.port, v4.port], { 'public.test': '127.0.0.1', 'private.test': '127.0.0.2' });
     config = testConfig({ allowPrivateNetworks: false, maxImageBytes: MAX_IMAGE_BYTES });
     blobs = new FsBlobStore(config.dataDir, () => ASSETS);

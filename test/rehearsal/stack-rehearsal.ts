@@ -38,7 +38,7 @@ import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesComman
 import { PROJECT_ROOT } from '../../cdk/constructs/bundling';
 import { runtimeNodeMajor } from '../../cdk/constructs/lambda-runtime';
 import { shipPackages } from '../../cdk/constructs/package-closure';
-import { sqsEvent } from '../aws/emulators';
+import { sqsEvent } from '../adapters/aws/emulators';
 import { AwsMeter, EVENT_SOURCE_MAPPING, type Invocation, startCountingProxy } from './aws-meter';
 
 const REGION = 'us-east-1';

@@ -6,9 +6,9 @@
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { awsProxyEndpoint, proxyUrlOf } from '../../lib/adapters/aws/proxy-source';
-import { type ParameterStoreServer, startParameterStoreServer } from '../helpers/parameter-store-server';
-import { recordingLog } from '../helpers/service';
+import { awsProxyEndpoint, proxyUrlOf } from '../../../lib/adapters/aws/proxy-source';
+import { type ParameterStoreServer, startParameterStoreServer } from '../../helpers/parameter-store-server';
+import { recordingLog } from '../../helpers/service';
 
 let store: ParameterStoreServer;
 beforeEach(async () => {

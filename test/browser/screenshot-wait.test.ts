@@ -20,7 +20,7 @@ import { PhaseTimer } from '../../lib/timing';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { memoryBlobs } from '../helpers/memory-blobs';
 import { testConfig } from '../helpers/service';
-import { paragraphs } from './fixtures';
+import { paragraphs } from '../page/fixtures';
 
 const HAS_BROWSER = browserAvailable(loadConfig(process.env));
 const withBrowser = HAS_BROWSER ? test : test.skip;

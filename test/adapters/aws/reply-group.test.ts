@@ -1,5 +1,5 @@
 /** ReplyGroups: a request's replies in one worker invocation, held until the last, never past a deadline less the margin (clock and timers injected). */
-import { HOLD_MARGIN_MS, ReplyGroups } from '../../lib/adapters/aws/reply-group';
+import { HOLD_MARGIN_MS, ReplyGroups } from '../../../lib/adapters/aws/reply-group';
 
 const Q = 'https://sqs.test/000000000000/linklens-reply-a';
 

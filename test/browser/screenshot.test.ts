@@ -24,7 +24,7 @@ import { createFetcher } from '../../lib/fetch/safe-fetch';
 import { assertConforms } from '../helpers/conformance';
 import { type FixtureServer, startCountingServer, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher, startTestServer, testConfig } from '../helpers/service';
-import { articlePage } from './fixtures';
+import { articlePage } from '../page/fixtures';
 
 const HAS_BROWSER = browserAvailable(loadConfig(process.env));
 const withBrowser = HAS_BROWSER ? test : test.skip;
