@@ -10,9 +10,9 @@ import { browserAvailable } from '../../lib/browser/availability.js';
 import { closeBrowser } from '../../lib/browser/browser.js';
 import type { Config } from '../../lib/config.js';
 import { createApiHandler } from '../../lib/http/api-handler.js';
+import { ARTICLE, FETCH_SHELL, REACT_SHELL, VUE_SHELL } from '../browser/shell-fixtures.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';
 import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service.js';
-import { ARTICLE, FETCH_SHELL, REACT_SHELL, VUE_SHELL } from '../browser/shell-fixtures.js';
 import { png } from '../platforms/harness.js';
 import { median } from './bench.js';
 

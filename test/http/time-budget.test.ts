@@ -14,11 +14,10 @@
  */
 
 import type http from 'node:http';
-import { InvocationBudget } from '../../lib/budget';
 import { createObservability } from '../../functions/observability';
 import { createLambdaPreviewHandler } from '../../functions/preview';
 import { buildLocalDeps } from '../../functions/wiring';
-import { BUDGET_MARGIN_MS, budgetedFetcher, TimeBudget } from '../../lib/budget';
+import { BUDGET_MARGIN_MS, budgetedFetcher, InvocationBudget, TimeBudget } from '../../lib/budget';
 import type { Config } from '../../lib/config';
 import { SUBFETCH_LIMITS } from '../../lib/extract/extract-page';
 import { OEMBED_LIMITS } from '../../lib/extract/oembed';
