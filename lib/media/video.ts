@@ -69,7 +69,7 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
       const release = await ctx.memory?.hold(videoDecodeMb(pixels || cfg.maxImagePixels), ctx.signal);
       try {
         frames = await grabFrames(file, [poster, ...snapshots], decode);
-        thumbnail = await clipAsset(file, poster, probe.video, decode, ctx).catch((err: unknown) => {
+        thumbnail = await clipAsset({ file, start: poster, video: probe.video, tool: decode }, ctx).catch((err: unknown) => {
           if (err instanceof ExpectedFailure) return undefined;
           throw err;
         });
@@ -114,15 +114,18 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
   });
 }
 
-async function clipAsset(
-  file: string,
-  start: number,
-  v: { width?: number; height?: number },
-  tool: FrameOptions,
-  ctx: JobContext,
-): Promise<{ width: number; height: number; url: string } | undefined> {
-  if (!v.width || !v.height) return undefined;
-  const clip = await makeClip(file, start, { width: v.width, height: v.height }, tool);
+/** The preview clip to make: from the file at `start` (s), of a video stream of this size, with these tools. */
+interface ClipRequest {
+  file: string;
+  start: number;
+  video: { width?: number; height?: number };
+  tool: FrameOptions;
+}
+
+/** The preview clip, stored as an asset; undefined when the stream's size is unknown or no clip could be made. */
+async function clipAsset({ file, start, video, tool }: ClipRequest, ctx: JobContext): Promise<{ width: number; height: number; url: string } | undefined> {
+  if (!video.width || !video.height) return undefined;
+  const clip = await makeClip(file, start, { width: video.width, height: video.height }, tool);
   if (!clip) return undefined;
   const key = `assets/${createHash('sha256').update(clip.mp4).digest('hex')}/preview.mp4`;
   if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, clip.mp4, { contentType: 'video/mp4', cacheControl: IMMUTABLE_CACHE });

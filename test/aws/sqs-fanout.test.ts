@@ -247,7 +247,7 @@ describe('SqsJobRunner with the worker behind SQS', () => {
         },
       },
     });
-    const outcomes = await runner({ blobs: counting, poll: { firstMs: { echo: 60_000 } } }).run([echo('late-first', 1)], {
+    const outcomes = await runner({ blobs: counting, poll: { firstPollMs: { echo: 60_000 } } }).run([echo('late-first', 1)], {
       requestId: 'req-first',
       deadline: Date.now() + 300,
     });
