@@ -7,9 +7,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ASSET_CONTENT_SECURITY_POLICY, ASSET_METADATA } from '../../lib/asset-metadata.js';
 import { ENV } from '../../lib/core-settings.js';
-
-export const ASSETS_PREFIX = 'assets/';
-export const JOBS_PREFIX = 'jobs/';
+import { ASSETS_PREFIX, JOBS_PREFIX } from '../../lib/storage-keys.js';
 
 export interface AssetStoreProps {
   /** Days job results and inputs are kept (`jobs/`). */

@@ -5,10 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { BlobStore } from '../ports.js';
+import { type MemoKind, memoKeyFromDigest } from '../storage-keys.js';
 
-/** `jobs/<kind>/<sha256 of text>.json`. */
-export function memoKey(kind: string, text: string): string {
-  return `jobs/${kind}/${createHash('sha256').update(text).digest('hex')}.json`;
+/** `jobs/<kind>/<sha256 of text>.json` (lib/storage-keys.ts). */
+export function memoKey(kind: MemoKind, text: string): string {
+  return memoKeyFromDigest(kind, createHash('sha256').update(text).digest('hex'));
 }
 
 /** The memo's parsed JSON, or undefined when there is none or it cannot be read. */

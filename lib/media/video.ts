@@ -10,13 +10,13 @@
  *    as an asset; the poster frame when the clip cannot be made.
  * A file that cannot be probed is a `{reason}` result; the record keeps `type` VIDEO without it.
  */
-import { createHash } from 'node:crypto';
 import type { ImageSet, Video } from '../contract/link.js';
 import { ExpectedFailure } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { MediaJobInput, VideoJobResult } from '../jobs/kinds.js';
 import { videoDecodeMb } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
+import { assetKeyOf } from '../storage-keys.js';
 import { MediaRejected } from './failures.js';
 import { type FrameOptions, frameTimestamps, grabFrames, makeClip } from './frames.js';
 import { hostImageBytes } from './hosted-bytes.js';
@@ -127,7 +127,7 @@ async function clipAsset({ file, start, video, tool }: ClipRequest, ctx: JobCont
   if (!video.width || !video.height) return undefined;
   const clip = await makeClip(file, start, { width: video.width, height: video.height }, tool);
   if (!clip) return undefined;
-  const key = `assets/${createHash('sha256').update(clip.mp4).digest('hex')}/preview.mp4`;
+  const key = assetKeyOf(clip.mp4, 'preview.mp4');
   if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, clip.mp4, { contentType: 'video/mp4', cacheControl: IMMUTABLE_CACHE });
   return { width: clip.width, height: clip.height, url: ctx.blobs.publicUrl(key) };
 }

@@ -33,6 +33,7 @@ import type { Icon, ImageSet } from '../contract/link.js';
 import type { PageContentResult } from '../jobs/kinds.js';
 import { readMemo, writeMemo } from '../jobs/memo.js';
 import type { BlobStore } from '../ports.js';
+import { assetKey, isAssetKey, memoKeyFromDigest } from '../storage-keys.js';
 
 /** Bumped when what a preview makes of the same page bytes changes (the sanitizer, the versions' format, the memo's shape). */
 const MEMO_VERSION = 2;
@@ -80,7 +81,7 @@ export function pageMemoKey(page: PageIdentity): string {
   const hash = createHash('sha256');
   for (const part of [String(MEMO_VERSION), page.url, page.contentType ?? '']) hash.update(`${Buffer.byteLength(part)}:`).update(part);
   hash.update(`${page.bytes.length}:`).update(page.bytes);
-  return `jobs/page/${hash.digest('hex')}.json`;
+  return memoKeyFromDigest('page', hash.digest('hex'));
 }
 
 async function readPageMemo(blobs: BlobStore, key: string, now: number): Promise<PageMemo | undefined> {
@@ -101,7 +102,7 @@ async function readPageMemo(blobs: BlobStore, key: string, now: number): Promise
 export function fullVersionsKey(firstHtmlKey: string, imageUrls: readonly string[]): string {
   const hash = createHash('sha256');
   for (const part of [firstHtmlKey, ...imageUrls]) hash.update(`${Buffer.byteLength(part)}:`).update(part);
-  return `assets/${hash.digest('hex')}/page.full.html`;
+  return assetKey(hash.digest('hex'), 'page.full.html');
 }
 
 /** The metadata of a page.html or `page.full.html`: the keys of its page.md and page.txt, and its images' counts. */
@@ -120,7 +121,7 @@ export async function readFullVersions(blobs: BlobStore, first: PageContentResul
   const meta = (await blobs.head(key))?.metadata;
   const markdown = meta?.[ASSET_METADATA.markdown];
   const text = meta?.[ASSET_METADATA.text];
-  if (!markdown?.startsWith('assets/') || !text?.startsWith('assets/')) return undefined;
+  if (!markdown || !isAssetKey(markdown) || !text || !isAssetKey(text)) return undefined;
   const counts = /^(\d+)\/(\d+)$/.exec(meta?.[ASSET_METADATA.images] ?? '');
   const { fullKey: _pending, ...rest } = first;
   return {

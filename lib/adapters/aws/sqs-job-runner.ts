@@ -6,16 +6,8 @@ import type { JobKind } from '../../jobs/kinds.js';
 import { type JobSpecs, type JobWorker, jobSpec } from '../../jobs/specs.js';
 import type { Log } from '../../log.js';
 import type { BlobStore, Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
-import {
-  encodeJson,
-  inputKey,
-  JOB_MESSAGE_VERSION,
-  type JobMessage,
-  type JobResultObject,
-  parseJobResult,
-  resultKey,
-  SQS_MAX_MESSAGE_BYTES,
-} from './job-message.js';
+import { inputKey, resultKey } from '../../storage-keys.js';
+import { encodeJson, JOB_MESSAGE_VERSION, type JobMessage, type JobResultObject, parseJobResult, SQS_MAX_MESSAGE_BYTES } from './job-message.js';
 import { MESSAGE_MARGIN, MessageBatcher } from './message-batcher.js';
 import type { ReplyInbox } from './reply-queue.js';
 
