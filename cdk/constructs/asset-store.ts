@@ -6,11 +6,11 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ASSET_CONTENT_SECURITY_POLICY, ASSET_METADATA } from '../../lib/asset-metadata.js';
-import { ENV } from '../../lib/core-settings.js';
+import { ENV, JOBS_EXPIRE_DAYS } from '../../lib/core-settings.js';
 import { ASSETS_PREFIX, JOBS_PREFIX } from '../../lib/storage-keys.js';
 
 export interface AssetStoreProps {
-  /** Days job results and inputs are kept (`jobs/`). */
+  /** Days job results and inputs are kept (`jobs/`). Default JOBS_EXPIRE_DAYS (lib/core-settings.ts), which the memos' settings are capped by. */
   jobsExpireDays?: number;
   /** What `cdk destroy` does with the bucket. Default RETAIN (empty and delete it yourself). */
   removalPolicy?: RemovalPolicy;
@@ -38,7 +38,7 @@ export class AssetStore extends Construct {
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       lifecycleRules: [
-        { id: 'expire-job-results', prefix: JOBS_PREFIX, expiration: Duration.days(props.jobsExpireDays ?? 1) },
+        { id: 'expire-job-results', prefix: JOBS_PREFIX, expiration: Duration.days(props.jobsExpireDays ?? JOBS_EXPIRE_DAYS) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });

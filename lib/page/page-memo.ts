@@ -30,19 +30,20 @@
 import { createHash } from 'node:crypto';
 import { ASSET_METADATA } from '../asset-metadata.js';
 import type { Icon, ImageSet } from '../contract/link.js';
+import { MEMO_MAX_TTL_MS } from '../core-settings.js';
 import type { PageContentResult } from '../jobs/kinds.js';
-import { readMemo, writeMemo } from '../jobs/memo.js';
+import { FAILED_MEMO_TTL_MS, readMemo, writeMemo } from '../jobs/memo.js';
 import type { BlobStore } from '../ports.js';
 import { assetKey, isAssetKey, memoKeyFromDigest } from '../storage-keys.js';
 
 /** Bumped when what a preview makes of the same page bytes changes (the sanitizer, the versions' format, the memo's shape). */
 const MEMO_VERSION = 2;
 
-/** A memo older than this is not used (on AWS, `jobs/` expires after a day anyway): an image behind an unchanged URL may change. */
-export const PAGE_MEMO_TTL_MS = 24 * 3600_000;
+/** A memo older than this is not used (on AWS, `jobs/` expires then anyway): an image behind an unchanged URL may change. */
+export const PAGE_MEMO_TTL_MS = MEMO_MAX_TTL_MS;
 
-/** A part that failed for a lasting reason is not tried again for this long (lib/media/images.ts URL_MEMO.failedMs). */
-export const FAILED_PART_TTL_MS = 10 * 60_000;
+/** A part that failed for a lasting reason is not tried again for this long (as a failed image URL: lib/jobs/memo.ts). */
+export const FAILED_PART_TTL_MS = FAILED_MEMO_TTL_MS;
 
 type CardPart = 'image' | 'icon';
 
