@@ -52,9 +52,24 @@ export class Alarms extends Construct {
     this.topic = notificationTopic(this, notificationTarget(this, props));
     const prefix = props.namePrefix ?? Stack.of(this).stackName;
     const name: AlarmName = (suffix) => `${prefix}-${suffix}`;
-    this.deadLetterQueue = deadLetterQueueAlarm(this, name, props.deadLetterQueue);
-    this.previewErrors = previewErrorsAlarm(this, name, props.preview);
-    this.previewThrottles = previewThrottlesAlarm(this, name, props.preview.fn);
+    const queued = props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period: ALARM_PERIOD });
+    this.deadLetterQueue = atLeastOneAlarm(this, 'DeadLetterQueueDepth', {
+      alarmName: name('dead-letter-queue'),
+      alarmDescription: DESCRIPTIONS.deadLetterQueue,
+      metric: queued,
+    });
+    const errors = previewErrorsMetric(props.preview);
+    this.previewErrors = atLeastOneAlarm(this, 'PreviewErrors', {
+      alarmName: name('preview-errors'),
+      alarmDescription: DESCRIPTIONS.previewErrors,
+      metric: errors,
+    });
+    const throttles = props.preview.fn.metricThrottles({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD });
+    this.previewThrottles = atLeastOneAlarm(this, 'PreviewThrottles', {
+      alarmName: name('preview-throttles'),
+      alarmDescription: DESCRIPTIONS.previewThrottles,
+      metric: throttles,
+    });
     this.previewDuration = previewDurationAlarm(this, name, props.preview);
     this.workerErrors = workerErrorsAlarms(this, name, props.workers);
     this.all = [this.deadLetterQueue, this.previewErrors, this.previewThrottles, this.previewDuration, ...Object.values(this.workerErrors)];
@@ -62,16 +77,32 @@ export class Alarms extends Construct {
   }
 }
 
+/** What the alarms that fire at one or more tell the operator: what happened, and what to do. */
+const DESCRIPTIONS = {
+  deadLetterQueue:
+    'A job failed all its deliveries and was parked in the dead-letter queue (from the job queue or the browser queue). Read the message, fix the cause, purge or redrive.',
+  previewErrors:
+    'A preview invocation failed (timeout, out of memory, init failure such as a bad setting), or the preview answered a 500 (a bug it caught). See its log group.',
+  previewThrottles:
+    'The preview function was throttled (account or reserved concurrency): those requests failed. Raise the concurrency quota or lower the API throttle.',
+};
+
 /** An alarm's full name from its own (`<namePrefix>-<alarm>`). */
 type AlarmName = (suffix: string) => string;
 
-/** Fires on one or more in a period; missing data is healthy. */
-const AT_LEAST_ONE = {
-  threshold: 1,
-  comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-  evaluationPeriods: 1,
-  treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-};
+/** What an alarm is called, says and watches. */
+type AlarmText = Pick<cloudwatch.AlarmProps, 'alarmName' | 'alarmDescription' | 'metric'>;
+
+/** An alarm that fires on one or more in a period; missing data is healthy. */
+function atLeastOneAlarm(scope: Construct, id: string, text: AlarmText): cloudwatch.Alarm {
+  return new cloudwatch.Alarm(scope, id, {
+    ...text,
+    threshold: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+}
 
 /** Where the alarms notify, checked: a topic ARN or an email address (not both), or neither. */
 function notificationTarget(scope: Construct, props: AlarmsProps): { topicArn?: string; email?: string } {
@@ -109,49 +140,26 @@ function notificationTopic(scope: Construct, { topicArn, email }: { topicArn?: s
   return topic;
 }
 
-function deadLetterQueueAlarm(scope: Construct, name: AlarmName, queue: sqs.IQueue): cloudwatch.Alarm {
-  return new cloudwatch.Alarm(scope, 'DeadLetterQueueDepth', {
-    alarmName: name('dead-letter-queue'),
-    alarmDescription:
-      'A job failed all its deliveries and was parked in the dead-letter queue (from the job queue or the browser queue). Read the message, fix the cause, purge or redrive.',
-    metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period: ALARM_PERIOD }),
-    ...AT_LEAST_ONE,
-  });
-}
-
-function previewErrorsAlarm(scope: Construct, name: AlarmName, preview: AlarmsProps['preview']): cloudwatch.Alarm {
-  return new cloudwatch.Alarm(scope, 'PreviewErrors', {
-    alarmName: name('preview-errors'),
-    alarmDescription:
-      'A preview invocation failed (timeout, out of memory, init failure such as a bad setting), or the preview answered a 500 (a bug it caught). See its log group.',
-    // An invocation error (timeout, out of memory, init failure) counts in Lambda's Errors; a bug
-    // the handler catches is a 500 answer, which the function counts itself (ServerErrors).
-    metric: new cloudwatch.MathExpression({
-      label: 'preview errors',
-      expression: 'FILL(invocationErrors, 0) + FILL(serverErrors, 0)',
-      period: ALARM_PERIOD,
-      usingMetrics: {
-        invocationErrors: preview.fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
-        serverErrors: new cloudwatch.Metric({
-          namespace: preview.metricsNamespace,
-          metricName: 'ServerErrors',
-          dimensionsMap: { service: preview.serviceName },
-          statistic: cloudwatch.Stats.SUM,
-          period: ALARM_PERIOD,
-        }),
-      },
-    }),
-    ...AT_LEAST_ONE,
-  });
-}
-
-function previewThrottlesAlarm(scope: Construct, name: AlarmName, fn: lambda.IFunction): cloudwatch.Alarm {
-  return new cloudwatch.Alarm(scope, 'PreviewThrottles', {
-    alarmName: name('preview-throttles'),
-    alarmDescription:
-      'The preview function was throttled (account or reserved concurrency): those requests failed. Raise the concurrency quota or lower the API throttle.',
-    metric: fn.metricThrottles({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
-    ...AT_LEAST_ONE,
+/**
+ * The preview's errors: an invocation error (timeout, out of memory, init failure) counts in
+ * Lambda's Errors; a bug the handler catches is a 500 answer, which the function counts itself
+ * (ServerErrors).
+ */
+function previewErrorsMetric(preview: AlarmsProps['preview']): cloudwatch.IMetric {
+  return new cloudwatch.MathExpression({
+    label: 'preview errors',
+    expression: 'FILL(invocationErrors, 0) + FILL(serverErrors, 0)',
+    period: ALARM_PERIOD,
+    usingMetrics: {
+      invocationErrors: preview.fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
+      serverErrors: new cloudwatch.Metric({
+        namespace: preview.metricsNamespace,
+        metricName: 'ServerErrors',
+        dimensionsMap: { service: preview.serviceName },
+        statistic: cloudwatch.Stats.SUM,
+        period: ALARM_PERIOD,
+      }),
+    },
   });
 }
 
@@ -179,11 +187,10 @@ function workerErrorsAlarms(scope: Construct, name: AlarmName, workers: AlarmsPr
   const alarms: Record<string, cloudwatch.Alarm> = {};
   for (const [workerName, worker] of Object.entries(workers)) {
     const kebab = workerName.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
-    alarms[workerName] = new cloudwatch.Alarm(scope, `${workerName}Errors`, {
+    alarms[workerName] = atLeastOneAlarm(scope, `${workerName}Errors`, {
       alarmName: name(`${kebab}-errors`),
       alarmDescription: `The ${kebab} function crashed (timeout, out of memory, unhandled error): its batch is redelivered, its previews went without those results.`,
       metric: worker.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
-      ...AT_LEAST_ONE,
     });
   }
   return alarms;
