@@ -13,6 +13,21 @@ import { bool, bytes, defineSettings, envNames, type GroupsValues, int, list, on
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; linklens/1.0; +https://github.com/linklens/linklens)';
 
+// The limits of the platform the service runs on, which the settings, the service and the CDK app
+// (cdk/) share: each is defined here once.
+
+/** API Gateway's hard limit on an integration, in ms: the record must be out before it. */
+export const API_GATEWAY_LIMIT_MS = 29_000;
+
+/** The memory that buys one vCPU on Lambda, in MB (below it, a share of one). */
+export const LAMBDA_MB_PER_VCPU = 1769;
+
+/** On AWS, `jobs/` objects (job inputs and results, the memos: lib/storage-keys.ts) expire after this many days. */
+export const JOBS_EXPIRE_DAYS = 1;
+
+/** The longest a memo under `jobs/` is kept on AWS, in ms: the upper bound of the memos' settings. */
+export const MEMO_MAX_TTL_MS = JOBS_EXPIRE_DAYS * 86_400_000;
+
 /** An SQS queue URL, or empty. */
 const queueUrl: SettingType<string> = {
   allowed: 'SQS queue URL',
@@ -151,7 +166,7 @@ const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
     env: 'LINKPREVIEW_PAGE_IMAGES_WAIT_MS',
     type: int(0, 28_000),
     default: 0,
-    doc: "Once a page's content is read, how long its versions (page.html, page.md) wait for the downloads of the content's images (within the jobs' deadline). 0: they do not wait and do not hold the record; the images are hosted after it, and once all are, the complete versions are stored for the next preview of the same page. A wait the images come within stores the versions once instead of twice: on the corpus replay, 150 took the S3 PUTs per page preview from 10.9 to 9.7 and the total p50/p90 up by 8/37 ms (docs/benchmarks.md).",
+    doc: "Once a page's content is read, how long its versions (page.html, page.md) wait for the downloads of the content's images (within the jobs' deadline). 0: they do not wait and do not hold the record; the images are hosted after it, and once all are, the complete versions are stored for the next preview of the same page. A wait the images come within stores the versions once instead of twice (fewer blob writes per page preview), at the cost of up to that much more time before the record when the images are slow (docs/benchmarks.md has measured figures).",
   },
 });
 
@@ -197,7 +212,7 @@ const PROXY = defineSettings('proxy', 'Outbound proxy', {
   },
   proxyMemoTtlMs: {
     env: 'LINKPREVIEW_PROXY_MEMO_TTL_MS',
-    type: int(0, 86_400_000),
+    type: int(0, MEMO_MAX_TTL_MS),
     default: 3_600_000,
     doc: 'How long a walled host is remembered (in the blob store): its next preview goes to the proxy first. 0: never remembered. On AWS at most a day (jobs/ objects expire then).',
   },
@@ -333,7 +348,7 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots and the browser',
   },
   screenshotMemoTtlMs: {
     env: 'LINKPREVIEW_SCREENSHOT_MEMO_TTL_MS',
-    type: int(0, 86_400_000),
+    type: int(0, MEMO_MAX_TTL_MS),
     default: 3_600_000,
     doc: 'How long a screenshot is remembered for its URL: a preview of that URL in that time takes it instead of rendering the page again; a record never carries an older one. 0: never remembered. On AWS at most a day (jobs/ objects expire then).',
   },
@@ -385,7 +400,7 @@ const SERVICE = defineSettings('service', 'Jobs, assets and logs', {
     env: 'LINKPREVIEW_CPU_THREADS',
     type: threadCount,
     default: 'auto',
-    defaultDoc: '`auto`: one per core (`os.availableParallelism()`); in a Lambda, one per 1,769 MB of its memory (a vCPU)',
+    defaultDoc: `\`auto\`: one per core (\`os.availableParallelism()\`); in a Lambda, one per ${LAMBDA_MB_PER_VCPU.toLocaleString('en-US')} MB of its memory (a vCPU)`,
     doc: "Worker threads for the jobs' CPU-heavy steps (a page's content: DOM, Readability, sanitizer, Markdown), off the event loop; a step past its job's deadline is stopped with its thread. `0`: in-process.",
   },
   cpuQueue: {

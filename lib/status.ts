@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import pkg from '../package.json';
 import type { BlobStore, JobRunner } from './ports.js';
+import { statusProbeKey } from './storage-keys.js';
 
 export interface DependencyState {
   ok: boolean;
@@ -37,11 +38,6 @@ export interface StatusDeps {
 }
 
 const started = Date.now();
-
-/** The probe blob's key: one per deep check, under jobs/ (which expires after a day in S3). */
-function statusProbeKey(): string {
-  return `jobs/status-probe/${randomUUID()}.json`;
-}
 
 const notChecked = (): DependencyState => ({ ok: true, detail: 'not checked' });
 
@@ -91,7 +87,8 @@ export async function serviceStatus(deps: StatusDeps, options: { deep?: boolean 
 
 function probeBlobStore(blobs: BlobStore): Promise<DependencyState> {
   return check(async () => {
-    const key = statusProbeKey();
+    // One per deep check, under jobs/ (which expires after a day in S3).
+    const key = statusProbeKey(randomUUID());
     const stamp = JSON.stringify({ probe: randomUUID(), at: new Date().toISOString() });
     await blobs.put(key, stamp, { contentType: 'application/json', cacheControl: 'no-store' });
     const back = await blobs.get(key);

@@ -4,11 +4,18 @@
  * its concurrent spans counted once, and `total` the request's wall time.
  */
 import { validParts } from './jobs/context.js';
-import { type JobSpecs, jobSpec } from './jobs/specs.js';
+import { JOB_SPECS, type JobSpecs, jobSpec } from './jobs/specs.js';
 import type { JobParts, JobRunner } from './ports.js';
 
-/** After the ones asked for, the phases that ran, in this order (any other after them). */
-const PHASE_ORDER = ['platform', 'subfetch', 'images', 'content', 'screenshot'];
+/** The phases that are no job kind's: the platform's own code, and the sub-requests (oEmbed, the manifest). */
+const STEP_PHASES = ['platform', 'subfetch'];
+
+/**
+ * After the ones asked for, the phases that ran, in this order (any other after them): the steps,
+ * then the job kinds' phases in the order of JOB_SPECS (lib/jobs/specs.ts). openapi.yaml's
+ * Server-Timing header lists them in this order (test/contract/openapi.test.ts checks it).
+ */
+export const PHASE_ORDER: readonly string[] = [...new Set([...STEP_PHASES, ...Object.values(JOB_SPECS).flatMap((spec) => spec.phase ?? [])])];
 
 export class PhaseTimer {
   private readonly started = performance.now();

@@ -49,119 +49,158 @@ export class Alarms extends Construct {
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
-    const stack = Stack.of(this);
-    const topicArn = props.topicArn?.trim() || undefined;
-    const email = props.email?.trim() || undefined;
-    if (topicArn !== undefined && email !== undefined) {
-      throw new Error('alarmTopicArn and alarmEmail: give one (subscribe the address to your topic instead)');
-    }
-    if (topicArn !== undefined && !Token.isUnresolved(topicArn)) {
-      const m = SNS_ARN.exec(topicArn);
-      if (!m) throw new Error(`alarmTopicArn: "${topicArn}" is not an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)`);
-      if (!Token.isUnresolved(stack.region) && m[1] !== stack.region) {
-        Annotations.of(this).addWarningV2(
-          'linklens:alarmTopicRegion',
-          `alarmTopicArn is in ${m[1]} but the stack in ${stack.region}: CloudWatch alarms notify topics of their own region`,
-        );
-      }
-    }
-    if (email !== undefined && !Token.isUnresolved(email) && !EMAIL.test(email)) {
-      throw new Error(`alarmEmail: "${email}" is not an email address`);
-    }
-
-    if (topicArn !== undefined) {
-      this.topic = sns.Topic.fromTopicArn(this, 'Topic', topicArn);
-    } else if (email !== undefined) {
-      // The default topic policy (account owner) lets CloudWatch publish. No enforceSSL: it writes a
-      // topic policy that replaces the default one (CloudWatch is then refused unless allowed
-      // explicitly). No KMS key: CloudWatch would need a key policy to publish to it.
-      const topic = new sns.Topic(this, 'Topic', { displayName: `${stack.stackName} alarms` });
-      topic.addSubscription(new EmailSubscription(email));
-      this.topic = topic;
-    }
-
-    const prefix = props.namePrefix ?? stack.stackName;
-    const name = (suffix: string) => `${prefix}-${suffix}`;
-    const atLeastOne = {
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    };
-
-    this.deadLetterQueue = new cloudwatch.Alarm(this, 'DeadLetterQueueDepth', {
+    this.topic = notificationTopic(this, notificationTarget(this, props));
+    const prefix = props.namePrefix ?? Stack.of(this).stackName;
+    const name: AlarmName = (suffix) => `${prefix}-${suffix}`;
+    const queued = props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period: ALARM_PERIOD });
+    this.deadLetterQueue = atLeastOneAlarm(this, 'DeadLetterQueueDepth', {
       alarmName: name('dead-letter-queue'),
-      alarmDescription:
-        'A job failed all its deliveries and was parked in the dead-letter queue (from the job queue or the browser queue). Read the message, fix the cause, purge or redrive.',
-      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period: ALARM_PERIOD }),
-      ...atLeastOne,
+      alarmDescription: DESCRIPTIONS.deadLetterQueue,
+      metric: queued,
     });
-
-    const fn = props.preview.fn;
-    this.previewErrors = new cloudwatch.Alarm(this, 'PreviewErrors', {
+    const errors = previewErrorsMetric(props.preview);
+    this.previewErrors = atLeastOneAlarm(this, 'PreviewErrors', {
       alarmName: name('preview-errors'),
-      alarmDescription:
-        'A preview invocation failed (timeout, out of memory, init failure such as a bad setting), or the preview answered a 500 (a bug it caught). See its log group.',
-      // An invocation error (timeout, out of memory, init failure) counts in Lambda's Errors; a bug
-      // the handler catches is a 500 answer, which the function counts itself (ServerErrors).
-      metric: new cloudwatch.MathExpression({
-        label: 'preview errors',
-        expression: 'FILL(invocationErrors, 0) + FILL(serverErrors, 0)',
-        period: ALARM_PERIOD,
-        usingMetrics: {
-          invocationErrors: fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
-          serverErrors: new cloudwatch.Metric({
-            namespace: props.preview.metricsNamespace,
-            metricName: 'ServerErrors',
-            dimensionsMap: { service: props.preview.serviceName },
-            statistic: cloudwatch.Stats.SUM,
-            period: ALARM_PERIOD,
-          }),
-        },
-      }),
-      ...atLeastOne,
+      alarmDescription: DESCRIPTIONS.previewErrors,
+      metric: errors,
     });
-    this.previewThrottles = new cloudwatch.Alarm(this, 'PreviewThrottles', {
+    const throttles = props.preview.fn.metricThrottles({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD });
+    this.previewThrottles = atLeastOneAlarm(this, 'PreviewThrottles', {
       alarmName: name('preview-throttles'),
-      alarmDescription:
-        'The preview function was throttled (account or reserved concurrency): those requests failed. Raise the concurrency quota or lower the API throttle.',
-      metric: fn.metricThrottles({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
-      ...atLeastOne,
+      alarmDescription: DESCRIPTIONS.previewThrottles,
+      metric: throttles,
     });
-    const timeoutMs = props.preview.timeout.toMilliseconds();
-    const durationThreshold = Math.round(timeoutMs * DURATION_ALARM_RATIO);
-    this.previewDuration = new cloudwatch.Alarm(this, 'PreviewDuration', {
-      alarmName: name('preview-duration-p95'),
-      alarmDescription: `The preview's p95 duration is above ${durationThreshold} ms, ${DURATION_ALARM_RATIO * 100}% of its ${timeoutMs} ms timeout, in 2 of 3 periods: slow origins or slow jobs; timeouts follow.`,
-      metric: fn.metricDuration({ statistic: cloudwatch.Stats.p(95), period: ALARM_PERIOD }),
-      threshold: durationThreshold,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-
-    // A job that fails is reported as a batch item failure, not an error: Errors counts crashed
-    // invocations (timeout, out of memory, unhandled), whose whole batch is redelivered long after
-    // the waiting previews gave up on it.
-    this.workerErrors = {};
-    for (const [workerName, worker] of Object.entries(props.workers)) {
-      const kebab = workerName.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
-      this.workerErrors[workerName] = new cloudwatch.Alarm(this, `${workerName}Errors`, {
-        alarmName: name(`${kebab}-errors`),
-        alarmDescription: `The ${kebab} function crashed (timeout, out of memory, unhandled error): its batch is redelivered, its previews went without those results.`,
-        metric: worker.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
-        ...atLeastOne,
-      });
-    }
-
+    this.previewDuration = previewDurationAlarm(this, name, props.preview);
+    this.workerErrors = workerErrorsAlarms(this, name, props.workers);
     this.all = [this.deadLetterQueue, this.previewErrors, this.previewThrottles, this.previewDuration, ...Object.values(this.workerErrors)];
-    if (this.topic) {
-      const action = new SnsAction(this.topic);
-      for (const alarm of this.all) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
+    if (this.topic) notifyTopic(this.topic, this.all);
+  }
+}
+
+/** What the alarms that fire at one or more tell the operator: what happened, and what to do. */
+const DESCRIPTIONS = {
+  deadLetterQueue:
+    'A job failed all its deliveries and was parked in the dead-letter queue (from the job queue or the browser queue). Read the message, fix the cause, purge or redrive.',
+  previewErrors:
+    'A preview invocation failed (timeout, out of memory, init failure such as a bad setting), or the preview answered a 500 (a bug it caught). See its log group.',
+  previewThrottles:
+    'The preview function was throttled (account or reserved concurrency): those requests failed. Raise the concurrency quota or lower the API throttle.',
+};
+
+/** An alarm's full name from its own (`<namePrefix>-<alarm>`). */
+type AlarmName = (suffix: string) => string;
+
+/** What an alarm is called, says and watches. */
+type AlarmText = Pick<cloudwatch.AlarmProps, 'alarmName' | 'alarmDescription' | 'metric'>;
+
+/** An alarm that fires on one or more in a period; missing data is healthy. */
+function atLeastOneAlarm(scope: Construct, id: string, text: AlarmText): cloudwatch.Alarm {
+  return new cloudwatch.Alarm(scope, id, {
+    ...text,
+    threshold: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+}
+
+/** Where the alarms notify, checked: a topic ARN or an email address (not both), or neither. */
+function notificationTarget(scope: Construct, props: AlarmsProps): { topicArn?: string; email?: string } {
+  const stack = Stack.of(scope);
+  const topicArn = props.topicArn?.trim() || undefined;
+  const email = props.email?.trim() || undefined;
+  if (topicArn !== undefined && email !== undefined) {
+    throw new Error('alarmTopicArn and alarmEmail: give one (subscribe the address to your topic instead)');
+  }
+  if (topicArn !== undefined && !Token.isUnresolved(topicArn)) {
+    const m = SNS_ARN.exec(topicArn);
+    if (!m) throw new Error(`alarmTopicArn: "${topicArn}" is not an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)`);
+    if (!Token.isUnresolved(stack.region) && m[1] !== stack.region) {
+      Annotations.of(scope).addWarningV2(
+        'linklens:alarmTopicRegion',
+        `alarmTopicArn is in ${m[1]} but the stack in ${stack.region}: CloudWatch alarms notify topics of their own region`,
+      );
     }
+  }
+  if (email !== undefined && !Token.isUnresolved(email) && !EMAIL.test(email)) {
+    throw new Error(`alarmEmail: "${email}" is not an email address`);
+  }
+  return { topicArn, email };
+}
+
+/** The topic the alarms notify: the one given, or one created for the email address; undefined with neither. */
+function notificationTopic(scope: Construct, { topicArn, email }: { topicArn?: string; email?: string }): sns.ITopic | undefined {
+  if (topicArn !== undefined) return sns.Topic.fromTopicArn(scope, 'Topic', topicArn);
+  if (email === undefined) return undefined;
+  // The default topic policy (account owner) lets CloudWatch publish. No enforceSSL: it writes a
+  // topic policy that replaces the default one (CloudWatch is then refused unless allowed
+  // explicitly). No KMS key: CloudWatch would need a key policy to publish to it.
+  const topic = new sns.Topic(scope, 'Topic', { displayName: `${Stack.of(scope).stackName} alarms` });
+  topic.addSubscription(new EmailSubscription(email));
+  return topic;
+}
+
+/**
+ * The preview's errors: an invocation error (timeout, out of memory, init failure) counts in
+ * Lambda's Errors; a bug the handler catches is a 500 answer, which the function counts itself
+ * (ServerErrors).
+ */
+function previewErrorsMetric(preview: AlarmsProps['preview']): cloudwatch.IMetric {
+  return new cloudwatch.MathExpression({
+    label: 'preview errors',
+    expression: 'FILL(invocationErrors, 0) + FILL(serverErrors, 0)',
+    period: ALARM_PERIOD,
+    usingMetrics: {
+      invocationErrors: preview.fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
+      serverErrors: new cloudwatch.Metric({
+        namespace: preview.metricsNamespace,
+        metricName: 'ServerErrors',
+        dimensionsMap: { service: preview.serviceName },
+        statistic: cloudwatch.Stats.SUM,
+        period: ALARM_PERIOD,
+      }),
+    },
+  });
+}
+
+function previewDurationAlarm(scope: Construct, name: AlarmName, preview: AlarmsProps['preview']): cloudwatch.Alarm {
+  const timeoutMs = preview.timeout.toMilliseconds();
+  const durationThreshold = Math.round(timeoutMs * DURATION_ALARM_RATIO);
+  return new cloudwatch.Alarm(scope, 'PreviewDuration', {
+    alarmName: name('preview-duration-p95'),
+    alarmDescription: `The preview's p95 duration is above ${durationThreshold} ms, ${DURATION_ALARM_RATIO * 100}% of its ${timeoutMs} ms timeout, in 2 of 3 periods: slow origins or slow jobs; timeouts follow.`,
+    metric: preview.fn.metricDuration({ statistic: cloudwatch.Stats.p(95), period: ALARM_PERIOD }),
+    threshold: durationThreshold,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 3,
+    datapointsToAlarm: 2,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+}
+
+/**
+ * One alarm per worker on its Errors. A job that fails is reported as a batch item failure, not an
+ * error: Errors counts crashed invocations (timeout, out of memory, unhandled), whose whole batch
+ * is redelivered long after the waiting previews gave up on it.
+ */
+function workerErrorsAlarms(scope: Construct, name: AlarmName, workers: AlarmsProps['workers']): Record<string, cloudwatch.Alarm> {
+  const alarms: Record<string, cloudwatch.Alarm> = {};
+  for (const [workerName, worker] of Object.entries(workers)) {
+    const kebab = workerName.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+    alarms[workerName] = atLeastOneAlarm(scope, `${workerName}Errors`, {
+      alarmName: name(`${kebab}-errors`),
+      alarmDescription: `The ${kebab} function crashed (timeout, out of memory, unhandled error): its batch is redelivered, its previews went without those results.`,
+      metric: worker.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
+    });
+  }
+  return alarms;
+}
+
+/** Alarm and OK notifications of every alarm to the topic. */
+function notifyTopic(topic: sns.ITopic, alarms: cloudwatch.Alarm[]): void {
+  const action = new SnsAction(topic);
+  for (const alarm of alarms) {
+    alarm.addAlarmAction(action);
+    alarm.addOkAction(action);
   }
 }

@@ -3,16 +3,16 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as ssm from 'aws-cdk-lib/aws-ssm';
-import { ENV } from '../../lib/core-settings.js';
+import { DEFAULTS, ENV } from '../../lib/core-settings.js';
 import { bindParameterRead, bindSecretRead, checkParameterName, wholeSeconds } from './readable-values.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** How long the preview function caches the digests of a parameter or a secret (an added or revoked key takes effect within it). */
-export const DEFAULT_KEY_CACHE = Duration.minutes(5);
+export const DEFAULT_KEY_CACHE = Duration.seconds(DEFAULTS.apiKeyCacheSeconds);
 
 export interface RemoteKeysOptions {
-  /** How long the function caches the digests before reading them again (whole seconds, at most a day). Default 5 minutes. */
+  /** How long the function caches the digests before reading them again (whole seconds, at most a day). Default: the setting's (LINKPREVIEW_API_KEY_CACHE_S), 5 minutes. */
   cacheTtl?: Duration;
 }
 

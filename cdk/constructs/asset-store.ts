@@ -6,13 +6,11 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ASSET_CONTENT_SECURITY_POLICY, ASSET_METADATA } from '../../lib/asset-metadata.js';
-import { ENV } from '../../lib/core-settings.js';
-
-export const ASSETS_PREFIX = 'assets/';
-export const JOBS_PREFIX = 'jobs/';
+import { ENV, JOBS_EXPIRE_DAYS } from '../../lib/core-settings.js';
+import { ASSETS_PREFIX, JOBS_PREFIX } from '../../lib/storage-keys.js';
 
 export interface AssetStoreProps {
-  /** Days job results and inputs are kept (`jobs/`). */
+  /** Days job results and inputs are kept (`jobs/`). Default JOBS_EXPIRE_DAYS (lib/core-settings.ts), which the memos' settings are capped by. */
   jobsExpireDays?: number;
   /** What `cdk destroy` does with the bucket. Default RETAIN (empty and delete it yourself). */
   removalPolicy?: RemovalPolicy;
@@ -33,90 +31,11 @@ export class AssetStore extends Construct {
 
   constructor(scope: Construct, id: string, props: AssetStoreProps = {}) {
     super(scope, id);
-    this.bucket = new s3.Bucket(this, 'Bucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-      lifecycleRules: [
-        { id: 'expire-job-results', prefix: JOBS_PREFIX, expiration: Duration.days(props.jobsExpireDays ?? 1) },
-        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-      ],
-    });
-
-    // Asset keys are content-addressed, so they never change: cache them for a year everywhere.
-    this.cachePolicy = new cloudfront.CachePolicy(this, 'ImmutableCachePolicy', {
-      comment: 'linklens assets: content-addressed, immutable',
-      defaultTtl: Duration.days(365),
-      minTtl: Duration.days(365),
-      maxTtl: Duration.days(365),
-      cookieBehavior: cloudfront.CacheCookieBehavior.none(),
-      headerBehavior: cloudfront.CacheHeaderBehavior.none(),
-      queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
-      enableAcceptEncodingGzip: true,
-      enableAcceptEncodingBrotli: true,
-    });
-
-    // The managed SECURITY_HEADERS policy's headers, plus the assets' own CSP (a hosted page
-    // version runs nothing and shows only this origin's images: the local server sends the same,
-    // functions/local-assets.ts), and without the S3 metadata the assets are stored with (an
-    // image's manifest, a version's siblings): for the functions' HEADs, not for viewers.
-    this.responseHeadersPolicy = new cloudfront.ResponseHeadersPolicy(this, 'ResponseHeadersPolicy', {
-      comment: 'linklens assets: security headers, the assets CSP, no S3 metadata',
-      securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: ASSET_CONTENT_SECURITY_POLICY, override: true },
-        contentTypeOptions: { override: true },
-        frameOptions: { frameOption: cloudfront.HeadersFrameOption.SAMEORIGIN, override: false },
-        referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: false },
-        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), override: false },
-        xssProtection: { protection: true, modeBlock: true, override: false },
-      },
-      removeHeaders: Object.values(ASSET_METADATA).map((name) => `x-amz-meta-${name}`),
-    });
-
-    // The origin uses Origin Access Control. CDK's own grant would open the whole bucket to the
-    // distribution; it is given a read-only view of the bucket instead, and the one statement
-    // below opens `assets/*` only (so `jobs/` stays private even through CloudFront).
-    const bucketView = s3.Bucket.fromBucketAttributes(this, 'BucketView', {
-      bucketName: this.bucket.bucketName,
-      bucketArn: this.bucket.bucketArn,
-      bucketRegionalDomainName: this.bucket.bucketRegionalDomainName,
-    });
-    const originAccessControl = new cloudfront.S3OriginAccessControl(this, 'OriginAccessControl', {
-      description: 'linklens assets',
-      signing: cloudfront.Signing.SIGV4_ALWAYS,
-    });
-    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
-      comment: 'linklens assets',
-      defaultBehavior: {
-        origin: origins.S3BucketOrigin.withOriginAccessControl(bucketView, { originAccessControl }),
-        cachePolicy: this.cachePolicy,
-        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-        allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
-        compress: true,
-        responseHeadersPolicy: this.responseHeadersPolicy,
-      },
-      priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
-      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
-    });
-    Annotations.of(this.distribution).acknowledgeWarning(
-      '@aws-cdk/aws-cloudfront-origins:updateImportedBucketPolicyOac',
-      'The bucket policy statement for the OAC is added by AssetStore, scoped to assets/*.',
-    );
-    const stack = Stack.of(this);
-    this.bucket.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'CloudFrontReadsAssets',
-        effect: iam.Effect.ALLOW,
-        principals: [new iam.ServicePrincipal('cloudfront.amazonaws.com')],
-        actions: ['s3:GetObject'],
-        resources: [this.bucket.arnForObjects(`${ASSETS_PREFIX}*`)],
-        conditions: {
-          StringEquals: { 'AWS:SourceArn': `arn:${stack.partition}:cloudfront::${stack.account}:distribution/${this.distribution.distributionId}` },
-        },
-      }),
-    );
+    this.bucket = privateBucket(this, props);
+    this.cachePolicy = immutableCachePolicy(this);
+    this.responseHeadersPolicy = assetResponseHeadersPolicy(this);
+    this.distribution = assetDistribution(this, { bucket: this.bucket, cachePolicy: this.cachePolicy, responseHeadersPolicy: this.responseHeadersPolicy });
+    this.bucket.addToResourcePolicy(cloudFrontReadsAssets(this.bucket, this.distribution));
   }
 
   /** The https base URL of the distribution (asset URLs are `<base>/assets/...`). */
@@ -150,4 +69,113 @@ export class AssetStore extends Construct {
     new CfnOutput(scope, 'AssetsDomain', { value: this.distribution.distributionDomainName, description: 'CloudFront domain serving /assets/...' });
     new CfnOutput(scope, 'AssetsBucketName', { value: this.bucket.bucketName, description: 'Private bucket (assets/ and jobs/)' });
   }
+}
+
+/** The bucket: private, S3-managed encryption, TLS only; `jobs/` expires, incomplete uploads are aborted. */
+function privateBucket(scope: Construct, props: AssetStoreProps): s3.Bucket {
+  return new s3.Bucket(scope, 'Bucket', {
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    lifecycleRules: [
+      { id: 'expire-job-results', prefix: JOBS_PREFIX, expiration: Duration.days(props.jobsExpireDays ?? JOBS_EXPIRE_DAYS) },
+      { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+    ],
+  });
+}
+
+/** Asset keys are content-addressed, so they never change: cache them for a year everywhere. */
+function immutableCachePolicy(scope: Construct): cloudfront.CachePolicy {
+  return new cloudfront.CachePolicy(scope, 'ImmutableCachePolicy', {
+    comment: 'linklens assets: content-addressed, immutable',
+    defaultTtl: Duration.days(365),
+    minTtl: Duration.days(365),
+    maxTtl: Duration.days(365),
+    cookieBehavior: cloudfront.CacheCookieBehavior.none(),
+    headerBehavior: cloudfront.CacheHeaderBehavior.none(),
+    queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
+    enableAcceptEncodingGzip: true,
+    enableAcceptEncodingBrotli: true,
+  });
+}
+
+/**
+ * The managed SECURITY_HEADERS policy's headers, plus the assets' own CSP (a hosted page version
+ * runs nothing and shows only this origin's images: the local server sends the same,
+ * functions/local-assets.ts), and without the S3 metadata the assets are stored with (an image's
+ * manifest, a version's siblings): for the functions' HEADs, not for viewers.
+ */
+function assetResponseHeadersPolicy(scope: Construct): cloudfront.ResponseHeadersPolicy {
+  return new cloudfront.ResponseHeadersPolicy(scope, 'ResponseHeadersPolicy', {
+    comment: 'linklens assets: security headers, the assets CSP, no S3 metadata',
+    securityHeadersBehavior: {
+      contentSecurityPolicy: { contentSecurityPolicy: ASSET_CONTENT_SECURITY_POLICY, override: true },
+      contentTypeOptions: { override: true },
+      frameOptions: { frameOption: cloudfront.HeadersFrameOption.SAMEORIGIN, override: false },
+      referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: false },
+      strictTransportSecurity: { accessControlMaxAge: Duration.days(365), override: false },
+      xssProtection: { protection: true, modeBlock: true, override: false },
+    },
+    removeHeaders: Object.values(ASSET_METADATA).map((name) => `x-amz-meta-${name}`),
+  });
+}
+
+/** What the distribution serves, and how. */
+interface DistributionParts {
+  bucket: s3.Bucket;
+  cachePolicy: cloudfront.CachePolicy;
+  responseHeadersPolicy: cloudfront.ResponseHeadersPolicy;
+}
+
+/**
+ * The distribution in front of the bucket, through Origin Access Control. CDK's own grant would
+ * open the whole bucket to the distribution; it is given a read-only view of the bucket instead,
+ * and one bucket policy statement (cloudFrontReadsAssets) opens `assets/*` only (so `jobs/` stays
+ * private even through CloudFront).
+ */
+function assetDistribution(scope: Construct, { bucket, cachePolicy, responseHeadersPolicy }: DistributionParts): cloudfront.Distribution {
+  const bucketView = s3.Bucket.fromBucketAttributes(scope, 'BucketView', {
+    bucketName: bucket.bucketName,
+    bucketArn: bucket.bucketArn,
+    bucketRegionalDomainName: bucket.bucketRegionalDomainName,
+  });
+  const originAccessControl = new cloudfront.S3OriginAccessControl(scope, 'OriginAccessControl', {
+    description: 'linklens assets',
+    signing: cloudfront.Signing.SIGV4_ALWAYS,
+  });
+  const distribution = new cloudfront.Distribution(scope, 'Distribution', {
+    comment: 'linklens assets',
+    defaultBehavior: {
+      origin: origins.S3BucketOrigin.withOriginAccessControl(bucketView, { originAccessControl }),
+      cachePolicy,
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+      compress: true,
+      responseHeadersPolicy,
+    },
+    priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
+    httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+  });
+  Annotations.of(distribution).acknowledgeWarning(
+    '@aws-cdk/aws-cloudfront-origins:updateImportedBucketPolicyOac',
+    'The bucket policy statement for the OAC is added by AssetStore, scoped to assets/*.',
+  );
+  return distribution;
+}
+
+/** The bucket policy statement that lets this distribution, and only it, read `assets/*`. */
+function cloudFrontReadsAssets(bucket: s3.Bucket, distribution: cloudfront.Distribution): iam.PolicyStatement {
+  const stack = Stack.of(bucket);
+  return new iam.PolicyStatement({
+    sid: 'CloudFrontReadsAssets',
+    effect: iam.Effect.ALLOW,
+    principals: [new iam.ServicePrincipal('cloudfront.amazonaws.com')],
+    actions: ['s3:GetObject'],
+    resources: [bucket.arnForObjects(`${ASSETS_PREFIX}*`)],
+    conditions: {
+      StringEquals: { 'AWS:SourceArn': `arn:${stack.partition}:cloudfront::${stack.account}:distribution/${distribution.distributionId}` },
+    },
+  });
 }

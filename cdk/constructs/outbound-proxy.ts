@@ -10,7 +10,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as ssm from 'aws-cdk-lib/aws-ssm';
-import { ENV } from '../../lib/core-settings.js';
+import { DEFAULTS, ENV, MEMO_MAX_TTL_MS } from '../../lib/core-settings.js';
 import { bindParameterRead, bindSecretRead, checkParameterName, wholeSeconds } from './readable-values.js';
 
 export interface OutboundProxyOptions {
@@ -23,7 +23,7 @@ export interface OutboundProxyOptions {
   hosts?: string[];
   /** How long a walled host is remembered, its next preview going to the proxy first. Default one hour; at most a day. */
   memoTtl?: Duration;
-  /** How long the functions cache the proxy URL before reading it again. Default 5 minutes. */
+  /** How long the functions cache the proxy URL before reading it again. Default: the setting's (LINKPREVIEW_PROXY_CACHE_S), 5 minutes. */
   cacheTtl?: Duration;
 }
 
@@ -46,7 +46,7 @@ export abstract class OutboundProxy {
 
   protected constructor(protected readonly options: OutboundProxyOptions) {
     const memo = options.memoTtl?.toMilliseconds();
-    if (memo !== undefined && (memo < 0 || memo > 86_400_000)) throw new Error(`proxy memoTtl: from 0 to a day (got ${memo} ms)`);
+    if (memo !== undefined && (memo < 0 || memo > MEMO_MAX_TTL_MS)) throw new Error(`proxy memoTtl: from 0 to a day (got ${memo} ms)`);
   }
 
   /** Sets the function's proxy variables and lets it read the secret or parameter. */
@@ -55,7 +55,7 @@ export abstract class OutboundProxy {
     fn.addEnvironment(ENV.proxyMode, this.options.mode ?? 'fallback');
     if (this.options.hosts?.length) fn.addEnvironment(ENV.proxyHosts, this.options.hosts.join(','));
     if (this.options.memoTtl) fn.addEnvironment(ENV.proxyMemoTtlMs, String(this.options.memoTtl.toMilliseconds()));
-    fn.addEnvironment(ENV.proxyCacheSeconds, wholeSeconds(this.options.cacheTtl ?? Duration.minutes(5), 'proxy cacheTtl'));
+    fn.addEnvironment(ENV.proxyCacheSeconds, wholeSeconds(this.options.cacheTtl ?? Duration.seconds(DEFAULTS.proxyCacheSeconds), 'proxy cacheTtl'));
   }
 
   protected abstract bindSource(fn: lambda.Function): void;

@@ -1,12 +1,12 @@
 import { Duration } from 'aws-cdk-lib';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { DEFAULTS, ENV } from '../../lib/core-settings.js';
+import { API_GATEWAY_LIMIT_MS, DEFAULTS, ENV } from '../../lib/core-settings.js';
 import { PREVIEW_BUNDLE } from './bundle-specs.js';
 import { LinklensFunction } from './linklens-function.js';
 
 /** API Gateway's hard limit on an integration (the record must be out before it). */
-export const API_LIMIT = Duration.seconds(29);
+export const API_LIMIT = Duration.seconds(API_GATEWAY_LIMIT_MS / 1000);
 
 /**
  * The preview Lambda's fetch timeout and job wait, shorter than the settings' defaults
@@ -43,7 +43,8 @@ export class PreviewFunction extends LinklensFunction {
     const jobWait = props.jobWait ?? LAMBDA_JOB_WAIT;
     const fetchTimeout = props.fetchTimeout ?? LAMBDA_FETCH_TIMEOUT;
     if (requestBudget.toMilliseconds() >= timeout.toMilliseconds()) throw new Error('The request budget must be shorter than the preview timeout');
-    if (timeout.toMilliseconds() >= API_LIMIT.toMilliseconds() + 1) throw new Error('The preview timeout must be within the 29 s API Gateway limit');
+    if (timeout.toMilliseconds() >= API_LIMIT.toMilliseconds() + 1)
+      throw new Error(`The preview timeout must be within the ${API_LIMIT.toSeconds()} s API Gateway limit`);
     super(scope, id, {
       // AWS adapters only: the local fallback (and with it the job code) is left out of the bundle.
       bundle: PREVIEW_BUNDLE,

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ENV } from '../../lib/core-settings.js';
+import { DEFAULTS, ENV, LAMBDA_MB_PER_VCPU } from '../../lib/core-settings.js';
 import { WORKER_BUNDLE } from './bundle-specs.js';
 import { LinklensFunction } from './linklens-function.js';
 import type { MediaLayers } from './media-layers.js';
@@ -12,12 +12,12 @@ import type { MediaLayers } from './media-layers.js';
  * the idle process (300 MB) and headroom (64 MB) it leaves 1405 MB for jobs: the largest single
  * job (1118 MB: audio whose cover is a 50 MP picture with alpha) fits alone; four 50 MP JPEGs
  * (349 MB each), or a PDF (740 MB) beside an 8K video (471 MB), run together; the rest wait their
- * turn (lib/jobs/memory.ts, README "Worker memory").
+ * turn (lib/jobs/memory.ts; docs/deploy-aws.md, "Worker memory").
  */
-export const WORKER_MEMORY_MB = 1769;
+export const WORKER_MEMORY_MB = LAMBDA_MB_PER_VCPU;
 
-/** Records of a batch running at once, at most (the memory admission may run fewer). */
-export const WORKER_JOB_CONCURRENCY = 4;
+/** Records of a batch running at once, at most (the memory admission may run fewer): the setting's default (LINKPREVIEW_JOB_CONCURRENCY). */
+export const WORKER_JOB_CONCURRENCY = DEFAULTS.jobConcurrency;
 
 export interface WorkerFunctionProps {
   layers: MediaLayers;

@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import type { Config } from '../config.js';
+import { LAMBDA_MB_PER_VCPU } from '../core-settings.js';
 import { ExpectedFailure } from '../errors.js';
 import type * as cpuTasks from './cpu-worker.js';
 
@@ -98,14 +99,12 @@ function cancelled(name: string, signal: AbortSignal, cause?: unknown): CpuStepC
 
 type CpuSettings = Pick<Config, 'cpuThreads' | 'cpuQueue' | 'functionMemoryMb'>;
 
-/** The memory that buys one vCPU on Lambda (below it, a share of one; the OS shows two cores all the same). */
-const LAMBDA_MB_PER_VCPU = 1769;
-
 /** The threads a configuration asks for (`auto`: one per core; on Lambda, one per vCPU its memory buys). */
 export function cpuThreadCount(config: CpuSettings): number {
   if (config.cpuThreads !== 'auto') return config.cpuThreads;
   const cores = os.availableParallelism();
   if (!config.functionMemoryMb) return cores;
+  // Below LAMBDA_MB_PER_VCPU, a share of one vCPU (the OS shows two cores all the same).
   return Math.max(1, Math.min(cores, Math.floor(config.functionMemoryMb / LAMBDA_MB_PER_VCPU)));
 }
 

@@ -9,22 +9,18 @@
 import type { Audio, DocumentInfo, ImageSet, MediaImage, Video } from '../contract/link.js';
 import type { ImageSizeName } from '../media/image-sizes.js';
 
+/**
+ * Each kind's input and result types, and nothing else: what a kind does is its `description` in
+ * JOB_SPECS (lib/jobs/specs.ts), and its handler is in lib/jobs/registry.ts.
+ */
 export interface JobKinds {
-  /** Returns its input, after an optional delay or failing on request: `GET /status` with a key runs one through the whole fan-out as its deep check. */
   echo: { input: { value: unknown; delayMs?: number; fail?: boolean }; result: { value: unknown } };
-  /** Render the four WebP sizes of one image, or those of `sizes` (lib/media/images.ts); a broken image is `{reason}`. */
   image: { input: ImageJobInput; result: ImageJobResult };
-  /** Probe a VIDEO link, grab the poster and snapshots, make the preview clip (lib/media/video.ts). */
   video: { input: MediaJobInput; result: VideoJobResult };
-  /** Probe an AUDIO link, read its tags and artwork, compute the waveform (lib/media/audio-job.ts). */
   audio: { input: MediaJobInput; result: AudioJobResult };
-  /** Read a PDF: info, text, language, page renders (lib/media/pdf.ts). */
   document: { input: MediaJobInput; result: DocumentJobResult };
-  /** A PAGE's main content as hosted HTML, Markdown and text, and its reading time (lib/page/page-content.ts). */
   'page-content': { input: PageContentInput; result: PageContentResult };
-  /** A PAGE rendered in headless Chromium, hosted as an ImageSet (lib/browser/screenshot.ts). */
   screenshot: { input: ScreenshotJobInput; result: ScreenshotJobResult };
-  /** An app shell's page rendered in headless Chromium, its DOM as HTML for the extraction (lib/browser/render.ts). */
   render: { input: RenderJobInput; result: RenderJobResult };
 }
 

@@ -5,10 +5,17 @@
  */
 import { createHash } from 'node:crypto';
 import type { BlobStore } from '../ports.js';
+import { type MemoKind, memoKeyFromDigest } from '../storage-keys.js';
 
-/** `jobs/<kind>/<sha256 of text>.json`. */
-export function memoKey(kind: string, text: string): string {
-  return `jobs/${kind}/${createHash('sha256').update(text).digest('hex')}.json`;
+/**
+ * A part that failed for a lasting reason of its own (an image's 404, undecodable bytes) is not
+ * tried again for this long (ms): the failed image URL memo and the page memo's failed parts.
+ */
+export const FAILED_MEMO_TTL_MS = 10 * 60_000;
+
+/** `jobs/<kind>/<sha256 of text>.json` (lib/storage-keys.ts). */
+export function memoKey(kind: MemoKind, text: string): string {
+  return memoKeyFromDigest(kind, createHash('sha256').update(text).digest('hex'));
 }
 
 /** The memo's parsed JSON, or undefined when there is none or it cannot be read. */

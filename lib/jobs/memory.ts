@@ -4,8 +4,8 @@
  * after the visibility timeout, and land in the DLQ after maxReceiveCount).
  *
  * The figures are peak RSS growth measured with the real job code (`npm run bench --
- * worker-memory`, test/bench/worker-memory.bench.ts), rounded up; the README's "Worker memory"
- * section has the table and the arithmetic. Every figure is in MB (MiB, as Lambda counts).
+ * worker-memory`, test/bench/worker-memory.bench.ts), rounded up; the "Worker memory" section of
+ * docs/deploy-aws.md has the table and the arithmetic. Every figure is in MB (MiB, as Lambda counts).
  *
  * A job holds memory in two ways:
  *  - from its start, what its kind declares (its `memoryMb` in lib/jobs/specs.ts): downloads,
@@ -136,6 +136,17 @@ interface Waiter {
   grant: () => void;
 }
 
+/** A wait for memory: whose it is, and what is booked when it is granted or given up. */
+interface WaitOptions {
+  /** The job asking for a hold; undefined for a job asking to start. */
+  lease?: Lease;
+  signal?: AbortSignal;
+  /** Books what was granted (synchronously). */
+  book: () => void;
+  /** Undoes what the wait booked beforehand, when it is given up. */
+  unbook?: () => void;
+}
+
 /**
  * A weighted semaphore over MB. `capacityMb` undefined: everything is granted at once. Waiters are
  * served in order, and any later one that fits goes ahead of one that does not (a batch is finite,
@@ -166,9 +177,12 @@ export class MemoryGate {
    */
   async admit(mb: number, signal?: AbortSignal): Promise<MemoryLease & { release(): void }> {
     const lease: Lease = { held: 0, waiting: 0 };
-    await this.wait(mb, undefined, signal, () => {
-      lease.held += mb;
-      this.leases.add(lease);
+    await this.wait(mb, {
+      signal,
+      book: () => {
+        lease.held += mb;
+        this.leases.add(lease);
+      },
     });
     let released = false;
     return {
@@ -176,18 +190,17 @@ export class MemoryGate {
         if (released) throw new Error('hold on a released lease');
         const amount = Math.max(0, extra);
         lease.waiting++;
-        await this.wait(
-          amount,
+        await this.wait(amount, {
           lease,
-          holdSignal,
-          () => {
+          signal: holdSignal,
+          book: () => {
             lease.waiting--;
             lease.held += amount;
           },
-          () => {
+          unbook: () => {
             lease.waiting--;
           },
-        );
+        });
         let given = false;
         return () => {
           if (given || released) return;
@@ -208,7 +221,8 @@ export class MemoryGate {
     };
   }
 
-  private wait(mb: number, lease: Lease | undefined, signal: AbortSignal | undefined, book: () => void, unbook?: () => void): Promise<void> {
+  /** Waits until `mb` is granted (then `book`), or the signal aborts (then `unbook`). */
+  private wait(mb: number, { lease, signal, book, unbook }: WaitOptions): Promise<void> {
     if (signal?.aborted) {
       unbook?.();
       return Promise.reject(new MemoryWaitAborted());

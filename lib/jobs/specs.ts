@@ -52,7 +52,7 @@ export const JOB_SPECS: { readonly [K in JobKind]: JobKindSpec } = {
     memoryMb: () => 1,
   },
   image: {
-    description: 'The four WebP sizes of one image.',
+    description: "The four WebP sizes of one image, or those of its input's `sizes`.",
     worker: 'default',
     priority: 'card',
     phase: 'images',

@@ -1,4 +1,5 @@
 import { ASSET_METADATA } from '../asset-metadata.js';
+import { assetKey } from '../storage-keys.js';
 
 /**
  * The sizes every hosted image is rendered in: the one place they are defined (design.md,
@@ -22,7 +23,7 @@ export const RENDITION_CONTENT_TYPE = 'image/webp';
 
 /** The content-addressed key of one rendition: `assets/<sha256 of source bytes>/<size>.webp`. */
 export function renditionKey(sourceSha256: string, size: ImageSizeName): string {
-  return `assets/${sourceSha256}/${size}.${RENDITION_FORMAT}`;
+  return assetKey(sourceSha256, `${size}.${RENDITION_FORMAT}`);
 }
 
 /**

@@ -2,9 +2,9 @@
  * Plain text facts shared by TEXT links and PDF documents: words, reading time, a title line,
  * a description of the first meaningful sentences, and storing the raw text as an asset.
  */
-import { createHash } from 'node:crypto';
 import type { BlobStore } from '../ports.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
+import { assetKeyOf } from '../storage-keys.js';
 
 // Reading time has one implementation, shared with PAGE links (lib/page/reading-time.ts).
 export { countText, countWords, readingMinutes, scaleCounts, WORDS_PER_MINUTE } from '../page/reading-time.js';
@@ -54,7 +54,7 @@ export function leadSentences(text: string, skip?: string, maxChars = 300): stri
 /** Stores text as a UTF-8 asset under a content-addressed key; returns its public URL. */
 export async function storeRawText(text: string, blobs: BlobStore): Promise<string> {
   const bytes = Buffer.from(text, 'utf8');
-  const key = `assets/${createHash('sha256').update(bytes).digest('hex')}/text.txt`;
+  const key = assetKeyOf(bytes, 'text.txt');
   if (!(await blobs.has(key))) await blobs.put(key, bytes, { contentType: 'text/plain; charset=utf-8', cacheControl: IMMUTABLE_CACHE });
   return blobs.publicUrl(key);
 }

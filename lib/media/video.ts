@@ -10,13 +10,13 @@
  *    as an asset; the poster frame when the clip cannot be made.
  * A file that cannot be probed is a `{reason}` result; the record keeps `type` VIDEO without it.
  */
-import { createHash } from 'node:crypto';
 import type { ImageSet, Video } from '../contract/link.js';
 import { ExpectedFailure } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { MediaJobInput, VideoJobResult } from '../jobs/kinds.js';
 import { videoDecodeMb } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
+import { assetKeyOf } from '../storage-keys.js';
 import { MediaRejected } from './failures.js';
 import { type FrameOptions, frameTimestamps, grabFrames, makeClip } from './frames.js';
 import { hostImageBytes } from './hosted-bytes.js';
@@ -69,7 +69,7 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
       const release = await ctx.memory?.hold(videoDecodeMb(pixels || cfg.maxImagePixels), ctx.signal);
       try {
         frames = await grabFrames(file, [poster, ...snapshots], decode);
-        thumbnail = await clipAsset(file, poster, probe.video, decode, ctx).catch((err: unknown) => {
+        thumbnail = await clipAsset({ file, start: poster, video: probe.video, tool: decode }, ctx).catch((err: unknown) => {
           if (err instanceof ExpectedFailure) return undefined;
           throw err;
         });
@@ -114,17 +114,20 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
   });
 }
 
-async function clipAsset(
-  file: string,
-  start: number,
-  v: { width?: number; height?: number },
-  tool: FrameOptions,
-  ctx: JobContext,
-): Promise<{ width: number; height: number; url: string } | undefined> {
-  if (!v.width || !v.height) return undefined;
-  const clip = await makeClip(file, start, { width: v.width, height: v.height }, tool);
+/** The preview clip to make: from the file at `start` (s), of a video stream of this size, with these tools. */
+interface ClipRequest {
+  file: string;
+  start: number;
+  video: { width?: number; height?: number };
+  tool: FrameOptions;
+}
+
+/** The preview clip, stored as an asset; undefined when the stream's size is unknown or no clip could be made. */
+async function clipAsset({ file, start, video, tool }: ClipRequest, ctx: JobContext): Promise<{ width: number; height: number; url: string } | undefined> {
+  if (!video.width || !video.height) return undefined;
+  const clip = await makeClip(file, start, { width: video.width, height: video.height }, tool);
   if (!clip) return undefined;
-  const key = `assets/${createHash('sha256').update(clip.mp4).digest('hex')}/preview.mp4`;
+  const key = assetKeyOf(clip.mp4, 'preview.mp4');
   if (!(await ctx.blobs.has(key))) await ctx.blobs.put(key, clip.mp4, { contentType: 'video/mp4', cacheControl: IMMUTABLE_CACHE });
   return { width: clip.width, height: clip.height, url: ctx.blobs.publicUrl(key) };
 }

@@ -18,12 +18,12 @@
  * so one HEAD finds all three.
  */
 
-import { createHash } from 'node:crypto';
 import { required } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import { runCpuTask } from '../jobs/cpu-pool.js';
 import type { ContentImage, PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import { type BlobStore, IMMUTABLE_CACHE } from '../ports.js';
+import { assetKeyOf } from '../storage-keys.js';
 import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
 import { fullVersionsKey, readFullVersions, versionsMetadata } from './page-memo.js';
 import { readingMinutes } from './reading-time.js';
@@ -31,7 +31,7 @@ import { readingMinutes } from './reading-time.js';
 /** A text asset: its UTF-8 bytes and its key, `assets/<sha256>/<name>`. */
 function textAsset(name: string, text: string): { key: string; bytes: Buffer } {
   const bytes = Buffer.from(text, 'utf8');
-  return { key: `assets/${createHash('sha256').update(bytes).digest('hex')}/${name}`, bytes };
+  return { key: assetKeyOf(bytes, name), bytes };
 }
 
 export const PAGE_ASSET_TYPES = {

@@ -30,18 +30,20 @@
 import { createHash } from 'node:crypto';
 import { ASSET_METADATA } from '../asset-metadata.js';
 import type { Icon, ImageSet } from '../contract/link.js';
+import { MEMO_MAX_TTL_MS } from '../core-settings.js';
 import type { PageContentResult } from '../jobs/kinds.js';
-import { readMemo, writeMemo } from '../jobs/memo.js';
+import { FAILED_MEMO_TTL_MS, readMemo, writeMemo } from '../jobs/memo.js';
 import type { BlobStore } from '../ports.js';
+import { assetKey, isAssetKey, memoKeyFromDigest } from '../storage-keys.js';
 
 /** Bumped when what a preview makes of the same page bytes changes (the sanitizer, the versions' format, the memo's shape). */
 const MEMO_VERSION = 2;
 
-/** A memo older than this is not used (on AWS, `jobs/` expires after a day anyway): an image behind an unchanged URL may change. */
-export const PAGE_MEMO_TTL_MS = 24 * 3600_000;
+/** A memo older than this is not used (on AWS, `jobs/` expires then anyway): an image behind an unchanged URL may change. */
+export const PAGE_MEMO_TTL_MS = MEMO_MAX_TTL_MS;
 
-/** A part that failed for a lasting reason is not tried again for this long (lib/media/images.ts URL_MEMO.failedMs). */
-export const FAILED_PART_TTL_MS = 10 * 60_000;
+/** A part that failed for a lasting reason is not tried again for this long (as a failed image URL: lib/jobs/memo.ts). */
+export const FAILED_PART_TTL_MS = FAILED_MEMO_TTL_MS;
 
 type CardPart = 'image' | 'icon';
 
@@ -80,7 +82,7 @@ export function pageMemoKey(page: PageIdentity): string {
   const hash = createHash('sha256');
   for (const part of [String(MEMO_VERSION), page.url, page.contentType ?? '']) hash.update(`${Buffer.byteLength(part)}:`).update(part);
   hash.update(`${page.bytes.length}:`).update(page.bytes);
-  return `jobs/page/${hash.digest('hex')}.json`;
+  return memoKeyFromDigest('page', hash.digest('hex'));
 }
 
 async function readPageMemo(blobs: BlobStore, key: string, now: number): Promise<PageMemo | undefined> {
@@ -101,7 +103,7 @@ async function readPageMemo(blobs: BlobStore, key: string, now: number): Promise
 export function fullVersionsKey(firstHtmlKey: string, imageUrls: readonly string[]): string {
   const hash = createHash('sha256');
   for (const part of [firstHtmlKey, ...imageUrls]) hash.update(`${Buffer.byteLength(part)}:`).update(part);
-  return `assets/${hash.digest('hex')}/page.full.html`;
+  return assetKey(hash.digest('hex'), 'page.full.html');
 }
 
 /** The metadata of a page.html or `page.full.html`: the keys of its page.md and page.txt, and its images' counts. */
@@ -120,7 +122,7 @@ export async function readFullVersions(blobs: BlobStore, first: PageContentResul
   const meta = (await blobs.head(key))?.metadata;
   const markdown = meta?.[ASSET_METADATA.markdown];
   const text = meta?.[ASSET_METADATA.text];
-  if (!markdown?.startsWith('assets/') || !text?.startsWith('assets/')) return undefined;
+  if (!markdown || !isAssetKey(markdown) || !text || !isAssetKey(text)) return undefined;
   const counts = /^(\d+)\/(\d+)$/.exec(meta?.[ASSET_METADATA.images] ?? '');
   const { fullKey: _pending, ...rest } = first;
   return {

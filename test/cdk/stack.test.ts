@@ -21,7 +21,7 @@ import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-pre
 import { ASSET_CONTENT_SECURITY_POLICY } from '../../lib/asset-metadata';
 import { DEFAULTS, loadConfig } from '../../lib/config';
 import { imageRenderMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb } from '../../lib/jobs/memory';
-import { jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
+import { JOB_SPECS, jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
 
 process.env.CDK_VALIDATION = 'false';
 
@@ -331,14 +331,16 @@ describe('settings', () => {
     const config = loadConfig({ ...env, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(worker.Properties.MemorySize) });
     const budget = workerMemoryBudgetMb(config)!;
     expect(budget).toBe(WORKER_MEMORY_MB - WORKER_BASE_MB - WORKER_HEADROOM_MB);
-    for (const kind of ['image', 'video', 'audio', 'document', 'page-content']) expect(worstCaseMb(kind, config)).toBeLessThanOrEqual(budget);
     // Four 50 MP JPEGs render together; two pdf.js threads do not (they take turns).
     const jpeg50 = jobMemoryMb('image', config) + imageRenderMb({ width: 8660, height: 5773, format: 'jpeg', hasAlpha: false });
     expect(4 * jpeg50).toBeLessThanOrEqual(budget);
     expect(2 * worstCaseMb('document', config)).toBeGreaterThan(budget);
-    // The browser worker admits its one Chromium job.
+    // Every kind in JOB_SPECS, alone, fits its worker's budget: the job worker's, or the browser
+    // worker's for a Chromium kind (one page at a time).
     const [, browser] = fnBy('linklens-browser-worker');
-    expect(worstCaseMb('screenshot', config)).toBeLessThanOrEqual(workerMemoryBudgetMb({ functionMemoryMb: browser.Properties.MemorySize })!);
+    const budgets = { default: budget, browser: workerMemoryBudgetMb({ functionMemoryMb: browser.Properties.MemorySize })! };
+    const kinds = Object.entries(JOB_SPECS);
+    expect(kinds.filter(([kind, spec]) => worstCaseMb(kind, config) > budgets[spec.worker]).map(([kind]) => kind)).toEqual([]);
   });
 
   test('the stack refuses plain keys in place of hashes', () => {

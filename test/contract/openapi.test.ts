@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { LINK_TYPES } from '../../lib/contract/link';
 import { openApiDocument } from '../../lib/contract/openapi';
+import { PHASE_ORDER } from '../../lib/timing';
 import { conformanceErrors, type Exchange, exchangeErrors } from '../helpers/conformance';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, httpApiEvent, TEST_KEY } from '../helpers/service';
@@ -69,6 +70,15 @@ test('every response declares x-request-id and Server-Timing, each defined once 
     if (res.headers?.['Server-Timing']?.$ref !== '#/components/headers/ServerTiming') missing.push(`${where} Server-Timing`);
   }
   expect(missing).toEqual([]);
+});
+
+test("the Server-Timing header documents the phases in the order lib/timing.ts reports them (its steps, then JOB_SPECS' phases)", () => {
+  const doc = openApiDocument() as any;
+  const description: string = doc.components.headers.ServerTiming.description;
+  const listed = /^Time per phase \(fetch, extract, jobs, (.*?), total; and, when they ran, (.*?), which overlap the jobs phase;/.exec(description);
+  expect(listed).not.toBeNull();
+  const documented = [listed?.[1], listed?.[2]].flatMap((names) => names?.split(', ') ?? []);
+  expect(documented).toEqual([...PHASE_ORDER]);
 });
 
 test('POST / documents each error status the service answers: 400, 401, 406, 413, 500, 503 (and 404/405 as components)', () => {

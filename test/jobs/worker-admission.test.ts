@@ -6,12 +6,13 @@
  * alone.
  */
 import type { SQSEvent } from 'aws-lambda';
-import { encodeJson, resultKey } from '../../lib/adapters/aws/job-message';
+import { encodeJson } from '../../lib/adapters/aws/job-message';
 import { createWorkerHandler } from '../../lib/adapters/aws/sqs-job-worker';
 import type { Config } from '../../lib/config';
 import type { JobContext } from '../../lib/jobs/context';
 import { workerMemoryBudgetMb } from '../../lib/jobs/memory';
 import { jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
+import { resultKey } from '../../lib/storage-keys';
 import { memoryBlobs } from '../helpers/memory-blobs';
 import { silentLog, testConfig } from '../helpers/service';
 

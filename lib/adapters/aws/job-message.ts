@@ -15,6 +15,7 @@
 import type { RouteHint } from '../../fetch/proxy-route.js';
 import type { JobKind } from '../../jobs/kinds.js';
 import type { JobParts } from '../../ports.js';
+import { inputKey } from '../../storage-keys.js';
 
 export const JOB_MESSAGE_VERSION = 1;
 
@@ -46,23 +47,11 @@ export type JobResultObject = {
   finishedAt: string;
 } & ({ ok: true; result: unknown; parts?: JobParts } | { ok: false; error: string });
 
-/** A key segment from an id: only [A-Za-z0-9_=-], everything else escaped, so ids cannot walk out of their prefix. */
-function keySegment(id: string): string {
-  if (!id) throw new Error('empty id');
-  return id.replace(/[^A-Za-z0-9_=-]/g, (c) => `~${c.charCodeAt(0).toString(16)}`);
-}
-
-function jobPrefix(requestId: string): string {
-  return `jobs/${keySegment(requestId)}/`;
-}
-
-export function resultKey(requestId: string, jobId: string): string {
-  return `${jobPrefix(requestId)}${keySegment(jobId)}.json`;
-}
-
-export function inputKey(requestId: string, jobId: string): string {
-  return `${jobPrefix(requestId)}${keySegment(jobId)}.input.json`;
-}
+/**
+ * Where a result and a large input are stored: their keys are part of the key layout
+ * (lib/storage-keys.ts), re-exported for the worker (lib/adapters/aws/sqs-job-worker.ts).
+ */
+export { inputKey, resultKey } from '../../storage-keys.js';
 
 /** JSON with binary data kept as base64 (`{"$base64": "..."}`) instead of arrays of numbers. */
 export function encodeJson(value: unknown): string {

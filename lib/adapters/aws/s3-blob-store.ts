@@ -1,5 +1,6 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type BlobHead, type BlobStore, IMMUTABLE_CACHE, type PutOptions } from '../../ports.js';
+import { isAssetKey } from '../../storage-keys.js';
 
 export interface S3BlobStoreOptions {
   client: S3Client;
@@ -35,7 +36,7 @@ export class S3BlobStore implements BlobStore {
         Key: checkKey(key),
         Body: body,
         ContentType: options.contentType,
-        CacheControl: options.cacheControl ?? (key.startsWith('assets/') ? IMMUTABLE_CACHE : undefined),
+        CacheControl: options.cacheControl ?? (isAssetKey(key) ? IMMUTABLE_CACHE : undefined),
         ...(options.metadata ? { Metadata: options.metadata } : {}),
       }),
     );

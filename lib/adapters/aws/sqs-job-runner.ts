@@ -6,16 +6,8 @@ import type { JobKind } from '../../jobs/kinds.js';
 import { type JobSpecs, type JobWorker, jobSpec } from '../../jobs/specs.js';
 import type { Log } from '../../log.js';
 import type { BlobStore, Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
-import {
-  encodeJson,
-  inputKey,
-  JOB_MESSAGE_VERSION,
-  type JobMessage,
-  type JobResultObject,
-  parseJobResult,
-  resultKey,
-  SQS_MAX_MESSAGE_BYTES,
-} from './job-message.js';
+import { inputKey, resultKey } from '../../storage-keys.js';
+import { encodeJson, JOB_MESSAGE_VERSION, type JobMessage, type JobResultObject, parseJobResult, SQS_MAX_MESSAGE_BYTES } from './job-message.js';
 import { MESSAGE_MARGIN, MessageBatcher } from './message-batcher.js';
 import type { ReplyInbox } from './reply-queue.js';
 
@@ -68,7 +60,7 @@ export interface RunSummary {
 }
 
 /**
- * When a job's result is looked for: first `firstMs[kind]`, else its kind's `firstPollMs`
+ * When a job's result is looked for: first `firstPollMs[kind]`, else its kind's `firstPollMs`
  * (lib/jobs/specs.ts), else `initialMs` after the jobs are
  * sent, then after each miss a delay that grows by `factor` up to `maxMs`. A result is seen on
  * average half a poll interval after it is written (plus the GET), so the cap sets the delay; each
@@ -78,15 +70,15 @@ export interface PollSchedule {
   initialMs?: number;
   factor?: number;
   maxMs?: number;
-  /** The first poll of a kind that never finishes sooner (a screenshot: a browser page load). */
-  firstMs?: Partial<Record<JobKind, number>>;
+  /** The first poll of a kind that never finishes sooner (a screenshot: a browser page load), over its spec's `firstPollMs`. */
+  firstPollMs?: Partial<Record<JobKind, number>>;
 }
 
 export const DEFAULT_POLL: Required<PollSchedule> = {
   initialMs: 20,
   factor: 1.5,
   maxMs: 40,
-  firstMs: {},
+  firstPollMs: {},
 };
 
 /**
@@ -132,7 +124,7 @@ export class SqsJobRunner implements JobRunner {
     if (Date.now() < deadline) {
       const messages = await Promise.all(
         jobs.map((job) =>
-          this.message(job, requestId, deadline, runOptions.route?.hint(), replyTo).catch((err: Error) => {
+          this.message(job, { requestId, deadline, route: runOptions.route?.hint(), replyTo }).catch((err: Error) => {
             fail(job.id, `not queued: ${err.message}`);
             return undefined;
           }),
@@ -225,7 +217,7 @@ export class SqsJobRunner implements JobRunner {
     const sent = Date.now();
     const pending = new Map(
       jobs.map((j) => {
-        const first = this.poll.firstMs[j.kind] ?? this.specs(j.kind)?.firstPollMs ?? this.poll.initialMs;
+        const first = this.poll.firstPollMs[j.kind] ?? this.specs(j.kind)?.firstPollMs ?? this.poll.initialMs;
         return [j.id, { key: resultKey(requestId, j.id), at: sent + first, delay: Math.min(first, this.poll.maxMs) }];
       }),
     );
@@ -260,7 +252,8 @@ export class SqsJobRunner implements JobRunner {
     return new Set(pending.keys());
   }
 
-  private async message(job: Job, requestId: string, deadline: number, route?: RouteHint, replyTo?: string): Promise<{ job: Job; body: string }> {
+  /** The message of `job`: its input inline, or stored in S3 (`inputKey`) when the message would be too large. */
+  private async message(job: Job, { requestId, deadline, route, replyTo }: MessageOptions): Promise<{ job: Job; body: string }> {
     const base = {
       version: JOB_MESSAGE_VERSION,
       requestId,
@@ -278,6 +271,16 @@ export class SqsJobRunner implements JobRunner {
     await this.options.blobs.put(key, encodeJson(job.input), { contentType: 'application/json', cacheControl: 'no-store' });
     return { job, body: encodeJson({ ...base, inputKey: key }) };
   }
+}
+
+/** What a job's message carries beside the job. */
+interface MessageOptions {
+  requestId: string;
+  deadline: number;
+  /** The hosts the preview sent through the proxy. */
+  route?: RouteHint;
+  /** This container's reply queue. */
+  replyTo?: string;
 }
 
 function sleep(ms: number): Promise<void> {

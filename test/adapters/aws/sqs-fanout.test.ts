@@ -7,7 +7,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, ListQueuesCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { buildFetcher } from '../../../functions/wiring';
-import { encodeJson, resultKey } from '../../../lib/adapters/aws/job-message';
+import { encodeJson } from '../../../lib/adapters/aws/job-message';
 import { isReplyQueueUrl, ReplyInbox } from '../../../lib/adapters/aws/reply-queue';
 import { S3BlobStore } from '../../../lib/adapters/aws/s3-blob-store';
 import { DEFAULT_POLL, type RunSummary, SqsJobRunner } from '../../../lib/adapters/aws/sqs-job-runner';
@@ -19,6 +19,7 @@ import { validParts } from '../../../lib/jobs/context';
 import { JOB_REGISTRY, withJobKind } from '../../../lib/jobs/registry';
 import { JOB_SPECS } from '../../../lib/jobs/specs';
 import type { Job } from '../../../lib/ports';
+import { resultKey } from '../../../lib/storage-keys';
 import { startFixtureServer } from '../../helpers/fixture-server';
 import { startForwardProxy, viaProxy } from '../../helpers/forward-proxy';
 import { recordingLog, silentLog, testConfig } from '../../helpers/service';
@@ -247,7 +248,7 @@ describe('SqsJobRunner with the worker behind SQS', () => {
         },
       },
     });
-    const outcomes = await runner({ blobs: counting, poll: { firstMs: { echo: 60_000 } } }).run([echo('late-first', 1)], {
+    const outcomes = await runner({ blobs: counting, poll: { firstPollMs: { echo: 60_000 } } }).run([echo('late-first', 1)], {
       requestId: 'req-first',
       deadline: Date.now() + 300,
     });
