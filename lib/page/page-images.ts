@@ -30,7 +30,8 @@ import type { JobContext } from '../jobs/context.js';
 import type { ContentImage } from '../jobs/kinds.js';
 import { imageRenderMb, type RenderSize } from '../jobs/memory.js';
 import { RENDITION_CONTENT_TYPE, readRenditionSize, renditionKey, renditionSizeMetadata } from '../media/image-sizes.js';
-import { renderImage, sourceBytes } from '../media/images.js';
+import { sourceBytes } from '../media/images.js';
+import { renderImage } from '../media/render-image.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 
 export const PAGE_IMAGE_LIMITS = {
