@@ -31,11 +31,10 @@ export function createLocalHttpServer(deps: LocalHttpDeps): http.Server {
   const { log } = deps;
   const server = http.createServer((req, res) => {
     // Every answer carries x-request-id and Server-Timing, those made here as well as the handler's.
-    const requestId = randomUUID();
-    const timer = new PhaseTimer();
-    handle(deps, req, res, requestId, timer).catch((err) => {
-      log.error('local server failure', { requestId, ...errorFields(err) });
-      if (!res.headersSent) sendJson(req, res, 500, toErrorBody(new InternalError(err), requestId), requestId, timer);
+    const x: Exchange = { req, res, requestId: randomUUID(), timer: new PhaseTimer() };
+    handle(deps, x).catch((err) => {
+      log.error('local server failure', { requestId: x.requestId, ...errorFields(err) });
+      if (!res.headersSent) sendJson(x, 500, toErrorBody(new InternalError(err), x.requestId));
       else res.destroy();
     });
   });
@@ -60,12 +59,21 @@ async function readsBody(keys: KeyStore, req: http.IncomingMessage): Promise<boo
   return req.method === 'POST' && !(await bearerRejection(keys, req.headers.authorization));
 }
 
-async function handle(deps: LocalHttpDeps, req: http.IncomingMessage, res: http.ServerResponse, requestId: string, timer: PhaseTimer): Promise<void> {
+/** A request in flight: its answer, its id and its phase timer (every answer carries both). */
+interface Exchange {
+  req: http.IncomingMessage;
+  res: http.ServerResponse;
+  requestId: string;
+  timer: PhaseTimer;
+}
+
+async function handle(deps: LocalHttpDeps, x: Exchange): Promise<void> {
+  const { req, requestId } = x;
   const path = (req.url ?? '/').split('?')[0];
   if ((req.method === 'GET' || req.method === 'HEAD') && path.startsWith('/assets/')) {
     const asset = await assetAnswer(deps.assets, req.method, path, req.headers['if-none-match']);
-    if (asset) send(req, res, asset.status, asset.headers, asset.body, requestId, timer);
-    else sendJson(req, res, 404, toErrorBody(new LinkPreviewError(404, 'NOT_FOUND', 'No such asset.'), requestId), requestId, timer);
+    if (asset) send(x, asset);
+    else sendJson(x, 404, toErrorBody(new LinkPreviewError(404, 'NOT_FOUND', 'No such asset.'), requestId));
     return;
   }
   // The key before the body: only a POST with a valid key has its body read (up to the cap).
@@ -77,7 +85,7 @@ async function handle(deps: LocalHttpDeps, req: http.IncomingMessage, res: http.
     if (read === null) {
       const err = new LinkPreviewError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes.`);
       deps.log.info('request rejected', { requestId, status: 413, errorCode: err.errorCode });
-      sendJson(req, res, 413, toErrorBody(err, requestId), requestId, timer);
+      sendJson(x, 413, toErrorBody(err, requestId));
       return;
     }
     body = read;
@@ -85,7 +93,7 @@ async function handle(deps: LocalHttpDeps, req: http.IncomingMessage, res: http.
   // API Gateway's 29 s limit: the request's time budget (LINKPREVIEW_REQUEST_BUDGET_MS) is cut to it, as in the Lambda.
   const context = { awsRequestId: requestId, functionName: 'linklens-local', getRemainingTimeInMillis: () => 29_000 };
   const out = (await deps.handler(httpApiEvent(req, path, body, requestId), context)) as HttpResponse;
-  send(req, res, out.statusCode, out.headers, out.isBase64Encoded ? Buffer.from(out.body, 'base64') : out.body, requestId, timer);
+  send(x, { status: out.statusCode, headers: out.headers, body: out.isBase64Encoded ? Buffer.from(out.body, 'base64') : out.body });
 }
 
 /** The API Gateway HTTP API (v2) event of a request, as the Lambda would get it. */
@@ -147,15 +155,9 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | nu
  * lacks them. When the request body was not read to its end (a refused or oversized upload), the
  * answer says `connection: close` and the connection is closed after it: the body is not drained.
  */
-function send(
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  status: number,
-  headers: Record<string, string>,
-  body: string | Buffer | undefined,
-  requestId: string,
-  timer: PhaseTimer,
-): void {
+function send(x: Exchange, answer: { status: number; headers: Record<string, string>; body?: string | Buffer }): void {
+  const { req, res, requestId, timer } = x;
+  const { status, headers, body } = answer;
   const out: Record<string, string> = { ...headers };
   if (!out['x-request-id']) out['x-request-id'] = requestId;
   if (!out['server-timing']) out['server-timing'] = timer.header([]);
@@ -171,14 +173,10 @@ function send(
     });
 }
 
-function sendJson(req: http.IncomingMessage, res: http.ServerResponse, status: number, body: unknown, requestId: string, timer: PhaseTimer): void {
-  send(
-    req,
-    res,
+function sendJson(x: Exchange, status: number, body: unknown): void {
+  send(x, {
     status,
-    { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
-    JSON.stringify(body),
-    requestId,
-    timer,
-  );
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+    body: JSON.stringify(body),
+  });
 }

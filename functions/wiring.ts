@@ -39,11 +39,9 @@ export interface LocalDepsOptions {
  */
 export function buildFetcher(
   config: Config,
-  resolver?: Resolver,
-  log?: Log,
-  blobs?: BlobStore,
-  proxyEndpoint?: () => Promise<ProxyEndpoint | undefined>,
+  options: { resolver?: Resolver; log?: Log; blobs?: BlobStore; proxyEndpoint?: () => Promise<ProxyEndpoint | undefined> } = {},
 ): Fetcher {
+  const { resolver, log, blobs, proxyEndpoint } = options;
   const memo = blobs ? blobWallMemo(blobs, config.proxyMemoTtlMs) : undefined;
   return fetcherFromConfig(config, resolver, log, proxyPolicyFrom(config, { memo, endpoint: proxyEndpoint }));
 }
@@ -52,7 +50,7 @@ export function buildFetcher(
 export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs: BlobStore } {
   const { config, log } = options;
   const blobs = options.blobs ?? new FsBlobStore(config.dataDir, () => config.publicUrl || options.baseUrl());
-  const fetch = options.fetch ?? buildFetcher(config, options.resolver, log, blobs);
+  const fetch = options.fetch ?? buildFetcher(config, { resolver: options.resolver, log, blobs });
   const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency, { browser: config.browserConcurrency });
   return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };
 }

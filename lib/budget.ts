@@ -107,7 +107,7 @@ export class TimeBudget {
 export function budgetedFetcher(fetch: Fetcher, budget: TimeBudget): Fetcher {
   return async (url, options) => {
     const timeoutMs = budget.cap(options.timeoutMs);
-    if (budget.expired || timeoutMs <= 0) throw new FetchFailure('TIMEOUT', 'The time budget of the request ran out.', [url]);
+    if (budget.expired || timeoutMs <= 0) throw new FetchFailure('TIMEOUT', 'The time budget of the request ran out.', { trail: [url] });
     const signal = options.signal ? AbortSignal.any([options.signal, budget.signal]) : budget.signal;
     return fetch(url, { ...options, timeoutMs, signal });
   };

@@ -43,14 +43,18 @@ export function isTransientStatus(status: number): boolean {
 }
 
 export class LinkPreviewError extends ExpectedFailure {
+  /** What the error body's `details` says (the field, the URL ...). */
+  readonly details?: ErrorDetails;
+
   constructor(
     readonly status: number,
     readonly errorCode: string,
     message: string,
-    readonly details?: ErrorDetails,
-    options?: FailureOptions,
+    options: FailureOptions & { details?: ErrorDetails } = {},
   ) {
-    super(message, options);
+    const { details, ...failure } = options;
+    super(message, failure);
+    this.details = details;
   }
 
   /** The short category shown in the error body's `error` field. */
@@ -72,7 +76,7 @@ const STATUS_NAMES: Record<number, string> = {
 
 export class BadRequestError extends LinkPreviewError {
   constructor(errorCode: string, message: string, details?: ErrorDetails) {
-    super(400, errorCode, message, details);
+    super(400, errorCode, message, { details });
   }
 }
 
@@ -107,7 +111,7 @@ export class LinkNotAllowedError extends LinkPreviewError {
   readonly address?: string;
 
   constructor(message: string, details?: ErrorDetails, refusal?: GuardRefusal) {
-    super(400, 'LINK_NOT_ALLOWED', message, details);
+    super(400, 'LINK_NOT_ALLOWED', message, { details });
     this.reason = refusal?.reason;
     this.hostname = refusal?.hostname;
     this.address = refusal?.address;
@@ -127,7 +131,7 @@ export class NotAcceptableError extends LinkPreviewError {
 
 export class InternalError extends LinkPreviewError {
   constructor(cause?: unknown) {
-    super(500, 'INTERNAL_ERROR', 'An unexpected error occurred. It has been logged with the request id.', undefined, { cause });
+    super(500, 'INTERNAL_ERROR', 'An unexpected error occurred. It has been logged with the request id.', { cause });
   }
 }
 

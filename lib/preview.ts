@@ -437,7 +437,7 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
   const [r, f, hostedImage, hostedIcon, d, m] = await Promise.all([record, fields, image, icon, described, recalled]);
   if (memoKey) {
     const failed = { ...hostedImage.failed, ...hostedIcon.failed };
-    await rememberPage(blobs, memoKey, { image: hostedImage.image, icon: hostedIcon.icon, content: d?.content, failed }, m);
+    await rememberPage(blobs, memoKey, { image: hostedImage.image, icon: hostedIcon.icon, content: d?.content, failed }, { recalled: m });
   }
   return { record: r, hints: pageHints(f), hosted: { image: hostedImage.image, icon: hostedIcon.icon }, described: d };
 }

@@ -21,9 +21,10 @@ interface ScreenshotMemo {
 
 const screenshotKey = (url: string) => memoKey('screenshot-url', url);
 
-/** Remembers `screenshot`, captured at `at`, as the screenshot of `url`; a failed write is only a lost memo. */
-export async function rememberScreenshot(blobs: BlobStore, url: string, screenshot: ImageSet, at: number, ttlMs: number): Promise<void> {
+/** Remembers `screenshot`, captured at `at`, as the screenshot of `url` (none when `ttlMs` is 0); a failed write is only a lost memo. */
+export async function rememberScreenshot(blobs: BlobStore, shot: { url: string; screenshot: ImageSet; at: number }, ttlMs: number): Promise<void> {
   if (ttlMs <= 0) return;
+  const { at, url, screenshot } = shot;
   const memo: ScreenshotMemo = { at, url, screenshot };
   await writeMemo(blobs, screenshotKey(url), memo);
 }

@@ -61,7 +61,7 @@ export async function runScreenshotJob(input: ScreenshotJobInput, ctx: JobContex
 /** A captured PNG hosted as the four image sizes and remembered for the URL (the screenshot job's, or a render's). */
 export async function hostScreenshot(url: string, png: Buffer, capturedAt: number, ctx: JobContext): Promise<ImageSet | undefined> {
   const screenshot = await hostImageBytes(png, ctx);
-  if (screenshot) await rememberScreenshot(ctx.blobs, url, screenshot, capturedAt, ctx.config.screenshotMemoTtlMs);
+  if (screenshot) await rememberScreenshot(ctx.blobs, { url, screenshot, at: capturedAt }, ctx.config.screenshotMemoTtlMs);
   return screenshot;
 }
 

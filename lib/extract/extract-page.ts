@@ -165,7 +165,7 @@ export function oembedToFetch(read: PageRead, fields: PageFields, wanted: readon
 /** The icon sources, best first, and the icon background; the manifest's icons and colour when it was fetched. */
 export function pageIcons(read: PageRead, manifest?: ManifestData): { icons: IconCandidate[]; backgroundColor?: string } {
   return {
-    icons: iconCandidates(read.page, read.ctx.base, read.ctx.url, manifest, read.manifestUrl),
+    icons: iconCandidates(read.page, read.ctx.base, read.ctx.url, manifest && read.manifestUrl ? { data: manifest, url: read.manifestUrl } : undefined),
     backgroundColor: backgroundColor(read.page, manifest),
   };
 }

@@ -66,7 +66,12 @@ function score(c: IconCandidate): number {
   return s;
 }
 
-export function iconCandidates(page: Pick<PageData, 'links'>, base: string, finalUrl: string, manifest?: ManifestData, manifestUrl?: string): IconCandidate[] {
+/**
+ * The page's icons, best first: its icon links (resolved against `base`), the web app manifest's
+ * icons (`manifest`: its data and the URL its icon sources are relative to), then /favicon.ico of
+ * `finalUrl`.
+ */
+export function iconCandidates(page: Pick<PageData, 'links'>, base: string, finalUrl: string, manifest?: { data: ManifestData; url: string }): IconCandidate[] {
   const out: IconCandidate[] = [];
   const seen = new Set<string>();
   const add = (c: IconCandidate) => {
@@ -81,11 +86,11 @@ export function iconCandidates(page: Pick<PageData, 'links'>, base: string, fina
     if (!kind || !url) continue;
     add({ url, size: declaredSize(l.sizes) ?? sizeFromHref(l.href), rel: kind, type: l.type });
   }
-  if (manifest && manifestUrl) {
-    for (const icon of manifest.icons.slice(0, 30)) {
+  if (manifest) {
+    for (const icon of manifest.data.icons.slice(0, 30)) {
       if (!icon || typeof icon.src !== 'string') continue;
       if (icon.purpose && !/\bany\b/.test(icon.purpose) && /\b(maskable|monochrome)\b/.test(icon.purpose)) continue;
-      const url = resolveUrl(icon.src, manifestUrl);
+      const url = resolveUrl(icon.src, manifest.url);
       if (url) add({ url, size: declaredSize(icon.sizes), rel: 'manifest', type: icon.type });
     }
   }

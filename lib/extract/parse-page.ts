@@ -241,19 +241,31 @@ class PageParser {
   }
 
   private open(name: string, a: Record<string, string>): void {
+    if (!VOID.has(name)) this.enter(name, a);
+    this.readTag(name, a);
     const d = this.data;
-    if (!VOID.has(name)) {
-      const skip = SKIP_TEXT.has(name) || a.hidden !== undefined || /display\s*:\s*none/i.test(a.style ?? '');
-      this.stack.push(name);
-      if (this.stack.length > PAGE_LIMITS.maxDepth) this.stop();
-      this.skipFlags.push(skip);
-      if (skip) this.skipDepth++;
-      if (CHROME.has(name)) this.chromeDepth++;
-      const hard = skip && !CHROME.has(name);
-      this.hardFlags.push(hard);
-      if (hard) this.hardSkipDepth++;
-      this.itemtypes.push(a.itemscope !== undefined ? clip(a.itemtype, 300) : undefined);
-    }
+    if ((MOUNT_TAGS.has(name) || (a.id && MOUNT_IDS.has(a.id.toLowerCase()))) && d.shell.mounts.length < 8)
+      d.shell.mounts.push(MOUNT_TAGS.has(name) ? name : `#${a.id}`);
+    if (a.itemprop && name !== 'meta' && name !== 'link' && name !== 'img') this.openItemprop(name, a, a.itemprop);
+  }
+
+  /** An element that has content: onto the stack, with whether its text is skipped (chrome, hidden) and its itemscope. */
+  private enter(name: string, a: Record<string, string>): void {
+    const skip = SKIP_TEXT.has(name) || a.hidden !== undefined || /display\s*:\s*none/i.test(a.style ?? '');
+    this.stack.push(name);
+    if (this.stack.length > PAGE_LIMITS.maxDepth) this.stop();
+    this.skipFlags.push(skip);
+    if (skip) this.skipDepth++;
+    if (CHROME.has(name)) this.chromeDepth++;
+    const hard = skip && !CHROME.has(name);
+    this.hardFlags.push(hard);
+    if (hard) this.hardSkipDepth++;
+    this.itemtypes.push(a.itemscope !== undefined ? clip(a.itemtype, 300) : undefined);
+  }
+
+  /** What a tag itself tells (lang, base, metas, links, scripts, images) and which text buffers it opens. */
+  private readTag(name: string, a: Record<string, string>): void {
+    const d = this.data;
     switch (name) {
       case 'html':
         if (a.lang && !d.lang) d.lang = clip(a.lang, 50);
@@ -269,36 +281,10 @@ class PageParser {
         }
         break;
       case 'meta':
-        if (d.metas.length < PAGE_LIMITS.metas) {
-          const contentKey = a.content !== undefined ? 'content' : 'value';
-          const content = a[contentKey];
-          if (a.charset) d.metas.push({ charset: clip(a.charset, 50), content: '' });
-          if (content !== undefined && (a.name || a.property || a.itemprop || a['http-equiv'])) {
-            d.metas.push({
-              name: clip(a.name?.toLowerCase(), 200),
-              property: clip(a.property?.toLowerCase(), 200),
-              itemprop: clip(a.itemprop, 200),
-              httpEquiv: clip(a['http-equiv']?.toLowerCase(), 100),
-              content: clip(content),
-              ...(content.trim() && cutByStrayQuote(a, contentKey) ? { cut: true as const } : {}),
-            });
-          }
-        }
+        if (d.metas.length < PAGE_LIMITS.metas) this.readMeta(a);
         break;
       case 'link':
-        if (a.href && a.rel && d.links.length < PAGE_LIMITS.links) {
-          d.links.push({
-            rel: a.rel.toLowerCase().split(/\s+/).filter(Boolean),
-            href: clip(a.href, 4096),
-            type: clip(a.type?.toLowerCase(), 200),
-            sizes: clip(a.sizes, 200),
-            title: clip(a.title, 500),
-            media: clip(a.media, 200),
-            color: clip(a.color, 50),
-            hreflang: clip(a.hreflang, 50),
-          });
-        }
-        if (a.itemprop && a.href) this.itemprop(a.itemprop, a.href);
+        this.readLink(a);
         break;
       case 'script':
         if ((a.type ?? '').toLowerCase().trim() === 'application/ld+json' && d.jsonLd.length < PAGE_LIMITS.jsonLdBlocks) this.jsonLdBuf = '';
@@ -320,34 +306,72 @@ class PageParser {
       case 'p':
         if (d.paragraphs.length < PAGE_LIMITS.paragraphs && this.skipDepth === 0) this.pBuf = '';
         break;
-      case 'img': {
-        const src = a.src || a['data-src'] || a['data-lazy-src'] || a['data-original'];
-        if (src && d.images.length < PAGE_LIMITS.images) {
-          d.images.push({
-            src: clip(src, 4096),
-            width: num(a.width),
-            height: num(a.height),
-            alt: clip(a.alt, 300),
-            className: clip(a.class, 300),
-            id: clip(a.id, 200),
-            inChrome: this.chromeDepth > 0 || this.headDepth > 0 || undefined,
-          });
-        }
-        if (a.itemprop && src) this.itemprop(a.itemprop, src);
+      case 'img':
+        this.readImage(a);
         break;
-      }
       default:
         break;
     }
-    if ((MOUNT_TAGS.has(name) || (a.id && MOUNT_IDS.has(a.id.toLowerCase()))) && d.shell.mounts.length < 8)
-      d.shell.mounts.push(MOUNT_TAGS.has(name) ? name : `#${a.id}`);
-    if (a.itemprop && name !== 'meta' && name !== 'link' && name !== 'img') {
-      // A link's value is its href, except for text properties sites put on links (`<a itemprop=headline href=…>Title</a>`).
-      const textual = TEXT_PROPS.has(a.itemprop.toLowerCase());
-      const value = a.content ?? (textual ? undefined : (a.href ?? a.src)) ?? a.datetime;
-      if (value !== undefined) this.itemprop(a.itemprop, value);
-      else if (!VOID.has(name) && !this.propBuf) this.propBuf = { prop: a.itemprop, buf: '', depth: this.stack.length, itemtype: this.currentItemtype() };
+  }
+
+  private readMeta(a: Record<string, string>): void {
+    const d = this.data;
+    const contentKey = a.content !== undefined ? 'content' : 'value';
+    const content = a[contentKey];
+    if (a.charset) d.metas.push({ charset: clip(a.charset, 50), content: '' });
+    if (content !== undefined && (a.name || a.property || a.itemprop || a['http-equiv'])) {
+      d.metas.push({
+        name: clip(a.name?.toLowerCase(), 200),
+        property: clip(a.property?.toLowerCase(), 200),
+        itemprop: clip(a.itemprop, 200),
+        httpEquiv: clip(a['http-equiv']?.toLowerCase(), 100),
+        content: clip(content),
+        ...(content.trim() && cutByStrayQuote(a, contentKey) ? { cut: true as const } : {}),
+      });
     }
+  }
+
+  private readLink(a: Record<string, string>): void {
+    const d = this.data;
+    if (a.href && a.rel && d.links.length < PAGE_LIMITS.links) {
+      d.links.push({
+        rel: a.rel.toLowerCase().split(/\s+/).filter(Boolean),
+        href: clip(a.href, 4096),
+        type: clip(a.type?.toLowerCase(), 200),
+        sizes: clip(a.sizes, 200),
+        title: clip(a.title, 500),
+        media: clip(a.media, 200),
+        color: clip(a.color, 50),
+        hreflang: clip(a.hreflang, 50),
+      });
+    }
+    if (a.itemprop && a.href) this.itemprop(a.itemprop, a.href);
+  }
+
+  private readImage(a: Record<string, string>): void {
+    const d = this.data;
+    const src = a.src || a['data-src'] || a['data-lazy-src'] || a['data-original'];
+    if (src && d.images.length < PAGE_LIMITS.images) {
+      d.images.push({
+        src: clip(src, 4096),
+        width: num(a.width),
+        height: num(a.height),
+        alt: clip(a.alt, 300),
+        className: clip(a.class, 300),
+        id: clip(a.id, 200),
+        inChrome: this.chromeDepth > 0 || this.headDepth > 0 || undefined,
+      });
+    }
+    if (a.itemprop && src) this.itemprop(a.itemprop, src);
+  }
+
+  /** An itemprop on another element: its value from an attribute, else its text (collected until it closes). */
+  private openItemprop(name: string, a: Record<string, string>, prop: string): void {
+    // A link's value is its href, except for text properties sites put on links (`<a itemprop=headline href=…>Title</a>`).
+    const textual = TEXT_PROPS.has(prop.toLowerCase());
+    const value = a.content ?? (textual ? undefined : (a.href ?? a.src)) ?? a.datetime;
+    if (value !== undefined) this.itemprop(prop, value);
+    else if (!VOID.has(name) && !this.propBuf) this.propBuf = { prop, buf: '', depth: this.stack.length, itemtype: this.currentItemtype() };
   }
 
   private inNav(): boolean {

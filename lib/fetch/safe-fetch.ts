@@ -61,16 +61,19 @@ export class FetchFailure extends ExpectedFailure {
   /** The route the failed request took (set by the fetcher). */
   route?: RouteTaken;
 
+  /** The URLs visited so far, the original first. */
+  readonly trail: string[];
+  /** The last HTTP status seen, 0 when there was no response. */
+  readonly status: number;
+
   constructor(
     readonly code: FetchFailureCode,
     message: string,
-    /** The URLs visited so far, the original first. */
-    readonly trail: string[],
-    /** The last HTTP status seen, 0 when there was no response. */
-    readonly status = 0,
-    options?: { cause?: unknown },
+    details: { trail: string[]; status?: number; cause?: unknown },
   ) {
-    super(message, { cause: options?.cause, transient: TRANSIENT_CODES.has(code) });
+    super(message, { cause: details.cause, transient: TRANSIENT_CODES.has(code) });
+    this.trail = details.trail;
+    this.status = details.status ?? 0;
   }
 }
 
@@ -335,13 +338,13 @@ class Chain {
   visit(): void {
     const seen = (this.visits.get(this.current.href) ?? 0) + 1;
     this.visits.set(this.current.href, seen);
-    if (seen > 2) throw new FetchFailure('REDIRECT_LOOP', 'The link redirects in a loop.', this.trail, this.lastStatus);
+    if (seen > 2) throw new FetchFailure('REDIRECT_LOOP', 'The link redirects in a loop.', { trail: this.trail, status: this.lastStatus });
   }
 
   /** Time left of the fetch's own timeout (all hops); TIMEOUT when none is. */
   remaining(): number {
     const left = this.options.timeoutMs - (Date.now() - this.started);
-    if (left <= 0) throw new FetchFailure('TIMEOUT', 'The link did not answer in time.', this.trail, this.lastStatus);
+    if (left <= 0) throw new FetchFailure('TIMEOUT', 'The link did not answer in time.', { trail: this.trail, status: this.lastStatus });
     return left;
   }
 
@@ -380,7 +383,7 @@ class Chain {
       });
     }
     if (n + 1 > this.maxRedirects) {
-      throw new FetchFailure('TOO_MANY_REDIRECTS', `The link redirects more than ${this.maxRedirects} times.`, this.trail, res.status);
+      throw new FetchFailure('TOO_MANY_REDIRECTS', `The link redirects more than ${this.maxRedirects} times.`, { trail: this.trail, status: res.status });
     }
     this.trail.push(next.href);
     this.current = next;
@@ -396,7 +399,7 @@ function redirectTarget(current: URL, res: HopAnswer, trail: string[]): URL | un
   try {
     next = new URL(location.trim(), current);
   } catch {
-    throw new FetchFailure('REDIRECT_INVALID', `The link redirects to an invalid URL (${location.slice(0, 200)}).`, trail, res.status);
+    throw new FetchFailure('REDIRECT_INVALID', `The link redirects to an invalid URL (${location.slice(0, 200)}).`, { trail, status: res.status });
   }
   next.hash = '';
   return next;
@@ -472,9 +475,13 @@ async function agentsFor(deps: HopDeps, req: HopRequest): Promise<ReturnType<typ
   try {
     endpoint = await deps.proxy?.endpoint();
   } catch (err) {
-    throw new FetchFailure('PROXY_FAILURE', 'The proxy settings could not be read.', req.chain.trail, req.chain.lastStatus, { cause: err });
+    throw new FetchFailure('PROXY_FAILURE', 'The proxy settings could not be read.', {
+      trail: req.chain.trail,
+      status: req.chain.lastStatus,
+      cause: err,
+    });
   }
-  if (!endpoint) throw new FetchFailure('PROXY_FAILURE', 'No proxy is configured for this route.', req.chain.trail, req.chain.lastStatus);
+  if (!endpoint) throw new FetchFailure('PROXY_FAILURE', 'No proxy is configured for this route.', { trail: req.chain.trail, status: req.chain.lastStatus });
   const resolve = (host: string) =>
     new Promise<string>((ok, fail) => {
       deps.lookup(host, {}, (err, address) => (err ? fail(err) : ok(address as string)));
@@ -483,18 +490,35 @@ async function agentsFor(deps: HopDeps, req: HopRequest): Promise<ReturnType<typ
   return tunnelAgents(endpoint, resolve, { timeoutMs: req.timeoutMs, signal: req.chain.options.signal, secureContext });
 }
 
+/** One hop's request: its answer (a redirect's or a HEAD's without a body), or a FetchFailure. */
 async function requestOnce(deps: HopDeps, req: HopRequest): Promise<HopAnswer> {
-  const { chain, headers, timeoutMs } = req;
-  const { options, trail } = chain;
-  const target = chain.current;
-  const maxBytes = options.maxBytes;
-  let agents: ReturnType<typeof connectionAgents>;
+  const stream = openStream(deps, req, await hopAgents(deps, req));
+  const received: Received = { status: 0, headers: {}, chunks: [], bytes: 0 };
   try {
-    agents = await agentsFor(deps, req);
+    return await receive(stream, req, received);
   } catch (err) {
-    throw err instanceof FetchFailure ? err : new FetchFailure('PROXY_FAILURE', 'The proxy failed.', trail, chain.lastStatus, { cause: err });
+    stream.destroy();
+    return brokenOff(deps, req, err, received);
   }
-  const stream = got.stream(target, {
+}
+
+/** The hop's agents (agentsFor); any failure to get them is the proxy's. */
+async function hopAgents(deps: HopDeps, req: HopRequest): Promise<ReturnType<typeof connectionAgents>> {
+  try {
+    return await agentsFor(deps, req);
+  } catch (err) {
+    throw err instanceof FetchFailure
+      ? err
+      : new FetchFailure('PROXY_FAILURE', 'The proxy failed.', { trail: req.chain.trail, status: req.chain.lastStatus, cause: err });
+  }
+}
+
+type HopStream = ReturnType<typeof got.stream>;
+
+function openStream(deps: HopDeps, req: HopRequest, agents: ReturnType<typeof connectionAgents>): HopStream {
+  const { options } = req.chain;
+  const { headers, timeoutMs } = req;
+  return got.stream(req.chain.current, {
     method: options.method ?? 'GET',
     headers,
     ...(options.method === 'POST' && options.body !== undefined ? { body: options.body } : {}),
@@ -510,71 +534,84 @@ async function requestOnce(deps: HopDeps, req: HopRequest): Promise<HopAnswer> {
     signal: options.signal,
     http2: false,
   });
+}
 
-  let status = 0;
-  let resHeaders: Headers = {};
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  let truncated = false;
-  try {
-    const response = await new Promise<{ statusCode: number; headers: Headers }>((resolve, reject) => {
-      stream.once('response', resolve);
-      stream.once('error', reject);
-    });
-    status = response.statusCode;
-    resHeaders = response.headers;
-    const declared = parseDeclaredSize(resHeaders);
-    const isRedirect = REDIRECT_STATUSES.has(status) && typeof resHeaders.location === 'string';
-    if (isRedirect || options.method === 'HEAD') {
-      stream.destroy();
-      return { status, headers: resHeaders, body: Buffer.alloc(0), truncated: false, declaredSize: declared };
-    }
-    if (declared !== undefined && declared > maxBytes && options.onTooLarge === 'fail' && !options.rangePrefixBytes) {
-      stream.destroy();
-      throw new FetchFailure('TOO_LARGE', `The resource is larger than ${maxBytes} bytes.`, trail, status);
-    }
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (bytes + chunk.length > maxBytes) {
-        if (options.onTooLarge === 'fail') {
-          stream.destroy();
-          throw new FetchFailure('TOO_LARGE', `The resource is larger than ${maxBytes} bytes.`, trail, status);
-        }
-        chunks.push(chunk.subarray(0, maxBytes - bytes));
-        bytes = maxBytes;
-        truncated = true;
-        stream.destroy();
-        break;
-      }
-      chunks.push(chunk);
-      bytes += chunk.length;
-    }
-    // got takes its abort listener off the caller's signal when its stream is destroyed, not at the body's end.
+/** What a hop received before it ended or broke off. */
+interface Received {
+  status: number;
+  headers: Headers;
+  chunks: Buffer[];
+  bytes: number;
+}
+
+/** Reads the response: its status and headers, then its body under the byte cap. */
+async function receive(stream: HopStream, req: HopRequest, received: Received): Promise<HopAnswer> {
+  const { options, trail } = req.chain;
+  const maxBytes = options.maxBytes;
+  const response = await new Promise<{ statusCode: number; headers: Headers }>((resolve, reject) => {
+    stream.once('response', resolve);
+    stream.once('error', reject);
+  });
+  const status = response.statusCode;
+  received.status = status;
+  received.headers = response.headers;
+  const declared = parseDeclaredSize(response.headers);
+  const isRedirect = REDIRECT_STATUSES.has(status) && typeof response.headers.location === 'string';
+  if (isRedirect || options.method === 'HEAD') {
     stream.destroy();
-    return { status, headers: resHeaders, body: Buffer.concat(chunks, bytes), truncated, declaredSize: declared };
-  } catch (err) {
-    stream.destroy();
-    if (err instanceof FetchFailure) throw err;
-    const denied = notAllowedFrom(err);
-    if (denied) {
-      // The refusal is logged here, with the host, address and class; the caller gets exactly what
-      // a name that does not resolve gives (code, message, status, trail): whether an internal
-      // name exists, and where it points, is not the caller's to learn.
-      deps.log?.warn('fetch refused: the host resolves to a forbidden address', {
-        url: target.href,
-        hop: req.hop,
-        host: denied.hostname,
-        address: denied.address,
-        reason: denied.reason,
-      });
-      throw new FetchFailure('DNS_FAILURE', DNS_FAILURE_MESSAGE, trail, status || chain.lastStatus, { cause: denied });
-    }
-    const { code, message } = classifyError(err);
-    // A body that broke off after the headers still has a status: keep it.
-    if (status && chunks.length && (code === 'CONNECTION_RESET' || code === 'TIMEOUT')) {
-      return { status, headers: resHeaders, body: Buffer.concat(chunks, bytes), truncated: true, declaredSize: parseDeclaredSize(resHeaders) };
-    }
-    throw new FetchFailure(code, message, trail, status || chain.lastStatus, { cause: err });
+    return { status, headers: response.headers, body: Buffer.alloc(0), truncated: false, declaredSize: declared };
   }
+  if (declared !== undefined && declared > maxBytes && options.onTooLarge === 'fail' && !options.rangePrefixBytes) {
+    stream.destroy();
+    throw new FetchFailure('TOO_LARGE', `The resource is larger than ${maxBytes} bytes.`, { trail, status });
+  }
+  let truncated = false;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    if (received.bytes + chunk.length > maxBytes) {
+      if (options.onTooLarge === 'fail') {
+        stream.destroy();
+        throw new FetchFailure('TOO_LARGE', `The resource is larger than ${maxBytes} bytes.`, { trail, status });
+      }
+      received.chunks.push(chunk.subarray(0, maxBytes - received.bytes));
+      received.bytes = maxBytes;
+      truncated = true;
+      stream.destroy();
+      break;
+    }
+    received.chunks.push(chunk);
+    received.bytes += chunk.length;
+  }
+  // got takes its abort listener off the caller's signal when its stream is destroyed, not at the body's end.
+  stream.destroy();
+  return { status, headers: response.headers, body: Buffer.concat(received.chunks, received.bytes), truncated, declaredSize: declared };
+}
+
+/** A hop that failed: what it received when the body broke off after the headers, else the FetchFailure it is. */
+function brokenOff(deps: HopDeps, req: HopRequest, err: unknown, received: Received): HopAnswer {
+  const { chain } = req;
+  const { status } = received;
+  if (err instanceof FetchFailure) throw err;
+  const denied = notAllowedFrom(err);
+  if (denied) {
+    // The refusal is logged here, with the host, address and class; the caller gets exactly what
+    // a name that does not resolve gives (code, message, status, trail): whether an internal
+    // name exists, and where it points, is not the caller's to learn.
+    deps.log?.warn('fetch refused: the host resolves to a forbidden address', {
+      url: chain.current.href,
+      hop: req.hop,
+      host: denied.hostname,
+      address: denied.address,
+      reason: denied.reason,
+    });
+    throw new FetchFailure('DNS_FAILURE', DNS_FAILURE_MESSAGE, { trail: chain.trail, status: status || chain.lastStatus, cause: denied });
+  }
+  const { code, message } = classifyError(err);
+  // A body that broke off after the headers still has a status: keep it.
+  if (status && received.chunks.length && (code === 'CONNECTION_RESET' || code === 'TIMEOUT')) {
+    const { headers } = received;
+    return { status, headers, body: Buffer.concat(received.chunks, received.bytes), truncated: true, declaredSize: parseDeclaredSize(headers) };
+  }
+  throw new FetchFailure(code, message, { trail: chain.trail, status: status || chain.lastStatus, cause: err });
 }
 
 /**

@@ -37,14 +37,14 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
         deps.onAuthFailure?.();
         deps.log.info('request rejected', { requestId, status: 401, errorCode: 'UNAUTHORIZED', path: '/status' });
         const err = new UnauthorizedError(rejection);
-        const res = json(401, toErrorBody(err, requestId), requestId, timer);
+        const res = json(401, toErrorBody(err, requestId), { requestId, timer });
         res.headers['www-authenticate'] = 'Bearer realm="linklens"';
         return res;
       }
     }
     const deep = authorization !== '';
     const report = await serviceStatus({ blobs: deps.blobs, jobs: deps.jobs, ...deps.status }, { deep });
-    return json(report.ok ? 200 : 503, report, requestId, timer);
+    return json(report.ok ? 200 : 503, report, { requestId, timer });
   }
 
   return async (event: unknown, context?: Partial<LambdaContext>) => {
@@ -57,11 +57,11 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
       if (route === '/status' || route === '/openapi.json') {
         try {
           if (route === '/status') return await status(info, requestId, timer);
-          return json(200, openApiDocument(deps.config.openApiPath), requestId, timer, 'public, max-age=300');
+          return json(200, openApiDocument(deps.config.openApiPath), { requestId, timer, cacheControl: 'public, max-age=300' });
         } catch (err) {
           // Our bug (or a port that throws where it should report): an answer, not a Lambda error.
           deps.log.error('request failed', { requestId, path: route, ...errorFields(err) });
-          return json(500, toErrorBody(new InternalError(err), requestId), requestId, timer);
+          return json(500, toErrorBody(new InternalError(err), requestId), { requestId, timer });
         }
       }
     }
@@ -72,7 +72,7 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
     } catch (err) {
       if (!(err instanceof OverloadedError)) throw err;
       deps.log.warn('overloaded', { requestId, inFlight: deps.gate.inFlight, waiting: deps.gate.waiting });
-      const res = json(503, toErrorBody(err, requestId), requestId, timer);
+      const res = json(503, toErrorBody(err, requestId), { requestId, timer });
       res.headers['retry-after'] = String(err.retryAfterSeconds);
       return res;
     }
@@ -96,8 +96,9 @@ function stageOf(event: unknown): string | undefined {
   return typeof stage === 'string' && stage !== '$default' ? stage : undefined;
 }
 
-/** A JSON answer of these routes, with the headers every response carries: x-request-id and Server-Timing. */
-function json(statusCode: number, body: unknown, requestId: string, timer: PhaseTimer, cacheControl = 'no-store'): HttpResponse {
+/** A JSON answer of these routes, with the headers every response carries: x-request-id and Server-Timing (cache-control: no-store unless given). */
+function json(statusCode: number, body: unknown, answer: { requestId: string; timer: PhaseTimer; cacheControl?: string }): HttpResponse {
+  const { requestId, timer, cacheControl = 'no-store' } = answer;
   return {
     statusCode,
     headers: {

@@ -8,7 +8,7 @@ import { ConcurrencyGate } from '../jobs/concurrency-gate.js';
 
 export class OverloadedError extends LinkPreviewError {
   constructor(readonly retryAfterSeconds: number) {
-    super(503, 'OVERLOADED', 'The service is at capacity. Retry after a short wait.', undefined, { transient: true });
+    super(503, 'OVERLOADED', 'The service is at capacity. Retry after a short wait.', { transient: true });
   }
 }
 

@@ -63,7 +63,7 @@ export function workerMemoryBudgetMb(config: Pick<CoreConfig, 'functionMemoryMb'
   return Math.max(0, config.functionMemoryMb - WORKER_BASE_MB - WORKER_HEADROOM_MB);
 }
 
-/** What an image render takes (lib/media/images.ts `renderImage`: decode, four WebP encodes). */
+/** What an image render takes (lib/media/render-image.ts `renderImage`: decode, four WebP encodes). */
 export interface RenderSize {
   width: number;
   height: number;
@@ -75,7 +75,7 @@ export interface RenderSize {
 
 /**
  * Sources up to this many pixels are decoded once and each size is resized from the next larger
- * one's raw pixels (lib/media/images.ts); larger ones get a decode per size, so that their whole
+ * one's raw pixels (lib/media/render-image.ts); larger ones get a decode per size, so that their whole
  * raw pixels (150 MB for a 50 MP RGB image) are not held beside the encoders.
  */
 export const ONE_DECODE_MAX_PIXELS = 16_000_000;

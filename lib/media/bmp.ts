@@ -37,6 +37,41 @@ export interface DibOptions {
 }
 
 export function decodeDib(dib: Buffer, options: DibOptions): RgbaImage {
+  const layout = readDibLayout(dib, options);
+  const { width, height } = layout;
+  const { out, anyAlpha } = readPixels(dib, layout);
+  // A 32-bit bitmap whose alpha bytes are all zero carries no alpha (old icons): use the mask or opaque.
+  const plain32 = layout.bitCount === 32 && !layout.masks;
+  if (plain32 && !anyAlpha) for (let i = 3; i < out.length; i += 4) out[i] = 255;
+  if (layout.hasMask && !(plain32 && anyAlpha)) applyIconMask(dib, layout, out);
+  let hasAlpha = false;
+  for (let i = 3; i < out.length; i += 4)
+    if (out[i] !== 255) {
+      hasAlpha = true;
+      break;
+    }
+  return { width, height, data: out, hasAlpha };
+}
+
+/** Where a DIB's pixels are and how to read them, from its header. */
+interface DibLayout {
+  width: number;
+  height: number;
+  topDown: boolean;
+  bitCount: number;
+  /** The R, G, B, A masks of a 16-bit or bitfields bitmap. */
+  masks?: [number, number, number, number];
+  palette?: Buffer;
+  pixelStart: number;
+  stride: number;
+  /** Where an icon's AND mask starts, its row length, and whether it is there. */
+  maskStart: number;
+  maskStride: number;
+  hasMask: boolean;
+}
+
+/** The header, masks and palette of a DIB (a BitmapError for one this decoder does not read, or a truncated one). */
+function readDibLayout(dib: Buffer, options: DibOptions): DibLayout {
   if (dib.length < 16) throw new BitmapError('truncated bitmap header');
   const headerSize = dib.readUInt32LE(0);
   if (headerSize < 40 || headerSize > dib.length) throw new BitmapError(`unsupported bitmap header (${headerSize} bytes)`);
@@ -55,21 +90,8 @@ export function decodeDib(dib: Buffer, options: DibOptions): RgbaImage {
     throw new BitmapError(`unsupported bitmap compression ${compression}`);
   }
 
-  let cursor = headerSize;
-  let masks: [number, number, number, number] | undefined;
-  if (compression === BI_BITFIELDS || compression === BI_ALPHABITFIELDS) {
-    if (bitCount !== 16 && bitCount !== 32) throw new BitmapError('bitfields need 16 or 32 bits');
-    if (headerSize >= 56) masks = [dib.readUInt32LE(40), dib.readUInt32LE(44), dib.readUInt32LE(48), dib.readUInt32LE(52)];
-    else {
-      const n = compression === BI_ALPHABITFIELDS ? 4 : 3;
-      if (dib.length < cursor + n * 4) throw new BitmapError('truncated bitmap masks');
-      masks = [dib.readUInt32LE(cursor), dib.readUInt32LE(cursor + 4), dib.readUInt32LE(cursor + 8), n === 4 ? dib.readUInt32LE(cursor + 12) : 0];
-      cursor += n * 4;
-    }
-  } else if (bitCount === 16) {
-    masks = [0x7c00, 0x03e0, 0x001f, 0];
-  }
-
+  const { masks, cursor: afterMasks } = readMasks(dib, { headerSize, bitCount, compression });
+  let cursor = afterMasks;
   let palette: Buffer | undefined;
   if (bitCount <= 8) {
     const entries = colorsUsed > 0 && colorsUsed <= 1 << bitCount ? colorsUsed : 1 << bitCount;
@@ -85,7 +107,36 @@ export function decodeDib(dib: Buffer, options: DibOptions): RgbaImage {
   if (dib.length < needed) throw new BitmapError('truncated bitmap pixels');
   const maskStart = needed;
   const hasMask = options.iconMask && dib.length >= maskStart + maskStride * height;
+  return { width, height, topDown, bitCount, masks, palette, pixelStart, stride, maskStart, maskStride, hasMask };
+}
 
+/** The channel masks (bitfields, or 16-bit's default 5-5-5) and where the data after them starts. */
+function readMasks(
+  dib: Buffer,
+  header: { headerSize: number; bitCount: number; compression: number },
+): { masks?: [number, number, number, number]; cursor: number } {
+  const { headerSize, bitCount, compression } = header;
+  const cursor = headerSize;
+  if (compression === BI_BITFIELDS || compression === BI_ALPHABITFIELDS) {
+    if (bitCount !== 16 && bitCount !== 32) throw new BitmapError('bitfields need 16 or 32 bits');
+    if (headerSize >= 56) return { masks: [dib.readUInt32LE(40), dib.readUInt32LE(44), dib.readUInt32LE(48), dib.readUInt32LE(52)], cursor };
+    const n = compression === BI_ALPHABITFIELDS ? 4 : 3;
+    if (dib.length < cursor + n * 4) throw new BitmapError('truncated bitmap masks');
+    const masks: [number, number, number, number] = [
+      dib.readUInt32LE(cursor),
+      dib.readUInt32LE(cursor + 4),
+      dib.readUInt32LE(cursor + 8),
+      n === 4 ? dib.readUInt32LE(cursor + 12) : 0,
+    ];
+    return { masks, cursor: cursor + n * 4 };
+  }
+  if (bitCount === 16) return { masks: [0x7c00, 0x03e0, 0x001f, 0], cursor };
+  return { cursor };
+}
+
+/** The colour pixels as RGBA, top row first, and whether a 32-bit bitmap's alpha bytes were used. */
+function readPixels(dib: Buffer, layout: DibLayout): { out: Buffer; anyAlpha: boolean } {
+  const { width, height, topDown, bitCount, masks, palette, pixelStart, stride } = layout;
   const out = Buffer.alloc(width * height * 4);
   const field = masks ? masks.map(maskInfo) : undefined;
   let anyAlpha = false;
@@ -132,25 +183,19 @@ export function decodeDib(dib: Buffer, options: DibOptions): RgbaImage {
       out[o + 3] = a;
     }
   }
-  // A 32-bit bitmap whose alpha bytes are all zero carries no alpha (old icons): use the mask or opaque.
-  const plain32 = bitCount === 32 && !field;
-  if (plain32 && !anyAlpha) for (let i = 3; i < out.length; i += 4) out[i] = 255;
-  if (hasMask && !(plain32 && anyAlpha)) {
-    for (let y = 0; y < height; y++) {
-      const srcRow = topDown ? y : height - 1 - y;
-      const row = maskStart + srcRow * maskStride;
-      for (let x = 0; x < width; x++) {
-        if ((dib[row + (x >> 3)] >> (7 - (x & 7))) & 1) out[(y * width + x) * 4 + 3] = 0;
-      }
+  return { out, anyAlpha };
+}
+
+/** An icon's AND mask: each set bit makes its pixel transparent. */
+function applyIconMask(dib: Buffer, layout: DibLayout, out: Buffer): void {
+  const { width, height, topDown, maskStart, maskStride } = layout;
+  for (let y = 0; y < height; y++) {
+    const srcRow = topDown ? y : height - 1 - y;
+    const row = maskStart + srcRow * maskStride;
+    for (let x = 0; x < width; x++) {
+      if ((dib[row + (x >> 3)] >> (7 - (x & 7))) & 1) out[(y * width + x) * 4 + 3] = 0;
     }
   }
-  let hasAlpha = false;
-  for (let i = 3; i < out.length; i += 4)
-    if (out[i] !== 255) {
-      hasAlpha = true;
-      break;
-    }
-  return { width, height, data: out, hasAlpha };
 }
 
 /** An extractor for one channel of a bitfield mask, scaled to 0..255. */

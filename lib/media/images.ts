@@ -2,44 +2,38 @@
  * The image job: one source image (a URL or bytes already fetched) becomes four WebP renditions
  * (lib/media/image-sizes.ts), or those its input asks for (an icon: `original` only), stored under
  * content-addressed keys. Pure function of its input and the JobContext; the same code runs
- * in-process locally and in the worker Lambda on AWS.
+ * in-process locally and in the worker Lambda on AWS. The pixels are the renderer's
+ * (lib/media/render-image.ts); this file is the job around it:
  *
  *  - download through the SSRF-guarded fetcher, capped in bytes and time;
- *  - sniff the real format from the bytes; ICO and BMP are decoded here (sharp cannot read them),
- *    SVG is made safe first (lib/media/svg-safety.ts);
- *  - decode with sharp under `limitInputPixels` (decompression bombs are refused), honour EXIF
- *    orientation, strip metadata, never upscale, keep alpha; the first frame of an animation is
- *    used for the stills and `original` stays animated; a still size that would be the original
- *    again (`large` for a source within 1280 px) is neither encoded nor stored twice: its URL is
- *    the original's;
+ *  - render (lib/media/render-image.ts) under the job's memory hold; a still size that would be
+ *    the original again (`large` for a source within 1280 px) is neither encoded nor stored twice:
+ *    its URL is the original's;
  *  - a source already rendered (its `original` carries a manifest with the sizes asked for) is
  *    not rendered again; one stored in fewer sizes (an icon) gets the missing ones. A URL that
  *    failed recently for a reason of its own is not downloaded again (URL_MEMO);
+ *  - store the renditions, the `original` last with the manifest.
  * Anything wrong with the image is a `{reason}` result, not a thrown error: a broken image is
  * left out of the record, and on AWS a deterministic failure must not be retried.
  */
 import { createHash } from 'node:crypto';
-import type { Sharp, SharpOptions } from 'sharp';
 import { ASSET_METADATA } from '../asset-metadata.js';
 import { ExpectedFailure, isTransientStatus, required } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
 import { memoKey, readMemo, writeMemo } from '../jobs/memo.js';
-import { imageRenderMb, MemoryWaitAborted, ONE_DECODE_MAX_PIXELS, type RenderSize } from '../jobs/memory.js';
+import { imageRenderMb, MemoryWaitAborted, type RenderSize } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
-import { decodeBmp } from './bmp.js';
-import { decodeIcoEntry, type IcoImage, icoEntries } from './ico.js';
-import { iconBackgroundColor } from './icon-background.js';
-import { fitWithin, IMAGE_SIZE_NAMES, IMAGE_SIZES, type ImageSizeName, RENDITION_CONTENT_TYPE, renditionKey, renditionSizeMetadata } from './image-sizes.js';
-import { type ImageFormat, sniffImageFormat } from './sniff-image.js';
-import { sanitizeSvg } from './svg-safety.js';
+import { IMAGE_SIZE_NAMES, type ImageSizeName, RENDITION_CONTENT_TYPE, renditionKey, renditionSizeMetadata } from './image-sizes.js';
+import { ImageRejected, type Rendition, renderImage } from './render-image.js';
+import type { ImageFormat } from './sniff-image.js';
 
 interface RenditionInfo {
   width: number;
   height: number;
   bytes: number;
   /**
-   * Set when this size is stored as the `original`'s object (the same bytes: renderImage's
+   * Set when this size is stored as the `original`'s object (the same bytes: the renderer's
    * `sameAs`), not under its own key. Absent, as in every manifest stored before it existed: the
    * size's own key (renditionKey).
    */
@@ -69,9 +63,6 @@ interface ImageManifest {
    */
   renditions: Partial<Record<ImageSizeName, RenditionInfo>>;
 }
-
-/** Raised for an image that cannot be hosted (the job turns it into a `{reason}` result). */
-class ImageRejected extends ExpectedFailure {}
 
 /**
  * An image URL that failed for a reason of its own (a 404, undecodable bytes, too large) is
@@ -284,276 +275,4 @@ function toHostedImage(m: ImageManifest, sizes: readonly ImageSizeName[], ctx: J
     edgeColor: m.edgeColor,
     reused,
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rendering (no I/O): bytes in, WebP renditions out. Exported for the bench and for tests.
-
-export interface Rendition {
-  name: ImageSizeName;
-  width: number;
-  height: number;
-  data: Buffer;
-  /** Set on a still size whose pixels and encoding are the original's (see renderImage): the same bytes, stored once. */
-  sameAs?: 'original';
-}
-
-export interface RenderedImage {
-  source: { format: ImageFormat; size: number; width: number; height: number; hasAlphaChannel: boolean; animated: boolean };
-  renditions: Rendition[];
-  edgeColor: string;
-}
-
-export interface RenderOptions {
-  maxPixels: number;
-  /** WebP encoder effort 0-6 for every size (default: webpEffortFor each size). */
-  effort?: number;
-  quality?: number;
-  /**
-   * Called with the decoded size before the renders start; what it returns is called when they
-   * end. The job takes its memory hold here (lib/jobs/memory.ts `imageRenderMb`).
-   */
-  reserve?: (size: RenderSize) => Promise<() => void>;
-  /**
-   * Only these sizes (default: all four). The edge colour is the thumbnail's, else the original's
-   * (an icon is rendered in `original` only); without either there is none ('').
-   */
-  sizes?: readonly ImageSizeName[];
-}
-
-/**
- * WebP settings. Encoding the two big sizes dominates the time (about 80% of it for a 1600x1000
- * JPEG), so they use the fastest method (effort 0, about 3x faster than the default 4 for a few
- * percent more bytes); the small, most-viewed sizes use a higher effort, which costs nothing in
- * wall time because they finish while the big ones encode (see `npm run bench -- images`).
- */
-const WEBP_QUALITY = 80;
-function webpEffortFor(box: number | undefined): number {
-  if (box !== undefined && box <= 320) return 4;
-  if (box !== undefined && box <= 640) return 2;
-  return 0;
-}
-/** A vector image has no pixel size of its own: it is rasterized so its longer side is at least this. */
-const SVG_MIN_RASTER = 512;
-/** sharp stops a pipeline that runs longer than this. */
-const SHARP_TIMEOUT_SECONDS = 20;
-
-/**
- * sharp (libvips, about 30 ms and 20 MB to load) is loaded by the first render, not with this
- * module: a process that previews no image (the CLI on a text page, a PDF, a platform link)
- * never loads it. Every use below runs within renderImage, after the load.
- */
-let sharp: typeof import('sharp').default;
-async function loadSharp(): Promise<void> {
-  sharp ??= (await import('sharp')).default;
-}
-
-interface PreparedInput {
-  input: Buffer;
-  options: SharpOptions;
-  format: ImageFormat;
-  /** Known alpha for inputs decoded here (ICO/BMP); sharp's metadata says for the rest. */
-  hasAlpha?: boolean;
-}
-
-export async function renderImage(bytes: Buffer, options: RenderOptions): Promise<RenderedImage> {
-  await loadSharp();
-  const prepared = await prepareInput(bytes, options.maxPixels);
-  const meta = await sharp(prepared.input, prepared.options).metadata();
-  const width = meta.autoOrient?.width ?? meta.width;
-  const height = meta.autoOrient?.height ?? meta.height;
-  if (!width || !height) throw new ImageRejected('image has no size');
-  // Read without `animated`, the metadata describes the first frame; `pages` counts the frames.
-  const stillHeight = height;
-  if (width * stillHeight > options.maxPixels) throw new ImageRejected(`image of ${width}x${stillHeight} exceeds the pixel limit of ${options.maxPixels}`);
-  const animated = (meta.pages ?? 1) > 1 && (prepared.format === 'gif' || prepared.format === 'webp');
-  const quality = options.quality ?? WEBP_QUALITY;
-  const effortFor = (box: number | undefined) => options.effort ?? webpEffortFor(box);
-  /**
-   * A still size whose box leaves the source as it is (a 1200x630 og:image in `large`'s 1280 box:
-   * no resize, as `resized` returns the same pixels and sharp's `inside` fit never enlarges),
-   * encoded with the `original`'s effort, would be the original's pixels encoded the same way:
-   * the same bytes (test/media/images.test.ts checks it). It is not encoded again: it gets the
-   * original's rendition under its own name, marked `sameAs: 'original'`. Not for an animation,
-   * whose `original` is the animated render. Nor is it stored again: renderSource puts only the
-   * original's object and the manifest sends the size to it (RenditionInfo.sameAs), so `large`'s
-   * URL is `original.webp`. A put costs more than a distinct URL is worth (issue 29: 12 GETs for
-   * the price of one put); the ImageSet still has four entries, each with its own width and
-   * height, and a manifest stored before (every size under its own key) reads as it did.
-   * Asked for without `original` (a job adding sizes to a source stored as an icon, whose
-   * `original` is stored already), such a size is encoded itself, and still marked `sameAs`.
-   */
-  const wanted = new Set<ImageSizeName>(options.sizes ?? IMAGE_SIZES.map((s) => s.name));
-  const isOriginal = (s: (typeof IMAGE_SIZES)[number]) => {
-    if (s.box === undefined || animated || effortFor(s.box) !== effortFor(undefined)) return false;
-    const fit = fitWithin(width, stillHeight, s.box);
-    return fit.width === width && fit.height === stillHeight;
-  };
-  /** Given the original's encode rather than encoded itself. */
-  const sharesEncode = (s: (typeof IMAGE_SIZES)[number]) => wanted.has('original') && isOriginal(s);
-  const encoded = IMAGE_SIZES.filter((s) => wanted.has(s.name) && !sharesEncode(s));
-
-  const encode = async (name: ImageSizeName, box: number | undefined, p: Sharp): Promise<Rendition> => {
-    const { data, info } = await p.webp({ quality, effort: effortFor(box) }).toBuffer({ resolveWithObject: true });
-    return { name, width: info.width, height: info.height, data };
-  };
-  const renderAnimatedOriginal = async (): Promise<Rendition | undefined> => {
-    try {
-      const { data, info } = await sharp(prepared.input, { ...prepared.options, animated: true })
-        .timeout({ seconds: SHARP_TIMEOUT_SECONDS })
-        .webp({ quality, effort: options.effort ?? 0 })
-        .toBuffer({ resolveWithObject: true });
-      return { name: 'original', width: info.width, height: info.pageHeight ?? stillHeight, data };
-    } catch {
-      return undefined; // the first frame, as a still
-    }
-  };
-
-  const release = await options.reserve?.({
-    width,
-    height: stillHeight,
-    format: prepared.format,
-    hasAlpha: prepared.hasAlpha ?? !!meta.hasAlpha,
-    pages: animated ? meta.pages : 1,
-  });
-  try {
-    const animatedOriginal = animated ? renderAnimatedOriginal() : undefined;
-    /** The rendition of a size; an animation's `original` is the animated render when there is one. */
-    const render = (s: (typeof IMAGE_SIZES)[number], p: () => Sharp): Promise<Rendition> => {
-      const still = () => encode(s.name, s.box, p());
-      const r = s.name === 'original' && animatedOriginal ? animatedOriginal.then((a) => a ?? still()) : still();
-      r.catch(() => undefined); // awaited with the others below; marked handled now, as it can fail before
-      return r;
-    };
-    let renders: Promise<Rendition>[];
-    if (prepared.format === 'svg' || width * stillHeight > ONE_DECODE_MAX_PIXELS) {
-      // Each size rendered from the source: a vector image at its own scale; a very large image
-      // with a decode per size (a JPEG shrinks on load), not its whole raw pixels in memory.
-      renders = encoded.map((s) => render(s, () => (s.box === undefined ? pipeline(prepared) : pipeline(prepared).resize(insideBox(s.box)))));
-    } else {
-      // One decode (the first frame, oriented), then each size resized from the next larger
-      // one's pixels (less work than a decode per size: `npm run bench -- images`) and encoded
-      // while the next smaller one is resized. Each keeps the size it has when resized from the
-      // source (sharp's `inside` fit: fitWithin).
-      const full = await decoded(prepared);
-      let image = full;
-      renders = [];
-      for (const s of [...encoded].reverse()) {
-        image = await resized(image, s.box, fitWithin(full.width, full.height, s.box));
-        const pixels = image;
-        renders.unshift(render(s, () => pipeline(pixels)));
-      }
-    }
-    const done = await Promise.all(renders);
-    const byName = (name: ImageSizeName) =>
-      required(
-        done.find((r) => r.name === name),
-        `the ${name} rendition`,
-      );
-    const renditions: Rendition[] = IMAGE_SIZES.filter((s) => wanted.has(s.name)).map((s) => {
-      if (sharesEncode(s)) return { ...byName('original'), name: s.name, sameAs: 'original' };
-      return isOriginal(s) ? { ...byName(s.name), sameAs: 'original' } : byName(s.name);
-    });
-    // The edge colour from the thumbnail (the smallest decode), else from the original (an icon's
-    // only size; an animation's first frame): the same colour but for WebP's small losses.
-    const edge = renditions.find((r) => r.name === 'thumbnail') ?? renditions.find((r) => r.name === 'original');
-    const tiny = edge && (await sharp(edge.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer());
-    return {
-      source: { format: prepared.format, size: bytes.length, width, height: stillHeight, hasAlphaChannel: prepared.hasAlpha ?? meta.hasAlpha, animated },
-      renditions,
-      edgeColor: tiny ? iconBackgroundColor(tiny, 32, 32) : '',
-    };
-  } finally {
-    release?.();
-  }
-}
-
-/** Raw pixels in memory, as a pipeline's input. */
-interface DecodedImage {
-  input: Buffer;
-  options: SharpOptions;
-  width: number;
-  height: number;
-}
-
-function pipeline(image: { input: Buffer; options: SharpOptions }): Sharp {
-  return sharp(image.input, image.options).timeout({ seconds: SHARP_TIMEOUT_SECONDS });
-}
-
-/** The image's raw pixels (oriented, the first frame of an animation): one decode of the source. */
-async function decoded(image: { input: Buffer; options: SharpOptions }, resize?: (p: Sharp) => Sharp): Promise<DecodedImage> {
-  const p = pipeline(image);
-  const { data, info } = await (resize ? resize(p) : p).raw().toBuffer({ resolveWithObject: true });
-  return { input: data, options: { raw: { width: info.width, height: info.height, channels: info.channels } }, width: info.width, height: info.height };
-}
-
-const insideBox = (box: number) => ({ width: box, height: box, fit: 'inside' as const, withoutEnlargement: true });
-
-/**
- * The image fitted in a `box` square, at `size` (the same image when it has that size already):
- * the `inside` fit where it gives that size, else resized to it exactly (a fit of a fit can round
- * a side one pixel off).
- */
-async function resized(image: DecodedImage, box: number | undefined, size: { width: number; height: number }): Promise<DecodedImage> {
-  if (image.width === size.width && image.height === size.height) return image;
-  const inside = fitWithin(image.width, image.height, box);
-  const exact = inside.width === size.width && inside.height === size.height;
-  return decoded(image, (p) => p.resize(exact && box !== undefined ? insideBox(box) : { ...size, fit: 'fill' }));
-}
-
-async function prepareInput(bytes: Buffer, maxPixels: number): Promise<PreparedInput> {
-  const format = sniffImageFormat(bytes);
-  if (!format) throw new ImageRejected('not an image format we can read');
-  const base: SharpOptions = { limitInputPixels: maxPixels, failOn: 'truncated', autoOrient: true, sequentialRead: true };
-  try {
-    switch (format) {
-      case 'ico':
-        return await prepareIco(bytes, maxPixels, base);
-      case 'bmp': {
-        const img = decodeBmp(bytes, maxPixels);
-        return { input: img.data, options: { ...base, raw: { width: img.width, height: img.height, channels: 4 } }, format, hasAlpha: img.hasAlpha };
-      }
-      case 'svg':
-        return await prepareSvg(bytes, maxPixels, base);
-      default:
-        return { input: bytes, options: base, format };
-    }
-  } catch (err) {
-    // A decoder's refusal (bitmap, ICO, unsafe SVG) is the image's: rejected, with its format said.
-    if (err instanceof ExpectedFailure && !(err instanceof ImageRejected)) throw new ImageRejected(`${format}: ${err.message}`);
-    throw err;
-  }
-}
-
-async function prepareIco(bytes: Buffer, maxPixels: number, base: SharpOptions): Promise<PreparedInput> {
-  let lastError: unknown;
-  // Largest entry first; an entry that does not decode gives way to the next.
-  for (const entry of icoEntries(bytes)) {
-    let img: IcoImage;
-    try {
-      img = decodeIcoEntry(bytes, entry, maxPixels);
-      if (img.kind === 'png') {
-        await sharp(img.bytes, base).metadata();
-        return { input: img.bytes, options: base, format: 'ico' };
-      }
-      return { input: img.data, options: { ...base, raw: { width: img.width, height: img.height, channels: 4 } }, format: 'ico', hasAlpha: img.hasAlpha };
-    } catch (err) {
-      lastError = err;
-    }
-  }
-  throw lastError instanceof Error ? new ImageRejected(`ico: ${lastError.message}`) : new ImageRejected('ico: no entry decodes');
-}
-
-async function prepareSvg(bytes: Buffer, maxPixels: number, base: SharpOptions): Promise<PreparedInput> {
-  const safe = sanitizeSvg(bytes);
-  const meta = await sharp(safe, base).metadata();
-  const longest = Math.max(meta.width ?? 0, meta.height ?? 0);
-  let density = 72;
-  if (longest > 0 && longest < SVG_MIN_RASTER) {
-    density = Math.min(72 * (SVG_MIN_RASTER / longest), 72 * 64);
-    // Stay under the pixel limit at the raised density.
-    const scale = density / 72;
-    if ((meta.width ?? 0) * (meta.height ?? 0) * scale * scale > maxPixels) density = 72;
-  }
-  return { input: safe, options: { ...base, density }, format: 'svg' };
 }

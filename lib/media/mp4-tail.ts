@@ -41,11 +41,12 @@ export function indexOffsetBeyond(prefix: Buffer, total: number): number | undef
 }
 
 /**
- * Reads the end of the file from `offset` (at most `maxBytes`) and writes it into `file` at that
- * offset, extending the file to `total` bytes. False when the server did not answer with exactly
- * that range (no Range support, a changed file) or the tail is larger than the cap.
+ * Reads the end of the file at `url` from `offset` (at most `maxBytes`) and writes it into `file`
+ * at that offset, extending the file to `total` bytes. False when the server did not answer with
+ * exactly that range (no Range support, a changed file) or the tail is larger than the cap.
  */
-export async function fillIndexTail(file: string, url: string, offset: number, total: number, maxBytes: number, ctx: JobContext): Promise<boolean> {
+export async function fillIndexTail(file: string, tail: { url: string; offset: number; total: number; maxBytes: number }, ctx: JobContext): Promise<boolean> {
+  const { url, offset, total, maxBytes } = tail;
   const length = total - offset;
   if (length <= 0 || length > maxBytes || total > MAX_SPARSE_FILE_BYTES) return false;
   const res = await ctx.fetch(url, {

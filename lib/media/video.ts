@@ -44,7 +44,8 @@ async function describeVideo(input: MediaJobInput, ctx: JobContext): Promise<Vid
     const totalSize = !media.complete && media.ranged ? media.totalSize : undefined;
     const indexAt = totalSize ? indexOffsetBeyond(media.bytes, totalSize) : undefined;
     if (totalSize && indexAt !== undefined) {
-      await fillIndexTail(file, input.url, indexAt, totalSize, Math.min(cfg.mediaProbeBytes, cfg.maxMediaBytes), ctx).catch((err: unknown) => {
+      const tail = { url: input.url, offset: indexAt, total: totalSize, maxBytes: Math.min(cfg.mediaProbeBytes, cfg.maxMediaBytes) };
+      await fillIndexTail(file, tail, ctx).catch((err: unknown) => {
         if (err instanceof ExpectedFailure) return false;
         throw err;
       });

@@ -47,7 +47,7 @@ type Ports = { config: Config; jobs: JobRunner; blobs: BlobStore };
 
 export async function describePage(res: FetchResult, contentType: string | undefined, ports: Ports, options: DescribePageOptions): Promise<DescribedPage> {
   const run: RunOptions = { requestId: options.requestId, deadline: options.deadline };
-  const content = res.body.length > 0 ? pageContent(res, contentType, ports, run, options.content) : undefined;
+  const content = res.body.length > 0 ? pageContent({ res, contentType, remembered: options.content }, ports, run) : undefined;
   const othersReady = options.othersReady?.catch(() => undefined);
   const restReady = Promise.all([content?.catch(() => undefined), othersReady]);
   // Jobs on this machine's cores: the capture starts once the rest is ready, not beside it.
@@ -71,12 +71,11 @@ export async function describePage(res: FetchResult, contentType: string | undef
  * `remembered` for these page bytes (lib/page/page-memo.ts) without the job.
  */
 async function pageContent(
-  res: FetchResult,
-  contentType: string | undefined,
+  fetched: { res: FetchResult; contentType: string | undefined; remembered?: PageContentResult },
   ports: Ports,
   run: RunOptions,
-  remembered?: PageContentResult,
 ): Promise<DescribedPage> {
+  const { res, contentType, remembered } = fetched;
   // The deadline lets the job stop hosting the content's images in time to store its versions.
   const input = (): PageContentInput => ({ url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: run.deadline });
   const r = remembered ?? (await runPageContent(input(), ports.jobs, run));

@@ -13,7 +13,8 @@
  * The job reads the page in one step (`readPageContent`: decode, DOM, content, text and, for
  * content without images, the HTML and Markdown). Content with images waits for them to be hosted
  * (lib/page/page-images.ts, on the job's side: downloads and renders), then a second step
- * (`writePageVersions`) rewrites or removes each <img> and writes the HTML and Markdown. Between
+ * (`writePageVersions`) rewrites or removes each <img> (lib/page/content-images.ts) and writes the
+ * HTML and Markdown. Between
  * the two the content travels as a ContentTree: its elements and text nodes as they are, not
  * serialized HTML (parsing that again would repair nesting, e.g. a <p> around an <h3>, and change
  * the output).
@@ -25,6 +26,7 @@ import TurndownService from 'turndown';
 import { gfm } from 'turndown-plugin-gfm';
 import { decodeText } from '../fetch/charset.js';
 import type { ContentImage } from '../jobs/kinds.js';
+import { applyHostedImages, contentImageUrls } from './content-images.js';
 import { plainText } from './plain-text.js';
 import { countText } from './reading-time.js';
 import { type DomElement, type DomNode, escapeHtml, sanitizeTree } from './sanitize.js';
@@ -372,74 +374,4 @@ function fromTree([name, attributes, children]: ContentTree, document: DomDocume
   for (let i = attributes.length - 1; i >= 0; i--) el.setAttribute(attributes[i][0], attributes[i][1]);
   for (const child of children) el.appendChild(typeof child === 'string' ? document.createTextNode(child) : fromTree(child, document));
   return el;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The content's images (hosted by lib/page/page-images.ts)
-
-/** Declared as at most this many pixels each way: a tracking pixel or spacer, removed without a fetch. */
-const PIXEL_MAX = 2;
-
-/** The distinct addresses of the content's images, in document order (tracking pixels left out). */
-function contentImageUrls(root: DomElement): string[] {
-  const urls: string[] = [];
-  for (const img of Array.from(root.querySelectorAll('img'))) {
-    const src = img.getAttribute('src');
-    if (!src || isPixel(img) || urls.includes(src)) continue;
-    urls.push(src);
-  }
-  return urls;
-}
-
-/**
- * Rewrites each <img> of `root` to its hosted rendition: the `medium` one (640 px box, the
- * versions' reading width) as src, no srcset; width/height are the page's own, else the
- * rendition's. An image not hosted is removed, with the wrappers (<picture>, <figure>, a link) it
- * leaves empty.
- */
-function applyHostedImages(root: DomElement, hosted: Map<string, ContentImage>): void {
-  for (const img of Array.from(root.querySelectorAll('img'))) {
-    const h = hosted.get(img.getAttribute('src') ?? '');
-    if (h && !isPixel(img)) rewrite(img, h);
-    else removeImage(img, root);
-  }
-}
-
-function isPixel(img: DomElement): boolean {
-  const w = Number(img.getAttribute('width') ?? NaN);
-  const h = Number(img.getAttribute('height') ?? NaN);
-  return w <= PIXEL_MAX && h <= PIXEL_MAX;
-}
-
-function rewrite(img: DomElement, h: ContentImage): void {
-  img.setAttribute('src', h.medium.url);
-  img.removeAttribute('srcset');
-  if (img.getAttribute('width') === null && img.getAttribute('height') === null) {
-    img.setAttribute('width', String(h.medium.width));
-    img.setAttribute('height', String(h.medium.height));
-  }
-}
-
-/** Wrappers an image leaves behind: removed when nothing but whitespace (or, for a figure, its caption) is left. */
-const WRAPPERS = new Set(['picture', 'a', 'span', 'p', 'div', 'center', 'figure']);
-
-function removeImage(img: DomElement, root: DomElement): void {
-  let parent = img.parentNode as DomElement | null;
-  img.remove();
-  while (parent && parent !== root && parent.nodeType === 1 && WRAPPERS.has(parent.tagName.toLowerCase())) {
-    const tag = parent.tagName.toLowerCase();
-    const empty =
-      tag === 'figure'
-        ? Array.from(parent.querySelectorAll('img, table, pre, blockquote, ul, ol')).length === 0 &&
-          !Array.from(parent.childNodes)
-            .filter((n) => n.nodeName.toLowerCase() !== 'figcaption')
-            .map((n) => n.textContent ?? '')
-            .join('')
-            .trim()
-        : !(parent.textContent ?? '').trim() && Array.from(parent.querySelectorAll('img, table, pre, hr')).length === 0;
-    if (!empty) break;
-    const next = parent.parentNode as DomElement | null;
-    parent.remove();
-    parent = next;
-  }
 }

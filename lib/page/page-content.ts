@@ -24,7 +24,8 @@ import { runCpuTask } from '../jobs/cpu-pool.js';
 import type { ContentImage, PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import { type BlobStore, IMMUTABLE_CACHE } from '../ports.js';
 import { assetKeyOf } from '../storage-keys.js';
-import { hostPageImages, PAGE_IMAGE_LIMITS } from './page-images.js';
+import type { ContentParts, PageContentRead, PageVersions } from './page-content-dom.js';
+import { hostPageImages, pageImageTimes } from './page-images.js';
 import { fullVersionsKey, readFullVersions, versionsMetadata } from './page-memo.js';
 import { readingMinutes } from './reading-time.js';
 
@@ -55,44 +56,24 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
   if (read.excerpt) result.excerpt = read.excerpt;
   // No versions, for a reason of the page's own: as complete as the page gets (the preview remembers it).
   if (read.refused) return { ...result, reason: read.refused, complete: true };
-  let versions = read.versions;
-  if (!versions && !read.images) return { ...result, reason: 'no text', complete: true };
+  if (!read.versions && !read.images) return { ...result, reason: 'no text', complete: true };
   result.estimatedReadingTimeInMinutes = readingMinutes(read);
-  let complete = true;
-  let rest: Promise<Map<string, ContentImage> | undefined> | undefined;
-  let hostedInTime = 0;
+  // Stopped when the complete versions turn out to be stored already (below).
   const imagesStop = new AbortController();
   const imagesSignal = ctx.signal ? AbortSignal.any([ctx.signal, imagesStop.signal]) : imagesStop.signal;
-  if (read.images) {
-    const until = input.deadline !== undefined ? input.deadline - PAGE_IMAGE_LIMITS.reserveMs : started + PAGE_IMAGE_LIMITS.defaultMs;
-    const waitUntil = Date.now() + (ctx.config?.pageImagesWaitMs ?? PAGE_IMAGE_LIMITS.defaultMs);
-    // Stopped when the complete versions turn out to be stored already (below).
-    const images = await hostPageImages(read.images.urls, { ...ctx, signal: imagesSignal }, { waitUntil, until });
-    complete = images.complete;
-    rest = images.rest;
-    hostedInTime = images.hosted.size;
-    if (read.images.urls.length) result.images = { found: read.images.urls.length, hosted: images.hosted.size };
-    ctx.signal?.throwIfAborted();
-    versions = await runCpuTask(ctx.config, 'writePageVersions', { content: read.images.content, hosted: Object.fromEntries(images.hosted) }, ctx.signal);
-  }
+  const hosting = await hostAndWrite(read, { input, ctx: { ...ctx, signal: imagesSignal }, jobSignal: ctx.signal, started });
+  if (hosting.images) result.images = hosting.images;
   // What the images left under way came to while the versions were written and stored (nothing
   // waits for them): `pending` while they still run.
-  let settled: Map<string, ContentImage> | undefined | 'pending' = 'pending';
-  rest?.then(
-    (all) => {
-      settled = all;
-    },
-    () => {
-      settled = undefined;
-    },
-  );
-  const written = required(versions, 'the page versions');
+  const late = settledLater(hosting.rest);
+  const written = required(hosting.versions, 'the page versions');
   const first = await storeVersions(ctx.blobs, result, { ...written, text: read.text });
   const content = read.images?.content;
+  let { complete, rest } = hosting;
   // The ones under way all failed for reasons of their own by now (a 404 answers at once): these
   // versions are the complete ones, and the preview remembers them with the record.
-  const late = settled as Map<string, ContentImage> | undefined | 'pending';
-  if (rest && late !== 'pending' && late !== undefined && late.size === hostedInTime) {
+  const settled = late();
+  if (rest && settled !== 'pending' && settled !== undefined && settled.size === hosting.hostedInTime) {
     complete = true;
     rest = undefined;
   }
@@ -109,25 +90,92 @@ export async function runPageContentJob(input: PageContentInput, ctx: Pick<JobCo
     imagesStop.abort();
     return stored;
   }
-  // Once the remaining images are hosted: the complete versions, where `fullKey` says. When none
-  // of them could be hosted after all (each failed for a reason of its own), the first versions
-  // are the complete ones: `page.full.html` is their page.html again.
   const remaining = rest;
-  const later = async () => {
-    const all = await remaining;
-    if (!all || ctx.signal?.aborted) return;
-    const key = required(pending.fullKey, 'the complete versions key');
-    if (all.size > hostedInTime) {
-      const html = await runCpuTask(ctx.config, 'writePageVersions', { content, hosted: Object.fromEntries(all) }, ctx.signal);
-      const images = { found: read.images?.urls.length ?? 0, hosted: all.size };
-      await storeFullVersions(ctx.blobs, key, { ...html, text: read.text }, first.textKey, images);
-    } else {
-      await storeFullVersions(ctx.blobs, key, { ...written, text: read.text }, first.textKey, result.images);
-    }
-  };
+  const later = () =>
+    storeWhenHosted({
+      rest: remaining,
+      ctx,
+      key: required(pending.fullKey, 'the complete versions key'),
+      content,
+      first: { versions: { ...written, text: read.text }, textKey: first.textKey, images: result.images },
+      found: read.images?.urls.length ?? 0,
+      hostedInTime: hosting.hostedInTime,
+    });
   if (ctx.defer) ctx.defer(later);
   else void later().catch(() => undefined); // the next preview runs the job again
   return pending;
+}
+
+/** The content's versions, after its images are hosted when it has any (each <img> rewritten or removed). */
+interface HostedVersions {
+  versions?: PageVersions;
+  /** Every image hosted in time, or failed for a reason of its own (no images: true). */
+  complete: boolean;
+  /** The images left under way (PageImagesHosted.rest). */
+  rest?: Promise<Map<string, ContentImage> | undefined>;
+  hostedInTime: number;
+  images?: { found: number; hosted: number };
+}
+
+/** Hosts the content's images until their times (pageImageTimes), then writes the versions with them. */
+async function hostAndWrite(
+  read: PageContentRead,
+  job: { input: PageContentInput; ctx: Pick<JobContext, 'blobs' | 'signal'> & Partial<JobContext>; jobSignal: AbortSignal | undefined; started: number },
+): Promise<HostedVersions> {
+  if (!read.images) return { versions: read.versions, complete: true, hostedInTime: 0 };
+  const { ctx } = job;
+  const times = pageImageTimes({ deadline: job.input.deadline, started: job.started, now: Date.now(), waitMs: ctx.config?.pageImagesWaitMs });
+  const hosted = await hostPageImages(read.images.urls, ctx, times);
+  const images = read.images.urls.length ? { found: read.images.urls.length, hosted: hosted.hosted.size } : undefined;
+  job.jobSignal?.throwIfAborted();
+  const versions = await runCpuTask(
+    ctx.config,
+    'writePageVersions',
+    { content: read.images.content, hosted: Object.fromEntries(hosted.hosted) },
+    job.jobSignal,
+  );
+  return { versions, complete: hosted.complete, rest: hosted.rest, hostedInTime: hosted.hosted.size, ...(images ? { images } : {}) };
+}
+
+/** What `rest` has come to so far: `pending` while it runs, then its map, or undefined (some failed or were stopped). */
+function settledLater(rest: Promise<Map<string, ContentImage> | undefined> | undefined): () => Map<string, ContentImage> | undefined | 'pending' {
+  let settled: Map<string, ContentImage> | undefined | 'pending' = 'pending';
+  rest?.then(
+    (all) => {
+      settled = all;
+    },
+    () => {
+      settled = undefined;
+    },
+  );
+  return () => settled;
+}
+
+/**
+ * Once the remaining images are hosted: the complete versions, at `key` (the first versions'
+ * `fullKey`). When none of them could be hosted after all (each failed for a reason of its own),
+ * the first versions are the complete ones: `page.full.html` is their page.html again.
+ */
+async function storeWhenHosted(later: {
+  rest: Promise<Map<string, ContentImage> | undefined>;
+  ctx: Pick<JobContext, 'blobs' | 'signal'> & Partial<JobContext>;
+  key: string;
+  content: ContentParts;
+  /** The first versions, the key of their text, and their images' count. */
+  first: { versions: { html: string; markdown: string; text: string }; textKey: string; images: { found: number; hosted: number } | undefined };
+  found: number;
+  hostedInTime: number;
+}): Promise<void> {
+  const { ctx, key, first } = later;
+  const all = await later.rest;
+  if (!all || ctx.signal?.aborted) return;
+  if (all.size > later.hostedInTime) {
+    const html = await runCpuTask(ctx.config, 'writePageVersions', { content: later.content, hosted: Object.fromEntries(all) }, ctx.signal);
+    const images = { found: later.found, hosted: all.size };
+    await storeFullVersions(ctx.blobs, { key, versions: { ...html, text: first.versions.text }, textKey: first.textKey, images });
+  } else {
+    await storeFullVersions(ctx.blobs, { key, ...first });
+  }
 }
 
 /**
@@ -163,11 +211,9 @@ async function storeVersions(
  */
 async function storeFullVersions(
   blobs: BlobStore,
-  key: string,
-  versions: { html: string; markdown: string; text: string },
-  textKey: string,
-  images: { found: number; hosted: number } | undefined,
+  full: { key: string; versions: { html: string; markdown: string; text: string }; textKey: string; images: { found: number; hosted: number } | undefined },
 ): Promise<void> {
+  const { key, versions, textKey, images } = full;
   const markdown = textAsset('page.md', versions.markdown);
   if (!(await blobs.head(markdown.key))) await put(blobs, markdown, PAGE_ASSET_TYPES.markdown);
   const html = { key, bytes: Buffer.from(versions.html, 'utf8') };

@@ -30,7 +30,8 @@ import type { JobContext } from '../jobs/context.js';
 import type { ContentImage } from '../jobs/kinds.js';
 import { imageRenderMb, type RenderSize } from '../jobs/memory.js';
 import { RENDITION_CONTENT_TYPE, readRenditionSize, renditionKey, renditionSizeMetadata } from '../media/image-sizes.js';
-import { renderImage, sourceBytes } from '../media/images.js';
+import { sourceBytes } from '../media/images.js';
+import { renderImage } from '../media/render-image.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 
 export const PAGE_IMAGE_LIMITS = {
@@ -61,6 +62,16 @@ export interface PageImageTimes {
   until: number;
 }
 
+/**
+ * The decision on the images' times: they stop outright PAGE_IMAGE_LIMITS.reserveMs before the
+ * record's deadline (else defaultMs after the job started), and are waited for `waitMs`
+ * (LINKPREVIEW_PAGE_IMAGES_WAIT_MS; default defaultMs) from `now`.
+ */
+export function pageImageTimes(job: { deadline: number | undefined; started: number; now: number; waitMs: number | undefined }): PageImageTimes {
+  const until = job.deadline !== undefined ? job.deadline - PAGE_IMAGE_LIMITS.reserveMs : job.started + PAGE_IMAGE_LIMITS.defaultMs;
+  return { waitUntil: job.now + (job.waitMs ?? PAGE_IMAGE_LIMITS.defaultMs), until };
+}
+
 export interface PageImagesHosted {
   /** The images hosted in time, by address. */
   hosted: Map<string, ContentImage>;
@@ -87,100 +98,130 @@ export async function hostPageImages(
   if (all.length === 0) return { hosted: new Map(), complete: true };
   if (!given.fetch || !given.config) return { hosted: new Map(), complete: false };
   const ctx = given as ImageContext;
-  const urls = all.slice(0, PAGE_IMAGE_LIMITS.maxImages);
   // Each until the wait is over (then in the background) or the hard stop.
-  const { until } = times;
-  const waitUntil = Math.min(times.waitUntil, until);
-  const perImage = Math.min(PAGE_IMAGE_LIMITS.maxImageBytes, ctx.config.maxImageBytes);
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  ctx.signal?.addEventListener('abort', onAbort, { once: true });
-  if (ctx.signal?.aborted) stop.abort();
-  const timer = setTimeout(onAbort, Math.max(0, until - Date.now()));
-  const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+  const stop = hardStop(ctx.signal, times.until);
   // The end of the wait: the map returned has what was hosted by then.
   let waitTimer: NodeJS.Timeout | undefined;
   const waited = new Promise<void>((resolve) => {
-    waitTimer = setTimeout(resolve, Math.max(0, waitUntil - Date.now()));
+    waitTimer = setTimeout(resolve, Math.max(0, Math.min(times.waitUntil, times.until) - Date.now()));
   });
-
-  const all_ = new Map<string, ContentImage>();
-  let used = 0;
-  let reserved = 0;
-  let lost = 0;
-  const running = new Set<Promise<void>>();
-  const hostOne = (url: string, cap: number): Promise<void> => {
-    reserved += cap;
-    const p: Promise<void> = hostContentImage(url, { ...ctx, signal: stop.signal }, cap)
-      .then(
-        (r) => {
-          if (r.image && !stop.signal.aborted) {
-            all_.set(url, r.image);
-            used += r.bytes;
-          } else if (!r.reason) lost++; // a failure of the image's own leaves the versions complete
-        },
-        () => {
-          lost++; // aborted, or out of memory turns: the image is left out
-        },
-      )
-      .finally(() => {
-        reserved -= cap;
-        running.delete(p);
-      });
-    running.add(p);
-    return p;
-  };
-  let cut = false;
-  const schedule = async (): Promise<void> => {
-    for (const url of urls) {
-      // Wait for a free slot with a whole per-image cap left under the total (or nothing running).
-      for (;;) {
-        if (stop.signal.aborted) return;
-        const left = PAGE_IMAGE_LIMITS.maxTotalBytes - used - reserved;
-        if (running.size === 0 || (running.size < PAGE_IMAGE_LIMITS.concurrency && left >= perImage)) break;
-        await Promise.race(running);
-      }
-      const cap = Math.min(perImage, PAGE_IMAGE_LIMITS.maxTotalBytes - used - reserved);
-      if (cap < 1024) {
-        cut = true; // the total is spent: the rest is removed
-        break;
-      }
-      void hostOne(url, cap);
-    }
-    await Promise.all(running);
-  };
-  const finish = () => {
-    clearTimeout(timer);
-    ctx.signal?.removeEventListener('abort', onAbort);
-    stop.abort(); // what is still downloading stops; a render still running is not waited for
-  };
-  const scheduled = schedule().then(
-    () => ({ ok: true }),
-    (err: unknown) => ({ ok: false, err }),
+  const hosting = new ImageHosting(ctx, stop.signal);
+  const scheduled = hosting.hostAll(all.slice(0, PAGE_IMAGE_LIMITS.maxImages)).then(
+    () => ({ ok: true as const }),
+    (err: unknown) => ({ ok: false as const, err }),
   );
-  const first = await Promise.race([scheduled, stopped.then(() => undefined), waited.then(() => undefined)]);
+  const first = await Promise.race([scheduled, stop.stopped.then(() => undefined), waited.then(() => undefined)]);
   clearTimeout(waitTimer);
-  const wholeRun = (): boolean => !cut && lost === 0 && !stop.signal.aborted;
   if (first) {
     // Everything settled within the wait.
-    const complete = first.ok && wholeRun();
-    finish();
-    if (!first.ok) throw (first as { err: unknown }).err;
-    return { hosted: all_, complete };
+    const complete = first.ok && hosting.whole();
+    stop.end();
+    if (!first.ok) throw first.err;
+    return { hosted: hosting.hosted, complete };
   }
   // The wait is over (or the hard stop came) with images under way: these versions go with what
   // is hosted now; the rest goes on in the background (the hard stop and the job's abort still apply).
-  const inTime = new Map(all_);
+  const inTime = new Map(hosting.hosted);
   if (stop.signal.aborted) {
-    finish();
+    stop.end();
     return { hosted: inTime, complete: false };
   }
   const rest = scheduled.then((r) => {
-    const whole = r.ok && wholeRun();
-    finish();
-    return whole ? all_ : undefined;
+    const whole = r.ok && hosting.whole();
+    stop.end();
+    return whole ? hosting.hosted : undefined;
   });
   return { hosted: inTime, complete: false, rest };
+}
+
+/**
+ * The hosting's hard stop: at `until`, or at the job's abort, whichever comes first. `end` clears
+ * its timer and listener and stops what is still under way.
+ */
+function hardStop(jobSignal: AbortSignal | undefined, until: number): { signal: AbortSignal; stopped: Promise<void>; end: () => void } {
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  jobSignal?.addEventListener('abort', onAbort, { once: true });
+  if (jobSignal?.aborted) stop.abort();
+  const timer = setTimeout(onAbort, Math.max(0, until - Date.now()));
+  const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+  const end = () => {
+    clearTimeout(timer);
+    jobSignal?.removeEventListener('abort', onAbort);
+    stop.abort(); // what is still downloading stops; a render still running is not waited for
+  };
+  return { signal: stop.signal, stopped, end };
+}
+
+/**
+ * The page's images under way, a few at once under the byte caps (their context's signal is the
+ * hard stop), and the ones hosted, by address.
+ */
+class ImageHosting {
+  readonly hosted = new Map<string, ContentImage>();
+  private used = 0;
+  private reserved = 0;
+  private lost = 0;
+  private cut = false;
+  private readonly running = new Set<Promise<void>>();
+  private readonly perImage: number;
+  /** The job's context, its signal the hard stop's. */
+  private readonly ctx: ImageContext;
+
+  constructor(
+    ctx: ImageContext,
+    private readonly stop: AbortSignal,
+  ) {
+    this.ctx = { ...ctx, signal: stop };
+    this.perImage = Math.min(PAGE_IMAGE_LIMITS.maxImageBytes, ctx.config.maxImageBytes);
+  }
+
+  /** Hosts `urls` in order, each when a slot and a whole per-image cap are free; settles when the last one does. */
+  async hostAll(urls: string[]): Promise<void> {
+    for (const url of urls) {
+      // Wait for a free slot with a whole per-image cap left under the total (or nothing running).
+      for (;;) {
+        if (this.stop.aborted) return;
+        const left = PAGE_IMAGE_LIMITS.maxTotalBytes - this.used - this.reserved;
+        if (this.running.size === 0 || (this.running.size < PAGE_IMAGE_LIMITS.concurrency && left >= this.perImage)) break;
+        await Promise.race(this.running);
+      }
+      const cap = Math.min(this.perImage, PAGE_IMAGE_LIMITS.maxTotalBytes - this.used - this.reserved);
+      if (cap < 1024) {
+        this.cut = true; // the total is spent: the rest is removed
+        break;
+      }
+      void this.hostOne(url, cap);
+    }
+    await Promise.all(this.running);
+  }
+
+  /** Every image hosted (or failed for a reason of its own), none cut by the total byte cap or the stop: a run on the same page would give the same. */
+  whole(): boolean {
+    return !this.cut && this.lost === 0 && !this.stop.aborted;
+  }
+
+  private hostOne(url: string, cap: number): Promise<void> {
+    this.reserved += cap;
+    const p: Promise<void> = hostContentImage(url, this.ctx, cap)
+      .then(
+        (r) => {
+          if (r.image && !this.stop.aborted) {
+            this.hosted.set(url, r.image);
+            this.used += r.bytes;
+          } else if (!r.reason) this.lost++; // a failure of the image's own leaves the versions complete
+        },
+        () => {
+          this.lost++; // aborted, or out of memory turns: the image is left out
+        },
+      )
+      .finally(() => {
+        this.reserved -= cap;
+        this.running.delete(p);
+      });
+    this.running.add(p);
+    return p;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -181,9 +181,15 @@ export async function recallPage(blobs: BlobStore, key: string, now = Date.now()
 /**
  * Writes the memo with the parts of `got` that `recalled` (what the preview read) lacks, added to
  * those; nothing when there is nothing new (and nothing recalled from beside the memo). Returns
- * whether it wrote. A failed write is only a lost memo.
+ * whether it wrote. A failed write is only a lost memo. `now` (default: the clock) dates it.
  */
-export async function rememberPage(blobs: BlobStore, key: string, got: PageMemoParts, recalled?: RecalledPage, now = Date.now()): Promise<boolean> {
+export async function rememberPage(
+  blobs: BlobStore,
+  key: string,
+  got: PageMemoParts,
+  options: { recalled?: RecalledPage; now?: number } = {},
+): Promise<boolean> {
+  const { recalled, now = Date.now() } = options;
   const { unmerged, failed: _failed, pending, ...known } = recalled ?? {};
   const next: Omit<PageMemo, 'v' | 'at' | 'base'> = { ...known };
   if (pending && !next.content) next.content = pending;

@@ -10,7 +10,7 @@
 import { loadavg } from 'node:os';
 import sharp from 'sharp';
 import { CpuPool } from '../../lib/jobs/cpu-pool.js';
-import { renderImage } from '../../lib/media/images.js';
+import { renderImage } from '../../lib/media/render-image.js';
 import { median, timeRuns } from './bench.js';
 import { largeArticle } from './content.bench.js';
 

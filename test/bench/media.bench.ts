@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { computeWaveform, readAudioTags } from '../../lib/media/audio.js';
 import { frameTimestamps, grabFrames } from '../../lib/media/frames.js';
-import { renderImage } from '../../lib/media/images.js';
 import { PDF_RENDER_WIDTH, runPdfWorker } from '../../lib/media/pdf.js';
 import { probeFile } from '../../lib/media/probe.js';
+import { renderImage } from '../../lib/media/render-image.js';
 import { ffmpegMake, makePdf, proseDocument } from '../media-types/fixtures.js';
 import { median, timeRuns } from './bench.js';
 

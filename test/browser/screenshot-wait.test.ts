@@ -155,7 +155,7 @@ describe('the screenshot memo', () => {
     const config = memoConfig();
     const { preview, blobs, jobs } = pipeline(config);
     try {
-      await rememberScreenshot(blobs, site.url('/page'), OLD_SHOT, Date.now(), config.screenshotMemoTtlMs);
+      await rememberScreenshot(blobs, { url: site.url('/page'), screenshot: OLD_SHOT, at: Date.now() }, config.screenshotMemoTtlMs);
       const record = await preview(site.url('/page'));
       expect(record.page?.screenshot).toEqual(OLD_SHOT);
       expect(jobs.screenshotRuns).toHaveLength(0);
@@ -168,7 +168,7 @@ describe('the screenshot memo', () => {
     const config = memoConfig({ screenshotMemoTtlMs: 60_000 });
     const { preview, blobs, jobs } = pipeline(config);
     try {
-      await rememberScreenshot(blobs, site.url('/page'), OLD_SHOT, Date.now() - 60_001, config.screenshotMemoTtlMs);
+      await rememberScreenshot(blobs, { url: site.url('/page'), screenshot: OLD_SHOT, at: Date.now() - 60_001 }, config.screenshotMemoTtlMs);
       const record = await preview(site.url('/page'));
       expect(record.page?.screenshot).not.toEqual(OLD_SHOT);
       expect(jobs.screenshotRuns).toHaveLength(1);
@@ -184,7 +184,7 @@ describe('the screenshot memo', () => {
     const url = site.url('/page');
     try {
       // Written by a deployment with reuse on: a preview with TTL 0 does not take it.
-      await rememberScreenshot(blobs, url, OLD_SHOT, Date.now(), 3_600_000);
+      await rememberScreenshot(blobs, { url, screenshot: OLD_SHOT, at: Date.now() }, 3_600_000);
       const record = await preview(url);
       expect(record.page?.screenshot).not.toEqual(OLD_SHOT);
       expect(jobs.screenshotRuns).toHaveLength(1);
@@ -194,7 +194,7 @@ describe('the screenshot memo', () => {
 
       // And with TTL 0 nothing is remembered.
       const other = site.url('/page?other');
-      await rememberScreenshot(blobs, other, OLD_SHOT, Date.now(), 0);
+      await rememberScreenshot(blobs, { url: other, screenshot: OLD_SHOT, at: Date.now() }, 0);
       expect(await recallScreenshot(blobs, other, 3_600_000)).toBeUndefined();
     } finally {
       config.cleanup();
@@ -206,7 +206,7 @@ describe('the screenshot memo', () => {
     const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
     const at = Date.now();
     try {
-      await rememberScreenshot(blobs, 'https://a.example/', OLD_SHOT, at, 1000);
+      await rememberScreenshot(blobs, { url: 'https://a.example/', screenshot: OLD_SHOT, at }, 1000);
       expect(await recallScreenshot(blobs, 'https://a.example/', 1000, at + 999)).toEqual(OLD_SHOT);
       expect(await recallScreenshot(blobs, 'https://a.example/', 1000, at + 1000)).toBeUndefined();
       expect(await recallScreenshot(blobs, 'https://a.example/', 1000, at - 1)).toBeUndefined();
@@ -327,7 +327,7 @@ describe('where the jobs share the cores (the local runner), the capture starts 
     const { runner, submitted } = heldRunner(true, content.promise);
     const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
     try {
-      await rememberScreenshot(blobs, res.finalUrl, OLD_SHOT, Date.now(), config.screenshotMemoTtlMs);
+      await rememberScreenshot(blobs, { url: res.finalUrl, screenshot: OLD_SHOT, at: Date.now() }, config.screenshotMemoTtlMs);
       const described = describePage(res, 'text/html', { config, jobs: runner, blobs }, { requestId: 'r', deadline: Date.now() + 20_000 });
       content.release();
       expect((await described).page).toEqual({ htmlUrl: 'http://assets.test/p.html', screenshot: OLD_SHOT });

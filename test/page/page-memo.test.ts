@@ -203,12 +203,12 @@ test('a memo made through another public base, or older than its TTL, is not use
     const key = pageMemoKey({ url: 'https://example.com/a', contentType: 'text/html', bytes: Buffer.from('<p>x</p>') });
     const icon = { url: 'http://assets.test/assets/x/original.webp', width: 32, height: 32, backgroundColor: '#ffffff' };
     const t0 = Date.now();
-    expect(await rememberPage(s.blobs, key, { icon }, undefined, t0)).toBe(true);
+    expect(await rememberPage(s.blobs, key, { icon }, { now: t0 })).toBe(true);
     expect(await recallPage(s.blobs, key, t0 + 1000)).toEqual({ icon });
     // Nothing new: no write.
-    expect(await rememberPage(s.blobs, key, { icon }, { icon }, t0)).toBe(false);
+    expect(await rememberPage(s.blobs, key, { icon }, { recalled: { icon }, now: t0 })).toBe(false);
     // Incomplete versions that name no complete ones are never remembered.
-    expect(await rememberPage(s.blobs, key, { content: { words: 1, cjkChars: 0, article: true, htmlUrl: 'x' } }, { icon }, t0)).toBe(false);
+    expect(await rememberPage(s.blobs, key, { content: { words: 1, cjkChars: 0, article: true, htmlUrl: 'x' } }, { recalled: { icon }, now: t0 })).toBe(false);
     expect(await recallPage(s.blobs, key, t0 + PAGE_MEMO_TTL_MS)).toBeUndefined();
     const other = buildLocalDeps({ config: s.config, log: silentLog, baseUrl: () => 'http://other.test' });
     expect(await recallPage(other.blobs, key, t0 + 1000)).toBeUndefined();
@@ -226,11 +226,11 @@ test('a memo made through another public base, or older than its TTL, is not use
       fullKey,
     };
     const key2 = pageMemoKey({ url: 'https://example.com/b', bytes: Buffer.from('<p>y</p>') });
-    expect(await rememberPage(s.blobs, key2, { icon, content: firstOnes }, undefined, t0)).toBe(true);
+    expect(await rememberPage(s.blobs, key2, { icon, content: firstOnes }, { now: t0 })).toBe(true);
     const before = await recallPage(s.blobs, key2, t0 + 1);
     expect(before).toEqual({ icon, pending: firstOnes });
     // The same first versions again: nothing new.
-    expect(await rememberPage(s.blobs, key2, { icon, content: firstOnes }, before, t0 + 2)).toBe(false);
+    expect(await rememberPage(s.blobs, key2, { icon, content: firstOnes }, { recalled: before, now: t0 + 2 })).toBe(false);
     // The job stores the complete versions at fullKey (page.full.html last, naming page.md and page.txt).
     await s.blobs.put('assets/dd/page.md', 'md', { contentType: 'text/markdown' });
     await s.blobs.put(fullKey, '<p>full</p>', {
@@ -248,7 +248,7 @@ test('a memo made through another public base, or older than its TTL, is not use
     const recalled = await recallPage(s.blobs, key2, t0 + 3);
     expect(recalled).toEqual({ icon, content: complete, unmerged: true });
     // The preview writes them into the memo (once): the next recall has them from one read.
-    expect(await rememberPage(s.blobs, key2, {}, recalled, t0 + 4)).toBe(true);
+    expect(await rememberPage(s.blobs, key2, {}, { recalled, now: t0 + 4 })).toBe(true);
     const heads = jest.spyOn(s.blobs, 'head');
     expect(await recallPage(s.blobs, key2, t0 + 5)).toEqual({ icon, content: complete });
     expect(heads).not.toHaveBeenCalled();
@@ -256,11 +256,11 @@ test('a memo made through another public base, or older than its TTL, is not use
 
     // A card part that failed for a lasting reason: remembered as failed for FAILED_PART_TTL_MS, its time kept by later writes.
     const key3 = pageMemoKey({ url: 'https://example.com/c', bytes: Buffer.from('<p>z</p>') });
-    expect(await rememberPage(s.blobs, key3, { icon, failed: { image: true } }, undefined, t0)).toBe(true);
+    expect(await rememberPage(s.blobs, key3, { icon, failed: { image: true } }, { now: t0 })).toBe(true);
     const withFailure = await recallPage(s.blobs, key3, t0 + 1);
     expect(withFailure).toMatchObject({ icon, failed: { image: true } });
-    expect(await rememberPage(s.blobs, key3, { failed: { image: true } }, withFailure, t0 + 2)).toBe(false);
-    expect(await rememberPage(s.blobs, key3, { content: complete }, withFailure, t0 + 60_000)).toBe(true);
+    expect(await rememberPage(s.blobs, key3, { failed: { image: true } }, { recalled: withFailure, now: t0 + 2 })).toBe(false);
+    expect(await rememberPage(s.blobs, key3, { content: complete }, { recalled: withFailure, now: t0 + 60_000 })).toBe(true);
     expect((await recallPage(s.blobs, key3, t0 + FAILED_PART_TTL_MS - 1))?.failed).toEqual({ image: true });
     expect((await recallPage(s.blobs, key3, t0 + FAILED_PART_TTL_MS))?.failed).toBeUndefined();
   } finally {

@@ -1,0 +1,344 @@
+/**
+ * The sharp renderer: bytes in, WebP renditions out, no I/O (the image job, lib/media/images.ts,
+ * downloads, reuses and stores). Exported for the job, the page images, the bench and tests.
+ *
+ *  - sniff the real format from the bytes; ICO and BMP are decoded here (sharp cannot read them),
+ *    SVG is made safe first (lib/media/svg-safety.ts);
+ *  - decode with sharp under `limitInputPixels` (decompression bombs are refused), honour EXIF
+ *    orientation, strip metadata, never upscale, keep alpha; the first frame of an animation is
+ *    used for the stills and `original` stays animated;
+ *  - a still size that would be the original's bytes again is not encoded twice (`sameAs`).
+ * Anything wrong with the image is an ImageRejected (an ExpectedFailure).
+ */
+import type { Sharp, SharpOptions } from 'sharp';
+import { ExpectedFailure, required } from '../errors.js';
+import { ONE_DECODE_MAX_PIXELS, type RenderSize } from '../jobs/memory.js';
+import { decodeBmp } from './bmp.js';
+import { decodeIcoEntry, type IcoImage, icoEntries } from './ico.js';
+import { iconBackgroundColor } from './icon-background.js';
+import { fitWithin, IMAGE_SIZES, type ImageSizeName } from './image-sizes.js';
+import { type ImageFormat, sniffImageFormat } from './sniff-image.js';
+import { sanitizeSvg } from './svg-safety.js';
+
+/** Raised for an image that cannot be hosted (the job turns it into a `{reason}` result). */
+export class ImageRejected extends ExpectedFailure {}
+
+export interface Rendition {
+  name: ImageSizeName;
+  width: number;
+  height: number;
+  data: Buffer;
+  /** Set on a still size whose pixels and encoding are the original's (see planRenditions): the same bytes, stored once. */
+  sameAs?: 'original';
+}
+
+export interface RenderedImage {
+  source: { format: ImageFormat; size: number; width: number; height: number; hasAlphaChannel: boolean; animated: boolean };
+  renditions: Rendition[];
+  edgeColor: string;
+}
+
+export interface RenderOptions {
+  maxPixels: number;
+  /** WebP encoder effort 0-6 for every size (default: webpEffortFor each size). */
+  effort?: number;
+  quality?: number;
+  /**
+   * Called with the decoded size before the renders start; what it returns is called when they
+   * end. The job takes its memory hold here (lib/jobs/memory.ts `imageRenderMb`).
+   */
+  reserve?: (size: RenderSize) => Promise<() => void>;
+  /**
+   * Only these sizes (default: all four). The edge colour is the thumbnail's, else the original's
+   * (an icon is rendered in `original` only); without either there is none ('').
+   */
+  sizes?: readonly ImageSizeName[];
+}
+
+/**
+ * WebP settings. Encoding the two big sizes dominates the time, so they use the fastest method
+ * (effort 0: much faster than the default 4 for a few percent more bytes); the small, most-viewed
+ * sizes use a higher effort, which costs no wall time because they finish while the big ones
+ * encode (figures: docs/benchmarks.md, `npm run bench -- images`).
+ */
+const WEBP_QUALITY = 80;
+function webpEffortFor(box: number | undefined): number {
+  if (box !== undefined && box <= 320) return 4;
+  if (box !== undefined && box <= 640) return 2;
+  return 0;
+}
+/** A vector image has no pixel size of its own: it is rasterized so its longer side is at least this. */
+const SVG_MIN_RASTER = 512;
+/** sharp stops a pipeline that runs longer than this. */
+const SHARP_TIMEOUT_SECONDS = 20;
+
+/**
+ * sharp (libvips: a noticeable time and memory to load) is loaded by the first render, not with
+ * this module: a process that previews no image (the CLI on a text page, a PDF, a platform link)
+ * never loads it. Every use below runs within renderImage, after the load.
+ */
+let sharp: typeof import('sharp').default;
+async function loadSharp(): Promise<void> {
+  sharp ??= (await import('sharp')).default;
+}
+
+interface PreparedInput {
+  input: Buffer;
+  options: SharpOptions;
+  format: ImageFormat;
+  /** Known alpha for inputs decoded here (ICO/BMP); sharp's metadata says for the rest. */
+  hasAlpha?: boolean;
+}
+
+type ImageSize = (typeof IMAGE_SIZES)[number];
+
+export async function renderImage(bytes: Buffer, options: RenderOptions): Promise<RenderedImage> {
+  await loadSharp();
+  const prepared = await prepareInput(bytes, options.maxPixels);
+  const source = await readSource(prepared, options.maxPixels);
+  const plan = planRenditions(source, options);
+  const release = await options.reserve?.({
+    width: source.width,
+    height: source.height,
+    format: prepared.format,
+    hasAlpha: prepared.hasAlpha ?? !!source.hasAlpha,
+    pages: source.animated ? source.pages : 1,
+  });
+  try {
+    const renditions = plan.name(await encodeSizes(prepared, source, plan));
+    return {
+      source: {
+        format: prepared.format,
+        size: bytes.length,
+        width: source.width,
+        height: source.height,
+        hasAlphaChannel: prepared.hasAlpha ?? source.hasAlpha,
+        animated: source.animated,
+      },
+      renditions,
+      edgeColor: await edgeColorOf(renditions),
+    };
+  } finally {
+    release?.();
+  }
+}
+
+/** What sharp's metadata says of the source: its oriented size (of the first frame), frames and alpha. */
+interface SourceFacts {
+  width: number;
+  height: number;
+  animated: boolean;
+  pages: number | undefined;
+  hasAlpha: boolean;
+}
+
+/** The source's facts, once its size is known to be within the pixel limit (else ImageRejected). */
+async function readSource(prepared: PreparedInput, maxPixels: number): Promise<SourceFacts> {
+  const meta = await sharp(prepared.input, prepared.options).metadata();
+  const width = meta.autoOrient?.width ?? meta.width;
+  // Read without `animated`, the metadata describes the first frame; `pages` counts the frames.
+  const height = meta.autoOrient?.height ?? meta.height;
+  if (!width || !height) throw new ImageRejected('image has no size');
+  if (width * height > maxPixels) throw new ImageRejected(`image of ${width}x${height} exceeds the pixel limit of ${maxPixels}`);
+  const animated = (meta.pages ?? 1) > 1 && (prepared.format === 'gif' || prepared.format === 'webp');
+  return { width, height, animated, pages: meta.pages, hasAlpha: meta.hasAlpha };
+}
+
+/** Which sizes are encoded, with what settings, and which take the original's encode. */
+interface RenditionPlan {
+  quality: number;
+  effortFor: (box: number | undefined) => number;
+  /** The sizes encoded, in IMAGE_SIZES order. */
+  encoded: ImageSize[];
+  /** The renditions asked for, in IMAGE_SIZES order, from those encoded. */
+  name: (done: Rendition[]) => Rendition[];
+}
+
+/**
+ * A still size whose box leaves the source as it is (a 1200x630 og:image in `large`'s 1280 box:
+ * no resize, as `resized` returns the same pixels and sharp's `inside` fit never enlarges),
+ * encoded with the `original`'s effort, would be the original's pixels encoded the same way: the
+ * same bytes (test/media/images.test.ts checks it). It is not encoded again: it gets the
+ * original's rendition under its own name, marked `sameAs: 'original'`. Not for an animation,
+ * whose `original` is the animated render. Nor is it stored again: the job puts only the
+ * original's object and the manifest sends the size to it (RenditionInfo.sameAs), so `large`'s
+ * URL is `original.webp`: a put costs more than a distinct URL is worth. The ImageSet still has
+ * four entries, each with its own width and height, and a manifest stored before (every size under
+ * its own key) reads as it did. Asked for without `original` (a job adding sizes to a source stored
+ * as an icon, whose `original` is stored already), such a size is encoded itself, and still marked
+ * `sameAs`.
+ */
+function planRenditions(source: SourceFacts, options: RenderOptions): RenditionPlan {
+  const effortFor = (box: number | undefined) => options.effort ?? webpEffortFor(box);
+  const wanted = new Set<ImageSizeName>(options.sizes ?? IMAGE_SIZES.map((s) => s.name));
+  const isOriginal = (s: ImageSize) => {
+    if (s.box === undefined || source.animated || effortFor(s.box) !== effortFor(undefined)) return false;
+    const fit = fitWithin(source.width, source.height, s.box);
+    return fit.width === source.width && fit.height === source.height;
+  };
+  /** Given the original's encode rather than encoded itself. */
+  const sharesEncode = (s: ImageSize) => wanted.has('original') && isOriginal(s);
+  const name = (done: Rendition[]): Rendition[] => {
+    const byName = (n: ImageSizeName) =>
+      required(
+        done.find((r) => r.name === n),
+        `the ${n} rendition`,
+      );
+    return IMAGE_SIZES.filter((s) => wanted.has(s.name)).map((s) => {
+      if (sharesEncode(s)) return { ...byName('original'), name: s.name, sameAs: 'original' };
+      return isOriginal(s) ? { ...byName(s.name), sameAs: 'original' } : byName(s.name);
+    });
+  };
+  return {
+    quality: options.quality ?? WEBP_QUALITY,
+    effortFor,
+    encoded: IMAGE_SIZES.filter((s) => wanted.has(s.name) && !sharesEncode(s)),
+    name,
+  };
+}
+
+/** Encodes the planned sizes; an animation's `original` is the animated render when there is one. */
+async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: RenditionPlan): Promise<Rendition[]> {
+  const animatedOriginal = source.animated ? renderAnimatedOriginal(prepared, source, plan) : undefined;
+  const render = (s: ImageSize, p: () => Sharp): Promise<Rendition> => {
+    const still = () => encode(s, p(), plan);
+    const r = s.name === 'original' && animatedOriginal ? animatedOriginal.then((a) => a ?? still()) : still();
+    r.catch(() => undefined); // awaited with the others below; marked handled now, as it can fail before
+    return r;
+  };
+  if (prepared.format === 'svg' || source.width * source.height > ONE_DECODE_MAX_PIXELS) {
+    // Each size rendered from the source: a vector image at its own scale; a very large image
+    // with a decode per size (a JPEG shrinks on load), not its whole raw pixels in memory.
+    return Promise.all(plan.encoded.map((s) => render(s, () => (s.box === undefined ? pipeline(prepared) : pipeline(prepared).resize(insideBox(s.box))))));
+  }
+  // One decode (the first frame, oriented), then each size resized from the next larger one's
+  // pixels (less work than a decode per size: `npm run bench -- images`) and encoded while the
+  // next smaller one is resized. Each keeps the size it has when resized from the source (sharp's
+  // `inside` fit: fitWithin).
+  const full = await decoded(prepared);
+  let image = full;
+  const renders: Promise<Rendition>[] = [];
+  for (const s of [...plan.encoded].reverse()) {
+    image = await resized(image, s.box, fitWithin(full.width, full.height, s.box));
+    const pixels = image;
+    renders.unshift(render(s, () => pipeline(pixels)));
+  }
+  return Promise.all(renders);
+}
+
+async function encode(s: ImageSize, p: Sharp, plan: RenditionPlan): Promise<Rendition> {
+  const { data, info } = await p.webp({ quality: plan.quality, effort: plan.effortFor(s.box) }).toBuffer({ resolveWithObject: true });
+  return { name: s.name, width: info.width, height: info.height, data };
+}
+
+/** The animated `original`, or undefined when sharp cannot render it so (the first frame is then used, as a still). */
+async function renderAnimatedOriginal(prepared: PreparedInput, source: SourceFacts, plan: RenditionPlan): Promise<Rendition | undefined> {
+  try {
+    const { data, info } = await sharp(prepared.input, { ...prepared.options, animated: true })
+      .timeout({ seconds: SHARP_TIMEOUT_SECONDS })
+      .webp({ quality: plan.quality, effort: plan.effortFor(undefined) })
+      .toBuffer({ resolveWithObject: true });
+    return { name: 'original', width: info.width, height: info.pageHeight ?? source.height, data };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The edge colour from the thumbnail (the smallest decode), else from the original (an icon's
+ * only size; an animation's first frame): the same colour but for WebP's small losses.
+ */
+async function edgeColorOf(renditions: Rendition[]): Promise<string> {
+  const edge = renditions.find((r) => r.name === 'thumbnail') ?? renditions.find((r) => r.name === 'original');
+  const tiny = edge && (await sharp(edge.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer());
+  return tiny ? iconBackgroundColor(tiny, 32, 32) : '';
+}
+/** Raw pixels in memory, as a pipeline's input. */
+interface DecodedImage {
+  input: Buffer;
+  options: SharpOptions;
+  width: number;
+  height: number;
+}
+
+function pipeline(image: { input: Buffer; options: SharpOptions }): Sharp {
+  return sharp(image.input, image.options).timeout({ seconds: SHARP_TIMEOUT_SECONDS });
+}
+
+/** The image's raw pixels (oriented, the first frame of an animation): one decode of the source. */
+async function decoded(image: { input: Buffer; options: SharpOptions }, resize?: (p: Sharp) => Sharp): Promise<DecodedImage> {
+  const p = pipeline(image);
+  const { data, info } = await (resize ? resize(p) : p).raw().toBuffer({ resolveWithObject: true });
+  return { input: data, options: { raw: { width: info.width, height: info.height, channels: info.channels } }, width: info.width, height: info.height };
+}
+
+const insideBox = (box: number) => ({ width: box, height: box, fit: 'inside' as const, withoutEnlargement: true });
+
+/**
+ * The image fitted in a `box` square, at `size` (the same image when it has that size already):
+ * the `inside` fit where it gives that size, else resized to it exactly (a fit of a fit can round
+ * a side one pixel off).
+ */
+async function resized(image: DecodedImage, box: number | undefined, size: { width: number; height: number }): Promise<DecodedImage> {
+  if (image.width === size.width && image.height === size.height) return image;
+  const inside = fitWithin(image.width, image.height, box);
+  const exact = inside.width === size.width && inside.height === size.height;
+  return decoded(image, (p) => p.resize(exact && box !== undefined ? insideBox(box) : { ...size, fit: 'fill' }));
+}
+
+async function prepareInput(bytes: Buffer, maxPixels: number): Promise<PreparedInput> {
+  const format = sniffImageFormat(bytes);
+  if (!format) throw new ImageRejected('not an image format we can read');
+  const base: SharpOptions = { limitInputPixels: maxPixels, failOn: 'truncated', autoOrient: true, sequentialRead: true };
+  try {
+    switch (format) {
+      case 'ico':
+        return await prepareIco(bytes, maxPixels, base);
+      case 'bmp': {
+        const img = decodeBmp(bytes, maxPixels);
+        return { input: img.data, options: { ...base, raw: { width: img.width, height: img.height, channels: 4 } }, format, hasAlpha: img.hasAlpha };
+      }
+      case 'svg':
+        return await prepareSvg(bytes, maxPixels, base);
+      default:
+        return { input: bytes, options: base, format };
+    }
+  } catch (err) {
+    // A decoder's refusal (bitmap, ICO, unsafe SVG) is the image's: rejected, with its format said.
+    if (err instanceof ExpectedFailure && !(err instanceof ImageRejected)) throw new ImageRejected(`${format}: ${err.message}`);
+    throw err;
+  }
+}
+
+async function prepareIco(bytes: Buffer, maxPixels: number, base: SharpOptions): Promise<PreparedInput> {
+  let lastError: unknown;
+  // Largest entry first; an entry that does not decode gives way to the next.
+  for (const entry of icoEntries(bytes)) {
+    let img: IcoImage;
+    try {
+      img = decodeIcoEntry(bytes, entry, maxPixels);
+      if (img.kind === 'png') {
+        await sharp(img.bytes, base).metadata();
+        return { input: img.bytes, options: base, format: 'ico' };
+      }
+      return { input: img.data, options: { ...base, raw: { width: img.width, height: img.height, channels: 4 } }, format: 'ico', hasAlpha: img.hasAlpha };
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw lastError instanceof Error ? new ImageRejected(`ico: ${lastError.message}`) : new ImageRejected('ico: no entry decodes');
+}
+
+async function prepareSvg(bytes: Buffer, maxPixels: number, base: SharpOptions): Promise<PreparedInput> {
+  const safe = sanitizeSvg(bytes);
+  const meta = await sharp(safe, base).metadata();
+  const longest = Math.max(meta.width ?? 0, meta.height ?? 0);
+  let density = 72;
+  if (longest > 0 && longest < SVG_MIN_RASTER) {
+    density = Math.min(72 * (SVG_MIN_RASTER / longest), 72 * 64);
+    // Stay under the pixel limit at the raised density.
+    const scale = density / 72;
+    if ((meta.width ?? 0) * (meta.height ?? 0) * scale * scale > maxPixels) density = 72;
+  }
+  return { input: safe, options: { ...base, density }, format: 'svg' };
+}
