@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
 import { bearerRejection } from '../lib/auth/key-store.js';
+import { API_GATEWAY_LIMIT_MS } from '../lib/core-settings.js';
 import { InternalError, LinkPreviewError, toErrorBody } from '../lib/errors.js';
 import { flatHeaders } from '../lib/fetch/headers.js';
 import type { HttpResponse, PreviewHandler } from '../lib/http/preview-handler.js';
@@ -91,7 +92,7 @@ async function handle(deps: LocalHttpDeps, x: Exchange): Promise<void> {
     body = read;
   }
   // API Gateway's 29 s limit: the request's time budget (LINKPREVIEW_REQUEST_BUDGET_MS) is cut to it, as in the Lambda.
-  const context = { awsRequestId: requestId, functionName: 'linklens-local', getRemainingTimeInMillis: () => 29_000 };
+  const context = { awsRequestId: requestId, functionName: 'linklens-local', getRemainingTimeInMillis: () => API_GATEWAY_LIMIT_MS };
   const out = (await deps.handler(httpApiEvent(req, path, body, requestId), context)) as HttpResponse;
   send(x, { status: out.statusCode, headers: out.headers, body: out.isBase64Encoded ? Buffer.from(out.body, 'base64') : out.body });
 }

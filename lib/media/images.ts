@@ -21,7 +21,7 @@ import { ASSET_METADATA } from '../asset-metadata.js';
 import { ExpectedFailure, isTransientStatus, required } from '../errors.js';
 import type { JobContext } from '../jobs/context.js';
 import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
-import { memoKey, readMemo, writeMemo } from '../jobs/memo.js';
+import { FAILED_MEMO_TTL_MS, memoKey, readMemo, writeMemo } from '../jobs/memo.js';
 import { imageRenderMb, MemoryWaitAborted, type RenderSize } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 import { IMAGE_SIZE_NAMES, type ImageSizeName, RENDITION_CONTENT_TYPE, renditionKey, renditionSizeMetadata } from './image-sizes.js';
@@ -72,7 +72,7 @@ interface ImageManifest {
  * images with its page (lib/page/page-memo.ts), and a source rendered before costs a download and
  * a HEAD (its content hash finds its manifest), not another put.
  */
-export const URL_MEMO = { failedMs: 10 * 60_000 };
+export const URL_MEMO = { failedMs: FAILED_MEMO_TTL_MS };
 interface UrlMemo {
   at: number;
   reason?: string;

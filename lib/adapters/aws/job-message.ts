@@ -47,12 +47,6 @@ export type JobResultObject = {
   finishedAt: string;
 } & ({ ok: true; result: unknown; parts?: JobParts } | { ok: false; error: string });
 
-/**
- * Where a result and a large input are stored: their keys are part of the key layout
- * (lib/storage-keys.ts), re-exported for the worker (lib/adapters/aws/sqs-job-worker.ts).
- */
-export { inputKey, resultKey } from '../../storage-keys.js';
-
 /** JSON with binary data kept as base64 (`{"$base64": "..."}`) instead of arrays of numbers. */
 export function encodeJson(value: unknown): string {
   return JSON.stringify(value, function (this: Record<string, unknown>, key, v) {

@@ -46,6 +46,7 @@ import { JOB_REGISTRY, type JobRegistry } from '../../jobs/registry.js';
 import { jobMemoryMb } from '../../jobs/specs.js';
 import type { Log } from '../../log.js';
 import type { BlobStore } from '../../ports.js';
+import { resultKey } from '../../storage-keys.js';
 import {
   decodeJson,
   encodeJson,
@@ -53,7 +54,6 @@ import {
   type JobMessage,
   type JobResultObject,
   parseJobMessage,
-  resultKey,
   SQS_MAX_MESSAGE_BYTES,
 } from './job-message.js';
 import { MessageBatcher } from './message-batcher.js';
