@@ -9,7 +9,9 @@
  * LINKPREVIEW_REQUEST_BUDGET_MS, `remainingMs` the Lambda's `getRemainingTimeInMillis()` (the local
  * server passes the API Gateway limit), so the response leaves before the function times out.
  */
-import { type Fetcher, FetchFailure } from './fetch/safe-fetch.js';
+
+import { FetchFailure } from './fetch/fetch-failure.js';
+import type { Fetcher } from './fetch/safe-fetch.js';
 
 /** Kept free at the end of an invocation for assembling and returning the record. */
 export const BUDGET_MARGIN_MS = 1500;

@@ -29,10 +29,11 @@ import {
 } from './extract/extract-page.js';
 import { fetchOEmbed } from './extract/oembed.js';
 import { withRules } from './extract/rules.js';
+import { FetchFailure } from './fetch/fetch-failure.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
 import { hostMatchesPatterns, normalizeHost, RouteState, type RouteSummary, type RouteTaken, routeOf } from './fetch/proxy-route.js';
-import { type Fetcher, FetchFailure, type FetchResult, routedFetcher } from './fetch/safe-fetch.js';
+import { type Fetcher, type FetchResult, routedFetcher } from './fetch/safe-fetch.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { type HostedImages, hostImages, type ImageSources } from './media/host-images.js';

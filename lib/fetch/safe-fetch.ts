@@ -22,60 +22,15 @@ import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import got, { type Headers } from 'got';
-import { ExpectedFailure, LinkNotAllowedError } from '../errors.js';
+import { LinkNotAllowedError } from '../errors.js';
 import { proxyWorthyWall, titleOf } from '../extract/walls.js';
 import type { Log } from '../log.js';
 import { checkUrl, type GuardPolicy, guardedLookup, type Resolver, systemResolver } from './address-guard.js';
+import { classifyError, DNS_FAILURE_MESSAGE, FetchFailure, type FetchFailureCode } from './fetch-failure.js';
 import { flatHeaders } from './headers.js';
 import { normalizeHost, type ProxyPolicy, RouteState, type RouteTaken, routeViaProxy } from './proxy-route.js';
 import { tunnelAgents } from './proxy-tunnel.js';
 import type { ProxyEndpoint } from './proxy-url.js';
-
-export type FetchFailureCode =
-  | 'DNS_FAILURE'
-  | 'CONNECTION_REFUSED'
-  | 'CONNECTION_RESET'
-  | 'TIMEOUT'
-  | 'TLS_ERROR'
-  | 'TOO_MANY_REDIRECTS'
-  | 'REDIRECT_LOOP'
-  | 'REDIRECT_INVALID'
-  | 'TOO_LARGE'
-  | 'ABORTED'
-  | 'PROXY_FAILURE'
-  | 'NETWORK_ERROR';
-
-/** Failures that may pass on a later try (the others are the resource's own: too large, a redirect loop ...). */
-const TRANSIENT_CODES: ReadonlySet<FetchFailureCode> = new Set([
-  'TIMEOUT',
-  'CONNECTION_RESET',
-  'CONNECTION_REFUSED',
-  'DNS_FAILURE',
-  'NETWORK_ERROR',
-  'ABORTED',
-  'PROXY_FAILURE',
-]);
-
-/** An upstream failure: no usable response. Becomes an `ok: false` record, never a 5xx. */
-export class FetchFailure extends ExpectedFailure {
-  /** The route the failed request took (set by the fetcher). */
-  route?: RouteTaken;
-
-  /** The URLs visited so far, the original first. */
-  readonly trail: string[];
-  /** The last HTTP status seen, 0 when there was no response. */
-  readonly status: number;
-
-  constructor(
-    readonly code: FetchFailureCode,
-    message: string,
-    details: { trail: string[]; status?: number; cause?: unknown },
-  ) {
-    super(message, { cause: details.cause, transient: TRANSIENT_CODES.has(code) });
-    this.trail = details.trail;
-    this.status = details.status ?? 0;
-  }
-}
 
 export interface FetchOptions {
   /** POST is for platform APIs (an OAuth token call); its redirects are not followed. */
@@ -137,25 +92,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Request headers that carry credentials: sent only while every hop is on the link's origin. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
-
-const DNS_FAILURE_MESSAGE = 'The host name of the link could not be resolved.';
-
-function classifyError(err: unknown): { code: FetchFailureCode; message: string } {
-  const e = err as { code?: string; message?: string; name?: string };
-  const code = e.code ?? '';
-  if (e.name === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return { code: 'TIMEOUT', message: 'The link did not answer in time.' };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA' || code === 'ESERVFAIL') return { code: 'DNS_FAILURE', message: DNS_FAILURE_MESSAGE };
-  if (code === 'ECONNREFUSED') return { code: 'CONNECTION_REFUSED', message: 'The server refused the connection.' };
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'HPE_INVALID_CONSTANT')
-    return { code: 'CONNECTION_RESET', message: 'The connection was closed before the response was complete.' };
-  if (code === 'ERR_ABORTED' || e.name === 'AbortError' || code === 'ABORT_ERR') return { code: 'ABORTED', message: 'The fetch was cancelled.' };
-  // The proxy's own failure: its message names the proxy by scheme, host and port only.
-  if (code === 'ELINKPROXY') return { code: 'PROXY_FAILURE', message: e.message ?? 'The proxy failed.' };
-  if (/CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/i.test(code) || /certificate|ssl|tls/i.test(e.message ?? '')) {
-    return { code: 'TLS_ERROR', message: `The TLS handshake failed (${code || e.message}).` };
-  }
-  return { code: 'NETWORK_ERROR', message: `The link could not be fetched (${code || e.message}).` };
-}
 
 /** The guard's connect-time refusal somewhere in the cause chain of a request error. */
 function notAllowedFrom(err: unknown): LinkNotAllowedError | undefined {

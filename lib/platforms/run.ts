@@ -7,7 +7,8 @@
 import { budgetedFetcher, type TimeBudget } from '../budget.js';
 import type { CoreConfig } from '../core-settings.js';
 import { normalizeLanguage } from '../extract/language.js';
-import { type Fetcher, FetchFailure, type FetchResult } from '../fetch/safe-fetch.js';
+import { FetchFailure } from '../fetch/fetch-failure.js';
+import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
 import { acceptedLanguage, detectLanguage } from '../language/detect.js';
 import { hostImage } from '../media/host-images.js';
 import type { JobRunner, RunOptions } from '../ports.js';

@@ -3,7 +3,8 @@ import https from 'node:https';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import { LinkNotAllowedError } from '../../lib/errors';
-import { createFetcher, type FetcherDeps, FetchFailure, type FetchOptions } from '../../lib/fetch/safe-fetch';
+import { FetchFailure } from '../../lib/fetch/fetch-failure';
+import { createFetcher, type FetcherDeps, type FetchOptions } from '../../lib/fetch/safe-fetch';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { makeTestCertificates } from '../helpers/tls-certs';
 

@@ -7,7 +7,8 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
-import { createFetcher, type FetcherDeps, FetchFailure } from '../../lib/fetch/safe-fetch';
+import { FetchFailure } from '../../lib/fetch/fetch-failure';
+import { createFetcher, type FetcherDeps } from '../../lib/fetch/safe-fetch';
 import { makeTestCertificates } from '../helpers/tls-certs';
 
 const certs = makeTestCertificates(['a.test', 'b.test']);

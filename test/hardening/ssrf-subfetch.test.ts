@@ -20,7 +20,8 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 import { LinkNotAllowedError } from '../../lib/errors';
-import { createFetcher, type Fetcher, type FetcherDeps, FetchFailure } from '../../lib/fetch/safe-fetch';
+import { FetchFailure } from '../../lib/fetch/fetch-failure';
+import { createFetcher, type Fetcher, type FetcherDeps } from '../../lib/fetch/safe-fetch';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../helpers/service';
 

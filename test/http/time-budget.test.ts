@@ -21,7 +21,8 @@ import { BUDGET_MARGIN_MS, budgetedFetcher, InvocationBudget, TimeBudget } from 
 import type { Config } from '../../lib/config';
 import { SUBFETCH_LIMITS } from '../../lib/extract/extract-page';
 import { OEMBED_LIMITS } from '../../lib/extract/oembed';
-import { type Fetcher, FetchFailure } from '../../lib/fetch/safe-fetch';
+import { FetchFailure } from '../../lib/fetch/fetch-failure';
+import type { Fetcher } from '../../lib/fetch/safe-fetch';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { JobRunner } from '../../lib/ports';

@@ -47,15 +47,7 @@ import { jobMemoryMb } from '../../jobs/specs.js';
 import type { Log } from '../../log.js';
 import type { BlobStore } from '../../ports.js';
 import { resultKey } from '../../storage-keys.js';
-import {
-  decodeJson,
-  encodeJson,
-  JOB_MESSAGE_VERSION,
-  type JobMessage,
-  type JobResultObject,
-  parseJobMessage,
-  SQS_MAX_MESSAGE_BYTES,
-} from './job-message.js';
+import { decodeJson, encodeJson, JOB_MESSAGE_VERSION, type JobMessage, type JobResultObject, parseJobMessage, SQS_MAX_MESSAGE_BYTES } from './job-message.js';
 import { MessageBatcher } from './message-batcher.js';
 import { ReplyGroups, type ReplyMember } from './reply-group.js';
 import { isReplyQueueUrl, type JobReply } from './reply-queue.js';

@@ -4,8 +4,10 @@
  * under SOURCE_LIMITS; `optional()` for a source that has a next one to try (the failure
  * convention: ../types.ts).
  */
+
+import { FetchFailure } from '../../fetch/fetch-failure.js';
 import { profileHeaders } from '../../fetch/host-profiles.js';
-import { FetchFailure, type FetchResult } from '../../fetch/safe-fetch.js';
+import type { FetchResult } from '../../fetch/safe-fetch.js';
 import type { PlatformContext } from '../types.js';
 
 /**

@@ -1,7 +1,8 @@
 /** Amazon (platform `retailer`), its products (RETAILER_PRODUCT): URL forms, short links, every field, the store's TLD, the robot check (locale prices: ../shared/price.test.ts). */
 
 import net from 'node:net';
-import { createFetcher, type Fetcher, FetchFailure } from '../../../lib/fetch/safe-fetch';
+import { FetchFailure } from '../../../lib/fetch/fetch-failure';
+import { createFetcher, type Fetcher } from '../../../lib/fetch/safe-fetch';
 import { matchAmazon } from '../../../lib/platforms/amazon/index';
 import { storeTld } from '../../../lib/platforms/amazon/product';
 import * as fx from '../fixtures/amazon';
