@@ -36,9 +36,9 @@ import { IMMUTABLE_CACHE } from '../ports.js';
 
 export const PAGE_IMAGE_LIMITS = {
   /**
-   * Distinct image addresses hosted at most; the images after them are removed. Measured on 237
-   * captured article pages with content images (their count: p50 2, p75 7, p90 19): 4 covers
-   * every image of 68% of them (6: 74%, 12: 85%), at one PUT an image (docs/architecture.md).
+   * Distinct image addresses hosted at most; the images after them are removed. Each costs one
+   * PUT; how many images captured articles have, and what share of them this covers, is in
+   * docs/benchmarks.md.
    */
   maxImages: 4,
   /** Bytes of one image download at most (and never more than the service's LINKPREVIEW_MAX_IMAGE_BYTES). */
