@@ -13,7 +13,8 @@
 import type { CoreConfig } from '../core-settings.js';
 import { detectEncoding } from '../fetch/charset.js';
 import { flatHeaders } from '../fetch/headers.js';
-import { type Fetcher, type FetchResult, fetchSmallText } from '../fetch/safe-fetch.js';
+import { fetchSmallText } from '../fetch/safe-fetch.js';
+import type { Fetcher, FetchResult } from '../fetch/types.js';
 import { backgroundColor, type IconCandidate, iconCandidates, type ManifestData, manifestHref, parseManifest } from './icons.js';
 import { contentNodes, flattenJsonLd } from './json-ld.js';
 import { resolveLanguage } from './language.js';
