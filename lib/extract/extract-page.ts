@@ -19,7 +19,8 @@ import { backgroundColor, type IconCandidate, iconCandidates, type ManifestData,
 import { contentNodes, flattenJsonLd } from './json-ld.js';
 import { resolveLanguage } from './language.js';
 import { fetchOEmbed, oembedUrl } from './oembed.js';
-import { type PageData, parsePageBytes } from './parse-page.js';
+import type { PageData } from './page-data.js';
+import { parsePageBytes } from './parse-page.js';
 import { DEFAULT_RULES, type FieldRules, firstImage, firstText, type OEmbedData, oembedCouldChange, type RuleContext } from './rules.js';
 import { detectWall, isWallTitle } from './walls.js';
 

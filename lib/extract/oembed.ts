@@ -7,7 +7,7 @@
 import { fetchSmallText } from '../fetch/safe-fetch.js';
 import type { Fetcher } from '../fetch/types.js';
 import providersFile from './data/oembed-providers.json';
-import type { PageData } from './parse-page.js';
+import type { PageData } from './page-data.js';
 import type { OEmbedData } from './rules.js';
 import { resolveUrl } from './text.js';
 

@@ -3,7 +3,8 @@
  * the JSON of a `<script id>`, and HTML text cleaned of tags and entities.
  */
 import { decodeHTML } from 'entities';
-import { type PageData, parsePageBytes } from '../../extract/parse-page.js';
+import type { PageData } from '../../extract/page-data.js';
+import { parsePageBytes } from '../../extract/parse-page.js';
 import { detectWall, type WallKind } from '../../extract/walls.js';
 import { detectEncoding } from '../../fetch/charset.js';
 import { flatHeaders, header } from '../../fetch/headers.js';
