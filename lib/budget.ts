@@ -11,7 +11,7 @@
  */
 
 import { FetchFailure } from './fetch/fetch-failure.js';
-import type { Fetcher } from './fetch/safe-fetch.js';
+import type { Fetcher } from './fetch/types.js';
 
 /** Kept free at the end of an invocation for assembling and returning the record. */
 export const BUDGET_MARGIN_MS = 1500;

@@ -100,7 +100,7 @@ export interface GuardRefusal {
  * it is: the link, or a redirect it leads to, is not allowed; details name the URL, never a
  * resolved address. A host name whose DNS answer is forbidden is refused at connect time (the
  * refusal then carries `hostname` and `address`, for the log) and reported as an upstream
- * DNS_FAILURE whose cause it is, like a name that does not resolve (lib/fetch/safe-fetch.ts):
+ * DNS_FAILURE whose cause it is, like a name that does not resolve (lib/fetch/hop-request.ts):
  * what the service's DNS says is never disclosed.
  */
 export class LinkNotAllowedError extends LinkPreviewError {

@@ -1,13 +1,13 @@
 /**
- * The pipeline of one preview, as one function of its ports. It reads top to bottom:
- * fetch (SSRF-guarded) -> classify and extract (CPU only) -> jobs (fan-out with a deadline) -> assemble.
- * The jobs step puts the critical path first: the image and icon jobs are submitted as soon as
- * their sources are known, before the CPU-heavy page jobs; a sub-fetch holds only the fields it
- * feeds (the manifest the icons, oEmbed the fields it could still change), and the language is
- * detected beside the jobs. Every phase draws from the request's one time budget
- * (lib/budget.ts); when it ends, the record built so far is the outcome.
+ * The entry of a preview (`previewLink`): the pipeline of one preview, as one function of its ports
+ * (lib/preview/types.ts). It reads top to bottom: fetch (SSRF-guarded) -> classify and extract (CPU
+ * only) -> jobs (fan-out with a deadline) -> assemble; the record's parts come from lib/preview/record.ts.
+ * The jobs step puts the critical path first: the image and icon jobs are submitted as soon as their
+ * sources are known, before the CPU-heavy page jobs; a sub-fetch holds only the fields it feeds (the
+ * manifest the icons, oEmbed the fields it could still change), and the language is detected beside
+ * the jobs. Every phase draws from the request's one time budget (lib/budget.ts); when it ends, the
+ * record built so far is the outcome.
  */
-
 import { browserJobsAvailable, screenshotsEnabled } from './browser/availability.js';
 import { budgetedFetcher, TimeBudget } from './budget.js';
 import type { Config } from './config.js';
@@ -16,24 +16,15 @@ import type { PreviewRequest } from './contract/request.js';
 import { appShellReason } from './extract/app-shell.js';
 import { classify } from './extract/classify.js';
 import { type DefaultHints, finalize } from './extract/defaults.js';
-import {
-  fetchManifest,
-  type OEmbedField,
-  oembedToFetch,
-  type PageFields,
-  type PageRead,
-  pageFields,
-  pageIcons,
-  pageLanguage,
-  readPage,
-} from './extract/extract-page.js';
+import { fetchManifest, oembedToFetch, type PageFields, type PageRead, pageFields, pageIcons, pageLanguage, readPage } from './extract/extract-page.js';
 import { fetchOEmbed } from './extract/oembed.js';
 import { withRules } from './extract/rules.js';
 import { FetchFailure } from './fetch/fetch-failure.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
-import { hostMatchesPatterns, normalizeHost, RouteState, type RouteSummary, type RouteTaken, routeOf } from './fetch/proxy-route.js';
-import { type Fetcher, type FetchResult, routedFetcher } from './fetch/safe-fetch.js';
+import { hostMatchesPatterns, RouteState, type RouteTaken } from './fetch/proxy-route.js';
+import { routedFetcher } from './fetch/safe-fetch.js';
+import type { Fetcher, FetchResult } from './fetch/types.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { type HostedImages, hostImages, type ImageSources } from './media/host-images.js';
@@ -42,53 +33,28 @@ import { type PageMemoParts, pageMemoKey, recallPage, rememberPage } from './pag
 import { PLATFORM_REGISTRY } from './platforms/index.js';
 import type { PlatformRegistry } from './platforms/registry.js';
 import { runPlatform } from './platforms/run.js';
-import type { PlatformPreview } from './platforms/types.js';
-import type { BlobStore, JobRunner, RunOptions } from './ports.js';
+import type { JobRunner, RunOptions } from './ports.js';
+import {
+  answeredRecord,
+  assemble,
+  type Base,
+  type Done,
+  linkRoute,
+  pageHints,
+  pageRecord,
+  platformFields,
+  recordOEmbedFields,
+  redirection,
+  unanswered,
+} from './preview/record.js';
+import type { PreviewContext, PreviewOutcome, PreviewPorts, RenderNote } from './preview/types.js';
 import { type PhaseTimer, timedJobRunner } from './timing.js';
-
-export interface PreviewPorts {
-  config: Config;
-  fetch: Fetcher;
-  blobs: BlobStore;
-  jobs: JobRunner;
-  /** The platforms (and the host profiles they declare). Default: lib/platforms/index.ts's; a test passes its own. */
-  platforms?: PlatformRegistry;
-}
-
-export interface PreviewContext {
-  requestId: string;
-  timer: PhaseTimer;
-  /** Passed on to the outbound fetch. */
-  acceptLanguage?: string;
-  /** The request's time budget. Default: LINKPREVIEW_REQUEST_BUDGET_MS from now. */
-  budget?: TimeBudget;
-}
-
-export interface PreviewOutcome {
-  record: LinkRecord;
-  /** Why the link could not be fetched, when it could not (for logs and a response header). */
-  upstreamError?: string;
-  /** The budget ended before every phase was done: the record is what was built by then. */
-  outOfTime?: boolean;
-  /** How the link's fetch went (direct, proxy, proxy after a wall), and what the preview's route saw. */
-  route: { taken: RouteTaken } & RouteSummary;
-  /** The page was rendered in the browser (or a render was tried): why, and whether it gave a DOM. */
-  rendered?: RenderNote;
-}
-
-export interface RenderNote {
-  reason: string;
-  ok: boolean;
-  error?: string;
-}
 
 /**
  * After the budget's end, the pipeline has this long to wind down (everything in flight is
  * aborted then); past it, the record built so far goes out without waiting for it.
  */
 const BUDGET_GRACE_MS = 250;
-
-type Base = Pick<LinkRecord, 'id' | 'requestId' | 'updatedAt' | 'url' | 'domain'>;
 
 /** The outcome to return if the budget ends now; each phase that completes replaces it with what it built. */
 interface SoFar {
@@ -303,26 +269,6 @@ async function fetchLink(run: Run): Promise<FetchResult | FetchFailure> {
   }
 }
 
-/** The record of a link that did not answer: ok:false with the status seen and the trail so far. */
-function unanswered(base: Base, err: FetchFailure): PipelineOutcome {
-  return {
-    record: { ...base, ok: false, type: 'UNKNOWN', status: err.status, ...redirection(err.trail) },
-    upstreamError: err.code,
-  };
-}
-
-/** The record of a link that answered, before anything is read from its body. */
-function answeredRecord(base: Base, res: FetchResult): LinkRecord {
-  return {
-    ...base,
-    ok: res.status >= 200 && res.status < 300,
-    type: 'UNKNOWN',
-    status: res.status,
-    size: res.declaredSize ?? res.body.length,
-    ...redirection(res.trail),
-  };
-}
-
 /** What the extract step found in the body. */
 interface Extraction {
   /** The record as far as the body tells (the cut-off record until the jobs add to it). */
@@ -330,14 +276,6 @@ interface Extraction {
   hints: DefaultHints;
   /** A PAGE: the page read and its fields as found without any sub-fetch. */
   page?: { read: PageRead; found: PageFields };
-}
-
-/** What the jobs step gives: the record with its final fields, the defaults' hints, the hosted images and the `page` object. */
-interface Done {
-  record: LinkRecord;
-  hints: DefaultHints;
-  hosted: HostedImages;
-  described?: DescribedPage;
 }
 
 /** 2. Classify the body, and read a PAGE's fields by the rules. */
@@ -351,29 +289,6 @@ async function extract(res: FetchResult, answered: LinkRecord, platforms: Platfo
   const read = readPage(res, contentType, pageRules ? withRules(pageRules) : undefined);
   const found = pageFields(read);
   return { record: pageRecord(typed, read, found), hints: pageHints(found), page: { read, found } };
-}
-
-/** A PAGE's record: its fields, and ok:false on a wall (bot challenge, consent or login redirect), real metadata kept. */
-function pageRecord(typed: LinkRecord, read: PageRead, fields: PageFields, language?: string): LinkRecord {
-  return {
-    ...typed,
-    ...(fields.title ? { title: fields.title } : {}),
-    ...(fields.description ? { description: fields.description } : {}),
-    ...(language ? { language } : {}),
-    ...(read.wall ? { ok: false } : {}),
-  };
-}
-
-function pageHints(fields: PageFields): DefaultHints {
-  return fields.siteName ? { siteName: fields.siteName } : {};
-}
-
-/**
- * The fields oEmbed can fill that the record uses: the title and the image, and the site name when
- * the page has no description (it is the description of last resort). The record carries no author.
- */
-export function recordOEmbedFields(found: PageFields): OEmbedField[] {
-  return found.description ? ['title', 'image'] : ['title', 'image', 'siteName'];
 }
 
 /** What a PAGE's jobs start from: the (rendered) response, what the extract step found, and the jobs' options. */
@@ -459,17 +374,6 @@ async function fileJobs(run: Run, res: FetchResult, extraction: Extraction, jobO
   return { record: { ...extraction.record, ...media }, hints: extraction.hints, hosted };
 }
 
-/** 4. The record with what the jobs gave, its defaults filled in. */
-function assemble(done: Done): LinkRecord {
-  const record: LinkRecord = { ...done.record };
-  const { hosted, described } = done;
-  if (hosted.image) record.image = hosted.image;
-  if (hosted.icon) record.icon = hosted.icon;
-  if (described?.page) record.page = described.page;
-  if (!record.description && described?.excerpt) record.description = described.excerpt;
-  return finalize(record, done.hints);
-}
-
 /** Runs the matching platform, if any; undefined means "use the generic preview". */
 async function platformRecord(run: Run, url: URL, page?: FetchResult): Promise<LinkRecord | undefined> {
   const found = run.platforms.match(url);
@@ -487,51 +391,6 @@ async function platformRecord(run: Run, url: URL, page?: FetchResult): Promise<L
   );
   const image = out.image ?? hosted.image;
   return finalize({ ...record, ...(image ? { image } : {}), ...(hosted.icon ? { icon: hosted.icon } : {}) }, {});
-}
-
-/** The record of a platform's preview, before its images. */
-function platformFields(out: PlatformPreview, base: Base, page?: FetchResult): LinkRecord {
-  const trail = page?.trail ?? out.trail ?? [base.url];
-  return {
-    ...base,
-    ok: out.ok,
-    type: out.type,
-    status: out.status,
-    ...redirection(trail),
-    ...(out.title !== undefined ? { title: out.title } : {}),
-    ...(out.description !== undefined ? { description: out.description } : {}),
-    ...(out.language ? { language: out.language } : {}),
-    ...out.fields,
-  };
-}
-
-function redirection(trail: string[]): Pick<LinkRecord, 'redirected' | 'redirectionUrl' | 'redirectionCount' | 'redirectionTrail'> {
-  const redirected = trail.length > 1;
-  return {
-    redirected,
-    ...(redirected ? { redirectionUrl: trail[trail.length - 1] } : {}),
-    redirectionCount: trail.length - 1,
-    redirectionTrail: trail,
-  };
-}
-
-/**
- * How the link's fetch went. A link fetched through the proxy because an earlier fetch of the
- * preview met a wall on its host (a platform's source) went there after a wall too.
- */
-function linkRoute(taken: RouteTaken | undefined, summary: RouteSummary, record: LinkRecord): RouteTaken {
-  if (!taken) return routeOf(summary);
-  if (taken !== 'proxy') return taken;
-  const hosts = [record.url, record.redirectionUrl].flatMap((u) => (u ? [hostOf(u)] : []));
-  return summary.walls.some((w) => hosts.includes(w.host)) ? 'proxy-after-wall' : taken;
-}
-
-function hostOf(url: string): string {
-  try {
-    return normalizeHost(new URL(url).hostname);
-  } catch {
-    return '';
-  }
 }
 
 /** The runner with the preview's route on every run that has none of its own. */

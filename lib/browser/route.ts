@@ -32,7 +32,7 @@
 import type { BrowserContext, Request, Route } from 'playwright-core';
 import { refusedByGuard } from '../errors.js';
 import { flatHeaders } from '../fetch/headers.js';
-import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
+import type { Fetcher, FetchResult } from '../fetch/types.js';
 
 export const PAGE_LIMITS = {
   /** Requests one page may make (the rest are refused). */

@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
 import type { ImageSet } from '../contract/link.js';
-import type { Fetcher } from '../fetch/safe-fetch.js';
+import type { Fetcher } from '../fetch/types.js';
 import type { JobContext } from '../jobs/context.js';
 import type { ScreenshotJobInput, ScreenshotJobResult } from '../jobs/kinds.js';
 import { hostImageBytes } from '../media/hosted-bytes.js';

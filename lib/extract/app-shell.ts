@@ -13,7 +13,7 @@
  *    framework's loader script (Flutter's `flutter_bootstrap.js`).
  * A page whose static HTML has good metadata is never rendered, so it costs nothing extra.
  */
-import type { PageData } from './parse-page.js';
+import type { PageData } from './page-data.js';
 
 /** Titles the frameworks' starters ship with. */
 const DEFAULT_TITLES = [

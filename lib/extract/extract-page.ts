@@ -13,12 +13,14 @@
 import type { CoreConfig } from '../core-settings.js';
 import { detectEncoding } from '../fetch/charset.js';
 import { flatHeaders } from '../fetch/headers.js';
-import { type Fetcher, type FetchResult, fetchSmallText } from '../fetch/safe-fetch.js';
+import { fetchSmallText } from '../fetch/safe-fetch.js';
+import type { Fetcher, FetchResult } from '../fetch/types.js';
 import { backgroundColor, type IconCandidate, iconCandidates, type ManifestData, manifestHref, parseManifest } from './icons.js';
 import { contentNodes, flattenJsonLd } from './json-ld.js';
 import { resolveLanguage } from './language.js';
 import { fetchOEmbed, oembedUrl } from './oembed.js';
-import { type PageData, parsePageBytes } from './parse-page.js';
+import type { PageData } from './page-data.js';
+import { parsePageBytes } from './parse-page.js';
 import { DEFAULT_RULES, type FieldRules, firstImage, firstText, type OEmbedData, oembedCouldChange, type RuleContext } from './rules.js';
 import { detectWall, isWallTitle } from './walls.js';
 

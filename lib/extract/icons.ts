@@ -3,7 +3,7 @@
  * app manifest's icons, ranked by declared size and kind, then `/favicon.ico` when the page
  * declares nothing. The manifest also gives `background_color` (or the page's theme-color).
  */
-import type { LinkTag, PageData } from './parse-page.js';
+import type { LinkTag, PageData } from './page-data.js';
 import { resolveUrl } from './text.js';
 
 /** An icon source to host; the first that decodes is used. */

@@ -4,9 +4,10 @@
  * data/oembed-providers.json matched on the URL. Fetched through the guarded fetcher with a
  * small byte cap and a short timeout; any failure just means no oEmbed data.
  */
-import { type Fetcher, fetchSmallText } from '../fetch/safe-fetch.js';
+import { fetchSmallText } from '../fetch/safe-fetch.js';
+import type { Fetcher } from '../fetch/types.js';
 import providersFile from './data/oembed-providers.json';
-import type { PageData } from './parse-page.js';
+import type { PageData } from './page-data.js';
 import type { OEmbedData } from './rules.js';
 import { resolveUrl } from './text.js';
 

@@ -6,7 +6,7 @@
  * Platform extractors put their own rules in front with `withRules({ title: [myRule] })`.
  */
 import { type LdNode, ldImage, ldString, ldTypes } from './json-ld.js';
-import type { MetaTag, PageData } from './parse-page.js';
+import type { MetaTag, PageData } from './page-data.js';
 import { cleanText, isJunkImage, isJunkText, resolveUrl, toInt } from './text.js';
 
 export interface OEmbedData {

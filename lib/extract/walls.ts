@@ -7,7 +7,7 @@
  * the consent redirect, which follows the country, not the address) sends the request again
  * through the proxy.
  */
-import type { PageData } from './parse-page.js';
+import type { PageData } from './page-data.js';
 
 export type WallKind =
   | 'cloudflare-challenge'

@@ -1,80 +1,36 @@
 /**
- * The one outbound HTTP client. Every fetch of the service (the link, icons, images, oEmbed,
- * platform APIs, media) goes through `safeFetch`, which:
+ * The one outbound HTTP client (its contract: lib/fetch/types.ts). Every fetch of the service (the
+ * link, icons, images, oEmbed, platform APIs, media) goes through `safeFetch`, which:
  *  - follows redirects itself (at most `maxRedirects` hops), checking each hop's URL with the
  *    SSRF guard and recording the trail; loops and non-http(s) targets stop the fetch;
  *  - resolves names through `guardedLookup` on a fresh connection (no pooled sockets), so the
  *    address that was checked is the address connected to; TLS sessions are resumed per host
- *    (`connectionAgents`), the certificate having been verified when the session was made;
- *  - caps the total time (all hops) and the bytes read after decompression (gzip bombs stop too);
+ *    (lib/fetch/connection-agents.ts), the certificate having been verified when the session was made;
+ *  - caps the total time (all hops) and the bytes read after decompression (gzip bombs stop too:
+ *    each hop's request, lib/fetch/hop-request.ts);
  *  - sends the caller's credentials (Authorization, Proxy-Authorization, Cookie) only while the
- *    chain stays on the link's origin: a redirect to another origin drops them for good;
+ *    chain stays on the link's origin: a redirect to another origin drops them for good (`Chain`);
  *  - never tells a caller what DNS answered: a name that resolves to a forbidden address fails
  *    exactly like a name that does not resolve (DNS_FAILURE); the address and its class are
- *    logged, not returned, so internal names cannot be mapped through the service;
+ *    logged, not returned, so internal names cannot be mapped through the service (hop-request.ts);
  *  - takes each hop direct or through the operator's forward proxy (lib/fetch/proxy-route.ts): the
  *    guard checks the hop first, and the proxy is asked for the checked address, never the name
  *    (lib/fetch/proxy-tunnel.ts). In `fallback` mode a direct answer that is a wall, or a refused or
  *    reset connection, is asked again through the proxy, and the host stays on the proxy for the
- *    rest of the preview (`FetchOptions.route`).
+ *    rest of the preview (`FetchOptions.route`, `fetchHop`).
+ * This file is the fetcher: the redirect chain, the credentials per origin and each hop's route;
+ * one hop's request is lib/fetch/hop-request.ts.
  */
-import http from 'node:http';
-import https from 'node:https';
-import tls from 'node:tls';
-import got, { type Headers } from 'got';
 import { LinkNotAllowedError } from '../errors.js';
 import { proxyWorthyWall, titleOf } from '../extract/walls.js';
 import type { Log } from '../log.js';
 import { checkUrl, type GuardPolicy, guardedLookup, type Resolver, systemResolver } from './address-guard.js';
-import { classifyError, DNS_FAILURE_MESSAGE, FetchFailure, type FetchFailureCode } from './fetch-failure.js';
+import { connectionAgents } from './connection-agents.js';
+import { FetchFailure, type FetchFailureCode } from './fetch-failure.js';
 import { flatHeaders } from './headers.js';
+import { type HopAnswer, type HopDeps, REDIRECT_STATUSES, requestOnce } from './hop-request.js';
 import { normalizeHost, type ProxyPolicy, RouteState, type RouteTaken, routeViaProxy } from './proxy-route.js';
-import { tunnelAgents } from './proxy-tunnel.js';
-import type { ProxyEndpoint } from './proxy-url.js';
-
-export interface FetchOptions {
-  /** POST is for platform APIs (an OAuth token call); its redirects are not followed. */
-  method?: 'GET' | 'HEAD' | 'POST';
-  body?: string | Buffer;
-  headers?: Record<string, string>;
-  /** Byte cap on the (decompressed) body. */
-  maxBytes: number;
-  /** 'truncate' keeps the first maxBytes (HTML: metadata is at the top); 'fail' throws TOO_LARGE. */
-  onTooLarge?: 'truncate' | 'fail';
-  /** Total time for all hops. */
-  timeoutMs: number;
-  maxRedirects?: number;
-  /** Aborts the fetch; a `TimeoutError` reason (the request's time budget ran out, lib/budget.ts) is a TIMEOUT. */
-  signal?: AbortSignal;
-  /** Sets `Range: bytes=0-(n-1)`: a prefix of large media (from `rangeStart` when given). */
-  rangePrefixBytes?: number;
-  /** With rangePrefixBytes: the first byte asked for (`Range: bytes=start-(start+n-1)`), e.g. an MP4 index at the end. */
-  rangeStart?: number;
-  /**
-   * Host suffixes (`youtube.com` matches `www.youtube.com`) the caller's Cookie may still go to
-   * after the chain has left the link's origin: a host profile's consent cookie (not a secret)
-   * through its own consent hosts. Default: none. Authorization never leaves the origin.
-   */
-  cookieHosts?: string[];
-  /** The preview's route (which hosts go through the proxy); default: a route of this fetch alone. */
-  route?: RouteState;
-}
-
-export interface FetchResult {
-  /** The URL asked for. */
-  url: string;
-  finalUrl: string;
-  status: number;
-  headers: Headers;
-  body: Buffer;
-  truncated: boolean;
-  /** The full size of the resource when the server said (Content-Length, or the total of Content-Range). */
-  declaredSize?: number;
-  /** The original URL, then every URL redirected to; the last is finalUrl. */
-  trail: string[];
-  /** How the fetch went: direct, through the proxy, or through it after a wall (set by the fetcher). */
-  route?: RouteTaken;
-}
+import type { Fetcher, FetchOptions } from './types.js';
 
 export interface FetcherDeps extends GuardPolicy {
   userAgent: string;
@@ -86,33 +42,8 @@ export interface FetcherDeps extends GuardPolicy {
   proxy?: ProxyPolicy;
 }
 
-export type Fetcher = (url: string, options: FetchOptions) => Promise<FetchResult>;
-
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
 /** Request headers that carry credentials: sent only while every hop is on the link's origin. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
-
-/** The guard's connect-time refusal somewhere in the cause chain of a request error. */
-function notAllowedFrom(err: unknown): LinkNotAllowedError | undefined {
-  let e = err as { cause?: unknown } | undefined;
-  for (let i = 0; i < 4 && e; i++) {
-    if (e instanceof LinkNotAllowedError) return e;
-    e = e.cause as typeof e;
-  }
-  return undefined;
-}
-
-function parseDeclaredSize(headers: Headers): number | undefined {
-  const range = headers['content-range'];
-  if (typeof range === 'string') {
-    const total = /\/(\d+)\s*$/.exec(range);
-    if (total) return Number(total[1]);
-  }
-  const len = headers['content-length'];
-  if (typeof len === 'string' && /^\d+$/.test(len)) return Number(len);
-  return undefined;
-}
 
 /** A tiny per-fetch cookie jar: cookies set during a redirect chain are sent back on later hops of the same host. */
 class HopCookies {
@@ -165,26 +96,6 @@ function hostMatches(hostname: string, suffixes: string[] | undefined): boolean 
   return !!suffixes?.some((h) => host === h || host.endsWith(`.${h}`));
 }
 
-/** Sessions kept per fetcher (one per host, port and server name; the oldest goes first). */
-const MAX_CACHED_TLS_SESSIONS = 256;
-
-/**
- * A fetcher's agents. keepAlive stays off: every request opens a new TCP connection through the
- * guarded lookup (a pooled socket would skip it), so the address checked is the address connected to.
- * What is shared is TLS state only: one secure context (the default CA store, NODE_EXTRA_CA_CERTS
- * included), built once instead of once per connection, and the https agent's session cache, keyed
- * by host, port and server name, so a later request to the same host (the page, then its image,
- * icons, manifest, oEmbed) resumes the session with an abbreviated handshake. A resumed session skips
- * the certificate and host name checks: they passed when the session was made (Node hands a session
- * to the agent only once they have), and only a server holding that session's secret can resume it.
- */
-function connectionAgents(): { http: http.Agent; https: https.Agent } {
-  return {
-    http: new http.Agent({ keepAlive: false }),
-    https: new https.Agent({ keepAlive: false, maxCachedSessions: MAX_CACHED_TLS_SESSIONS, secureContext: tls.createSecureContext() }),
-  };
-}
-
 export function createFetcher(deps: FetcherDeps): Fetcher {
   const policy: GuardPolicy = {
     allowPrivateNetworks: deps.allowPrivateNetworks,
@@ -220,16 +131,6 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
     }
   };
 }
-
-/** What every hop of a fetcher shares: the guarded lookup, the direct route's agents, the proxy route. */
-interface HopDeps {
-  lookup: ReturnType<typeof guardedLookup>;
-  agents: ReturnType<typeof connectionAgents>;
-  proxy?: ProxyPolicy;
-  log?: Pick<Log, 'warn'> & Partial<Pick<Log, 'info'>>;
-}
-
-type HopAnswer = Omit<FetchResult, 'url' | 'finalUrl' | 'trail'>;
 
 /**
  * One fetch's redirect chain: where it is, where it has been, the cookies set on the way, the
@@ -394,160 +295,6 @@ function safeUrl(location: string, base: URL): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-interface HopRequest {
-  chain: Chain;
-  headers: Record<string, string>;
-  timeoutMs: number;
-  viaProxy: boolean;
-  hop: number;
-}
-
-/** The agents of one request: the fetcher's own (direct), or a tunnel through the proxy to the checked address. */
-async function agentsFor(deps: HopDeps, req: HopRequest): Promise<ReturnType<typeof connectionAgents>> {
-  if (!req.viaProxy) return deps.agents;
-  let endpoint: ProxyEndpoint | undefined;
-  try {
-    endpoint = await deps.proxy?.endpoint();
-  } catch (err) {
-    throw new FetchFailure('PROXY_FAILURE', 'The proxy settings could not be read.', {
-      trail: req.chain.trail,
-      status: req.chain.lastStatus,
-      cause: err,
-    });
-  }
-  if (!endpoint) throw new FetchFailure('PROXY_FAILURE', 'No proxy is configured for this route.', { trail: req.chain.trail, status: req.chain.lastStatus });
-  const resolve = (host: string) =>
-    new Promise<string>((ok, fail) => {
-      deps.lookup(host, {}, (err, address) => (err ? fail(err) : ok(address as string)));
-    });
-  const secureContext = (deps.agents.https as https.Agent & { options: { secureContext?: tls.SecureContext } }).options.secureContext;
-  return tunnelAgents(endpoint, resolve, { timeoutMs: req.timeoutMs, signal: req.chain.options.signal, secureContext });
-}
-
-/** One hop's request: its answer (a redirect's or a HEAD's without a body), or a FetchFailure. */
-async function requestOnce(deps: HopDeps, req: HopRequest): Promise<HopAnswer> {
-  const stream = openStream(deps, req, await hopAgents(deps, req));
-  const received: Received = { status: 0, headers: {}, chunks: [], bytes: 0 };
-  try {
-    return await receive(stream, req, received);
-  } catch (err) {
-    stream.destroy();
-    return brokenOff(deps, req, err, received);
-  }
-}
-
-/** The hop's agents (agentsFor); any failure to get them is the proxy's. */
-async function hopAgents(deps: HopDeps, req: HopRequest): Promise<ReturnType<typeof connectionAgents>> {
-  try {
-    return await agentsFor(deps, req);
-  } catch (err) {
-    throw err instanceof FetchFailure
-      ? err
-      : new FetchFailure('PROXY_FAILURE', 'The proxy failed.', { trail: req.chain.trail, status: req.chain.lastStatus, cause: err });
-  }
-}
-
-type HopStream = ReturnType<typeof got.stream>;
-
-function openStream(deps: HopDeps, req: HopRequest, agents: ReturnType<typeof connectionAgents>): HopStream {
-  const { options } = req.chain;
-  const { headers, timeoutMs } = req;
-  return got.stream(req.chain.current, {
-    method: options.method ?? 'GET',
-    headers,
-    ...(options.method === 'POST' && options.body !== undefined ? { body: options.body } : {}),
-    followRedirect: false,
-    throwHttpErrors: false,
-    decompress: true,
-    retry: { limit: 0 },
-    dnsLookup: deps.lookup as never,
-    // Direct: the fetcher's agents (connectionAgents), a fresh connection per request, TLS sessions
-    // resumed per host. Through the proxy: this request's tunnel (tunnelAgents).
-    agent: agents,
-    timeout: { lookup: timeoutMs, connect: timeoutMs, secureConnect: timeoutMs, send: timeoutMs, response: timeoutMs, request: timeoutMs },
-    signal: options.signal,
-    http2: false,
-  });
-}
-
-/** What a hop received before it ended or broke off. */
-interface Received {
-  status: number;
-  headers: Headers;
-  chunks: Buffer[];
-  bytes: number;
-}
-
-/** Reads the response: its status and headers, then its body under the byte cap. */
-async function receive(stream: HopStream, req: HopRequest, received: Received): Promise<HopAnswer> {
-  const { options, trail } = req.chain;
-  const maxBytes = options.maxBytes;
-  const response = await new Promise<{ statusCode: number; headers: Headers }>((resolve, reject) => {
-    stream.once('response', resolve);
-    stream.once('error', reject);
-  });
-  const status = response.statusCode;
-  received.status = status;
-  received.headers = response.headers;
-  const declared = parseDeclaredSize(response.headers);
-  const isRedirect = REDIRECT_STATUSES.has(status) && typeof response.headers.location === 'string';
-  if (isRedirect || options.method === 'HEAD') {
-    stream.destroy();
-    return { status, headers: response.headers, body: Buffer.alloc(0), truncated: false, declaredSize: declared };
-  }
-  if (declared !== undefined && declared > maxBytes && options.onTooLarge === 'fail' && !options.rangePrefixBytes) {
-    stream.destroy();
-    throw new FetchFailure('TOO_LARGE', `The resource is larger than ${maxBytes} bytes.`, { trail, status });
-  }
-  let truncated = false;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    if (received.bytes + chunk.length > maxBytes) {
-      if (options.onTooLarge === 'fail') {
-        stream.destroy();
-        throw new FetchFailure('TOO_LARGE', `The resource is larger than ${maxBytes} bytes.`, { trail, status });
-      }
-      received.chunks.push(chunk.subarray(0, maxBytes - received.bytes));
-      received.bytes = maxBytes;
-      truncated = true;
-      stream.destroy();
-      break;
-    }
-    received.chunks.push(chunk);
-    received.bytes += chunk.length;
-  }
-  // got takes its abort listener off the caller's signal when its stream is destroyed, not at the body's end.
-  stream.destroy();
-  return { status, headers: response.headers, body: Buffer.concat(received.chunks, received.bytes), truncated, declaredSize: declared };
-}
-
-/** A hop that failed: what it received when the body broke off after the headers, else the FetchFailure it is. */
-function brokenOff(deps: HopDeps, req: HopRequest, err: unknown, received: Received): HopAnswer {
-  const { chain } = req;
-  const { status } = received;
-  if (err instanceof FetchFailure) throw err;
-  const denied = notAllowedFrom(err);
-  if (denied) {
-    // The refusal is logged here, with the host, address and class; the caller gets exactly what
-    // a name that does not resolve gives (code, message, status, trail): whether an internal
-    // name exists, and where it points, is not the caller's to learn.
-    deps.log?.warn('fetch refused: the host resolves to a forbidden address', {
-      url: chain.current.href,
-      hop: req.hop,
-      host: denied.hostname,
-      address: denied.address,
-      reason: denied.reason,
-    });
-    throw new FetchFailure('DNS_FAILURE', DNS_FAILURE_MESSAGE, { trail: chain.trail, status: status || chain.lastStatus, cause: denied });
-  }
-  const { code, message } = classifyError(err);
-  // A body that broke off after the headers still has a status: keep it.
-  if (status && received.chunks.length && (code === 'CONNECTION_RESET' || code === 'TIMEOUT')) {
-    const { headers } = received;
-    return { status, headers, body: Buffer.concat(received.chunks, received.bytes), truncated: true, declaredSize: parseDeclaredSize(headers) };
-  }
-  throw new FetchFailure(code, message, { trail: chain.trail, status: status || chain.lastStatus, cause: err });
 }
 
 /**

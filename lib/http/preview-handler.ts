@@ -18,7 +18,8 @@ import { type PreviewRequest, validatePreviewRequest } from '../contract/request
 import { BadRequestError, InternalError, LinkPreviewError, required, toErrorBody, UnauthorizedError } from '../errors.js';
 import { errorFields, type Log } from '../log.js';
 import type { KeyStore } from '../ports.js';
-import { type PreviewOutcome, type PreviewPorts, previewLink } from '../preview.js';
+import type { PreviewOutcome, PreviewPorts } from '../preview/types.js';
+import { previewLink } from '../preview.js';
 import { PhaseTimer } from '../timing.js';
 import { type ContentTypeInfo, decodeBodyText, parseContentType, parseTextBody } from './body.js';
 import { describeRequest, type HttpRequestInfo, isRootPath } from './event.js';

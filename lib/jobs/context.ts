@@ -1,6 +1,6 @@
 /** What a job handler (lib/jobs/registry.ts) is given besides its input. */
 import type { CoreConfig } from '../core-settings.js';
-import type { Fetcher } from '../fetch/safe-fetch.js';
+import type { Fetcher } from '../fetch/types.js';
 import type { BlobStore, JobParts } from '../ports.js';
 import type { MemoryLease } from './memory.js';
 

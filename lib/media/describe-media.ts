@@ -11,7 +11,7 @@ import type { Config } from '../config.js';
 import type { Audio, DocumentInfo, LinkRecord, LinkType, TextInfo, Video } from '../contract/link.js';
 import { decodeText } from '../fetch/charset.js';
 import { header } from '../fetch/headers.js';
-import type { FetchResult } from '../fetch/safe-fetch.js';
+import type { FetchResult } from '../fetch/types.js';
 import type { JobKind, JobResult, MediaJobInput } from '../jobs/kinds.js';
 import { acceptedLanguage, detectLanguage } from '../language/detect.js';
 import type { BlobStore, Job, JobRunner, RunOptions } from '../ports.js';

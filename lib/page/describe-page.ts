@@ -22,7 +22,7 @@ import { screenshotsEnabled } from '../browser/availability.js';
 import { recallScreenshot } from '../browser/screenshot-memo.js';
 import type { Config } from '../config.js';
 import type { ImageSet, PageInfo } from '../contract/link.js';
-import type { FetchResult } from '../fetch/safe-fetch.js';
+import type { FetchResult } from '../fetch/types.js';
 import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import type { BlobStore, JobRunner, RunOptions } from '../ports.js';
 

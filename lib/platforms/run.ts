@@ -8,7 +8,7 @@ import { budgetedFetcher, type TimeBudget } from '../budget.js';
 import type { CoreConfig } from '../core-settings.js';
 import { normalizeLanguage } from '../extract/language.js';
 import { FetchFailure } from '../fetch/fetch-failure.js';
-import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
+import type { Fetcher, FetchResult } from '../fetch/types.js';
 import { acceptedLanguage, detectLanguage } from '../language/detect.js';
 import { hostImage } from '../media/host-images.js';
 import type { JobRunner, RunOptions } from '../ports.js';

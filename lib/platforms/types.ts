@@ -22,7 +22,7 @@ import type { CoreConfig } from '../core-settings.js';
 import type { IconCandidate } from '../extract/icons.js';
 import type { FieldRules } from '../extract/rules.js';
 import type { HostProfile } from '../fetch/host-profiles.js';
-import type { Fetcher, FetchResult } from '../fetch/safe-fetch.js';
+import type { Fetcher, FetchResult } from '../fetch/types.js';
 import type { JobRunner } from '../ports.js';
 import type { GroupValues, SettingsGroup } from '../settings.js';
 

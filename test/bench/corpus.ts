@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FetchResult } from '../../lib/fetch/safe-fetch.js';
+import type { FetchResult } from '../../lib/fetch/types.js';
 
 export interface BenchPage {
   name: string;

@@ -9,7 +9,7 @@
 import { fetchManifest, oembedToFetch, pageFields, readPage } from '../../lib/extract/extract-page.js';
 import { fetchOEmbed } from '../../lib/extract/oembed.js';
 import { createFetcher } from '../../lib/fetch/safe-fetch.js';
-import { recordOEmbedFields } from '../../lib/preview.js';
+import { recordOEmbedFields } from '../../lib/preview/record.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';
 import { median, timeRuns } from './bench.js';
 import { corpusPages } from './corpus.js';

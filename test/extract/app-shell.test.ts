@@ -5,7 +5,7 @@
  */
 import { appShellReason } from '../../lib/extract/app-shell';
 import { pageFields, readPage } from '../../lib/extract/extract-page';
-import type { FetchResult } from '../../lib/fetch/safe-fetch';
+import type { FetchResult } from '../../lib/fetch/types';
 
 /** The rule as the pipeline asks it: the page read, its fields found by the rules. */
 function reason(html: string, url = 'https://app.example/'): string | undefined {

@@ -2,7 +2,7 @@
 
 import { loadConfig } from '../../lib/config';
 import { extractPage, type PageExtraction } from '../../lib/extract/extract-page';
-import type { Fetcher, FetchResult } from '../../lib/fetch/safe-fetch';
+import type { Fetcher, FetchResult } from '../../lib/fetch/types';
 
 export function fetched(body: string | Buffer, opts: { url?: string; finalUrl?: string; status?: number; headers?: Record<string, string> } = {}): FetchResult {
   const url = opts.url ?? 'https://example.test/articles/some-story';

@@ -1,7 +1,8 @@
 import { loadConfig } from '../../lib/config';
 import { extractPage, pageFields, readPage } from '../../lib/extract/extract-page';
 import { oembedUrl, parseOEmbed } from '../../lib/extract/oembed';
-import { PAGE_LIMITS, parsePage, parsePageBytes } from '../../lib/extract/parse-page';
+import { PAGE_LIMITS } from '../../lib/extract/page-data';
+import { parsePage, parsePageBytes } from '../../lib/extract/parse-page';
 import { DEFAULT_RULES, withRules } from '../../lib/extract/rules';
 import { fetched, page, tableFetcher } from './helpers';
 

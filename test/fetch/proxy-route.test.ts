@@ -13,7 +13,7 @@ import tls from 'node:tls';
 import { FetchFailure } from '../../lib/fetch/fetch-failure';
 import { type ProxyMode, type ProxyPolicy, RouteState, type WallMemo } from '../../lib/fetch/proxy-route';
 import { parseProxyUrl } from '../../lib/fetch/proxy-url';
-import type { Fetcher } from '../../lib/fetch/safe-fetch';
+import type { Fetcher } from '../../lib/fetch/types';
 import { blobWallMemo } from '../../lib/fetch/wall-memo';
 import { type ForwardProxy, PROXY_SOURCE, startForwardProxy, viaProxy } from '../helpers/forward-proxy';
 import { memoryBlobs } from '../helpers/memory-blobs';

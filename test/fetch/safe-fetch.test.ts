@@ -4,7 +4,8 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import { LinkNotAllowedError } from '../../lib/errors';
 import { FetchFailure } from '../../lib/fetch/fetch-failure';
-import { createFetcher, type FetcherDeps, type FetchOptions } from '../../lib/fetch/safe-fetch';
+import { createFetcher, type FetcherDeps } from '../../lib/fetch/safe-fetch';
+import type { FetchOptions } from '../../lib/fetch/types';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { makeTestCertificates } from '../helpers/tls-certs';
 

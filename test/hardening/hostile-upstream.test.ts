@@ -8,7 +8,8 @@
 import net from 'node:net';
 import zlib from 'node:zlib';
 import iconv from 'iconv-lite';
-import { PAGE_LIMITS, type PageData, parsePage } from '../../lib/extract/parse-page';
+import { PAGE_LIMITS, type PageData } from '../../lib/extract/page-data';
+import { parsePage } from '../../lib/extract/parse-page';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, recordingLog, type TestHandler } from '../helpers/service';
 

@@ -21,7 +21,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 import { LinkNotAllowedError } from '../../lib/errors';
 import { FetchFailure } from '../../lib/fetch/fetch-failure';
-import { createFetcher, type Fetcher, type FetcherDeps } from '../../lib/fetch/safe-fetch';
+import { createFetcher, type FetcherDeps } from '../../lib/fetch/safe-fetch';
+import type { Fetcher } from '../../lib/fetch/types';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../helpers/service';
 

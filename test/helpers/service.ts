@@ -15,7 +15,8 @@ import { type LocalServer, startLocalServer } from '../../functions/local-server
 import { buildLocalDeps } from '../../functions/wiring';
 import { type Config, loadConfig } from '../../lib/config';
 import type { Resolver } from '../../lib/fetch/address-guard';
-import { createFetcher, type Fetcher, type FetcherDeps } from '../../lib/fetch/safe-fetch';
+import { createFetcher, type FetcherDeps } from '../../lib/fetch/safe-fetch';
+import type { Fetcher } from '../../lib/fetch/types';
 import { createApiHandler } from '../../lib/http/api-handler';
 import { decodeBodyText, parseContentType } from '../../lib/http/body';
 import { describeRequest } from '../../lib/http/event';

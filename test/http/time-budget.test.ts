@@ -22,7 +22,7 @@ import type { Config } from '../../lib/config';
 import { SUBFETCH_LIMITS } from '../../lib/extract/extract-page';
 import { OEMBED_LIMITS } from '../../lib/extract/oembed';
 import { FetchFailure } from '../../lib/fetch/fetch-failure';
-import type { Fetcher } from '../../lib/fetch/safe-fetch';
+import type { Fetcher } from '../../lib/fetch/types';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { JobRunner } from '../../lib/ports';

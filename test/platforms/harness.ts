@@ -14,7 +14,8 @@
  */
 import sharp from 'sharp';
 import { type Config, loadConfig } from '../../lib/config';
-import { createFetcher, type Fetcher } from '../../lib/fetch/safe-fetch';
+import { createFetcher } from '../../lib/fetch/safe-fetch';
+import type { Fetcher } from '../../lib/fetch/types';
 import { PLATFORMS } from '../../lib/platforms/index';
 import { createRegistry } from '../../lib/platforms/registry';
 import type { Platform } from '../../lib/platforms/types';

@@ -8,7 +8,7 @@
 import type { CodehostRepository } from '../../contract/link.js';
 import { extractPage } from '../../extract/extract-page.js';
 import { header } from '../../fetch/headers.js';
-import type { FetchResult } from '../../fetch/safe-fetch.js';
+import type { FetchResult } from '../../fetch/types.js';
 import { toImageSet } from '../../media/host-images.js';
 import { parseCount } from '../shared/counts.js';
 import { isoDate } from '../shared/dates.js';

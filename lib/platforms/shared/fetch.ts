@@ -7,7 +7,7 @@
 
 import { FetchFailure } from '../../fetch/fetch-failure.js';
 import { profileHeaders } from '../../fetch/host-profiles.js';
-import type { FetchResult } from '../../fetch/safe-fetch.js';
+import type { FetchResult } from '../../fetch/types.js';
 import type { PlatformContext } from '../types.js';
 
 /**

@@ -3,11 +3,12 @@
  * the JSON of a `<script id>`, and HTML text cleaned of tags and entities.
  */
 import { decodeHTML } from 'entities';
-import { type PageData, parsePageBytes } from '../../extract/parse-page.js';
+import type { PageData } from '../../extract/page-data.js';
+import { parsePageBytes } from '../../extract/parse-page.js';
 import { detectWall, type WallKind } from '../../extract/walls.js';
 import { detectEncoding } from '../../fetch/charset.js';
 import { flatHeaders, header } from '../../fetch/headers.js';
-import type { FetchResult } from '../../fetch/safe-fetch.js';
+import type { FetchResult } from '../../fetch/types.js';
 import type { PlatformContext } from '../types.js';
 
 export interface ParsedPage {

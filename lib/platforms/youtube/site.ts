@@ -3,8 +3,8 @@
  * (match), the canonical origin, the consent wall, the page's icons and the JSON of the API and oEmbed.
  */
 import { type IconCandidate, iconCandidates } from '../../extract/icons.js';
-import type { PageData } from '../../extract/parse-page.js';
-import type { FetchResult } from '../../fetch/safe-fetch.js';
+import type { PageData } from '../../extract/page-data.js';
+import type { FetchResult } from '../../fetch/types.js';
 import { fetchSource } from '../shared/fetch.js';
 import { type Json, obj, parseJson } from '../shared/json.js';
 import type { PlatformMatch } from '../types.js';

@@ -2,7 +2,8 @@
 
 import net from 'node:net';
 import { FetchFailure } from '../../../lib/fetch/fetch-failure';
-import { createFetcher, type Fetcher } from '../../../lib/fetch/safe-fetch';
+import { createFetcher } from '../../../lib/fetch/safe-fetch';
+import type { Fetcher } from '../../../lib/fetch/types';
 import { matchAmazon } from '../../../lib/platforms/amazon/index';
 import { storeTld } from '../../../lib/platforms/amazon/product';
 import * as fx from '../fixtures/amazon';
