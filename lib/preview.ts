@@ -19,6 +19,7 @@ import { type DefaultHints, finalize } from './extract/defaults.js';
 import { fetchManifest, oembedToFetch, type PageFields, type PageRead, pageFields, pageIcons, pageLanguage, readPage } from './extract/extract-page.js';
 import { fetchOEmbed } from './extract/oembed.js';
 import { withRules } from './extract/rules.js';
+import { manifestSite } from './extract/site-name.js';
 import { FetchFailure } from './fetch/fetch-failure.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
@@ -30,6 +31,7 @@ import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { type HostedImages, hostImages, type ImageSources } from './media/host-images.js';
 import { type DescribedPage, describePage } from './page/describe-page.js';
 import { type PageMemoParts, pageMemoKey, recallPage, rememberPage } from './page/page-memo.js';
+import { platformPageRules } from './platforms/card.js';
 import { PLATFORM_REGISTRY } from './platforms/index.js';
 import type { PlatformRegistry } from './platforms/registry.js';
 import { runPlatform } from './platforms/run.js';
@@ -284,9 +286,9 @@ async function extract(res: FetchResult, answered: LinkRecord, platforms: Platfo
   const { type } = await classify(contentType, res.body);
   const typed: LinkRecord = { ...answered, type: type as LinkType };
   if (type !== 'PAGE') return { record: typed, hints: { fileName: fileNameFromDisposition(header(res.headers, 'content-disposition')) } };
-  // A platform page read generically (its own source failed) gets the platform's page rules in front.
-  const pageRules = platforms.match(res.finalUrl)?.platform.pageRules;
-  const read = readPage(res, contentType, pageRules ? withRules(pageRules) : undefined);
+  // A platform page read generically (its own source failed) gets the platform's page rules in front, its name first.
+  const platform = platforms.match(res.finalUrl)?.platform;
+  const read = readPage(res, contentType, platform ? withRules(platformPageRules(platform)) : undefined);
   const found = pageFields(read);
   return { record: pageRecord(typed, read, found), hints: pageHints(found), page: { read, found } };
 }
@@ -331,16 +333,19 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
       : hostImages({ image: found.image }, jobs, jobOptions);
   });
   const manifestUrl = read.manifestUrl;
+  // The manifest is read for the icon (and the site's facts): not when the memo has the icon.
+  const manifest = recalled.then((m) =>
+    m?.icon || m?.failed?.icon || !manifestUrl ? undefined : timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)),
+  );
   const icon: Promise<HostedImages> = recalled.then((m) => {
     if (m?.icon) return { icon: m.icon };
     if (m?.failed?.icon) return {};
-    return manifestUrl
-      ? timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)).then((manifest) => hostImages(pageIcons(read, manifest), jobs, jobOptions))
-      : hostImages(pageIcons(read), jobs, jobOptions);
+    return manifest.then((mf) => hostImages(pageIcons(read, mf), jobs, jobOptions));
   });
-  const record = fields.then(async (f) => {
+  const site = Promise.all([recalled, manifest]).then(([m, mf]) => m?.site ?? manifestSite(mf));
+  const record = Promise.all([fields, site]).then(async ([f, s]) => {
     const { language } = await pageLanguage(read, f);
-    const r = pageRecord(extraction.record, read, f, language);
+    const r = pageRecord(extraction.record, read, f, { language, site: s });
     // Cut off from here on: the final fields, without what the jobs add.
     sofar.outcome = () => ({ record: finalize(structuredClone(r), pageHints(f)) });
     return r;
@@ -350,10 +355,10 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
   const described = describable
     ? recalled.then((m) => describePage(res, contentType, run.ports, { ...jobOptions, othersReady, content: m?.content })).catch((): DescribedPage => ({}))
     : undefined;
-  const [r, f, hostedImage, hostedIcon, d, m] = await Promise.all([record, fields, image, icon, described, recalled]);
+  const [r, f, hostedImage, hostedIcon, d, m, s] = await Promise.all([record, fields, image, icon, described, recalled, site]);
   if (memoKey) {
     const failed = { ...hostedImage.failed, ...hostedIcon.failed };
-    await rememberPage(blobs, memoKey, { image: hostedImage.image, icon: hostedIcon.icon, content: d?.content, failed }, { recalled: m });
+    await rememberPage(blobs, memoKey, { image: hostedImage.image, icon: hostedIcon.icon, site: s, content: d?.content, failed }, { recalled: m });
   }
   return { record: r, hints: pageHints(f), hosted: { image: hostedImage.image, icon: hostedIcon.icon }, described: d };
 }

@@ -418,6 +418,13 @@ export interface components {
             /** Format: date-time */
             lastCommitDate?: string;
         };
+        /** @description The person or organisation who wrote the page or post: a page's byline (JSON-LD author, author metas, rel=author, the article's byline), a video's channel, a post's user, a repository's owner. */
+        Author: {
+            /** @description the name as the page writes it, without "By" and without a date */
+            name: string;
+            /** @description the author's page, when the page links it */
+            url?: string;
+        };
         /** @description The Link record. Closed, so the document cannot drift from the code. */
         Link: {
             /** @description stable 53-bit identifier derived from the canonical URL */
@@ -451,6 +458,16 @@ export interface components {
             description?: string;
             /** @description content language code (short BCP-47) */
             language?: string;
+            /** @description The site's own name, as a card shows it above the title (og:site_name, the app name, the JSON-LD publisher, the title's site part, the web app manifest's name); a platform's own name for a platform link. */
+            siteName?: string;
+            author?: components["schemas"]["Author"];
+            /**
+             * Format: date-time
+             * @description When the page or post was first published (never its modification date when it states a publication date, never a date in the future). The page's own UTC offset is kept, so the date is the publisher's calendar day; a time without an offset is read as UTC, and a date without a time becomes midnight UTC (2019-10-19T00:00:00Z).
+             */
+            publishedAt?: string;
+            /** @description The site's theme colour (its theme-color meta for a light scheme, else its web app manifest's theme_color), as lower-case #rrggbb. */
+            themeColor?: string;
             icon?: components["schemas"]["Icon"];
             image?: components["schemas"]["ImageSet"];
             video?: components["schemas"]["Video"];
@@ -629,6 +646,7 @@ export type ForumUser = components['schemas']['ForumUser'];
 export type ForumCommunity = components['schemas']['ForumCommunity'];
 export type ForumPost = components['schemas']['ForumPost'];
 export type CodehostRepository = components['schemas']['CodehostRepository'];
+export type Author = components['schemas']['Author'];
 export type Link = components['schemas']['Link'];
 export type LinkPreviewRequestBody = components['schemas']['LinkPreviewRequestBody'];
 export type RequestSource = components['schemas']['RequestSource'];

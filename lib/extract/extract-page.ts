@@ -15,6 +15,8 @@ import { detectEncoding } from '../fetch/charset.js';
 import { flatHeaders } from '../fetch/headers.js';
 import { fetchSmallText } from '../fetch/safe-fetch.js';
 import type { Fetcher, FetchResult } from '../fetch/types.js';
+import { type Author, pageAuthor } from './byline.js';
+import { publishedAt } from './dates.js';
 import { backgroundColor, type IconCandidate, iconCandidates, type ManifestData, manifestHref, parseManifest } from './icons.js';
 import { contentNodes, flattenJsonLd } from './json-ld.js';
 import { resolveLanguage } from './language.js';
@@ -29,8 +31,10 @@ export interface PageExtraction {
   description?: string;
   language?: string;
   siteName?: string;
-  /** oEmbed's author only when oEmbed was fetched for another field (the record carries no author). */
-  author?: string;
+  /** Who wrote the page (lib/extract/byline.ts); oEmbed's author only when oEmbed was fetched for another field. */
+  author?: Author;
+  /** When the page was first published (lib/extract/dates.ts). */
+  publishedAt?: string;
   /** The chosen preview image source (absolute URL), with size hints when declared. */
   image?: { url: string; width?: number; height?: number };
   /** Icon sources, best first; the first that decodes is used. */
@@ -40,7 +44,7 @@ export interface PageExtraction {
   /** Set when the page is a consent/login/bot wall rather than the content: the record is ok:false. */
   wall?: string;
   /** The rule that gave each field (for logs and debugging). */
-  sources: Partial<Record<'title' | 'description' | 'image' | 'siteName' | 'author' | 'language', string>>;
+  sources: Partial<Record<'title' | 'description' | 'image' | 'siteName' | 'author' | 'publishedAt' | 'language', string>>;
   /** The character encoding the page was decoded with. */
   encoding: string;
 }
@@ -118,7 +122,9 @@ export interface PageFields {
   title?: string;
   description?: string;
   siteName?: string;
-  author?: string;
+  author?: Author;
+  /** When the page was first published (RFC 3339, the page's own offset: lib/extract/dates.ts). */
+  publishedAt?: string;
   image?: { url: string; width?: number; height?: number };
   /** The rule that gave each field. */
   sources: PageExtraction['sources'];
@@ -134,9 +140,11 @@ export function pageFields(read: PageRead, oembed?: OEmbedData): PageFields {
   const title = firstText(rules.title, ctx, 500, (t) => !isWallTitle(t));
   const description = firstText(rules.description, ctx, 4000, (t) => !isWallTitle(t));
   const siteName = firstText(rules.siteName, ctx, 200);
-  const author = firstText(rules.author, ctx, 200, (t) => !/^https?:\/\//i.test(t));
+  const author = pageAuthor(ctx);
   const image = firstImage(rules.image, ctx);
+  const published = publishedAt(read.page, ctx);
   const sources: PageExtraction['sources'] = {};
+  if (published) sources.publishedAt = published.rule;
   if (title) sources.title = title.rule;
   if (description) sources.description = description.rule;
   if (siteName) sources.siteName = siteName.rule;
@@ -146,13 +154,15 @@ export function pageFields(read: PageRead, oembed?: OEmbedData): PageFields {
     ['title', oembedCouldChange(rules.title, title)],
     ['image', oembedCouldChange(rules.image, image)],
     ['siteName', oembedCouldChange(rules.siteName, siteName)],
-    ['author', oembedCouldChange(rules.author, author)],
+    // oEmbed's author is the last of the author rules.
+    ['author', author === undefined],
   ];
   return {
     title: title?.value,
     description: description?.value,
     siteName: siteName?.value,
     author: author?.value,
+    publishedAt: published?.value,
     image: image ? { url: image.url, ...(image.width ? { width: image.width } : {}), ...(image.height ? { height: image.height } : {}) } : undefined,
     sources,
     oembedCouldChange: changeable.filter(([, could]) => could).map(([field]) => field),

@@ -19,6 +19,9 @@ export interface ManifestData {
   icons: { src: string; sizes?: string; type?: string; purpose?: string }[];
   background_color?: string;
   theme_color?: string;
+  /** The app's name and short name (the site's name when the page states none). */
+  name?: string;
+  short_name?: string;
 }
 
 /** Largest side of a `sizes` value: `16x16 32x32` -> 32; `any` (SVG) -> 512. */
@@ -123,7 +126,8 @@ export function parseManifest(text: string): ManifestData | undefined {
   const o = j as Record<string, unknown>;
   const icons = Array.isArray(o.icons) ? (o.icons as ManifestData['icons']).filter((i) => i && typeof i === 'object') : [];
   const color = (v: unknown) => (typeof v === 'string' && COLOR.test(v.trim()) ? v.trim() : undefined);
-  return { icons, background_color: color(o.background_color), theme_color: color(o.theme_color) };
+  const label = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim().slice(0, 200) : undefined);
+  return { icons, background_color: color(o.background_color), theme_color: color(o.theme_color), name: label(o.name), short_name: label(o.short_name) };
 }
 
 /** The icon background: the manifest's background_color, else the page's theme-color. */

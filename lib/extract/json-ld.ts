@@ -15,6 +15,16 @@ function tryParse(text: string): unknown {
   }
 }
 
+/** The value before junk that follows a whole JSON value (`{...}}`, `{...};`): the parser names where the junk starts. */
+function parsePrefix(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const at = /after JSON at position (\d+)/.exec(String((err as Error).message));
+    return at ? tryParse(text.slice(0, Number(at[1]))) : undefined;
+  }
+}
+
 /** Parse one block, repairing the common breakages. */
 function parseJsonLdBlock(raw: string): unknown {
   let text = raw
@@ -26,7 +36,7 @@ function parseJsonLdBlock(raw: string): unknown {
     .replace(/^<!\[CDATA\[/, '')
     .replace(/\]\]>$/, '')
     .trim();
-  const direct = tryParse(text);
+  const direct = parsePrefix(text);
   if (direct !== undefined) return direct;
   // Raw control characters inside strings, trailing commas.
   text = text.replace(/[\u0000-\u001f]+/g, ' ').replace(/,\s*([}\]])/g, '$1');

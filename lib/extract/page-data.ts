@@ -12,6 +12,8 @@ export interface MetaTag {
   httpEquiv?: string;
   charset?: string;
   content: string;
+  /** The `media` query of the tag (theme-color for a light or a dark scheme). */
+  media?: string;
   /**
    * The content was cut short by a stray quote inside it (`content="Mayor opens the "new" bridge"`
    * gives "Mayor opens the "): the rest of the value became attribute names, see `cutByStrayQuote` (parse-page.ts).
@@ -61,10 +63,25 @@ export interface PageData {
   wordCount: number;
   /** CJK characters in the visible text (counted past the text cap). */
   cjkChars: number;
+  /** Bylines, author links and `<time>` elements (lib/extract/page-marks.ts), the first few of each. */
+  marks: PageMark[];
   /** True when parsing stopped early (character, time or nesting budget); the data is from the first part. */
   cutShort?: boolean;
   /** What tells a single-page app's empty shell (lib/extract/app-shell.ts). */
   shell: ShellSigns;
+}
+
+/** Where a page writes who wrote it and when, outside its meta tags (lib/extract/page-marks.ts). */
+export interface PageMark {
+  kind: 'rel-author' | 'author-link' | 'byline' | 'time';
+  /** The element's text, whitespace collapsed, capped. */
+  text: string;
+  /** A link's href, as written. */
+  href?: string;
+  /** A `<time>`'s datetime attribute. */
+  datetime?: string;
+  /** A `<time>` the page marks as the publication (pubdate, itemprop, class, or in the article's header). */
+  published?: true;
 }
 
 /** The marks of an app shell in the static HTML: scripts, the elements apps mount into, a noscript notice. */

@@ -7,6 +7,7 @@
 import { Parser } from 'htmlparser2';
 import iconv from 'iconv-lite';
 import { DATA_SCRIPT, MOUNT_IDS, MOUNT_TAGS, PAGE_LIMITS, type PageData } from './page-data.js';
+import { MarkCollector } from './page-marks.js';
 
 /** Microdata properties whose value is text even on elements with an href or src. */
 const TEXT_PROPS = new Set(['headline', 'name', 'alternativeheadline', 'description', 'title']);
@@ -70,12 +71,14 @@ class PageParser {
     itemprops: [],
     paragraphs: [],
     images: [],
+    marks: [],
     text: '',
     wordCount: 0,
     cjkChars: 0,
     shell: { scripts: 0, scriptSrcs: [], mounts: [], noscript: '' },
   };
   private noscriptDepth = 0;
+  private readonly marks = new MarkCollector();
   private readonly parser: Parser;
   private stack: string[] = [];
   private skipFlags: boolean[] = [];
@@ -134,11 +137,15 @@ class PageParser {
     this.parser.end();
     if (this.titleBuf && !this.data.title) this.data.title = collapse(this.titleBuf);
     this.data.text = this.data.text.trim();
+    this.data.marks = this.marks.marks;
     return this.data;
   }
 
   private open(name: string, a: Record<string, string>): void {
-    if (!VOID.has(name)) this.enter(name, a);
+    if (!VOID.has(name)) {
+      this.enter(name, a);
+      this.marks.onOpen(name, a, this.stack.length);
+    }
     this.readTag(name, a);
     const d = this.data;
     if ((MOUNT_TAGS.has(name) || (a.id && MOUNT_IDS.has(a.id.toLowerCase()))) && d.shell.mounts.length < 8)
@@ -223,6 +230,7 @@ class PageParser {
         itemprop: clip(a.itemprop, 200),
         httpEquiv: clip(a['http-equiv']?.toLowerCase(), 100),
         content: clip(content),
+        ...(a.media ? { media: clip(a.media, 200) } : {}),
         ...(content.trim() && cutByStrayQuote(a, contentKey) ? { cut: true as const } : {}),
       });
     }
@@ -242,7 +250,8 @@ class PageParser {
         hreflang: clip(a.hreflang, 50),
       });
     }
-    if (a.itemprop && a.href) this.itemprop(a.itemprop, a.href);
+    // `<link itemprop=name content=…>` (a Person's name inside itemprop=author) has no href.
+    if (a.itemprop && (a.href ?? a.content)) this.itemprop(a.itemprop, a.href ?? a.content);
   }
 
   private readImage(a: Record<string, string>): void {
@@ -315,6 +324,7 @@ class PageParser {
     // Pop to the matching open tag (tolerates unclosed children).
     const idx = this.stack.lastIndexOf(name);
     if (idx === -1) return;
+    this.marks.onClose(idx + 1);
     while (this.stack.length > idx) {
       const tag = this.stack.pop();
       if (tag === undefined) break;
@@ -348,6 +358,7 @@ class PageParser {
     }
     if (this.propBuf && this.propBuf.buf.length < 2000) this.propBuf.buf += text;
     if (this.h1Buf !== null && this.h1Buf.length < 1000 && this.hardSkipDepth === 0) this.h1Buf += text;
+    if (this.hardSkipDepth === 0) this.marks.onText(text);
     if (this.noscriptDepth > 0 && this.data.shell.noscript.length < 500) this.data.shell.noscript += text.slice(0, 500 - this.data.shell.noscript.length);
     if (this.skipDepth > 0 || this.headDepth > 0) return;
     if (this.pBuf !== null && this.pBuf.length < 4000) this.pBuf += text;

@@ -7,6 +7,7 @@
  */
 import { type LdNode, ldImage, ldString, ldTypes } from './json-ld.js';
 import type { MetaTag, PageData } from './page-data.js';
+import { titleSiteName } from './site-name.js';
 import { cleanText, isJunkImage, isJunkText, resolveUrl, toInt } from './text.js';
 
 export interface OEmbedData {
@@ -31,6 +32,8 @@ export interface RuleContext {
   /** Response headers (lower-case names). */
   headers: Record<string, string | undefined>;
   oembed?: OEmbedData;
+  /** The rules' clock (epoch ms): no date after it is a publication date. Default: Date.now(). */
+  now?: number;
 }
 
 export interface ImageCandidate {
@@ -53,7 +56,6 @@ export interface FieldRules {
   description: Rule<string>[];
   image: Rule<ImageCandidate>[];
   siteName: Rule<string>[];
-  author: Rule<string>[];
   /** Declared languages, in order of trust (detection is applied afterwards, see language.ts). */
   language: Rule<string>[];
 }
@@ -283,19 +285,29 @@ export const DEFAULT_RULES: FieldRules = {
     { name: 'og:site_name', get: (c) => metaValues(c.page, 'og:site_name') },
     {
       name: 'application-name',
-      get: (c) => metaValues(c.page, 'application-name', 'apple-mobile-web-app-title', 'al:ios:app_name', 'twitter:app:name:iphone'),
+      get: (c) =>
+        metaValues(
+          c.page,
+          'application-name',
+          'apple-mobile-web-app-title',
+          'al:ios:app_name',
+          'al:iphone:app_name',
+          'al:ipad:app_name',
+          'al:android:app_name',
+          'twitter:app:name:iphone',
+          'twitter:app:name:ipad',
+          'twitter:app:name:googleplay',
+        ),
     },
-    { name: 'json-ld publisher', get: (c) => c.ld.map((n) => ldString((n.publisher as LdNode | undefined)?.name ?? n.publisher)) },
-    { name: 'oembed provider', oembed: true, get: (c) => c.oembed?.provider_name },
-  ],
-  author: [
     {
-      name: 'meta author',
-      get: (c) => metaValues(c.page, 'author', 'article:author', 'twitter:creator', 'dc.creator', 'citation_author', 'parsely-author', 'sailthru.author'),
+      name: 'json-ld publisher',
+      get: (c) => [
+        ...c.ld.map((n) => ldString((n.publisher as LdNode | undefined)?.name ?? n.publisher)),
+        ...c.ld.filter((n) => ldTypes(n).includes('website')).map((n) => ldString(n.name)),
+      ],
     },
-    { name: 'json-ld author', get: (c) => c.ld.map((n) => ldString(n.author)) },
-    { name: 'oembed author', oembed: true, get: (c) => c.oembed?.author_name },
-    { name: 'microdata author', get: (c) => itempropValues(c.page, 'author') },
+    { name: 'title suffix', get: titleSiteName },
+    { name: 'oembed provider', oembed: true, get: (c) => c.oembed?.provider_name },
   ],
   language: [
     { name: '<html lang>', get: (c) => c.page.lang },

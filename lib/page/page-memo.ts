@@ -31,6 +31,7 @@ import { createHash } from 'node:crypto';
 import { ASSET_METADATA } from '../asset-metadata.js';
 import type { Icon, ImageSet } from '../contract/link.js';
 import { MEMO_MAX_TTL_MS } from '../core-settings.js';
+import type { SiteFacts } from '../extract/site-name.js';
 import type { PageContentResult } from '../jobs/kinds.js';
 import { FAILED_MEMO_TTL_MS, readMemo, writeMemo } from '../jobs/memo.js';
 import type { BlobStore } from '../ports.js';
@@ -51,6 +52,8 @@ type CardPart = 'image' | 'icon';
 export interface PageMemoParts {
   image?: ImageSet;
   icon?: Icon;
+  /** The site's facts from its manifest, read with the icon (lib/extract/site-name.ts). */
+  site?: SiteFacts;
   /** The card's parts that failed for a lasting reason (recalled: within FAILED_PART_TTL_MS). */
   failed?: { [P in CardPart]?: true };
   /**
@@ -160,6 +163,8 @@ export async function recallPage(blobs: BlobStore, key: string, now = Date.now()
   const parts: RecalledPage = {};
   if (typeof memo.image?.original?.url === 'string') parts.image = memo.image;
   if (typeof memo.icon?.url === 'string') parts.icon = memo.icon;
+  const site = memo.site;
+  if (site && (typeof site.name === 'string' || typeof site.themeColor === 'string')) parts.site = { name: site.name, themeColor: site.themeColor };
   for (const part of ['image', 'icon'] as const) {
     const at = memo.failedAt?.[part];
     if (!parts[part] && typeof at === 'number' && now - at >= 0 && now - at < FAILED_PART_TTL_MS) {
@@ -205,6 +210,11 @@ export async function rememberPage(
     const value = got[part];
     if (value === undefined || next[part] !== undefined) continue;
     Object.assign(next, { [part]: value });
+    added = true;
+  }
+  // The manifest's facts, read with the icon.
+  if (got.site && !next.site && (got.site.name || got.site.themeColor)) {
+    next.site = got.site;
     added = true;
   }
   // Complete versions replace first ones; first ones are kept only where there are none (the same

@@ -12,6 +12,7 @@ import type { Fetcher, FetchResult } from '../fetch/types.js';
 import { acceptedLanguage, detectLanguage } from '../language/detect.js';
 import { hostImage } from '../media/host-images.js';
 import type { JobRunner, RunOptions } from '../ports.js';
+import { withCardFields } from './card.js';
 import type { MatchedPlatform } from './registry.js';
 import type { PlatformContext, PlatformPreview, PlatformSettingsValues } from './types.js';
 
@@ -31,11 +32,12 @@ export async function extractPlatform(url: URL, { platform, match }: MatchedPlat
   const settings = run.config.platforms[platform.name];
   if (platform.settings && !settings) throw new Error(`no settings for platform ${platform.name}: load the config with the same platforms as the registry`);
   try {
-    return await platform.extract(url, match, {
+    const out = await platform.extract(url, match, {
       ...run,
       settings: settings ?? {},
       ...(platform.hostProfile ? { hostProfile: platform.hostProfile } : {}),
     });
+    return out && withCardFields(platform, out);
   } catch (err) {
     if (err instanceof FetchFailure) return undefined;
     throw err;

@@ -17,7 +17,7 @@
  *    preview. A platform catches one only where it has another source to try next, with
  *    `optional()` from ./shared/fetch.ts.
  */
-import type { ImageSet, LinkRecord, LinkType, MediaImage } from '../contract/link.js';
+import type { Author, ImageSet, LinkRecord, LinkType, MediaImage } from '../contract/link.js';
 import type { CoreConfig } from '../core-settings.js';
 import type { IconCandidate } from '../extract/icons.js';
 import type { FieldRules } from '../extract/rules.js';
@@ -77,10 +77,18 @@ export interface PlatformPreview {
   icons?: IconCandidate[];
   /** The type's object, e.g. `{ videohostVideo: {...} }`. */
   fields: Partial<LinkRecord>;
+  /** The card's fields, where the site knows them better than its object tells (lib/platforms/card.ts fills the rest). */
+  siteName?: string;
+  author?: Author;
+  publishedAt?: string;
 }
 
 export interface Platform<G extends SettingsGroup = SettingsGroup> {
   name: string;
+  /** The site's own name, the records' `siteName` (its generic previews' too). */
+  siteName: string;
+  /** The site's home, where its users' and owners' pages are (`https://github.com`), when they are on it. */
+  home?: string;
   /**
    * The platform's own settings (upstream base URLs, keys), declared with `defineSettings(name, ...)`
    * from lib/settings.ts under the platform's name; given to `extract` as `ctx.settings`.

@@ -7,6 +7,7 @@
 import type { LinkRecord } from '../contract/link.js';
 import { type DefaultHints, finalize } from '../extract/defaults.js';
 import type { OEmbedField, PageFields, PageRead } from '../extract/extract-page.js';
+import { type SiteFacts, themeColor } from '../extract/site-name.js';
 import type { FetchFailure } from '../fetch/fetch-failure.js';
 import { normalizeHost, type RouteSummary, type RouteTaken, routeOf } from '../fetch/proxy-route.js';
 import type { FetchResult } from '../fetch/types.js';
@@ -38,13 +39,23 @@ export function answeredRecord(base: Base, res: FetchResult): LinkRecord {
   };
 }
 
-/** A PAGE's record: its fields, and ok:false on a wall (bot challenge, consent or login redirect), real metadata kept. */
-export function pageRecord(typed: LinkRecord, read: PageRead, fields: PageFields, language?: string): LinkRecord {
+/**
+ * A PAGE's record: its fields (the card's: site name, author, publication date, theme colour, with
+ * the manifest's `site` facts where the page states none), and ok:false on a wall (bot challenge,
+ * consent or login redirect), real metadata kept.
+ */
+export function pageRecord(typed: LinkRecord, read: PageRead, fields: PageFields, more: { language?: string; site?: SiteFacts } = {}): LinkRecord {
+  const siteName = fields.siteName ?? more.site?.name;
+  const theme = themeColor(read.page, more.site);
   return {
     ...typed,
     ...(fields.title ? { title: fields.title } : {}),
     ...(fields.description ? { description: fields.description } : {}),
-    ...(language ? { language } : {}),
+    ...(more.language ? { language: more.language } : {}),
+    ...(siteName ? { siteName } : {}),
+    ...(fields.author ? { author: fields.author } : {}),
+    ...(fields.publishedAt ? { publishedAt: fields.publishedAt } : {}),
+    ...(theme ? { themeColor: theme } : {}),
     ...(read.wall ? { ok: false } : {}),
   };
 }
@@ -55,7 +66,8 @@ export function pageHints(fields: PageFields): DefaultHints {
 
 /**
  * The fields oEmbed can fill that the record uses: the title and the image, and the site name when
- * the page has no description (it is the description of last resort). The record carries no author.
+ * the page has no description (it is the description of last resort). The author is taken from oEmbed
+ * when it was fetched for these, never fetched for itself.
  */
 export function recordOEmbedFields(found: PageFields): OEmbedField[] {
   return found.description ? ['title', 'image'] : ['title', 'image', 'siteName'];
@@ -92,6 +104,9 @@ export function platformFields(out: PlatformPreview, base: Base, page?: FetchRes
     ...(out.title !== undefined ? { title: out.title } : {}),
     ...(out.description !== undefined ? { description: out.description } : {}),
     ...(out.language ? { language: out.language } : {}),
+    ...(out.siteName ? { siteName: out.siteName } : {}),
+    ...(out.author ? { author: out.author } : {}),
+    ...(out.publishedAt ? { publishedAt: out.publishedAt } : {}),
     ...out.fields,
   };
 }

@@ -24,7 +24,7 @@ describe('oEmbed', () => {
     });
     const r = await extractPage(res, 'text/html', { fetch, config: loadConfig({}) });
     expect(fetch.asked).toEqual([endpoint]);
-    expect(r).toMatchObject({ title: 'From oEmbed', author: 'Ann Author', image: { url: 'https://media.test/th/1.jpg', width: 480, height: 360 } });
+    expect(r).toMatchObject({ title: 'From oEmbed', author: { name: 'Ann Author' }, image: { url: 'https://media.test/th/1.jpg', width: 480, height: 360 } });
   });
 
   it('is fetched only when a field it can fill has no value from a rule ranked above its own', async () => {
@@ -37,7 +37,7 @@ describe('oEmbed', () => {
       config: loadConfig({}),
     });
     expect(fetch.asked).toEqual([]);
-    expect(r).toMatchObject({ title: 'OG title', author: 'Ann', siteName: 'Site', image: { url: 'https://media.test/i.jpg' } });
+    expect(r).toMatchObject({ title: 'OG title', author: { name: 'Ann' }, siteName: 'Site', image: { url: 'https://media.test/i.jpg' } });
     // <title> ranks below oEmbed's title; og:image above its thumbnail; no site name, no author.
     const read = readPage(fetched(page('<title>T</title><meta property="og:image" content="https://media.test/i.jpg">')), 'text/html');
     expect(pageFields(read).oembedCouldChange).toEqual(['title', 'siteName', 'author']);

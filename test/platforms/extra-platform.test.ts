@@ -55,6 +55,7 @@ async function extractProduct(url: URL, productId: string, ctx: Ctx): Promise<Pl
 // lib/platforms/kiteshop/index.ts: the Platform, its URL pattern and host profile.
 const kiteshop: Platform<typeof settings> = {
   name: 'kiteshop',
+  siteName: 'Kite Shop',
   settings,
   hostProfile: {
     hosts: ['kiteshop.test'],

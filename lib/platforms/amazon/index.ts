@@ -21,6 +21,7 @@ export function matchAmazon(url: URL): PlatformMatch | undefined {
 
 export const amazon: Platform = {
   name: 'retailer',
+  siteName: 'Amazon',
   match: matchAmazon,
   async extract(url, match, ctx) {
     return extractProduct(url, match.ids.productId, ctx);

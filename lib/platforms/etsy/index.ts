@@ -16,6 +16,7 @@ export function matchEtsy(url: URL): PlatformMatch | undefined {
 
 export const etsy: Platform = {
   name: 'marketplace',
+  siteName: 'Etsy',
   match: matchEtsy,
   async extract(url, match, ctx) {
     return extractListing(url, match.ids.productId, ctx);

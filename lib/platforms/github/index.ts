@@ -67,6 +67,8 @@ export function matchGithub(url: URL): PlatformMatch | undefined {
 
 export const github: Platform<typeof settings> = {
   name: 'codehost',
+  siteName: 'GitHub',
+  home: 'https://github.com',
   settings,
   match: matchGithub,
   extract: (_url, match, ctx) => extractRepository(match.ids.owner, match.ids.repo, ctx),

@@ -66,6 +66,7 @@ export function matchInstagram(url: URL): PlatformMatch | undefined {
 
 export const instagram: Platform<typeof settings> = {
   name: 'photoshare',
+  siteName: 'Instagram',
   settings,
   hostProfile: {
     hosts: ['instagram.com'],

@@ -25,6 +25,7 @@ import { extractUser } from './user.js';
 
 export const reddit: Platform<typeof settings> = {
   name: 'forum',
+  siteName: 'Reddit',
   settings,
   hostProfile: {
     hosts: ['reddit.com'],

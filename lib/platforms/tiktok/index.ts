@@ -31,6 +31,7 @@ export function matchTiktok(url: URL): PlatformMatch | undefined {
 
 export const tiktok: Platform<typeof settings> = {
   name: 'clips',
+  siteName: 'TikTok',
   settings,
   hostProfile: {
     hosts: ['tiktok.com'],

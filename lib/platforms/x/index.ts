@@ -77,6 +77,7 @@ export function matchX(url: URL): PlatformMatch | undefined {
 
 export const x: Platform<typeof settings> = {
   name: 'microblog',
+  siteName: 'X',
   settings,
   hostProfile: {
     hosts: ['x.com', 'twitter.com', 't.co'],

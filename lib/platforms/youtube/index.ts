@@ -22,6 +22,7 @@ import { extractVideo } from './video.js';
 
 export const youtube: Platform<typeof settings> = {
   name: 'videohost',
+  siteName: 'YouTube',
   settings,
   hostProfile: {
     hosts: ['youtube.com', 'youtu.be', 'youtube-nocookie.com'],

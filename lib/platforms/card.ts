@@ -1,0 +1,51 @@
+/**
+ * The card fields of a platform's record, the same as a page's: `siteName` (the platform's own
+ * name), `author` and `publishedAt`. A site sets them on its preview where it knows better; else
+ * they come from its object: a post's or a video's `user` is its author (its name, else its
+ * handle, with its profile URL), a repository's `owner` too (on the platform's host), and the
+ * object's `publishedAt` (else `createdAt`) is the date. A profile, a community or a product has
+ * no author. The objects keep their own fields.
+ */
+import type { Author } from '../contract/link.js';
+import type { FieldRules } from '../extract/rules.js';
+import type { Platform, PlatformPreview } from './types.js';
+
+type Json = Record<string, unknown>;
+const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+
+/** The one platform object of a preview's fields (`videohostVideo`, `codehostRepository`, …). */
+function objectOf(out: PlatformPreview): Json | undefined {
+  const values = Object.values(out.fields).filter((v): v is Json => !!v && typeof v === 'object' && !Array.isArray(v));
+  return values[0];
+}
+
+function authorOf(o: Json, home: string | undefined): Author | undefined {
+  const user = (o.user ?? undefined) as Json | undefined;
+  if (user && typeof user === 'object') {
+    const name = str(user.name) ?? str(user.username);
+    const url = str(user.url);
+    return name ? { name, ...(url ? { url } : {}) } : undefined;
+  }
+  const owner = (o.owner ?? undefined) as Json | undefined;
+  const login = owner && typeof owner === 'object' ? str(owner.username) : undefined;
+  return login ? { name: login, ...(home ? { url: new URL(`/${encodeURIComponent(login)}`, home).href } : {}) } : undefined;
+}
+
+/** The preview with its card fields filled in from the platform and its object, where the site set none. */
+export function withCardFields(platform: Platform, out: PlatformPreview): PlatformPreview {
+  const o = objectOf(out);
+  const author = out.author ?? (o ? authorOf(o, platform.home) : undefined);
+  const publishedAt = out.publishedAt ?? (o ? (str(o.publishedAt) ?? str(o.createdAt)) : undefined);
+  return {
+    ...out,
+    siteName: out.siteName ?? platform.siteName,
+    ...(author ? { author } : {}),
+    ...(publishedAt && !Number.isNaN(Date.parse(publishedAt)) ? { publishedAt } : {}),
+  };
+}
+
+/** The rules a platform's page is read with when its own sources failed: its page rules, its name as the site name first. */
+export function platformPageRules(platform: Platform): Partial<FieldRules> {
+  const rules = platform.pageRules ?? {};
+  return { ...rules, siteName: [{ name: `${platform.name} site name`, get: () => platform.siteName }, ...(rules.siteName ?? [])] };
+}
