@@ -68,8 +68,9 @@ function ldAuthor(v: unknown): Candidate | undefined {
       const node = a as LdNode;
       const name = ldString(node.name);
       if (name) names.push(name);
+      // Its `url` may be relative (resolved against the page); `sameAs` is a profile elsewhere.
       const u = ldString(node.url) ?? ldString(node.sameAs);
-      if (u && isUrl(u)) url ??= u;
+      if (u) url ??= u;
     }
   }
   const cleaned = names.map((n) => cleanName(n)).filter((n): n is string => !!n);

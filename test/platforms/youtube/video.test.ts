@@ -61,6 +61,12 @@ describe('videohost video from the watch page', () => {
     expect(req.url).toBe(`/yt/watch?v=${VIDEO_ID}`);
     expect(String(req.headers.cookie)).toContain('SOCS=CAI');
   });
+  it("the card fields: the site, the channel as the author, the video's date", () => {
+    expect(r.siteName).toBe('YouTube');
+    expect(r.author).toEqual(expect.objectContaining({ name: r.videohostVideo.user.name }));
+    expect(r.author.name).toBeTruthy();
+    expect(r.publishedAt).toBe('2021-05-04T16:15:00.000Z');
+  });
   it.each([
     ['id', () => stableId(`videohost:video:${VIDEO_ID}`)],
     ['videoId', () => VIDEO_ID],
