@@ -18,12 +18,11 @@ import { classify } from './extract/classify.js';
 import { type DefaultHints, finalize } from './extract/defaults.js';
 import { fetchManifest, oembedToFetch, type PageFields, type PageRead, pageFields, pageIcons, pageLanguage, readPage } from './extract/extract-page.js';
 import { fetchOEmbed } from './extract/oembed.js';
-import { withRules } from './extract/rules.js';
 import { manifestSite } from './extract/site-name.js';
 import { FetchFailure } from './fetch/fetch-failure.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
-import { hostMatchesPatterns, RouteState, type RouteTaken } from './fetch/proxy-route.js';
+import { hostMatchesPatterns, RouteState } from './fetch/proxy-route.js';
 import { routedFetcher } from './fetch/safe-fetch.js';
 import type { Fetcher, FetchResult } from './fetch/types.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
@@ -49,7 +48,7 @@ import {
   redirection,
   unanswered,
 } from './preview/record.js';
-import type { PreviewContext, PreviewOutcome, PreviewPorts, RenderNote } from './preview/types.js';
+import type { PipelineOutcome, PreviewContext, PreviewOutcome, PreviewPorts, RenderNote, SoFar } from './preview/types.js';
 import { type PhaseTimer, timedJobRunner } from './timing.js';
 
 /**
@@ -57,14 +56,6 @@ import { type PhaseTimer, timedJobRunner } from './timing.js';
  * aborted then); past it, the record built so far goes out without waiting for it.
  */
 const BUDGET_GRACE_MS = 250;
-
-/** The outcome to return if the budget ends now; each phase that completes replaces it with what it built. */
-interface SoFar {
-  outcome(): PipelineOutcome;
-}
-
-/** What the pipeline gives: the outcome, the route of the link's own fetch when it ran. */
-type PipelineOutcome = Omit<PreviewOutcome, 'route'> & { route?: { taken: RouteTaken } };
 
 /** What a Run is made of: the link and its record's base, the ports, the request, its budget, the cut-off record and the route. */
 interface RunInit {
@@ -288,7 +279,7 @@ async function extract(res: FetchResult, answered: LinkRecord, platforms: Platfo
   if (type !== 'PAGE') return { record: typed, hints: { fileName: fileNameFromDisposition(header(res.headers, 'content-disposition')) } };
   // A platform page read generically (its own source failed) gets the platform's page rules in front, its name first.
   const platform = platforms.match(res.finalUrl)?.platform;
-  const read = readPage(res, contentType, platform ? withRules(platformPageRules(platform)) : undefined);
+  const read = readPage(res, contentType, platform ? platformPageRules(platform) : undefined);
   const found = pageFields(read);
   return { record: pageRecord(typed, read, found), hints: pageHints(found), page: { read, found } };
 }
@@ -333,7 +324,7 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
       : hostImages({ image: found.image }, jobs, jobOptions);
   });
   const manifestUrl = read.manifestUrl;
-  // The manifest is read for the icon (and the site's facts): not when the memo has the icon.
+  // The manifest, for the icon and the site's facts: not read when the memo has the icon.
   const manifest = recalled.then((m) =>
     m?.icon || m?.failed?.icon || !manifestUrl ? undefined : timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)),
   );

@@ -15,7 +15,8 @@
  *     publication date exists.
  *
  * A value is read as ISO 8601 (with or without a time and an offset), RFC 2822, a day with a month
- * name in English (`Aug 24, 2016`, `24 August 2016`) or epoch seconds or milliseconds. It becomes an
+ * name in English (`Aug 24, 2016`, `24 August 2016`), a numeric day with the year last in the
+ * page's order (`08/10/2016` on an American page, `19.10.2019`), or epoch seconds or milliseconds. It becomes an
  * RFC 3339 date-time that keeps the page's own offset (so its calendar day is the publisher's);
  * a time without an offset is taken as UTC, and a date with no time becomes midnight UTC
  * (`2019-10-19T00:00:00Z`). A date before 1995 or after `now` (the rules' clock) is no publication date.
@@ -59,14 +60,16 @@ function validDay(p: Parts): boolean {
 
 function offsetOf(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
-  if (/^z$/i.test(raw) || /^(gmt|utc|ut)$/i.test(raw)) return 'Z';
+  if (/^z$/i.test(raw) || /^(etc\/)?(gmt|utc|ut)$/i.test(raw)) return 'Z';
   const m = /^([+-])(\d{2}):?(\d{2})?$/.exec(raw);
   if (!m) return undefined;
   return m[2] === '00' && (m[3] ?? '00') === '00' ? '+00:00' : `${m[1]}${m[2]}:${m[3] ?? '00'}`;
 }
 
-const ISO = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T\s](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(z|[+-]\d{2}(?::?\d{2})?|gmt|utc)?)?$/i;
+const ISO = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T\s](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(z|[+-]\d{2}(?::?\d{2})?|(?:etc\/)?gmt|utc)?)?$/i;
 const SLASHED = /^(\d{4})[/.](\d{1,2})[/.](\d{1,2})(?:[T\s](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
+// `08/10/2016`, `19.10.2019 08:50`: the year last, the day and month in the page's order.
+const YEAR_LAST = /^(\d{1,2})([/.])(\d{1,2})[/.](\d{4})(?:,?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
 // `Tue, 11 Mar 2015 15:46:00 GMT`, `24 August 2016`, `11 March 2015 3:46 PM`
 const DAY_MONTH =
   /^(?:[a-z]{3,9},?\s+)?(\d{1,2})(?:st|nd|rd|th)?\.?\s+([a-z]{3,9})\.?,?\s+(\d{4})(?:,?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(am|pm)?\s*(z|gmt|utc|[+-]\d{2}:?\d{2})?)?/i;
@@ -86,13 +89,27 @@ function monthNumber(name: string): number | undefined {
   return MONTHS[name.toLowerCase().slice(0, name.length >= 4 && name.toLowerCase().startsWith('sept') ? 4 : 3)];
 }
 
-function parts(value: string): Parts | undefined {
+/**
+ * The day and month of `a/b/yyyy`: whichever cannot be a month is the day; else `.` puts the day
+ * first (as German and most of Europe write it), and `/` the month first only on an English page
+ * that is not British, Irish, Indian or Australian.
+ */
+function dayMonth(a: number, b: number, separator: string, lang: string | undefined): { d: number; mo: number } {
+  if (a > 12) return { d: a, mo: b };
+  if (b > 12) return { d: b, mo: a };
+  const monthFirst = separator === '/' && (!lang || /^en(-(us|ca|ph))?$/i.test(lang));
+  return monthFirst ? { d: b, mo: a } : { d: a, mo: b };
+}
+
+function parts(value: string, lang?: string): Parts | undefined {
   const v = value.trim().replace(/\s+/g, ' ');
   if (!v || v.length > 80) return undefined;
   let m = ISO.exec(v);
   if (m) return withClock({ y: +m[1], mo: +m[2], d: +m[3] }, m[4], m[5], m[6], undefined, m[8], m[7]);
   m = SLASHED.exec(v);
   if (m) return withClock({ y: +m[1], mo: +m[2], d: +m[3] }, m[4], m[5], m[6]);
+  m = YEAR_LAST.exec(v);
+  if (m) return withClock({ y: +m[4], ...dayMonth(+m[1], +m[3], m[2], lang) }, m[5], m[6], m[7]);
   m = DAY_MONTH.exec(v);
   if (m) {
     const mo = monthNumber(m[2]);
@@ -126,9 +143,9 @@ function format(p: Parts): string {
  * A date as an RFC 3339 date-time in the page's own offset, or undefined when it is none, before
  * 1995 or later than `now`.
  */
-export function parseDate(value: unknown, now = Date.now()): string | undefined {
+export function parseDate(value: unknown, now = Date.now(), lang?: string): string | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-  const p = parts(String(value));
+  const p = parts(String(value), lang);
   if (!p || !validDay(p)) return undefined;
   const out = format(p);
   const at = Date.parse(out);
@@ -228,7 +245,7 @@ export function publishedAt(
       continue;
     }
     for (const v of values) {
-      const value = parseDate(v, ctx.now);
+      const value = parseDate(v, ctx.now, page.lang);
       if (value) return { value, rule: rule.name };
     }
   }

@@ -36,7 +36,7 @@ export interface PageExtraction {
   /** When the page was first published (lib/extract/dates.ts). */
   publishedAt?: string;
   /** The chosen preview image source (absolute URL), with size hints when declared. */
-  image?: { url: string; width?: number; height?: number };
+  image?: { url: string; width?: number; height?: number; alt?: string };
   /** Icon sources, best first; the first that decodes is used. */
   icons: IconCandidate[];
   /** A CSS colour the page declares for its icon background (manifest background_color, theme-color). */
@@ -125,7 +125,7 @@ export interface PageFields {
   author?: Author;
   /** When the page was first published (RFC 3339, the page's own offset: lib/extract/dates.ts). */
   publishedAt?: string;
-  image?: { url: string; width?: number; height?: number };
+  image?: { url: string; width?: number; height?: number; alt?: string };
   /** The rule that gave each field. */
   sources: PageExtraction['sources'];
   /** The fields whose value oEmbed data could still change (when these fields were found without it). */
@@ -163,7 +163,14 @@ export function pageFields(read: PageRead, oembed?: OEmbedData): PageFields {
     siteName: siteName?.value,
     author: author?.value,
     publishedAt: published?.value,
-    image: image ? { url: image.url, ...(image.width ? { width: image.width } : {}), ...(image.height ? { height: image.height } : {}) } : undefined,
+    image: image
+      ? {
+          url: image.url,
+          ...(image.width ? { width: image.width } : {}),
+          ...(image.height ? { height: image.height } : {}),
+          ...(image.alt ? { alt: image.alt } : {}),
+        }
+      : undefined,
     sources,
     oembedCouldChange: changeable.filter(([, could]) => could).map(([field]) => field),
   };

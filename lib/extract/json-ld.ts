@@ -119,7 +119,7 @@ export function ldString(v: unknown): string | undefined {
 }
 
 /** The first image URL of an `image`/`thumbnailUrl` value: a string, an ImageObject, or a list of either. */
-export function ldImage(v: unknown): { url: string; width?: number; height?: number } | undefined {
+export function ldImage(v: unknown): { url: string; width?: number; height?: number; alt?: string } | undefined {
   if (typeof v === 'string') return v.trim() ? { url: v } : undefined;
   if (Array.isArray(v)) {
     for (const x of v) {
@@ -140,7 +140,9 @@ export function ldImage(v: unknown): { url: string; width?: number; height?: num
             : undefined;
     if (!url) return undefined;
     const num = (x: unknown) => (typeof x === 'number' ? x : typeof x === 'string' && /^\d+/.test(x) ? parseInt(x, 10) : undefined);
-    return { url, width: num(o.width), height: num(o.height) };
+    // An ImageObject's caption (else its description) describes it.
+    const alt = typeof o.caption === 'string' ? o.caption : typeof o.description === 'string' ? o.description : undefined;
+    return { url, width: num(o.width), height: num(o.height), ...(alt?.trim() ? { alt } : {}) };
   }
   return undefined;
 }

@@ -16,7 +16,7 @@ export interface MetaTag {
   media?: string;
   /**
    * The content was cut short by a stray quote inside it (`content="Mayor opens the "new" bridge"`
-   * gives "Mayor opens the "): the rest of the value became attribute names, see `cutByStrayQuote` (parse-page.ts).
+   * gives "Mayor opens the "): the rest of the value became attribute names, see `cutByStrayQuote` (lib/extract/stray-quote.ts).
    */
   cut?: true;
 }

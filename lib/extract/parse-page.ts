@@ -8,6 +8,7 @@ import { Parser } from 'htmlparser2';
 import iconv from 'iconv-lite';
 import { DATA_SCRIPT, MOUNT_IDS, MOUNT_TAGS, PAGE_LIMITS, type PageData } from './page-data.js';
 import { MarkCollector } from './page-marks.js';
+import { cutByStrayQuote } from './stray-quote.js';
 
 /** Microdata properties whose value is text even on elements with an href or src. */
 const TEXT_PROPS = new Set(['headline', 'name', 'alternativeheadline', 'description', 'title']);
@@ -40,27 +41,6 @@ function clip(s: string | undefined, n = PAGE_LIMITS.attributeChars): string | u
 }
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 const num = (s: string | undefined) => (s && /^\d+/.test(s) ? parseInt(s, 10) : undefined);
-
-/**
- * Whether a stray quote inside the value of attribute `key` ended that value early. htmlparser2
- * ends a quoted value at the first matching quote and reads what follows as attribute names:
- * `content="Mayor opens the "new" bridge, crowds cheer"` gives content "Mayor opens the " and the
- * attributes `new"`, `bridge,`, `crowds`, `cheer"` (valueless, in that order, right after
- * `content`). The value's own closing quote always lands in that run, in a name (`cheer"`) or,
- * after an `=`, at the end of a value (`b=c"`). A run of valueless names that ends at a real
- * attribute without any quote is left alone.
- */
-function cutByStrayQuote(a: Record<string, string>, key: string): boolean {
-  const keys = Object.keys(a);
-  let i = keys.indexOf(key);
-  if (i < 0) return false;
-  for (i++; i < keys.length; i++) {
-    const k = keys[i];
-    if (/["']/.test(k) || /["']$/.test(a[k])) return true;
-    if (a[k] !== '') return false;
-  }
-  return false;
-}
 
 /** A streaming page parser: write() chunks of decoded text, then end() for the PageData. */
 class PageParser {
@@ -275,7 +255,8 @@ class PageParser {
   private openItemprop(name: string, a: Record<string, string>, prop: string): void {
     // A link's value is its href, except for text properties sites put on links (`<a itemprop=headline href=…>Title</a>`).
     const textual = TEXT_PROPS.has(prop.toLowerCase());
-    const value = a.content ?? (textual ? undefined : (a.href ?? a.src)) ?? a.datetime;
+    // `<abbr itemprop=datePublished title="2024-02-03T20:38:00Z">8:38 pm</abbr>`: the title is the value.
+    const value = a.content ?? (textual ? undefined : (a.href ?? a.src)) ?? a.datetime ?? (name === 'abbr' ? a.title : undefined);
     if (value !== undefined) this.itemprop(prop, value);
     else if (!VOID.has(name) && !this.propBuf) this.propBuf = { prop, buf: '', depth: this.stack.length, itemtype: this.currentItemtype() };
   }

@@ -40,6 +40,8 @@ export interface ImageCandidate {
   url: string;
   width?: number;
   height?: number;
+  /** The image's own description where the page gives one (og:image:alt, twitter:image:alt, an ImageObject's caption, the <img alt>). */
+  alt?: string;
 }
 
 type Many<T> = T | undefined | null | (T | undefined | null)[];
@@ -98,7 +100,9 @@ const ldOf = (types: RegExp, field: string) => (ctx: RuleContext) => ctx.ld.filt
 function metaImage(ctx: RuleContext, prefix: 'og' | 'twitter'): ImageCandidate[] {
   const out: ImageCandidate[] = [];
   if (prefix === 'twitter') {
-    for (const v of metaValues(ctx.page, 'twitter:image', 'twitter:image:src', 'twitter:image0', 'twitter:image:url')) out.push({ url: v });
+    const alt = metaValues(ctx.page, 'twitter:image:alt')[0];
+    for (const v of metaValues(ctx.page, 'twitter:image', 'twitter:image:src', 'twitter:image0', 'twitter:image:url'))
+      out.push({ url: v, ...(alt ? { alt } : {}) });
     return out;
   }
   // og:image, og:image:url and og:image:secure_url describe the same first image; its size hints
@@ -115,7 +119,8 @@ function metaImage(ctx: RuleContext, prefix: 'og' | 'twitter'): ImageCandidate[]
       // The secure URL of the current image (it follows its og:image): preferred when it is https.
       if (current && /^https:/i.test(m.content.trim())) current.url = m.content;
       else if (!current) current = { url: m.content };
-    } else if (current && key === 'og:image:width') current.width = toInt(m.content);
+    } else if (current && key === 'og:image:alt') current.alt = m.content;
+    else if (current && key === 'og:image:width') current.width = toInt(m.content);
     else if (current && key === 'og:image:height') current.height = toInt(m.content);
   }
   if (current) out.push(current);
@@ -136,7 +141,7 @@ function firstContentImage(ctx: RuleContext): ImageCandidate | undefined {
     if ((img.width !== undefined && img.width < 200) || (img.height !== undefined && img.height < 120)) continue;
     const words = `${img.src.split('?')[0]} ${img.className ?? ''} ${img.id ?? ''} ${img.alt ?? ''}`;
     if (LOGO_LIKE.test(words)) continue;
-    return { url: img.src, width: img.width, height: img.height };
+    return { url: img.src, width: img.width, height: img.height, ...(img.alt?.trim() ? { alt: img.alt } : {}) };
   }
   return undefined;
 }
@@ -374,7 +379,15 @@ export function firstImage(rules: Rule<ImageCandidate>[], ctx: RuleContext): (Im
       if (!raw || typeof raw.url !== 'string') continue;
       const url = resolveUrl(cleanText(raw.url, 4096), ctx.base);
       if (!url || isJunkImage(url, raw)) continue;
-      return { url, ...(raw.width ? { width: raw.width } : {}), ...(raw.height ? { height: raw.height } : {}), rule: rule.name, index };
+      const alt = cleanText(raw.alt, 1000);
+      return {
+        url,
+        ...(raw.width ? { width: raw.width } : {}),
+        ...(raw.height ? { height: raw.height } : {}),
+        ...(alt ? { alt } : {}),
+        rule: rule.name,
+        index,
+      };
     }
   }
   return undefined;

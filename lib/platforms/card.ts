@@ -7,7 +7,7 @@
  * no author. The objects keep their own fields.
  */
 import type { Author } from '../contract/link.js';
-import type { FieldRules } from '../extract/rules.js';
+import { type FieldRules, withRules } from '../extract/rules.js';
 import type { Platform, PlatformPreview } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -44,8 +44,8 @@ export function withCardFields(platform: Platform, out: PlatformPreview): Platfo
   };
 }
 
-/** The rules a platform's page is read with when its own sources failed: its page rules, its name as the site name first. */
-export function platformPageRules(platform: Platform): Partial<FieldRules> {
+/** The rules a platform's page is read with when its own sources failed: its page rules in front of the defaults, its name as the site name first. */
+export function platformPageRules(platform: Platform): FieldRules {
   const rules = platform.pageRules ?? {};
-  return { ...rules, siteName: [{ name: `${platform.name} site name`, get: () => platform.siteName }, ...(rules.siteName ?? [])] };
+  return withRules({ ...rules, siteName: [{ name: `${platform.name} site name`, get: () => platform.siteName }, ...(rules.siteName ?? [])] });
 }

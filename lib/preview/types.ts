@@ -46,3 +46,11 @@ export interface RenderNote {
   ok: boolean;
   error?: string;
 }
+
+/** What the pipeline gives: the outcome, the route of the link's own fetch when it ran. */
+export type PipelineOutcome = Omit<PreviewOutcome, 'route'> & { route?: { taken: RouteTaken } };
+
+/** The outcome to return if the budget ends now; each phase that completes replaces it with what it built. */
+export interface SoFar {
+  outcome(): PipelineOutcome;
+}

@@ -190,8 +190,23 @@ describe('parseDate', () => {
     ['March 11, 2015 3:46 PM', '2015-03-11T15:46:00Z'],
     ['24 August 2016', '2016-08-24T00:00:00Z'],
     ['1445000000', '2015-10-16T12:53:20Z'],
+    ['2016-07-07 00:39:49 Etc/GMT', '2016-07-07T00:39:49Z'],
+    ['19.10.2019 08:50', '2019-10-19T08:50:00Z'],
+    ['25/12/2020', '2020-12-25T00:00:00Z'],
   ])('%s → %s', (raw, want) => {
     expect(parseDate(raw, NOW)).toBe(want);
+  });
+
+  test("a numeric day whose order only the page's language tells", () => {
+    expect(parseDate('08/10/2016', NOW, 'en-US')).toBe('2016-08-10T00:00:00Z');
+    expect(parseDate('08/10/2016', NOW, 'en-GB')).toBe('2016-10-08T00:00:00Z');
+    expect(parseDate('08/10/2016', NOW, 'fr')).toBe('2016-10-08T00:00:00Z');
+  });
+
+  test('a microformat <abbr title> marked datePublished (Blogger)', () => {
+    expect(fields('', '<abbr class="published" itemprop="datePublished" title="2024-02-03T20:38:00Z">8:38 pm</abbr>', 'https://a.test/p').publishedAt).toBe(
+      '2024-02-03T20:38:00Z',
+    );
   });
 
   test.each([['2019-02-30'], ['1990-01-01'], ['2027-01-01'], ['yesterday'], ['']])('%s is no date', (raw) => {
