@@ -77,7 +77,17 @@ const DAY_MONTH =
 const MONTH_DAY =
   /^(?:[a-z]{3,9},?\s+)?([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?:,?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(am|pm)?\s*(z|gmt|utc|[+-]\d{2}:?\d{2})?)?/i;
 
-function withClock(p: Parts, h?: string, mi?: string, s?: string, ampm?: string, zone?: string, ms?: string): Parts {
+/** A time of day as a pattern's groups give it (`ampm`: `am`/`pm` for a 12-hour clock; `zone`: `Z`, `GMT`, `+02:00`). */
+interface Clock {
+  h?: string;
+  mi?: string;
+  s?: string;
+  ampm?: string;
+  zone?: string;
+  ms?: string;
+}
+
+function withClock(p: Parts, { h, mi, s, ampm, zone, ms }: Clock): Parts {
   if (h === undefined || mi === undefined) return p;
   let hour = Number(h);
   if (ampm) hour = (hour % 12) + (/pm/i.test(ampm) ? 12 : 0);
@@ -105,20 +115,20 @@ function parts(value: string, lang?: string): Parts | undefined {
   const v = value.trim().replace(/\s+/g, ' ');
   if (!v || v.length > 80) return undefined;
   let m = ISO.exec(v);
-  if (m) return withClock({ y: +m[1], mo: +m[2], d: +m[3] }, m[4], m[5], m[6], undefined, m[8], m[7]);
+  if (m) return withClock({ y: +m[1], mo: +m[2], d: +m[3] }, { h: m[4], mi: m[5], s: m[6], zone: m[8], ms: m[7] });
   m = SLASHED.exec(v);
-  if (m) return withClock({ y: +m[1], mo: +m[2], d: +m[3] }, m[4], m[5], m[6]);
+  if (m) return withClock({ y: +m[1], mo: +m[2], d: +m[3] }, { h: m[4], mi: m[5], s: m[6] });
   m = YEAR_LAST.exec(v);
-  if (m) return withClock({ y: +m[4], ...dayMonth(+m[1], +m[3], m[2], lang) }, m[5], m[6], m[7]);
+  if (m) return withClock({ y: +m[4], ...dayMonth(+m[1], +m[3], m[2], lang) }, { h: m[5], mi: m[6], s: m[7] });
   m = DAY_MONTH.exec(v);
   if (m) {
     const mo = monthNumber(m[2]);
-    if (mo) return withClock({ y: +m[3], mo, d: +m[1] }, m[4], m[5], m[6], m[7], m[8]);
+    if (mo) return withClock({ y: +m[3], mo, d: +m[1] }, { h: m[4], mi: m[5], s: m[6], ampm: m[7], zone: m[8] });
   }
   m = MONTH_DAY.exec(v);
   if (m) {
     const mo = monthNumber(m[1]);
-    if (mo) return withClock({ y: +m[3], mo, d: +m[2] }, m[4], m[5], m[6], m[7], m[8]);
+    if (mo) return withClock({ y: +m[3], mo, d: +m[2] }, { h: m[4], mi: m[5], s: m[6], ampm: m[7], zone: m[8] });
   }
   if (/^\d{10}(\d{3})?$/.test(v)) {
     const t = new Date(v.length === 10 ? Number(v) * 1000 : Number(v));

@@ -7,7 +7,7 @@
  */
 import { type LdNode, ldImage, ldString, ldTypes } from './json-ld.js';
 import type { MetaTag, PageData } from './page-data.js';
-import { titleSiteName } from './site-name.js';
+import { APP_NAME_METAS, publisherNames, titleSiteName } from './site-name.js';
 import { cleanText, isJunkImage, isJunkText, resolveUrl, toInt } from './text.js';
 
 export interface OEmbedData {
@@ -288,29 +288,8 @@ export const DEFAULT_RULES: FieldRules = {
   ],
   siteName: [
     { name: 'og:site_name', get: (c) => metaValues(c.page, 'og:site_name') },
-    {
-      name: 'application-name',
-      get: (c) =>
-        metaValues(
-          c.page,
-          'application-name',
-          'apple-mobile-web-app-title',
-          'al:ios:app_name',
-          'al:iphone:app_name',
-          'al:ipad:app_name',
-          'al:android:app_name',
-          'twitter:app:name:iphone',
-          'twitter:app:name:ipad',
-          'twitter:app:name:googleplay',
-        ),
-    },
-    {
-      name: 'json-ld publisher',
-      get: (c) => [
-        ...c.ld.map((n) => ldString((n.publisher as LdNode | undefined)?.name ?? n.publisher)),
-        ...c.ld.filter((n) => ldTypes(n).includes('website')).map((n) => ldString(n.name)),
-      ],
-    },
+    { name: 'application-name', get: (c) => metaValues(c.page, ...APP_NAME_METAS) },
+    { name: 'json-ld publisher', get: publisherNames },
     { name: 'title suffix', get: titleSiteName },
     { name: 'oembed provider', oembed: true, get: (c) => c.oembed?.provider_name },
   ],

@@ -6,6 +6,7 @@
  */
 import { cssColorToHex } from '../media/css-color.js';
 import type { ManifestData } from './icons.js';
+import { type LdNode, ldString, ldTypes } from './json-ld.js';
 import type { PageData } from './page-data.js';
 import { cleanText } from './text.js';
 
@@ -13,6 +14,27 @@ import { cleanText } from './text.js';
 interface Page {
   page: PageData;
   url: string;
+}
+
+/** The metas that name the site's app (application-name, the app links' and the app cards' names). */
+export const APP_NAME_METAS = [
+  'application-name',
+  'apple-mobile-web-app-title',
+  'al:ios:app_name',
+  'al:iphone:app_name',
+  'al:ipad:app_name',
+  'al:android:app_name',
+  'twitter:app:name:iphone',
+  'twitter:app:name:ipad',
+  'twitter:app:name:googleplay',
+];
+
+/** The JSON-LD publisher's name of the nodes that describe the page, then a WebSite node's name. */
+export function publisherNames(c: { ld: LdNode[] }): (string | undefined)[] {
+  return [
+    ...c.ld.map((n) => ldString((n.publisher as LdNode | undefined)?.name ?? n.publisher)),
+    ...c.ld.filter((n) => ldTypes(n).includes('website')).map((n) => ldString(n.name)),
+  ];
 }
 
 const SEPARATOR = /\s+[|\-–—:·•»›~]\s+|\s*[|·•»›]\s*/;
