@@ -9,7 +9,7 @@
  *    used for the stills and `original` stays animated;
  *  - a still size that would be the original's bytes again is not encoded twice (`sameAs`);
  *  - the placeholders (dominant colour, blurhash: lib/media/placeholders.ts) from the smallest
- *    pixels the render made (placeholderPixels).
+ *    pixels the render made (imagePlaceholders).
  * Anything wrong with the image is an ImageRejected (an ExpectedFailure).
  */
 import type { Sharp, SharpOptions } from 'sharp';
@@ -229,7 +229,7 @@ async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: R
     // first frame of an animated `original`): a small decode, where the source again would be a
     // large one (or an SVG rasterized once more).
     const smallest = renditions.reduce((a, b) => (b.width * b.height < a.width * a.height ? b : a));
-    return { renditions, placeholders: placeholderPixels(sharp(smallest.data).timeout({ seconds: SHARP_TIMEOUT_SECONDS })) };
+    return { renditions, placeholders: imagePlaceholders(sharp(smallest.data).timeout({ seconds: SHARP_TIMEOUT_SECONDS })) };
   }
   // One decode (the first frame, oriented), then each size resized from the next larger one's
   // pixels (less work than a decode per size: `npm run bench -- images`) and encoded while the
@@ -247,16 +247,17 @@ async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: R
   // the decode itself for an icon, rendered in `original` only): a 32 px resize of pixels in
   // memory, computed while the sizes encode. No decode at all: sharp's stats() would read the
   // source (decode it again), and a rendition's WebP would be decoded again too.
-  const placeholders = placeholderPixels(pipeline(image));
+  const placeholders = imagePlaceholders(pipeline(image));
   return { renditions: await Promise.all(renders), placeholders };
 }
 
 /**
  * The placeholders of an image's pixels (the first frame), downscaled to fit PLACEHOLDER_BOX and
  * flattened on white: what a card shows under a transparent image. sRGB with alpha, whatever the
- * source's channels (grey, grey and alpha, RGB): the RGBA the blurhash encoder takes.
+ * source's channels (grey, grey and alpha, RGB): the RGBA the blurhash encoder takes. Exported
+ * for the bench (`npm run bench -- images`: what they cost).
  */
-function placeholderPixels(p: Sharp): Promise<Placeholders> {
+export function imagePlaceholders(p: Sharp): Promise<Placeholders> {
   const pixels = p
     .resize({ width: PLACEHOLDER_BOX, height: PLACEHOLDER_BOX, fit: 'inside', withoutEnlargement: true })
     .flatten({ background: '#ffffff' })
