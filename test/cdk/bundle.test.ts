@@ -8,7 +8,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
-import { BROWSER_WORKER_BUNDLE, buildFunctionBundle, esbuildOptions, previewEsbuildOptions, RUNTIME_PROVIDED, WORKER_BUNDLE } from '../../cdk/constructs/bundling';
+import {
+  BROWSER_WORKER_BUNDLE,
+  buildFunctionBundle,
+  esbuildOptions,
+  previewEsbuildOptions,
+  RUNTIME_PROVIDED,
+  WORKER_BUNDLE,
+} from '../../cdk/constructs/bundling';
 
 const run = promisify(execFile);
 
