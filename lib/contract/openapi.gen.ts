@@ -80,12 +80,18 @@ export interface components {
             /** @description address of the image */
             url: string;
         };
+        /** @description The hosted image's dominant colour, `#rrggbb` lowercase: the most common colour of its first frame, flattened on white (what a card shows under a transparent image). A card's background while the image loads. */
+        DominantColor: string;
+        /** @description A BlurHash (https://blurha.sh) of the hosted image's first frame, flattened on white, with 4 by 3 components: the blurred placeholder Mastodon sends with its preview cards and its clients draw while the image loads. */
+        Blurhash: string;
         /** @description A responsive image: thumbnail fits 320x320, medium 640, large 1280, original is the source size; never upscaled. */
         ImageSet: {
             thumbnail: components["schemas"]["ImageAsset"];
             medium: components["schemas"]["ImageAsset"];
             large: components["schemas"]["ImageAsset"];
             original: components["schemas"]["ImageAsset"];
+            dominantColor?: components["schemas"]["DominantColor"];
+            blurhash?: components["schemas"]["Blurhash"];
         };
         /** @description Image file with analysis. */
         MediaImage: {
@@ -103,6 +109,8 @@ export interface components {
             medium: components["schemas"]["ImageAsset"];
             large: components["schemas"]["ImageAsset"];
             original: components["schemas"]["ImageAsset"];
+            dominantColor?: components["schemas"]["DominantColor"];
+            blurhash?: components["schemas"]["Blurhash"];
         };
         VideoAsset: {
             width: number;
@@ -623,6 +631,8 @@ export interface components {
 export type LinkType = components['schemas']['LinkType'];
 export type Visibility = components['schemas']['Visibility'];
 export type ImageAsset = components['schemas']['ImageAsset'];
+export type DominantColor = components['schemas']['DominantColor'];
+export type Blurhash = components['schemas']['Blurhash'];
 export type ImageSet = components['schemas']['ImageSet'];
 export type MediaImage = components['schemas']['MediaImage'];
 export type VideoAsset = components['schemas']['VideoAsset'];

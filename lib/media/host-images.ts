@@ -62,21 +62,20 @@ export function hasAllSizes(h: HostedImage | undefined): h is HostedImage & Imag
 
 /** The MediaImage part of a hosted image (what the spec's objects carry). */
 function toMediaImage(h: HostedImage & ImageSet): MediaImage {
-  return {
-    width: h.width,
-    height: h.height,
-    size: h.size,
-    format: h.format,
-    hasAlphaChannel: h.hasAlphaChannel,
-    thumbnail: h.thumbnail,
-    medium: h.medium,
-    large: h.large,
-    original: h.original,
-  };
+  return { width: h.width, height: h.height, size: h.size, format: h.format, hasAlphaChannel: h.hasAlphaChannel, ...toImageSet(h) };
 }
 
+/** The ImageSet part of a hosted image or a MediaImage: the four sizes, and the placeholders when it has them. */
 export function toImageSet(image: ImageSet): ImageSet {
-  return { thumbnail: image.thumbnail, medium: image.medium, large: image.large, original: image.original };
+  const { dominantColor, blurhash } = image;
+  return {
+    thumbnail: image.thumbnail,
+    medium: image.medium,
+    large: image.large,
+    original: image.original,
+    ...(dominantColor !== undefined ? { dominantColor } : {}),
+    ...(blurhash !== undefined ? { blurhash } : {}),
+  };
 }
 
 /** Hosts many images in one concurrent fan-out; each result is undefined when that image could not be hosted in time. */

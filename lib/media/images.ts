@@ -12,7 +12,10 @@
  *  - a source already rendered (its `original` carries a manifest with the sizes asked for) is
  *    not rendered again; one stored in fewer sizes (an icon) gets the missing ones. A URL that
  *    failed recently for a reason of its own is not downloaded again (URL_MEMO);
- *  - store the renditions, the `original` last with the manifest.
+ *  - store the renditions, the `original` last with the manifest;
+ *  - the placeholders (dominant colour, blurhash) come with the render and are kept in the
+ *    manifest, so a reused source has them with no decode; a manifest stored before them gets
+ *    them once (missingSizes).
  * Anything wrong with the image is a `{reason}` result, not a thrown error: a broken image is
  * left out of the record, and on AWS a deterministic failure must not be retried.
  */
@@ -25,6 +28,7 @@ import { FAILED_MEMO_TTL_MS, memoKey, readMemo, writeMemo } from '../jobs/memo.j
 import { imageRenderMb, MemoryWaitAborted, type RenderSize } from '../jobs/memory.js';
 import { IMMUTABLE_CACHE } from '../ports.js';
 import { IMAGE_SIZE_NAMES, type ImageSizeName, RENDITION_CONTENT_TYPE, renditionKey, renditionSizeMetadata } from './image-sizes.js';
+import type { Placeholders } from './placeholders.js';
 import { ImageRejected, type Rendition, renderImage } from './render-image.js';
 import type { ImageFormat } from './sniff-image.js';
 
@@ -56,6 +60,13 @@ interface ImageManifest {
   animated: boolean;
   /** A background colour derived from the pixels (edge or contrast colour), for icons. */
   edgeColor: string;
+  /**
+   * The render's placeholders (RenderedImage.placeholders). Absent in a manifest stored before
+   * them: its `original` counts as missing, so the next job renders it again (one decode) and
+   * stores the manifest with them.
+   */
+  dominantColor?: string;
+  blurhash?: string;
   /**
    * The sizes stored. All four, unless the source was rendered only in some (ImageJobInput.sizes:
    * an icon's `original`): a job that wants a size missing here renders it and stores the
@@ -176,9 +187,11 @@ async function renderSource(input: ImageJobInput, sizes: readonly ImageSizeName[
     else if (!r.sameAs) others.push(r);
   }
   // The edge colour comes from the thumbnail, else the original (renderImage): a manifest of an
-  // icon (`original` only) gets the thumbnail's once a later job renders it.
-  const edgeColor = rendered.edgeColor || stored?.edgeColor || '';
-  const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor, renditions };
+  // icon (`original` only) gets the thumbnail's once a later job renders it, and keeps it when
+  // only its `original` is rendered again (for the placeholders: missingSizes).
+  const thumbnail = rendered.renditions.some((r) => r.name === 'thumbnail');
+  const edgeColor = (thumbnail ? rendered.edgeColor : stored?.edgeColor) || rendered.edgeColor || '';
+  const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor, ...rendered.placeholders, renditions };
   // No HEAD before each put: the manifest was missing (or lacked these sizes), so the renditions
   // are (most likely) too, and a key names its content, so a put over a stored rendition writes
   // the same image again.
@@ -239,7 +252,10 @@ async function readManifest(ctx: JobContext, sha256: string): Promise<ImageManif
 
 /**
  * The sizes of `sizes` a manifest does not have. A size that shares the original's object counts
- * only when the manifest has the original too.
+ * only when the manifest has the original too. A manifest without the placeholders (stored before
+ * them) lacks its `original` too: that one size is rendered again, from one decode of the source,
+ * and the manifest stored with them on it (its other sizes are kept). Once per source, where
+ * leaving them out would leave its records without them for good.
  */
 function missingSizes(m: ImageManifest, sizes: readonly ImageSizeName[]): ImageSizeName[] {
   const has = (name: ImageSizeName) => {
@@ -248,12 +264,20 @@ function missingSizes(m: ImageManifest, sizes: readonly ImageSizeName[]): ImageS
       !!r && typeof r.width === 'number' && typeof r.height === 'number' && (r.sameAs === undefined || (r.sameAs === 'original' && !!m.renditions.original))
     );
   };
-  return sizes.filter((name) => !has(name));
+  const missing = sizes.filter((name) => !has(name));
+  return hasPlaceholders(m) || missing.includes('original') ? missing : [...missing, 'original'];
 }
+
+const hasPlaceholders = (m: ImageManifest): m is ImageManifest & Placeholders => typeof m.dominantColor === 'string' && typeof m.blurhash === 'string';
 
 /** The key of the object a manifest's size is stored as: its own, or the original's when it shares that (`sameAs`). */
 function storedKey(m: ImageManifest, name: ImageSizeName): string {
   return renditionKey(m.sha256, m.renditions[name]?.sameAs === 'original' ? 'original' : name);
+}
+
+/** A manifest's placeholders, as a hosted image carries them (none in a manifest stored before them). */
+function manifestPlaceholders(m: ImageManifest): Partial<Placeholders> {
+  return hasPlaceholders(m) ? { dominantColor: m.dominantColor, blurhash: m.blurhash } : {};
 }
 
 /** The hosted image in `sizes` (the manifest has them all: missingSizes). */
@@ -273,6 +297,7 @@ function toHostedImage(m: ImageManifest, sizes: readonly ImageSizeName[], ctx: J
     sha256: m.sha256,
     animated: m.animated,
     edgeColor: m.edgeColor,
+    ...manifestPlaceholders(m),
     reused,
   };
 }

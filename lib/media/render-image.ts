@@ -7,7 +7,9 @@
  *  - decode with sharp under `limitInputPixels` (decompression bombs are refused), honour EXIF
  *    orientation, strip metadata, never upscale, keep alpha; the first frame of an animation is
  *    used for the stills and `original` stays animated;
- *  - a still size that would be the original's bytes again is not encoded twice (`sameAs`).
+ *  - a still size that would be the original's bytes again is not encoded twice (`sameAs`);
+ *  - the placeholders (dominant colour, blurhash: lib/media/placeholders.ts) from the smallest
+ *    pixels the render made (imagePlaceholders).
  * Anything wrong with the image is an ImageRejected (an ExpectedFailure).
  */
 import type { Sharp, SharpOptions } from 'sharp';
@@ -17,6 +19,7 @@ import { decodeBmp } from './bmp.js';
 import { decodeIcoEntry, type IcoImage, icoEntries } from './ico.js';
 import { iconBackgroundColor } from './icon-background.js';
 import { fitWithin, IMAGE_SIZES, type ImageSizeName } from './image-sizes.js';
+import { PLACEHOLDER_BOX, type Placeholders, placeholdersOf } from './placeholders.js';
 import { type ImageFormat, sniffImageFormat } from './sniff-image.js';
 import { sanitizeSvg } from './svg-safety.js';
 
@@ -36,6 +39,8 @@ export interface RenderedImage {
   source: { format: ImageFormat; size: number; width: number; height: number; hasAlphaChannel: boolean; animated: boolean };
   renditions: Rendition[];
   edgeColor: string;
+  /** The dominant colour and blurhash of the first frame, flattened on white. */
+  placeholders: Placeholders;
 }
 
 export interface RenderOptions {
@@ -105,7 +110,8 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
     pages: source.animated ? source.pages : 1,
   });
   try {
-    const renditions = plan.name(await encodeSizes(prepared, source, plan));
+    const encoded = await encodeSizes(prepared, source, plan);
+    const renditions = plan.name(encoded.renditions);
     return {
       source: {
         format: prepared.format,
@@ -117,6 +123,7 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
       },
       renditions,
       edgeColor: await edgeColorOf(renditions),
+      placeholders: await encoded.placeholders,
     };
   } finally {
     release?.();
@@ -197,8 +204,14 @@ function planRenditions(source: SourceFacts, options: RenderOptions): RenditionP
   };
 }
 
-/** Encodes the planned sizes; an animation's `original` is the animated render when there is one. */
-async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: RenditionPlan): Promise<Rendition[]> {
+/** The sizes encoded, and the placeholders (awaited once the renders are done: computed meanwhile). */
+interface EncodedSizes {
+  renditions: Rendition[];
+  placeholders: Promise<Placeholders>;
+}
+
+/** Encodes the planned sizes (an animation's `original` is the animated render when there is one), and the placeholders. */
+async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: RenditionPlan): Promise<EncodedSizes> {
   const animatedOriginal = source.animated ? renderAnimatedOriginal(prepared, source, plan) : undefined;
   const render = (s: ImageSize, p: () => Sharp): Promise<Rendition> => {
     const still = () => encode(s, p(), plan);
@@ -209,7 +222,14 @@ async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: R
   if (prepared.format === 'svg' || source.width * source.height > ONE_DECODE_MAX_PIXELS) {
     // Each size rendered from the source: a vector image at its own scale; a very large image
     // with a decode per size (a JPEG shrinks on load), not its whole raw pixels in memory.
-    return Promise.all(plan.encoded.map((s) => render(s, () => (s.box === undefined ? pipeline(prepared) : pipeline(prepared).resize(insideBox(s.box))))));
+    const renditions = await Promise.all(
+      plan.encoded.map((s) => render(s, () => (s.box === undefined ? pipeline(prepared) : pipeline(prepared).resize(insideBox(s.box))))),
+    );
+    // The placeholders from the smallest rendition's WebP (the thumbnail's, 320 px at most; the
+    // first frame of an animated `original`): a small decode, where the source again would be a
+    // large one (or an SVG rasterized once more).
+    const smallest = renditions.reduce((a, b) => (b.width * b.height < a.width * a.height ? b : a));
+    return { renditions, placeholders: imagePlaceholders(sharp(smallest.data).timeout({ seconds: SHARP_TIMEOUT_SECONDS })) };
   }
   // One decode (the first frame, oriented), then each size resized from the next larger one's
   // pixels (less work than a decode per size: `npm run bench -- images`) and encoded while the
@@ -223,7 +243,31 @@ async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: R
     const pixels = image;
     renders.unshift(render(s, () => pipeline(pixels)));
   }
-  return Promise.all(renders);
+  // The placeholders from the smallest raw pixels of that chain (the thumbnail's, 320 px at most;
+  // the decode itself for an icon, rendered in `original` only): a 32 px resize of pixels in
+  // memory, computed while the sizes encode. No decode at all: sharp's stats() would read the
+  // source (decode it again), and a rendition's WebP would be decoded again too.
+  const placeholders = imagePlaceholders(pipeline(image));
+  return { renditions: await Promise.all(renders), placeholders };
+}
+
+/**
+ * The placeholders of an image's pixels (the first frame), downscaled to fit PLACEHOLDER_BOX and
+ * flattened on white: what a card shows under a transparent image. sRGB with alpha, whatever the
+ * source's channels (grey, grey and alpha, RGB): the RGBA the blurhash encoder takes. Exported
+ * for the bench (`npm run bench -- images`: what they cost).
+ */
+export function imagePlaceholders(p: Sharp): Promise<Placeholders> {
+  const pixels = p
+    .resize({ width: PLACEHOLDER_BOX, height: PLACEHOLDER_BOX, fit: 'inside', withoutEnlargement: true })
+    .flatten({ background: '#ffffff' })
+    .toColourspace('srgb')
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const placeholders = pixels.then(({ data, info }) => placeholdersOf(data, info.width, info.height));
+  placeholders.catch(() => undefined); // awaited by renderImage once the renders are done: marked handled now, as it can fail before
+  return placeholders;
 }
 
 async function encode(s: ImageSize, p: Sharp, plan: RenditionPlan): Promise<Rendition> {

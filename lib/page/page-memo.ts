@@ -4,7 +4,8 @@
  * results after a day): the record's hosted `image` and `icon`, and the `page-content` job's
  * result once its versions are complete. It is content-addressed like the images: the same bytes
  * give the same record, so a preview that takes its parts from here is as fresh as one that runs
- * the jobs; a page whose bytes changed in any way (a timestamp, a nonce) misses it.
+ * the jobs; a page whose bytes changed in any way (a timestamp, a nonce) misses it. The hosted
+ * `image` is kept whole, placeholders (dominantColor, blurhash) included.
  *
  *  - The preview reads it before it submits any job (one GET) and runs only the jobs for the
  *    parts it lacks: a page seen before costs no job, no queue message and no worker invocation.
@@ -161,7 +162,9 @@ export async function recallPage(blobs: BlobStore, key: string, now = Date.now()
   const memo = await readPageMemo(blobs, key, now);
   if (!memo) return undefined;
   const parts: RecalledPage = {};
-  if (typeof memo.image?.original?.url === 'string') parts.image = memo.image;
+  // An image remembered before the placeholders is not used: its job runs again (the image job
+  // reuses its renditions and adds them), and the memo is written with them.
+  if (typeof memo.image?.original?.url === 'string' && typeof memo.image.blurhash === 'string') parts.image = memo.image;
   if (typeof memo.icon?.url === 'string') parts.icon = memo.icon;
   const site = memo.site;
   if (site && (typeof site.name === 'string' || typeof site.themeColor === 'string')) parts.site = { name: site.name, themeColor: site.themeColor };

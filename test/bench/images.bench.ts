@@ -5,14 +5,18 @@
  * libvips at one thread per pipeline (sharp.concurrency(1), what sharp picks on glibc and what the
  * service keeps) and at two; BENCH_POOL=1 keeps a CPU pool thread parsing a 300 KB page meanwhile
  * (a page-content job beside the renders). Then one effort for every size for comparison (4 is
- * sharp's default). BENCH_RUNS sets the runs (9).
+ * sharp's default). BENCH_RUNS sets the runs (9). Each row: median (p50), p90 and min; a render's
+ * figures include its placeholders (dominant colour, blurhash: lib/media/placeholders.ts), and a
+ * last row times them alone, from a thumbnail's raw pixels as a render has them (200 runs).
  */
+
 import { loadavg } from 'node:os';
 import sharp from 'sharp';
 import { CpuPool } from '../../lib/jobs/cpu-pool.js';
-import { renderImage } from '../../lib/media/render-image.js';
+import { imagePlaceholders, renderImage } from '../../lib/media/render-image.js';
 import { median, timeRuns } from './bench.js';
 import { largeArticle } from './content.bench.js';
+import { quantile } from './corpus.js';
 
 /** A photo-like JPEG: smooth gradients plus noise, so it is not trivially compressible. */
 export async function photoJpeg(width: number, height: number): Promise<Buffer> {
@@ -38,6 +42,10 @@ export async function photoJpeg(width: number, height: number): Promise<Buffer> 
 
 const MAX_PIXELS = 50_000_000;
 
+/** A row's figures: median (p50), p90 and min of its runs. */
+const figures = (times: number[]) =>
+  `median ${median(times).toFixed(1).padStart(7)} ms (p90 ${quantile(times, 0.9).toFixed(1)}, min ${Math.min(...times).toFixed(1)})`;
+
 export async function run(): Promise<void> {
   const small = await photoJpeg(1600, 1000);
   const big = await photoJpeg(4000, 3000);
@@ -53,11 +61,11 @@ export async function run(): Promise<void> {
     const times = await timeRuns(runs, render);
     const r = await render();
     const kib = r.renditions.map((x) => `${x.name} ${x.width}x${x.height} ${(x.data.length / 1024).toFixed(0)} KiB`).join(', ');
-    process.stdout.write(`${label.padEnd(52)} median ${median(times).toFixed(1).padStart(7)} ms (min ${Math.min(...times).toFixed(1)})  ${kib}\n`);
+    process.stdout.write(`${label.padEnd(52)} ${figures(times)}  ${kib}\n`);
   };
   const three = async (label: string) => {
     const times = await timeRuns(runs, () => Promise.all([0, 1, 2].map(() => renderImage(small, { maxPixels: MAX_PIXELS }))));
-    process.stdout.write(`${label.padEnd(52)} median ${median(times).toFixed(1).padStart(7)} ms (min ${Math.min(...times).toFixed(1)})\n`);
+    process.stdout.write(`${label.padEnd(52)} ${figures(times)}\n`);
   };
   // A pool thread kept busy with page content, as a page-content job beside the renders.
   let busy = process.env.BENCH_POOL === '1';
@@ -81,6 +89,16 @@ export async function run(): Promise<void> {
     busy = false;
     await background;
     await pool?.close();
+  }
+  // The placeholders alone: what they add to a render (a 32 px resize of the thumbnail's pixels, flatten, the encoder).
+  for (const [label, bytes] of [
+    ['1600x1000', small],
+    ['4000x3000', big],
+  ] as const) {
+    const thumb = await sharp(bytes).resize(320, 320, { fit: 'inside' }).raw().toBuffer({ resolveWithObject: true });
+    const { width, height, channels } = thumb.info;
+    const times = await timeRuns(200, () => imagePlaceholders(sharp(thumb.data, { raw: { width, height, channels } })));
+    process.stdout.write(`${`placeholders of a ${label}'s ${width}x${height} thumbnail pixels`.padEnd(52)} ${figures(times)}\n`);
   }
   if (process.env.BENCH_EFFORTS !== '0') {
     for (const effort of [0, 2, 4]) await row(`1600x1000 JPEG, effort ${effort} for every size`, small, effort);

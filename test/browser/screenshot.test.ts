@@ -78,6 +78,8 @@ describe('screenshot', () => {
     expect(r.screenshot?.original.width).toBe(1280);
     expect(r.screenshot?.original.height).toBe(800);
     expect(r.screenshot?.thumbnail.url).toMatch(/^http:\/\/assets\.test\/assets\//);
+    // Its placeholders, as every hosted image's (test/media/placeholders.test.ts).
+    expect(r.screenshot).toMatchObject({ dominantColor: expect.stringMatching(/^#[0-9a-f]{6}$/), blurhash: expect.any(String) });
   });
 
   test('no browser at the configured path: the job says so, nothing throws', async () => {

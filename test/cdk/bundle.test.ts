@@ -8,7 +8,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
-import { buildFunctionBundle, previewEsbuildOptions, RUNTIME_PROVIDED, WORKER_BUNDLE } from '../../cdk/constructs/bundling';
+import {
+  BROWSER_WORKER_BUNDLE,
+  buildFunctionBundle,
+  esbuildOptions,
+  previewEsbuildOptions,
+  RUNTIME_PROVIDED,
+  WORKER_BUNDLE,
+} from '../../cdk/constructs/bundling';
 
 const run = promisify(execFile);
 
@@ -35,6 +42,14 @@ test("the key digests of a parameter or a secret: Powertools parameters is insid
   expect(RUNTIME_PROVIDED).toEqual(['@aws-sdk/*']);
   expect(inputs.some((i) => i.includes('node_modules/@aws-sdk/'))).toBe(false);
 });
+
+test("the image placeholders' encoder (blurhash) is inside both workers' bundles (the image job runs in each), not a package beside them", async () => {
+  for (const spec of [WORKER_BUNDLE, BROWSER_WORKER_BUNDLE]) {
+    const out = await esbuild.build({ ...esbuildOptions(spec, '/tmp/linklens-worker-check.mjs'), write: false, metafile: true });
+    expect(Object.keys(out.metafile!.inputs).some((i) => i.includes('node_modules/blurhash/'))).toBe(true);
+    expect(out.outputFiles[0].text).not.toMatch(/from"blurhash"|require\("blurhash"\)/);
+  }
+}, 60_000);
 
 test('the worker bundle ships the CPU pool: cpu-worker.mjs beside index.mjs, self-contained, and a pool thread started from the bundle loads it and runs its tasks', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'linklens-worker-bundle-'));

@@ -31,6 +31,9 @@ export function expectImageSet(set: any, source?: { width: number; height: numbe
     expect(a.height).toBeGreaterThan(0);
   }
   if (source) expect({ width: set.original.width, height: set.original.height }).toEqual(source);
+  // Every hosted image carries its placeholders (the image job's: test/media/placeholders.test.ts).
+  expect(set.dominantColor).toMatch(/^#[0-9a-f]{6}$/);
+  expect(typeof set.blurhash).toBe('string');
 }
 
 export async function fetchAsset(url: string): Promise<{ status: number; type: string | null; body: Buffer }> {

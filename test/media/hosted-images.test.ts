@@ -104,7 +104,13 @@ test('a page with og:image gets all four sizes of `image` and an `icon`, each se
     medium: { width: 640, height: 400, url: expect.stringMatching(/\/medium\.webp$/) },
     large: { width: 1280, height: 800, url: expect.stringMatching(/\/large\.webp$/) },
     original: { width: 1600, height: 1000, url: expect.stringMatching(/\/original\.webp$/) },
+    dominantColor: expect.stringMatching(/^#[0-9a-f]{6}$/),
+    blurhash: expect.stringMatching(/^[0-9A-Za-z#$%*+,.:;=?@^_{|}~[\]-]{28}$/),
   });
+  // The placeholders of the flat #2255aa JPEG: its decoded colour, within a unit or two.
+  const rgb = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  const near = (a: number[], b: number[]) => Math.max(...a.map((v, i) => Math.abs(v - b[i])));
+  expect(near(rgb(record.image.dominantColor), [0x22, 0x55, 0xaa])).toBeLessThanOrEqual(2);
   // ICO: the largest entry (48x48); no colour declared, so the icon's edge colour.
   expect(record.icon).toEqual({
     width: 48,
@@ -112,7 +118,7 @@ test('a page with og:image gets all four sizes of `image` and an `icon`, each se
     backgroundColor: expect.stringMatching(/^#[0-9a-f]{6}$/),
     url: expect.stringMatching(/\/original\.webp$/),
   });
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(record.icon.backgroundColor.slice(i, i + 2), 16));
+  const [r, g, b] = rgb(record.icon.backgroundColor);
   expect(Math.abs(r - 0x22) + Math.abs(g - 0x88) + Math.abs(b - 0xee)).toBeLessThan(24);
   await expectServed(assetUrls(record));
   expect(assetUrls(record)).toHaveLength(5);

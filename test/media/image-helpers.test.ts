@@ -106,6 +106,8 @@ test('hostImage / hostImageList: MediaImages for other parts of the pipeline, un
       medium: { width: 640, height: 213, url: expect.any(String) },
       large: { width: 900, height: 300, url: expect.any(String) },
       original: { width: 900, height: 300, url: expect.any(String) },
+      dominantColor: expect.stringMatching(/^#[0-9a-f]{6}$/),
+      blurhash: expect.any(String),
     });
     expect(await hostImage({ bytes: png }, jobs, options)).toEqual(a);
     expect(await hostImageList([], jobs, options)).toEqual([]);

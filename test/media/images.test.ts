@@ -390,6 +390,8 @@ describe('the image job', () => {
       sha256: icon.sha256,
       animated: false,
       edgeColor: '#2388ef', // what the thumbnail gave when every size was rendered
+      dominantColor: '#2288ee', // of the decode itself (test/media/placeholders.test.ts)
+      blurhash: expect.any(String),
       reused: false,
     });
     expect((await sharp((await store.get(asset('original.webp')))!).metadata()).format).toBe('webp');

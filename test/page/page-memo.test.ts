@@ -12,6 +12,7 @@ import { buildLocalDeps } from '../../functions/wiring';
 import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { JobKind } from '../../lib/jobs/kinds';
+import { readMemo, writeMemo } from '../../lib/jobs/memo';
 import { FAILED_PART_TTL_MS, fullVersionsKey, PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage, versionsMetadata } from '../../lib/page/page-memo';
 import type { Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
@@ -101,6 +102,7 @@ test('the same page bytes again: the same record, without any job', async () => 
     const first = await s.preview(site.url('/plain'));
     expect(first.page?.markdownUrl).toMatch(/^http:\/\/assets\.test\/assets\/[0-9a-f]{64}\/page\.md$/);
     expect(first.image?.original?.url).toBeDefined();
+    expect(first.image).toMatchObject({ dominantColor: expect.stringMatching(/^#[0-9a-f]{6}$/), blurhash: expect.any(String) });
     expect(first.icon?.url).toBeDefined();
     const cold = s.jobs();
     expect(cold.filter((k) => k === 'image').length).toBeGreaterThanOrEqual(2);
@@ -119,6 +121,26 @@ test('the same page bytes again: the same record, without any job', async () => 
     expect(s.contentJobs()).toBe(2);
     expect((await s.preview(site.url('/with-image'))).page).toEqual(withImage.page);
     expect(s.contentJobs()).toBe(2);
+  } finally {
+    s.cleanup();
+  }
+});
+
+test('an image remembered before the placeholders is not used: its job runs again (a reuse, no content job), and the memo is written with them', async () => {
+  const s = service();
+  try {
+    const first = await s.preview(site.url('/plain'));
+    const [file] = memos(s.config);
+    const key = `jobs/page/${file}`;
+    const { dominantColor: _d, blurhash: _b, ...old } = first.image;
+    const memo = (await readMemo(s.blobs, key)) as { image: unknown };
+    await writeMemo(s.blobs, key, { ...memo, image: old });
+    const before = s.jobs().length;
+    const second = await s.preview(site.url('/plain'));
+    expect(s.jobs().slice(before)).toEqual(['image']);
+    expect(s.contentJobs()).toBe(1);
+    expect(second.image).toEqual(first.image);
+    expect(((await readMemo(s.blobs, key)) as { image: unknown }).image).toEqual(first.image);
   } finally {
     s.cleanup();
   }

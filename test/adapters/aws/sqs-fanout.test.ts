@@ -66,8 +66,16 @@ describe('S3BlobStore', () => {
     expect(head.ContentType).toBe('image/webp');
     expect(head.CacheControl).toBe('public, max-age=31536000, immutable');
     expect(blobs.publicUrl('assets/abc/thumbnail.webp')).toBe(`${CDN}/assets/abc/thumbnail.webp`);
-    // Metadata (an image's manifest on its original) comes back from a HEAD, as S3 user metadata.
-    const manifest = JSON.stringify({ sha256: 'abc', renditions: { original: { width: 1, height: 1, bytes: 3 } }, edgeColor: '#ffffff' });
+    // Metadata (an image's manifest on its original) comes back from a HEAD, as S3 user metadata,
+    // its placeholders too: a blurhash may hold any of the 83 characters of its alphabet.
+    const blurhash = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~';
+    const manifest = JSON.stringify({
+      sha256: 'abc',
+      renditions: { original: { width: 1, height: 1, bytes: 3 } },
+      edgeColor: '#ffffff',
+      dominantColor: '#ffffff',
+      blurhash,
+    });
     await blobs.put('assets/abc/original.webp', Buffer.from([4]), { contentType: 'image/webp', metadata: { manifest } });
     expect(await blobs.head('assets/abc/original.webp')).toEqual({ metadata: { manifest } });
     expect(await blobs.head('assets/abc/thumbnail.webp')).toEqual({ metadata: {} });
