@@ -351,7 +351,8 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
     const failed = { ...hostedImage.failed, ...hostedIcon.failed };
     await rememberPage(blobs, memoKey, { image: hostedImage.image, icon: hostedIcon.icon, site: s, content: d?.content, failed }, { recalled: m });
   }
-  return { record: r, hints: pageHints(f), hosted: { image: hostedImage.image, icon: hostedIcon.icon }, described: d };
+  const alt = hostedImage.image && f.image?.alt ? { alt: f.image.alt } : {};
+  return { record: r, hints: pageHints(f), hosted: { image: hostedImage.image && { ...hostedImage.image, ...alt }, icon: hostedIcon.icon }, described: d };
 }
 
 /**

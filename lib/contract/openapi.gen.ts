@@ -80,6 +80,8 @@ export interface components {
             /** @description address of the image */
             url: string;
         };
+        /** @description The image's own description, where the page gives one: og:image:alt, twitter:image:alt, an ImageObject's caption, or the alt of the <img> chosen as the image. */
+        ImageAlt: string;
         /** @description The hosted image's dominant colour, `#rrggbb` lowercase: the most common colour of its first frame, flattened on white (what a card shows under a transparent image). A card's background while the image loads. */
         DominantColor: string;
         /** @description A BlurHash (https://blurha.sh) of the hosted image's first frame, flattened on white, with 4 by 3 components: the blurred placeholder Mastodon sends with its preview cards and its clients draw while the image loads. */
@@ -92,6 +94,7 @@ export interface components {
             original: components["schemas"]["ImageAsset"];
             dominantColor?: components["schemas"]["DominantColor"];
             blurhash?: components["schemas"]["Blurhash"];
+            alt?: components["schemas"]["ImageAlt"];
         };
         /** @description Image file with analysis. */
         MediaImage: {
@@ -111,6 +114,7 @@ export interface components {
             original: components["schemas"]["ImageAsset"];
             dominantColor?: components["schemas"]["DominantColor"];
             blurhash?: components["schemas"]["Blurhash"];
+            alt?: components["schemas"]["ImageAlt"];
         };
         VideoAsset: {
             width: number;
@@ -631,6 +635,7 @@ export interface components {
 export type LinkType = components['schemas']['LinkType'];
 export type Visibility = components['schemas']['Visibility'];
 export type ImageAsset = components['schemas']['ImageAsset'];
+export type ImageAlt = components['schemas']['ImageAlt'];
 export type DominantColor = components['schemas']['DominantColor'];
 export type Blurhash = components['schemas']['Blurhash'];
 export type ImageSet = components['schemas']['ImageSet'];

@@ -65,9 +65,9 @@ function toMediaImage(h: HostedImage & ImageSet): MediaImage {
   return { width: h.width, height: h.height, size: h.size, format: h.format, hasAlphaChannel: h.hasAlphaChannel, ...toImageSet(h) };
 }
 
-/** The ImageSet part of a hosted image or a MediaImage: the four sizes, and the placeholders when it has them. */
+/** The ImageSet part of a hosted image or a MediaImage: the four sizes, and the placeholders and the alt text when it has them. */
 export function toImageSet(image: ImageSet): ImageSet {
-  const { dominantColor, blurhash } = image;
+  const { dominantColor, blurhash, alt } = image;
   return {
     thumbnail: image.thumbnail,
     medium: image.medium,
@@ -75,6 +75,7 @@ export function toImageSet(image: ImageSet): ImageSet {
     original: image.original,
     ...(dominantColor !== undefined ? { dominantColor } : {}),
     ...(blurhash !== undefined ? { blurhash } : {}),
+    ...(alt !== undefined ? { alt } : {}),
   };
 }
 

@@ -159,6 +159,22 @@ describe('the rules decide', () => {
     expect(fields('<title>Cats - the good, the bad</title>', '', 'https://pets.example.test/x').siteName).toBeUndefined();
   });
 
+  test("the image's alt: of the og:image it follows, twitter's, an ImageObject's caption, the chosen <img>'s", () => {
+    expect(fields('<meta property="og:image" content="/a.jpg"><meta property="og:image:alt" content="A red kite">').image).toMatchObject({ alt: 'A red kite' });
+    expect(fields('<meta name="twitter:image" content="/b.jpg"><meta name="twitter:image:alt" content="A blue kite">').image).toMatchObject({
+      alt: 'A blue kite',
+    });
+    expect(fields(ld({ '@type': 'Article', headline: 'H', image: { '@type': 'ImageObject', url: '/c.jpg', caption: 'Kites at dusk' } })).image).toMatchObject({
+      alt: 'Kites at dusk',
+    });
+    expect(fields('', '<img src="/d.jpg" width="800" height="400" alt="A kite festival">').image).toMatchObject({
+      url: 'https://news.example.test/d.jpg',
+      alt: 'A kite festival',
+    });
+    // An og:image:alt before any og:image describes nothing.
+    expect(fields('<meta property="og:image:alt" content="stray"><meta property="og:image" content="/e.jpg">').image?.alt).toBeUndefined();
+  });
+
   test('the theme colour: the light scheme one, any CSS form, else the manifest', () => {
     const read = (head: string) => readPage(fetched(`<html><head>${head}</head></html>`), 'text/html').page;
     expect(themeColor(read('<meta name="theme-color" content="#1DA1F2">'))).toBe('#1da1f2');
