@@ -6,7 +6,8 @@
  *     `name`, with its `url`; several authors joined with ", ");
  *  2. the author metas: `author`, `article:author` (a URL there is the author's page, not a
  *     name), Dublin Core `dc.creator`, citation, parsely, sailthru, `byl`;
- *  3. microdata: the `name` inside an `itemprop=author` Person, or the `itemprop=author` text;
+ *  3. microdata: the `name` inside an `itemprop=author` scope (a Person, an Organization), or the
+ *     `itemprop=author` text;
  *  4. a `rel=author` link's text (its href is the author's page);
  *  5. the article's byline: a link naming the author (`class=author…`, `href=/author/…`), then an
  *     element whose class names the byline;
@@ -103,7 +104,7 @@ export const AUTHOR_RULES: AuthorRule[] = [
   {
     name: 'microdata author',
     get: (c) => [
-      ...c.page.itemprops.filter((i) => i.prop.toLowerCase() === 'name' && /schema\.org\/Person$/i.test(i.itemtype ?? '')).map((i) => ({ name: i.value })),
+      ...c.page.itemprops.filter((i) => i.prop.toLowerCase() === 'name' && /^(author|creator)$/.test(i.scope ?? '')).map((i) => ({ name: i.value })),
       ...c.page.itemprops.filter((i) => i.prop.toLowerCase() === 'author').map((i) => (isUrl(i.value) ? { url: i.value } : { name: i.value })),
     ],
   },

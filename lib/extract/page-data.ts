@@ -51,8 +51,11 @@ export interface PageData {
   links: LinkTag[];
   /** Raw text of `<script type="application/ld+json">` blocks. */
   jsonLd: string[];
-  /** Microdata `itemprop` values from elements other than <meta> (content/src/href or text). */
-  itemprops: { prop: string; value: string; itemtype?: string }[];
+  /**
+   * Microdata `itemprop` values from elements other than <meta> (content/src/href or text), with
+   * the type of their itemscope and the itemprop that scope is the value of (`author`).
+   */
+  itemprops: { prop: string; value: string; itemtype?: string; scope?: string }[];
   h1?: string;
   /** The first paragraphs' text, for description fallbacks. */
   paragraphs: string[];

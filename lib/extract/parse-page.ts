@@ -71,7 +71,8 @@ class PageParser {
   private h1Buf: string | null = null;
   private pBuf: string | null = null;
   private propBuf: { prop: string; buf: string; depth: number; itemtype?: string } | null = null;
-  private itemtypes: (string | undefined)[] = [];
+  /** Per open element: its itemscope's type and the itemprop it is the value of (`author` for a byline's Person). */
+  private itemtypes: ({ type?: string; prop?: string } | undefined)[] = [];
   private textLen = 0;
   private lastWasSpace = true;
   private chromeDepth = 0;
@@ -144,7 +145,7 @@ class PageParser {
     const hard = skip && !CHROME.has(name);
     this.hardFlags.push(hard);
     if (hard) this.hardSkipDepth++;
-    this.itemtypes.push(a.itemscope !== undefined ? clip(a.itemtype, 300) : undefined);
+    this.itemtypes.push(a.itemscope !== undefined ? { type: clip(a.itemtype, 300), prop: clip(a.itemprop?.toLowerCase(), 100) } : undefined);
   }
 
   /** What a tag itself tells (lang, base, metas, links, scripts, images) and which text buffers it opens. */
@@ -265,14 +266,19 @@ class PageParser {
     return this.stack.includes('nav') || this.stack.includes('footer');
   }
 
-  private currentItemtype(): string | undefined {
+  private currentScope(): { type?: string; prop?: string } | undefined {
     for (let i = this.itemtypes.length - 1; i >= 0; i--) if (this.itemtypes[i]) return this.itemtypes[i];
     return undefined;
   }
 
+  private currentItemtype(): string | undefined {
+    return this.currentScope()?.type;
+  }
+
   private itemprop(prop: string, value: string): void {
     if (this.data.itemprops.length < PAGE_LIMITS.itemprops) {
-      this.data.itemprops.push({ prop: clip(prop, 100), value: collapse(clip(value)), itemtype: this.currentItemtype() });
+      const scope = this.currentScope();
+      this.data.itemprops.push({ prop: clip(prop, 100), value: collapse(clip(value)), itemtype: scope?.type, ...(scope?.prop ? { scope: scope.prop } : {}) });
     }
   }
 

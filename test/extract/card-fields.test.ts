@@ -135,6 +135,15 @@ describe('the rules decide', () => {
     ).toBe('2020-01-01T00:00:00Z');
   });
 
+  test("microdata: the name inside the author's scope, not another Person's (a testimonial)", () => {
+    const f = fields(
+      '',
+      `<div itemscope itemtype="http://schema.org/Person"><strong itemprop="name">A Customer</strong></div>
+       <article itemscope itemtype="http://schema.org/BlogPosting"><span itemprop="author" itemscope itemtype="http://schema.org/Person"><link itemprop="name" content="Mark Emmons"></span></article>`,
+    );
+    expect(f.author).toEqual({ name: 'Mark Emmons' });
+  });
+
   test('a URL or a handle is never a name; "By" and a trailing date are not part of one', () => {
     expect(cleanName('By Jane Roe')).toBe('Jane Roe');
     expect(cleanName('ByJane Roe')).toBe('Jane Roe');
