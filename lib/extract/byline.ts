@@ -46,6 +46,9 @@ export function cleanName(raw: string | undefined): string | undefined {
   // What follows the name in a byline: a date, "Updated …", "| 5 min read".
   if (/^(last\s+)?updated\b/i.test(t)) return undefined;
   t = t.split(/\s+(?:[|·•]|—|–|on\s+(?=\w+\s+\d|\d)|updated\b|published\b)\s*/i)[0].trim();
+  // "by Jane Roe in Science": the section the byline names after the name.
+  const inSection = /^(\p{Lu}[\p{L}.'’-]*(?:\s+\p{Lu}[\p{L}.'’-]*){0,3})\s+in\s+\p{Lu}/u.exec(t);
+  if (inSection) t = inSection[1];
   const date = DATE_LIKE.exec(t);
   if (date && date.index > 0) t = t.slice(0, date.index).replace(/[,\s\-–—|]+$/, '');
   if (!t || t.length > 100 || t.split(/\s+/).length > 12) return undefined;

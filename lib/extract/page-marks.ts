@@ -6,7 +6,7 @@
  *
  *  - `rel-author`: a link with `rel=author` (its text and href);
  *  - `author-link`: a link whose class names the author or whose href is an author page
- *    (`/author/…`, `/authors/…`, `/people/…`, `/profile/…`);
+ *    (`/author/…`, `/authors/…`, `/people/…`, `/profile/…`, `/author-bio…`, `?author_id=`);
  *  - `byline`: an element whose class or id names a byline or an author (its whole text);
  *  - `time`: a `<time datetime>` (its datetime, and whether the page marks it as the publication:
  *    `pubdate`, `itemprop=datePublished`, a class naming publication, or inside an article's header).
@@ -19,7 +19,8 @@ import type { PageMark } from './page-data.js';
 export const MARK_LIMITS = { perKind: 6, textChars: 300, open: 6 };
 
 const AUTHOR_CLASS = /(^|[\s_-])(author|byline|by-line|writer|contributor|article-by|post-by|posted-by|entry-author|author-name|authorname|creator)([\s_-]|$)/i;
-const AUTHOR_HREF = /\/(author|authors|people|profile|profiles|staff|writer|writers|contributors?|journalist|autor|auteur|autore)\/[^/?#]+/i;
+const AUTHOR_HREF =
+  /\/(author|authors|people|profile|profiles|staff|writer|writers|contributors?|journalist|autor|auteur|autore)\/[^/?#]+|\/author[-_](bio|page|profile)\b|[?&]author(_?id)?=/i;
 const PUBLISHED_CLASS = /publish|posted|pubdate|date-?pub|created|entry-date|article-date|post-date|timestamp/i;
 
 interface Open {

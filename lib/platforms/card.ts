@@ -3,8 +3,8 @@
  * name), `author` and `publishedAt`. A site sets them on its preview where it knows better; else
  * they come from its object: a post's or a video's `user` is its author (its name, else its
  * handle, with its profile URL), a repository's `owner` too (on the platform's host), and the
- * object's `publishedAt` (else `createdAt`) is the date. A profile, a community or a product has
- * no author. The objects keep their own fields.
+ * object's `publishedAt` (else `createdAt`) is the date. A profile (a channel, a user) is its own
+ * author and has no date; a community or a product has no author. The objects keep their own fields.
  */
 import type { Author } from '../contract/link.js';
 import { type FieldRules, withRules } from '../extract/rules.js';
@@ -13,10 +13,17 @@ import type { Platform, PlatformPreview } from './types.js';
 type Json = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
-/** The one platform object of a preview's fields (`videohostVideo`, `codehostRepository`, …). */
-function objectOf(out: PlatformPreview): Json | undefined {
-  const values = Object.values(out.fields).filter((v): v is Json => !!v && typeof v === 'object' && !Array.isArray(v));
-  return values[0];
+/** The one platform object of a preview's fields (`videohostVideo`, `codehostRepository`, …), with its key. */
+function objectOf(out: PlatformPreview): { key: string; o: Json } | undefined {
+  const found = Object.entries(out.fields).find(([, v]) => !!v && typeof v === 'object' && !Array.isArray(v));
+  return found && { key: found[0], o: found[1] as Json };
+}
+
+/** A profile (`videohostUser`, `microblogUser`, …) is its own author: the channel or person whose page it is. */
+function profileAuthor(o: Json): Author | undefined {
+  const name = str(o.name) ?? str(o.username);
+  const url = str(o.url);
+  return name ? { name, ...(url ? { url } : {}) } : undefined;
 }
 
 function authorOf(o: Json, home: string | undefined): Author | undefined {
@@ -33,9 +40,10 @@ function authorOf(o: Json, home: string | undefined): Author | undefined {
 
 /** The preview with its card fields filled in from the platform and its object, where the site set none. */
 export function withCardFields(platform: Platform, out: PlatformPreview): PlatformPreview {
-  const o = objectOf(out);
-  const author = out.author ?? (o ? authorOf(o, platform.home) : undefined);
-  const publishedAt = out.publishedAt ?? (o ? (str(o.publishedAt) ?? str(o.createdAt)) : undefined);
+  const found = objectOf(out);
+  const o = found?.o;
+  const author = out.author ?? (found && (/User$/.test(found.key) ? profileAuthor(found.o) : authorOf(found.o, platform.home)));
+  const publishedAt = out.publishedAt ?? (o && !/User$/.test(found?.key ?? '') ? (str(o.publishedAt) ?? str(o.createdAt)) : undefined);
   return {
     ...out,
     siteName: out.siteName ?? platform.siteName,

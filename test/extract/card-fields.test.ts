@@ -135,6 +135,14 @@ describe('the rules decide', () => {
     ).toBe('2020-01-01T00:00:00Z');
   });
 
+  test('an author page by its address: /author-bio.asp?author_id=…', () => {
+    const f = fields(
+      '',
+      '<div class="info"><a href="/author-bio.asp?author_id=837">Kelly Sheridan</a></div><div class="byline-extra">Kelly Sheridan News</div>',
+    );
+    expect(f.author).toEqual({ name: 'Kelly Sheridan', url: 'https://news.example.test/author-bio.asp?author_id=837' });
+  });
+
   test("microdata: the name inside the author's scope, not another Person's (a testimonial)", () => {
     const f = fields(
       '',
@@ -150,6 +158,7 @@ describe('the rules decide', () => {
     expect(cleanName('Written by Jane Roe | March 3, 2020')).toBe('Jane Roe');
     expect(cleanName('Jane Roe March 3, 2020')).toBe('Jane Roe');
     expect(cleanName('Jane Roe on 1 June 2019')).toBe('Jane Roe');
+    expect(cleanName('Written by Jane Roe in Science on 1 June 2019')).toBe('Jane Roe');
     expect(cleanName('Von Max Mustermann')).toBe('Max Mustermann');
     expect(cleanName('https://example.test/jane')).toBeUndefined();
     expect(cleanName('@jane')).toBeUndefined();

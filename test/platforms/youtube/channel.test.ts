@@ -20,6 +20,9 @@ describe('videohost channels', () => {
 
   it('is a VIDEOHOST_USER with title, description and the avatar as image', () => {
     expect(r).toMatchObject({ ok: true, type: 'VIDEOHOST_USER', title: 'Paper Skies', description: 'Kites, gliders and everything that flies on paper.' });
+    // A channel is its own author, with the site's name; a profile has no publication date.
+    expect(r).toMatchObject({ siteName: 'YouTube', author: { name: 'Paper Skies' } });
+    expect(r.publishedAt).toBeUndefined();
     expect(r.image).toBeDefined();
   });
   it.each([
