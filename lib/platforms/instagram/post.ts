@@ -201,7 +201,12 @@ function fromEmbed(page: ParsedPage, d: PostDraft): void {
         .filter((x): x is Record<string, unknown> => !!x);
       for (const n of children.length ? children : [media]) {
         const isVideo = n.is_video === true && str(n.video_url);
-        d.media.push(isVideo ? { kind: 'video', image: str(n.display_url), video: str(n.video_url) } : { kind: 'image', image: str(n.display_url) });
+        const alt = str(n.accessibility_caption);
+        d.media.push(
+          isVideo
+            ? { kind: 'video', image: str(n.display_url), video: str(n.video_url) }
+            : { kind: 'image', image: str(n.display_url), ...(alt ? { alt } : {}) },
+        );
       }
     }
     return;

@@ -20,6 +20,8 @@ export interface MediaSource {
   video?: string;
   title?: string;
   author?: string;
+  /** The platform's own description of the image (X's alt text, Instagram's accessibility caption). */
+  alt?: string;
 }
 
 /** Hosts every item concurrently; an item whose image and video both fail is left out. */
@@ -27,10 +29,12 @@ export async function hostMedia(items: MediaSource[], ctx: PlatformContext): Pro
   const list = items.slice(0, MAX_MEDIA_ITEMS);
   const out = await Promise.all(
     list.map(async (m, i) => {
-      const [poster, video] = await Promise.all([
+      const [hosted, video] = await Promise.all([
         ctx.hostImage(m.image),
         m.kind === 'video' && m.video ? probeVideo(m.video, ctx, `video-${i}`) : Promise.resolve(undefined),
       ]);
+      const alt = m.alt?.trim().slice(0, 1000);
+      const poster = hosted && alt ? { ...hosted, alt } : hosted;
       if (video) {
         if (poster) video.image = toImageSet(poster);
         if (m.title && !video.title) video.title = m.title;

@@ -103,13 +103,15 @@ async function fromSyndication(j: Record<string, unknown>, id: string, ctx: Ctx)
     const md = obj(m);
     if (!md) continue;
     const type = str(md.type);
-    if (type === 'photo') draft.media.push({ kind: 'image', image: photoUrl(str(md.media_url_https)) });
+    const alt = str(md.ext_alt_text);
+    if (type === 'photo') draft.media.push({ kind: 'image', image: photoUrl(str(md.media_url_https)), ...(alt ? { alt } : {}) });
     else if (type === 'video' || type === 'animated_gif') {
       draft.media.push({
         kind: 'video',
         image: str(md.media_url_https),
         video: bestMp4(arr(obj(md.video_info)?.variants)),
         author: screen ? `@${screen}` : undefined,
+        ...(alt ? { alt } : {}),
       });
     }
   }

@@ -94,8 +94,11 @@ describe('posts from the syndication endpoint', () => {
     expect(p.user).toMatchObject({ username: 'jane', name: 'Jane Doe', verified: true });
     expect(p.user.avatar.original.url).toMatch(/^http:\/\/assets\.test\//);
     expect(p.media).toHaveLength(2);
-    expect(p.media[0]).toMatchObject({ width: 60, height: 40, format: 'png' });
+    expect(p.media[0]).toMatchObject({ width: 60, height: 40, format: 'png', alt: 'A paper kite on a blue sky' });
+    expect(p.media[1].alt).toBeUndefined();
     expect(r.image.original.url).toBe(p.media[0].original.url);
+    // The post's first photo is the record's image, its alt text with it.
+    expect(r.image.alt).toBe('A paper kite on a blue sky');
     const synd = w.seen().find((s) => s.url.includes('tweet-result'))!;
     expect(synd.url).toContain(`id=${ID}`);
     expect(synd.url).toContain(`token=${syndicationToken(ID)}`);
