@@ -38,8 +38,12 @@ import { FAILED_MEMO_TTL_MS, readMemo, writeMemo } from '../jobs/memo.js';
 import type { BlobStore } from '../ports.js';
 import { assetKey, isAssetKey, memoKeyFromDigest } from '../storage-keys.js';
 
-/** Bumped when what a preview makes of the same page bytes changes (the sanitizer, the versions' format, the memo's shape). */
-const MEMO_VERSION = 2;
+/**
+ * Bumped when what a preview makes of the same page bytes changes (the sanitizer, the versions'
+ * format, the memo's shape); it is part of the memo's key and of the complete versions' key, so
+ * versions made before are never found again (3: page.md escapes the text's `&`, `<` and `>`).
+ */
+const MEMO_VERSION = 3;
 
 /** A memo older than this is not used (on AWS, `jobs/` expires then anyway): an image behind an unchanged URL may change. */
 export const PAGE_MEMO_TTL_MS = MEMO_MAX_TTL_MS;
@@ -106,7 +110,7 @@ async function readPageMemo(blobs: BlobStore, key: string, now: number): Promise
  */
 export function fullVersionsKey(firstHtmlKey: string, imageUrls: readonly string[]): string {
   const hash = createHash('sha256');
-  for (const part of [firstHtmlKey, ...imageUrls]) hash.update(`${Buffer.byteLength(part)}:`).update(part);
+  for (const part of [String(MEMO_VERSION), firstHtmlKey, ...imageUrls]) hash.update(`${Buffer.byteLength(part)}:`).update(part);
   return assetKey(hash.digest('hex'), 'page.full.html');
 }
 
