@@ -5,7 +5,8 @@
  * preview's proxy route), read once the load event and a short network-quiet window have passed,
  * within LINKPREVIEW_RENDER_TIMEOUT_MS. The DOM comes back as HTML; the preview extracts the
  * record's fields and the page versions from it. When the record gets a screenshot, the same page
- * load gives it (no second load by the screenshot job).
+ * load gives it (no second load by the screenshot job). A page that ends on the browser's own
+ * error or interstitial page fails the job (`withLoadedPage`): the record keeps the static fields.
  */
 import type { JobContext } from '../jobs/context.js';
 import type { RenderJobInput, RenderJobResult } from '../jobs/kinds.js';

@@ -29,7 +29,7 @@
  *    them: test/browser/screenshot.test.ts runs a page with a shared worker, a service worker and
  *    dedicated workers with the walls down, and the forbidden listener sees no connection.
  */
-import type { BrowserContext, Request, Route } from 'playwright-core';
+import type { BrowserContext, Frame, Request, Route } from 'playwright-core';
 import { refusedByGuard } from '../errors.js';
 import { flatHeaders } from '../fetch/headers.js';
 import type { Fetcher, FetchResult } from '../fetch/types.js';
@@ -88,6 +88,8 @@ export class PageTraffic {
   bytes = 0;
   private inFlight = 0;
   private lastChange = performance.now();
+  /** The top-level navigations the route refused, by the frame they were to replace (Chromium shows its error page there). */
+  private readonly failedNavigations = new WeakMap<Frame, string>();
 
   constructor(
     readonly fetch: Fetcher,
@@ -109,6 +111,17 @@ export class PageTraffic {
   ended(): void {
     this.inFlight--;
     this.lastChange = performance.now();
+  }
+
+  /** Notes that the route refused or failed `req`: when it is a top-level navigation, its frame is left on the browser's error page. */
+  refusedRequest(req: Request, detail: string): void {
+    const frame = topFrameNavigatedBy(req);
+    if (frame) this.failedNavigations.set(frame, `the navigation to ${req.url()} failed (${detail})`);
+  }
+
+  /** Why a top-level navigation of `frame` failed (the route refused it), or undefined. */
+  failedNavigation(frame: Frame): string | undefined {
+    return this.failedNavigations.get(frame);
   }
 
   /** How long no request has been running, in ms (0 while one is). */
@@ -138,6 +151,7 @@ async function answer(route: Route, traffic: PageTraffic | undefined): Promise<v
   const req = route.request();
   const refuse = async (outcome: Exclude<RequestOutcome, 'fetched'>, detail: string, code: AbortCode) => {
     traffic?.note(req.url(), outcome, detail);
+    traffic?.refusedRequest(req, detail);
     await route.abort(code).catch(() => {});
   };
   if (!traffic || traffic.signal.aborted) return refuse('blocked', 'no capture holds the page', 'blockedbyclient');
@@ -165,6 +179,17 @@ async function answer(route: Route, traffic: PageTraffic | undefined): Promise<v
     await refuse(guard ? 'refused' : 'failed', (err as Error).message, unresolved ? 'namenotresolved' : guard ? 'addressunreachable' : 'failed');
   } finally {
     traffic.ended();
+  }
+}
+
+/** The frame `req` navigates when it is a page's top-level navigation (a frame with no parent), else undefined. */
+function topFrameNavigatedBy(req: Request): Frame | undefined {
+  if (!req.isNavigationRequest()) return undefined;
+  try {
+    const frame = req.frame();
+    return frame.parentFrame() ? undefined : frame;
+  } catch {
+    return undefined; // a request of no frame (a worker's)
   }
 }
 

@@ -18,7 +18,7 @@ import { browserAvailable } from './availability.js';
 import { withBrowser } from './browser.js';
 import { PageTraffic, type RequestOutcome } from './route.js';
 import { rememberScreenshot } from './screenshot-memo.js';
-import { openSpareTab, type Tab, takeTab } from './tab.js';
+import { browserPage, openSpareTab, type Tab, takeTab } from './tab.js';
 
 /** Kept at the end of the time cap for the network quiet and the capture itself. */
 const CAPTURE_RESERVE_MS = 2_000;
@@ -41,7 +41,7 @@ export interface Capture {
   requests: number;
 }
 
-/** Renders `url` and returns the PNG of the first screen. Throws when the page cannot be loaded. */
+/** Renders `url` and returns the PNG of the first screen. Throws when the page cannot be loaded or ends on the browser's own page. */
 export async function captureScreenshot(url: string, options: CaptureOptions): Promise<Capture> {
   const loaded = await withLoadedPage(url, { ...options, capMs: options.config.screenshotTimeoutMs, quietMs: options.config.screenshotQuietMs }, (tab) =>
     capturePng(tab),
@@ -76,7 +76,9 @@ export interface LoadOptions extends Omit<CaptureOptions, 'config'> {
 /**
  * Loads `url` in a fresh tab of the shared browser, through the guarded route, waits for the load
  * event and a moment of network quiet (within the cap: a page that never goes quiet is read as it
- * is), then reads it with `read`. The tab is closed after, and the next one opened.
+ * is), then reads it with `read`. The tab is closed after, and the next one opened. Throws, and
+ * `read`'s value is dropped, when the page ended on the browser's own error or interstitial page
+ * (`browserPage` in lib/browser/tab.ts): such a load has failed.
  */
 export async function withLoadedPage<T>(
   url: string,
@@ -93,6 +95,11 @@ export async function withLoadedPage<T>(
         await loadPage(tab.page, url, cap);
         await cap.race(networkQuiet(traffic, options.quietMs, Math.min(QUIET_CAP_MS, cap.left() - CAPTURE_RESERVE_MS / 2), cap.signal));
         const value = await cap.race(read(tab));
+        // What was read must be the link's page: a page that ended on the browser's error or
+        // interstitial page (its script sent it where the guard refuses, to a name that does not
+        // resolve) is a failed load, for the render and the screenshot alike.
+        const notThePage = await cap.race(browserPage(tab, traffic));
+        if (notThePage) throw new Error(`the page ended on ${notThePage}`);
         return { value, refused: traffic.refused, requests: traffic.requests };
       } finally {
         openSpareTab(browser, tab.close());

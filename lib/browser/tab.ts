@@ -56,6 +56,27 @@ async function openTab(browser: Browser): Promise<Tab> {
   }
 }
 
+/**
+ * Why the tab's document is the browser's own page and not the link's, or undefined when it is a web
+ * page: Chromium's error page (a top-level navigation that failed, whose document is
+ * `chrome-error://chromewebdata/`, titled with the address and saying it "is unreachable"), an
+ * interstitial (committed as an error page too), or any other document that is not http(s)
+ * (`about:blank`, `chrome:`). Two signals: a top-level navigation the route refused (`traffic`,
+ * known as soon as the route answers, before Chromium commits the error page), and the main frame
+ * as Chromium has committed it (the DevTools frame tree: its URL, and `unreachableUrl`, set on an
+ * error page for the address that failed).
+ */
+export async function browserPage(tab: Tab, traffic: PageTraffic): Promise<string | undefined> {
+  const refused = traffic.failedNavigation(tab.page.mainFrame());
+  if (refused) return `the browser's error page: ${refused}`;
+  const { frame } = (await tab.cdp.send('Page.getFrameTree')).frameTree;
+  if (frame.unreachableUrl) return `the browser's error page for ${frame.unreachableUrl}`;
+  const scheme = frame.url.slice(0, frame.url.indexOf(':') + 1).toLowerCase();
+  if (scheme === 'chrome-error:') return `the browser's error page (${frame.url})`;
+  if (scheme !== 'http:' && scheme !== 'https:') return `the browser's own page (${frame.url.slice(0, 100)})`;
+  return undefined;
+}
+
 let spare: { browser: Browser; tab: Promise<Tab | undefined> } | undefined;
 
 /**

@@ -7,6 +7,7 @@
  */
 import { browserAvailable } from '../../lib/browser/availability';
 import { closeBrowser } from '../../lib/browser/browser';
+import { recallScreenshot } from '../../lib/browser/screenshot-memo';
 import { loadConfig } from '../../lib/config';
 import { type CountingServer, type FixtureServer, startCountingServer, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher, createTestHandler, recordingLog, type TestHandler } from '../helpers/service';
@@ -67,8 +68,13 @@ beforeAll(async () => {
   `),
     ),
   );
+  // Shells whose script sends the browser where the guard refuses it (the metadata address, once the
+  // page has loaded) or to a name that does not resolve (while the page is parsed): Chromium shows its
+  // own error page, titled with the address and saying it "is unreachable".
+  site.route('/to-metadata', page(shell(`addEventListener('load', () => { location.href = 'http://169.254.169.254/latest/meta-data/'; });`, 'Ferry Times')));
+  site.route('/to-nowhere', page(shell(`location.replace('http://nowhere.invalid/');`, 'Ferry Times')));
   // The closed guard (as in production): the fixture's address is trusted, 127.0.0.3 is not.
-  const fetch = closedGuardFetcher([site.port, priv.port], () => '127.0.0.1');
+  const fetch = closedGuardFetcher([site.port, priv.port], guardedNames);
   handler = createTestHandler({ fetch, log, config: { render: 'auto', allowPrivateNetworks: false, renderTimeoutMs: 8000 } });
 });
 
@@ -78,6 +84,9 @@ afterAll(async () => {
   await site?.close();
   await priv?.close();
 });
+
+/** Every name resolves to the fixture's address, but the `.invalid` ones, which do not resolve. */
+const guardedNames = (host: string) => (host.endsWith('.invalid') ? undefined : '127.0.0.1');
 
 const preview = async (path: string) => {
   const res = await handler.post(JSON.stringify({ link: `http://public.test:${site.port}${path}` }));
@@ -146,7 +155,7 @@ withBrowser('a render past its cap (the bundle never arrives): the record goes o
     headers: { 'content-type': 'text/html; charset=utf-8' },
     body: shell('', 'Stuck App').replace('/app.js', '/stuck.js'),
   });
-  const fetch = closedGuardFetcher([site.port, priv.port], () => '127.0.0.1');
+  const fetch = closedGuardFetcher([site.port, priv.port], guardedNames);
   const capped = createTestHandler({ fetch, log, config: { render: 'auto', allowPrivateNetworks: false, renderTimeoutMs: 1500 } });
   try {
     const res = await capped.post(JSON.stringify({ link: `http://public.test:${site.port}/stuck` }));
@@ -159,7 +168,7 @@ withBrowser('a render past its cap (the bundle never arrives): the record goes o
 });
 
 withBrowser('with screenshots on, one page load serves the render and the screenshot', async () => {
-  const fetch = closedGuardFetcher([site.port, priv.port], () => '127.0.0.1');
+  const fetch = closedGuardFetcher([site.port, priv.port], guardedNames);
   const both = createTestHandler({ fetch, config: { render: 'auto', screenshots: 'on', screenshotWaitMs: 20_000, allowPrivateNetworks: false } });
   try {
     site.route('/shared', { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: VUE_SHELL });
@@ -172,4 +181,37 @@ withBrowser('with screenshots on, one page load serves the render and the screen
   } finally {
     both.cleanup();
   }
+});
+
+describe("a shell that ends on Chromium's error page: a failed render, the static fields, no screenshot", () => {
+  let shots: TestHandler;
+  let unrendered: TestHandler;
+  beforeAll(() => {
+    const fetch = closedGuardFetcher([site.port, priv.port], guardedNames);
+    shots = createTestHandler({ fetch, log, config: { render: 'auto', screenshots: 'on', screenshotWaitMs: 20_000, allowPrivateNetworks: false } });
+    unrendered = createTestHandler({ fetch, config: { render: 'off', allowPrivateNetworks: false } });
+  });
+  afterAll(() => {
+    shots?.cleanup();
+    unrendered?.cleanup();
+  });
+
+  withBrowser.each([
+    ['the metadata address (the guard refuses it), once the page has loaded', '/to-metadata'],
+    ['a name that does not resolve, while the page is parsed', '/to-nowhere'],
+  ])('sent to %s', async (_, path) => {
+    const link = `http://public.test:${site.port}${path}`;
+    const plain = await unrendered.post(JSON.stringify({ link }));
+    const res = await shots.post(JSON.stringify({ link }));
+    expect(res.statusCode).toBe(200);
+    // The render was tried, and failed on the error page.
+    expect(renderLine()).toMatchObject({ reason: 'empty #root with scripts', ok: false, error: expect.stringMatching(/error page/) });
+    // The record is the static page's: its title and description, as without a render.
+    expect(res.json).toMatchObject({ ok: true, status: 200, title: 'Ferry Times' });
+    expect({ title: res.json.title, description: res.json.description }).toEqual({ title: plain.json.title, description: plain.json.description });
+    expect(JSON.stringify(res.json)).not.toMatch(/169\.254|nowhere\.invalid|unreachable|can.t be reached|ERR_/i);
+    // No screenshot: none in the record, none remembered for the link.
+    expect(res.json.page?.screenshot).toBeUndefined();
+    expect(await recallScreenshot(shots.deps.blobs, link, shots.config.screenshotMemoTtlMs)).toBeUndefined();
+  });
 });

@@ -5,6 +5,7 @@
  * with the five `page` fields, each URL served. The browser cases are skipped only when no
  * browser is installed (.ci/run installs Debian's chromium, so CI runs them).
  */
+import { readdirSync } from 'node:fs';
 import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import {
@@ -18,6 +19,7 @@ import {
   withBrowser as useSharedBrowser,
 } from '../../lib/browser/browser';
 import { captureScreenshot, runScreenshotJob } from '../../lib/browser/screenshot';
+import { recallScreenshot } from '../../lib/browser/screenshot-memo';
 import { VIEWPORT } from '../../lib/browser/tab';
 import { loadConfig } from '../../lib/config';
 import { createFetcher } from '../../lib/fetch/safe-fetch';
@@ -88,6 +90,40 @@ describe('screenshot', () => {
     const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
     await expect(runScreenshotJob({ url: site.url('/') }, { fetch, blobs, config })).resolves.toEqual({ reason: 'no browser' });
     config.cleanup();
+  });
+});
+
+describe("a page that ends on the browser's error page: the job fails and stores nothing", () => {
+  let site: FixtureServer;
+  beforeAll(async () => {
+    site = await startFixtureServer({ '/moved': { status: 302, headers: { location: '/elsewhere' } }, '/elsewhere': { body: COLOUR_PAGE } });
+  });
+  afterAll(() => site.close());
+
+  withBrowser.each([
+    // The route refuses the navigation: known before Chromium commits its error page.
+    [
+      'the metadata address, which the guard refuses',
+      `location.href = 'http://169.254.169.254/latest/meta-data/';`,
+      /error page: the navigation to http:\/\/169\.254\.169\.254\/latest\/meta-data\/ failed/,
+    ],
+    // The route answers the redirect and the browser's interception net fails the next hop: only the committed frame tells.
+    ['an address of its own that redirects', `location.href = '/moved';`, /error page for http:\/\/public\.test:\d+\/elsewhere/],
+    // Not an error page, but not a web page either.
+    ['about:blank', `location.href = 'about:blank';`, /the browser's own page \(about:blank\)/],
+  ])('sent to %s', async (_, script, why) => {
+    site.route('/', { body: `<!doctype html><html><head><title>Leaving</title></head><body><h1>Leaving</h1><script>${script}</script></body></html>` });
+    const url = `http://public.test:${site.port}/`;
+    const config = { ...testConfig({ screenshots: 'on', allowPrivateNetworks: false }), screenshotQuietMs: 100 };
+    const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
+    try {
+      await expect(runScreenshotJob({ url }, { fetch: closedGuardFetcher([site.port]), blobs, config })).rejects.toThrow(why);
+      // Nothing hosted, nothing remembered for the URL.
+      expect(await recallScreenshot(blobs, url, config.screenshotMemoTtlMs)).toBeUndefined();
+      expect(readdirSync(config.dataDir, { recursive: true })).toEqual([]);
+    } finally {
+      config.cleanup();
+    }
   });
 });
 
