@@ -21,6 +21,7 @@ import type { KeyStore } from '../ports.js';
 import type { PreviewOutcome, PreviewPorts } from '../preview/types.js';
 import { previewLink } from '../preview.js';
 import { PhaseTimer } from '../timing.js';
+import { acceptLanguageList } from './accept-language.js';
 import { type ContentTypeInfo, decodeBodyText, parseContentType, parseTextBody } from './body.js';
 import { describeRequest, type HttpRequestInfo, isRootPath } from './event.js';
 import { parseMultipart } from './multipart.js';
@@ -209,7 +210,8 @@ function previewStep(deps: HandlerDeps) {
     const outcome = await previewLink(required(s.input, 'the validated request'), deps, {
       requestId: s.requestId,
       timer: s.timer,
-      acceptLanguage: s.info.headers['accept-language'],
+      // The caller's hint, cleaned here for every entry point: only a valid language list goes further.
+      acceptLanguage: acceptLanguageList(s.info.headers['accept-language']),
       budget: s.budget,
     });
     s.upstreamError = outcome.upstreamError;
