@@ -5,8 +5,9 @@
  * fetch, so it runs in Node 20+, browsers and edge runtimes. The package is built from this
  * folder by scripts/build-client.mjs.
  */
+
+import { acceptLanguageList } from '../contract/accept-language.js';
 import type { ApiErrorResponseBody, LinkRecord } from '../contract/link.js';
-import { acceptLanguageList } from '../http/accept-language.js';
 
 // The Link record and every object in it (generated from openapi.yaml): the types a caller works with.
 export type * from '../contract/link.js';

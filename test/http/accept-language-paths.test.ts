@@ -3,7 +3,7 @@
  * handler (an HTTP API event, a REST event, a direct invocation), the local server over real HTTP,
  * and the Lambda handler (functions/preview.ts). The preview is `ok: true`, and the site sees the
  * valid entries only, or the fetcher's default when none is valid. The parser itself:
- * accept-language.test.ts.
+ * test/contract/accept-language.test.ts.
  *
  * node:http refuses some values itself, before linklens sees them (its own 400 or 431, the
  * connection closed): CR/LF followed by whitespace (a folded line), a bare CR or LF, NUL and the

@@ -12,7 +12,8 @@
  * MAX_LANGUAGES entries and MAX_LANGUAGE_LIST_CHARS characters come out, and only the first
  * MAX_SCANNED_ENTRIES elements are looked at, however long the value. Only ASCII letters,
  * digits, `-`, `*`, `;`, `=`, `.` and `,` can come out: no CR/LF, control or non-ASCII
- * character, whatever came in. Pure, with no import: the client package (lib/client) uses it too.
+ * character, whatever came in. A rule of the request contract (docs/api.md); pure, with no import,
+ * so the client package (lib/client) sends what the service would keep.
  */
 
 /** The most entries kept. */

@@ -1,10 +1,10 @@
 /**
- * The caller's Accept-Language as a language list (lib/http/accept-language.ts): valid entries
+ * The caller's Accept-Language as a language list (lib/contract/accept-language.ts): valid entries
  * kept in the caller's order with their weights, every kind of garbage dropped, the output
  * bounded however long the value. Through the handler, the local server and the Lambda: see
- * accept-language-paths.test.ts.
+ * test/http/accept-language-paths.test.ts.
  */
-import { acceptLanguageList, MAX_LANGUAGE_LIST_CHARS, MAX_LANGUAGES } from '../../lib/http/accept-language';
+import { acceptLanguageList, MAX_LANGUAGE_LIST_CHARS, MAX_LANGUAGES } from '../../lib/contract/accept-language';
 
 /** What may come out: ASCII tags, weights and commas, nothing else. */
 const CLEAN = /^[A-Za-z0-9*;=.,-]*$/;
