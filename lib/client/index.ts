@@ -5,6 +5,8 @@
  * fetch, so it runs in Node 20+, browsers and edge runtimes. The package is built from this
  * folder by scripts/build-client.mjs.
  */
+
+import { acceptLanguageList } from '../contract/accept-language.js';
 import type { ApiErrorResponseBody, LinkRecord } from '../contract/link.js';
 
 // The Link record and every object in it (generated from openapi.yaml): the types a caller works with.
@@ -66,7 +68,9 @@ export function createHttpClient(options: HttpClientOptions): LinkPreviewClient 
         'content-type': 'application/json',
         accept: 'application/json',
       };
-      if (opts.acceptLanguage) headers['accept-language'] = opts.acceptLanguage;
+      // Only its valid entries are sent, as the service keeps them: a bad value never fails the request (fetch refuses CR/LF).
+      const acceptLanguage = acceptLanguageList(opts.acceptLanguage);
+      if (acceptLanguage) headers['accept-language'] = acceptLanguage;
       const signal = opts.signal ?? AbortSignal.timeout(options.timeoutMs ?? 30_000);
       let res: Response;
       try {

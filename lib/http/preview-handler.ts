@@ -13,6 +13,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context as LambdaContext } from 'aws-lambda';
 import { bearerRejection } from '../auth/key-store.js';
 import { BUDGET_MARGIN_MS, TimeBudget } from '../budget.js';
+import { acceptLanguageList } from '../contract/accept-language.js';
 import type { LinkRecord } from '../contract/link.js';
 import { type PreviewRequest, validatePreviewRequest } from '../contract/request.js';
 import { BadRequestError, InternalError, LinkPreviewError, required, toErrorBody, UnauthorizedError } from '../errors.js';
@@ -209,7 +210,8 @@ function previewStep(deps: HandlerDeps) {
     const outcome = await previewLink(required(s.input, 'the validated request'), deps, {
       requestId: s.requestId,
       timer: s.timer,
-      acceptLanguage: s.info.headers['accept-language'],
+      // The caller's hint, cleaned here for every entry point: only a valid language list goes further.
+      acceptLanguage: acceptLanguageList(s.info.headers['accept-language']),
       budget: s.budget,
     });
     s.upstreamError = outcome.upstreamError;

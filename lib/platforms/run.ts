@@ -53,6 +53,7 @@ export interface RunPlatformOptions {
   /** The request's time budget. */
   budget: TimeBudget;
   requestId: string;
+  /** The caller's language list, already clean (lib/contract/accept-language.ts). */
   acceptLanguage?: string;
   /** The options of the image and media jobs: their own deadline within the budget. */
   jobOptions: RunOptions;

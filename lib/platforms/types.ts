@@ -49,6 +49,7 @@ export interface PlatformContext<S = Readonly<Record<string, unknown>>> {
   requestId: string;
   /** Epoch ms: the record's deadline, for image jobs. */
   deadline: number;
+  /** The caller's language list, already clean (lib/contract/accept-language.ts). */
   acceptLanguage?: string;
   /** The generic fetch of the link when it already happened (a short link resolved by redirects). */
   page?: FetchResult;

@@ -23,7 +23,7 @@ export interface PreviewPorts {
 export interface PreviewContext {
   requestId: string;
   timer: PhaseTimer;
-  /** Passed on to the outbound fetch. */
+  /** The caller's language list, already clean (lib/contract/accept-language.ts): passed on to the outbound fetch. */
   acceptLanguage?: string;
   /** The request's time budget. Default: LINKPREVIEW_REQUEST_BUDGET_MS from now. */
   budget?: TimeBudget;

@@ -136,6 +136,17 @@ describe('the CLI (npx linklens <url>)', () => {
 });
 
 describe('the typed client', () => {
+  test('acceptLanguage: its valid entries are sent, a malformed value is dropped, never a fetch error', async () => {
+    const sent: (string | null)[] = [];
+    const recording: typeof fetch = async (_url, init) => {
+      sent.push(new Headers(init?.headers).get('accept-language'));
+      return new Response(JSON.stringify({ ok: true }), { headers: { 'content-type': 'application/json' } });
+    };
+    const client = createHttpClient({ baseUrl: 'http://linklens.test', apiKey: TEST_KEY, fetch: recording });
+    for (const acceptLanguage of ['fr\r\nX-Injected: 1, de;q=0.5', '\u2028', 'español', 'nb']) await client.preview('https://example.com/', { acceptLanguage });
+    expect(sent).toEqual(['de;q=0.5', null, null, 'nb']);
+  });
+
   test('over HTTP against the local server: typed records and typed errors', async () => {
     const server = await startTestServer();
     try {
