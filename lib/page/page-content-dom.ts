@@ -6,9 +6,9 @@
  * - Articles: @mozilla/readability on a linkedom DOM finds the main content.
  * - Pages that are not articles (home pages, apps): the body, minus navigation, header, footer,
  *   asides, forms, cookie banners and other boilerplate.
- * Either way the result goes through the allowlist sanitizer (lib/page/sanitize.ts), then turndown
- * (with the GFM plugin: tables, strikethrough, task lists; fenced code blocks) for Markdown, and
- * a block-aware walk for plain text.
+ * Either way the result goes through the allowlist sanitizer (lib/page/sanitize.ts), then the
+ * Markdown writer (lib/page/markdown.ts: turndown, no live markup) and a block-aware walk for
+ * plain text.
  *
  * The job reads the page in one step (`readPageContent`: decode, DOM, content, text and, for
  * content without images, the HTML and Markdown). Content with images waits for them to be hosted
@@ -22,11 +22,10 @@
 import { isProbablyReaderable, Readability } from '@mozilla/readability';
 import { Parser } from 'htmlparser2';
 import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
-import { gfm } from 'turndown-plugin-gfm';
 import { decodeText } from '../fetch/charset.js';
 import type { ContentImage } from '../jobs/kinds.js';
 import { applyHostedImages, contentImageUrls } from './content-images.js';
+import { toMarkdown } from './markdown.js';
 import { plainText } from './plain-text.js';
 import { countText } from './reading-time.js';
 import { type DomElement, type DomNode, escapeHtml, sanitizeTree } from './sanitize.js';
@@ -253,56 +252,6 @@ function startsWithHeading(root: DomElement, title: string): boolean {
   const a = norm(h.textContent ?? '');
   const b = norm(title);
   return a.length > 0 && (a === b || b.startsWith(a) || a.startsWith(b));
-}
-
-/**
- * Text as Markdown that carries no markup of its own: turndown escapes Markdown's syntax, and `&`,
- * `<` and `>` become entity references, so a page's text that shows a tag (`&lt;img onerror=…&gt;`,
- * a `<` in prose) stays text in any CommonMark renderer instead of becoming raw HTML.
- */
-function escapeText(escapeMarkdown: (s: string) => string, s: string): string {
-  // The references first: turndown's escapes (a backslash before `>` at a line's start) would
-  // otherwise turn `&gt;` into a literal "&gt;".
-  return escapeMarkdown(s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
-}
-
-let turndown: TurndownService | undefined;
-function turndownService(): TurndownService {
-  if (turndown) return turndown;
-  const t = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_', hr: '---', linkStyle: 'inlined' });
-  t.use(gfm);
-  t.remove(['script', 'style', 'noscript'] as TurndownService.Filter);
-  // Every text node goes through `escape` (code keeps its text: a code span or block is literal).
-  const escapeMarkdown = t.escape.bind(t);
-  t.escape = (s: string) => escapeText(escapeMarkdown, s);
-  // turndown escapes an image's alt and title for Markdown only: the same escaping as text.
-  t.addRule('image', {
-    filter: 'img',
-    replacement: (_content, node) => {
-      const img = node as unknown as { getAttribute(name: string): string | null };
-      const src = img.getAttribute('src');
-      if (!src) return '';
-      const alt = escapeText(escapeMarkdown, (img.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim());
-      const title = (img.getAttribute('title') ?? '').replace(/\s+/g, ' ').trim();
-      const titlePart = title ? ` "${escapeText(escapeMarkdown, title).replace(/"/g, '\\"')}"` : '';
-      return `![${alt}](${src.replace(/([<>()\s])/g, (c) => encodeURIComponent(c))}${titlePart})`;
-    },
-  });
-  turndown = t;
-  return t;
-}
-
-function toMarkdown(root: DomElement, title: string | undefined): string {
-  // Turndown accepts a DOM node; linkedom's serves it without a second parse.
-  let md: string;
-  try {
-    md = turndownService().turndown(root as unknown as TurndownService.Node);
-  } catch {
-    md = turndownService().turndown(root.innerHTML);
-  }
-  md = md.replace(/\n{3,}/g, '\n\n').trim();
-  const heading = title ? `# ${turndownService().escape(title.replace(/\s+/g, ' '))}\n\n` : '';
-  return `${heading}${md}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------
