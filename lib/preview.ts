@@ -47,6 +47,7 @@ import {
   recordOEmbedFields,
   redirection,
   unanswered,
+  wallUpstream,
 } from './preview/record.js';
 import type { PipelineOutcome, PreviewContext, PreviewOutcome, PreviewPorts, RenderNote, SoFar } from './preview/types.js';
 import { type PhaseTimer, timedJobRunner } from './timing.js';
@@ -82,6 +83,8 @@ class Run {
   readonly platforms: PlatformRegistry;
   /** Whether the page was rendered in the browser, and why (for the log line and the metric). */
   rendered?: RenderNote;
+  /** The link answered with a sign-in wall: LOGIN_REQUIRED (lib/extract/walls.ts). */
+  upstreamError?: string;
 
   readonly link: string;
   readonly base: Base;
@@ -137,7 +140,8 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
   const route = new RouteState();
   try {
     const run = new Run({ link, base, ports, ctx, budget, sofar, route });
-    const outcome = await Promise.race([pipeline(run), cutoff]);
+    const raced = await Promise.race([pipeline(run), cutoff]);
+    const outcome = run.upstreamError && !raced.upstreamError ? { ...raced, upstreamError: run.upstreamError } : raced;
     const summary = route.summary();
     const routed = { ...outcome, route: { taken: linkRoute(outcome.route?.taken, summary, outcome.record), ...summary } };
     return budget.expired ? { ...routed, outOfTime: true } : routed;
@@ -174,6 +178,7 @@ async function pipeline(run: Run): Promise<PipelineOutcome> {
 
   // 2. Classify and extract: the fields the body itself gives (CPU only: no sub-fetch, no job).
   const fetched = await timer.time('extract', () => extract(res, answered, run.platforms));
+  run.upstreamError = wallUpstream(res, fetched.page?.read);
   sofar.outcome = () => ({ record: finalize(structuredClone(fetched.record), { ...fetched.hints }) });
 
   // 2b. A page that only JavaScript fills in (LINKPREVIEW_RENDER): rendered in the browser and

@@ -24,7 +24,7 @@ import { fetchOEmbed, oembedUrl } from './oembed.js';
 import type { PageData } from './page-data.js';
 import { parsePageBytes } from './parse-page.js';
 import { DEFAULT_RULES, type FieldRules, firstImage, firstText, type OEmbedData, oembedCouldChange, type RuleContext } from './rules.js';
-import { detectWall, isWallTitle } from './walls.js';
+import { detectWall, isWallTitle, signInWallSite } from './walls.js';
 
 export interface PageExtraction {
   title?: string;
@@ -83,6 +83,11 @@ export interface PageRead {
   /** The character encoding the page was decoded with. */
   encoding: string;
   wall?: string;
+  /**
+   * A sign-in wall: whether the sign-in page is the site's own (its name and icon are kept) or
+   * another site's (nothing of it is kept). Its title, description and image are never kept.
+   */
+  signIn?: 'same-site' | 'elsewhere';
   /** The oEmbed endpoint (advertised, else from the providers file); none on a wall. */
   oembedUrl?: string;
   /** The web app manifest's URL; none on a wall. */
@@ -103,13 +108,16 @@ export function readPage(res: FetchResult, contentType: string | undefined, rule
     headers,
     page,
     head: res.body.subarray(0, 32 * 1024).toString('latin1'),
+    size: res.body.length,
   });
+  const signIn = signInWallSite(wall, res.url, finalUrl);
   return {
     page,
     rules,
     ctx: { page, url: finalUrl, base, ld: contentNodes(flattenJsonLd(page.jsonLd)), headers },
     encoding,
     ...(wall ? { wall } : {}),
+    ...(signIn ? { signIn } : {}),
     // Sub-resources: none on a wall.
     ...(wall ? {} : { oembedUrl: oembedUrl(page, base, finalUrl), manifestUrl: manifestHref(page, base) }),
   };
@@ -134,6 +142,8 @@ export interface PageFields {
 
 /** The fields by the rules, with the oEmbed data when there is some. */
 export function pageFields(read: PageRead, oembed?: OEmbedData): PageFields {
+  // A sign-in page describes the sign-in, not the link: only the site's name is kept, when the page is the site's own.
+  if (read.signIn) return signInFields(read);
   const { rules } = read;
   const ctx: RuleContext = oembed ? { ...read.ctx, oembed } : read.ctx;
   // A wall's own title ("Just a moment...") is never kept; real metadata on the wall page is.
@@ -183,10 +193,18 @@ export function oembedToFetch(read: PageRead, fields: PageFields, wanted: readon
 
 /** The icon sources, best first, and the icon background; the manifest's icons and colour when it was fetched. */
 export function pageIcons(read: PageRead, manifest?: ManifestData): { icons: IconCandidate[]; backgroundColor?: string } {
+  // Another site's sign-in page (an identity provider's): its icon is not the link's site's.
+  if (read.signIn === 'elsewhere') return { icons: [] };
   return {
     icons: iconCandidates(read.page, read.ctx.base, read.ctx.url, manifest && read.manifestUrl ? { data: manifest, url: read.manifestUrl } : undefined),
     backgroundColor: backgroundColor(read.page, manifest),
   };
+}
+
+/** A sign-in wall's fields: the site's name from its own sign-in page, nothing else. */
+function signInFields(read: PageRead): PageFields {
+  const siteName = read.signIn === 'same-site' ? firstText(read.rules.siteName, read.ctx, 200) : undefined;
+  return { siteName: siteName?.value, sources: siteName ? { siteName: siteName.rule } : {}, oembedCouldChange: [] };
 }
 
 /** The page's language: the first declaration, checked by detection on the title, description and text. */

@@ -4,8 +4,14 @@
  *
  * With a forward proxy in `fallback` mode (lib/fetch/proxy-route.ts), the fetcher asks
  * `proxyWorthyWall` of every direct answer: a wall that datacenter addresses meet (every kind but
- * the consent redirect, which follows the country, not the address) sends the request again
- * through the proxy.
+ * the consent redirect, which follows the country, not the address, and the sign-in walls that no
+ * address gets past: an identity provider's sign-in, a 401 asking for credentials) sends the
+ * request again through the proxy.
+ *
+ * Sign-in walls and robot checks are known by their shape on any host: a redirect to a known
+ * identity provider's sign-in, a same-site redirect to a sign-in path, a 401 with
+ * `WWW-Authenticate`; a small captcha page asking to prove one is human. The full table, with what
+ * each gives with and without a proxy, is in docs/proxy.md.
  */
 import type { PageData } from './page-data.js';
 
@@ -20,6 +26,9 @@ export type WallKind =
   | 'rate-limited'
   | 'consent-redirect'
   | 'login-redirect'
+  | 'identity-provider'
+  | 'login-required'
+  | 'robot-check'
   | 'access-denied';
 
 export interface WallInput {
@@ -33,6 +42,8 @@ export interface WallInput {
   title?: string;
   /** The first bytes of the body as latin1, for script markers. */
   head?: string;
+  /** The body's length in bytes, when known (a robot check is a small page). */
+  size?: number;
 }
 
 const hostOf = (u: string) => {
@@ -87,15 +98,9 @@ export function detectWall(input: WallInput): WallKind | undefined {
   // Consent redirects (YouTube / Google EU consent).
   if (/^consent\.(youtube|google)\.[a-z.]+$/.test(finalHost) && finalHost !== startHost) return 'consent-redirect';
 
-  // Login redirects: the link pointed at content and ended on a login page.
-  const finalPath = pathOf(input.finalUrl);
-  if (finalHost !== startHost || pathOf(input.url) !== finalPath) {
-    if (/(^|\.)instagram\.com$/.test(finalHost) && /^\/accounts\/login/.test(finalPath)) return 'login-redirect';
-    if (/(^|\.)(x|twitter)\.com$/.test(finalHost) && (/^\/i\/flow\/login/.test(finalPath) || /^\/login\/?$/.test(finalPath))) return 'login-redirect';
-    if (/(^|\.)facebook\.com$/.test(finalHost) && /^\/(login|checkpoint)/.test(finalPath)) return 'login-redirect';
-    if (/(^|\.)linkedin\.com$/.test(finalHost) && /^\/(authwall|login|uas\/login)/.test(finalPath)) return 'login-redirect';
-    if (/(^|\.)tiktok\.com$/.test(finalHost) && /^\/login/.test(finalPath)) return 'login-redirect';
-  }
+  // Sign-in walls: the link pointed at content and ended on a sign-in page.
+  const login = loginWall(input);
+  if (login) return login;
 
   // Cloudflare challenge / block pages.
   if (headers['cf-mitigated'] === 'challenge') return 'cloudflare-challenge';
@@ -121,6 +126,9 @@ export function detectWall(input: WallInput): WallKind | undefined {
 
   if (/press (&amp;|&) hold/i.test(head) && (status === 403 || /px-captcha|perimeterx|_pxAppId/i.test(head))) return 'perimeterx';
 
+  // A robot check on any host: a small captcha page asking to prove one is human, no Open Graph title.
+  if (!ogTitle && isRobotCheck(head, input.size)) return 'robot-check';
+
   // Akamai's edge refusal: "Access Denied", a Reference number, errors.edgesuite.net.
   if (status === 403 && (/reference&#32;&#35;|errors\.edgesuite\.net/i.test(head) || /akamaighost/i.test(headers.server ?? ''))) return 'akamai-denied';
   if (status === 403 && /^access denied$/i.test(title)) return 'access-denied';
@@ -129,18 +137,164 @@ export function detectWall(input: WallInput): WallKind | undefined {
   if ((status === 403 || status === 429) && /blocked by network security/i.test(head)) return 'network-block';
   // LinkedIn's answer to clients it does not serve.
   if (status === 999) return 'status-999';
+  // A 401 that asks for credentials (HTTP authentication): a sign-in wall no address gets past.
+  if (status === 401 && headers['www-authenticate'] !== undefined) return 'login-required';
   if (status === 429) return 'rate-limited';
   return undefined;
 }
 
-/** The walls a proxy can get past: all but the consent redirect (asked of the country, not the address). */
+/** The walls no address gets past: the consent redirect (asked of the country), an identity provider's sign-in, a 401's credentials. */
+const NOT_PROXY_WORTHY: ReadonlySet<WallKind> = new Set<WallKind>(['consent-redirect', 'identity-provider', 'login-required']);
+
+/** The walls a proxy can get past: all but those no address gets past. */
 export function proxyWorthyWall(input: WallInput): WallKind | undefined {
   const wall = detectWall(input);
-  return wall === 'consent-redirect' ? undefined : wall;
+  return wall && !NOT_PROXY_WORTHY.has(wall) ? wall : undefined;
+}
+
+/** The sign-in walls: the record is ok:false with the upstream code LOGIN_REQUIRED. */
+const SIGN_IN_WALLS: ReadonlySet<string> = new Set<WallKind>(['login-redirect', 'identity-provider', 'login-required']);
+
+/** The upstream code a wall gives the preview (`x-linklens-upstream-error`), if any. */
+export function wallUpstreamError(wall: string | undefined): 'LOGIN_REQUIRED' | undefined {
+  return wall && SIGN_IN_WALLS.has(wall) ? 'LOGIN_REQUIRED' : undefined;
+}
+
+/**
+ * What a sign-in wall's page may still give the record: `same-site` (the sign-in page is the
+ * site's own: its name and icon are the site's), `elsewhere` (another site's sign-in: nothing of
+ * it), undefined when the page is no sign-in wall. Its title, description and image are never kept.
+ */
+export function signInWallSite(wall: string | undefined, url: string, finalUrl: string): 'same-site' | 'elsewhere' | undefined {
+  if (!wall || !SIGN_IN_WALLS.has(wall)) return undefined;
+  return siteOf(hostOf(url)) === siteOf(hostOf(finalUrl)) ? 'same-site' : 'elsewhere';
 }
 
 /** The `<title>` of an HTML head read as latin1, without parsing the page (the fetcher's look at an answer). */
 export function titleOf(head: string): string | undefined {
   const m = /<title[^>]*>([^<]{0,300})<\/title/i.exec(head);
   return m ? m[1].replace(/&amp;/g, '&').replace(/\s+/g, ' ').trim() : undefined;
+}
+
+/**
+ * The identity providers' sign-in pages (the real hosts and paths a private document redirects a
+ * stranger to). Hosts are compared without `www.`.
+ */
+const IDENTITY_PROVIDERS: { name: string; host: RegExp; path: RegExp }[] = [
+  // docs.google.com/… → accounts.google.com/ServiceLogin?continue=… (or /v3/signin/identifier, /AccountChooser).
+  { name: 'Google', host: /^accounts\.google\.com$/, path: /^\/(ServiceLogin|AccountChooser|InteractiveLogin|signin|v\d\/signin|o\/oauth2)/i },
+  // SharePoint, OneDrive, Teams → login.microsoftonline.com/<tenant>/oauth2/…; consumer accounts → login.live.com/login.srf.
+  { name: 'Microsoft', host: /^login\.(microsoftonline|live|microsoft)\.com$/, path: /^\// },
+  // Jira, Confluence → id.atlassian.com/login?continue=…
+  { name: 'Atlassian', host: /^id\.atlassian\.com$/, path: /^\/(login|step-up|join)/ },
+  // <org>.okta.com/login/login.htm?fromURI=…, /oauth2/v1/authorize, /app/…/sso/saml
+  { name: 'Okta', host: /^[a-z0-9-]+\.(okta|okta-emea|oktapreview)\.com$/, path: /^\/(login\/|oauth2\/|app\/|sso\/|signin)/ },
+  // <tenant>.auth0.com/authorize?…, /login?state=…, /u/login?state=…
+  { name: 'Auth0', host: /^[a-z0-9-]+(\.[a-z]{2})?\.auth0\.com$/, path: /^\/(authorize|login|u\/login|samlp\/)/ },
+  // appleid.apple.com/auth/authorize?…, idmsa.apple.com/appleauth/auth/authorize/signin, /IDMSWebAuth/signin
+  { name: 'Apple', host: /^appleid\.apple\.com$/, path: /^\/(auth\/authorize|sign-?in)/i },
+  { name: 'Apple', host: /^idmsa\.apple\.com$/, path: /^\// },
+  // slack.com/signin?redir=…, <workspace>.slack.com/signin?redir=…
+  { name: 'Slack', host: /^([a-z0-9-]+\.)?slack\.com$/, path: /^\/(signin|workspace-signin|ssb\/signin)/ },
+  { name: 'Notion', host: /^notion\.(so|com)$/, path: /^\/login/ },
+  { name: 'Dropbox', host: /^dropbox\.com$/, path: /^\/login/ },
+  { name: 'Figma', host: /^figma\.com$/, path: /^\/login/ },
+  // zoom.us/signin#/login, <account>.zoom.us/signin
+  { name: 'Zoom', host: /^([a-z0-9-]+\.)?zoom\.us$/, path: /^\/signin/ },
+  // github.com/login?return_to=…
+  { name: 'GitHub', host: /^github\.com$/, path: /^\/(login|session)(\/|$)/ },
+  // gitlab.com/users/sign_in
+  { name: 'GitLab', host: /^gitlab\.com$/, path: /^\/users\/sign_in/ },
+];
+
+/** An identity provider's sign-in URL: the provider's name, or undefined. */
+export function identityProvider(url: string): string | undefined {
+  const host = hostOf(url);
+  const path = pathOf(url);
+  return IDENTITY_PROVIDERS.find((p) => p.host.test(host) && p.path.test(path))?.name;
+}
+
+/** A site's own sign-in paths, after an optional language prefix (`/en/login`, `/de-DE/signin`). */
+const SIGN_IN_PATH =
+  /^(\/[a-z]{2}([-_][a-z]{2})?)?\/(log-?in|sign-?in|sign_in|signon|wp-login\.php|(users?|accounts?|auth|sso|idp|member|members|my|customer|portal)\/(log-?in|sign-?in|sign_in)|sessions?\/new)(\.(aspx?|php|html?|jsp|do))?\/?$/i;
+/** A sign-in page named by its last segment (`/Account/Login.aspx`, `/cas/login`) counts only with a return parameter. */
+const SIGN_IN_SEGMENT = /\/(log-?in|sign-?in|sign_in|logon|authenticate)(\.(aspx?|php|html?|jsp|do))?\/?$/i;
+/** The parameters that carry the asked path back to after the sign-in. */
+const RETURN_PARAMS =
+  /^(next|return_?to|returnto|continue|redirect|redirect_?to|redirectto|return_?url|returnurl|redirect_?uri|redirect_?url|return|from|fromuri|goto|destination|dest|came_from|service|source|target|redir)$/i;
+
+/** A site's own sign-in URL: a sign-in path, or a sign-in segment with a return parameter. */
+function isSignInPath(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (SIGN_IN_PATH.test(u.pathname)) return true;
+  return SIGN_IN_SEGMENT.test(u.pathname) && [...u.searchParams.keys()].some((k) => RETURN_PARAMS.test(k));
+}
+
+/** The five platforms' own login walls, older than the shapes (LinkedIn's authwall, Facebook's checkpoint, X's login flow). */
+function platformLoginPath(host: string, path: string): boolean {
+  if (/(^|\.)instagram\.com$/.test(host)) return /^\/accounts\/login/.test(path);
+  if (/(^|\.)(x|twitter)\.com$/.test(host)) return /^\/i\/flow\/login/.test(path) || /^\/login\/?$/.test(path);
+  if (/(^|\.)facebook\.com$/.test(host)) return /^\/(login|checkpoint)/.test(path);
+  if (/(^|\.)linkedin\.com$/.test(host)) return /^\/(authwall|login|uas\/login)/.test(path);
+  if (/(^|\.)tiktok\.com$/.test(host)) return /^\/login/.test(path);
+  return false;
+}
+
+/**
+ * A sign-in wall by its shape: the link, itself no sign-in page, was redirected to an identity
+ * provider's sign-in (`identity-provider`) or to a sign-in path of the same site (`login-redirect`,
+ * the five platforms' own login paths too); or it answered 401 asking for credentials (below, after
+ * the bot walls that answer 401 too).
+ */
+function loginWall(input: WallInput): WallKind | undefined {
+  const { url, finalUrl } = input;
+  const finalHost = hostOf(finalUrl);
+  const finalPath = pathOf(finalUrl);
+  if (finalHost === hostOf(url) && finalPath === pathOf(url)) return undefined;
+  if (platformLoginPath(finalHost, finalPath)) return 'login-redirect';
+  // The link asked for a sign-in page: it is the page, not a wall.
+  if (identityProvider(url) || isSignInPath(url)) return undefined;
+  if (identityProvider(finalUrl)) return 'identity-provider';
+  if (siteOf(finalHost) === siteOf(hostOf(url)) && isSignInPath(finalUrl)) return 'login-redirect';
+  return undefined;
+}
+
+/** The site a host belongs to: its last two labels, three under a country's second level (`bbc.co.uk`). */
+function siteOf(host: string): string {
+  const labels = host.split('.');
+  const n = labels.length > 2 && /^(co|com|org|net|gov|ac|edu|ne|or)$/.test(labels[labels.length - 2]) ? 3 : 2;
+  return labels.slice(-n).join('.');
+}
+
+/** The captcha widgets: reCAPTCHA, hCaptcha, Turnstile (their scripts and their elements). */
+const CAPTCHA_WIDGET =
+  /\b(g-recaptcha|h-captcha|cf-turnstile)\b|google\.com\/recaptcha\/|recaptcha\.net\/recaptcha|gstatic\.com\/recaptcha|hcaptcha\.com\/1\/api|challenges\.cloudflare\.com\/turnstile/i;
+/** An image captcha: an image named captcha beside a text field. */
+const IMAGE_CAPTCHA = /<img[^>]+captcha[^>]*>/i;
+const TEXT_FIELD = /<input(?![^>]*type=["']?(hidden|submit|button|checkbox|radio)\b)[^>]*>/i;
+/** The words that ask to prove one is human. */
+const YOU_ARE = "you(?: are|(?:&#39;|'|’)re)";
+const HUMAN_CHECK = new RegExp(
+  `not a (ro)?bot|(verify|prove|confirm) (that )?${YOU_ARE} (a )?human|are you (a )?(human|robot)|human verification|verifying ${YOU_ARE} human|complete the (security check|captcha)|enter the characters you see`,
+  'i',
+);
+/** A robot check is a small page: this much visible text at most, this many bytes at most. */
+const ROBOT_CHECK_TEXT = 2_000;
+const ROBOT_CHECK_BYTES = 256 * 1024;
+
+/** A robot check by its shape: a captcha form, words asking to prove one is human, little else. */
+function isRobotCheck(head: string, size = head.length): boolean {
+  if (size > ROBOT_CHECK_BYTES || !/<form\b/i.test(head)) return false;
+  const captcha = CAPTCHA_WIDGET.test(head) || (IMAGE_CAPTCHA.test(head) && TEXT_FIELD.test(head));
+  if (!captcha) return false;
+  const text = head
+    .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ');
+  return text.length <= ROBOT_CHECK_TEXT && HUMAN_CHECK.test(text);
 }

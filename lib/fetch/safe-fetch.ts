@@ -286,7 +286,7 @@ function wallOf(target: URL, res: HopAnswer): string | undefined {
   const html = /html/i.test(headers['content-type'] ?? '');
   if (res.status >= 200 && res.status < 300 && !html && !next) return undefined;
   const head = res.body.subarray(0, 32 * 1024).toString('latin1');
-  return proxyWorthyWall({ status: res.status, url: target.href, finalUrl: next ?? target.href, headers, head, title: titleOf(head) });
+  return proxyWorthyWall({ status: res.status, url: target.href, finalUrl: next ?? target.href, headers, head, title: titleOf(head), size: res.body.length });
 }
 
 function safeUrl(location: string, base: URL): string | undefined {

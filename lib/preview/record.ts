@@ -8,7 +8,9 @@ import type { LinkRecord } from '../contract/link.js';
 import { type DefaultHints, finalize } from '../extract/defaults.js';
 import type { OEmbedField, PageFields, PageRead } from '../extract/extract-page.js';
 import { type SiteFacts, themeColor } from '../extract/site-name.js';
+import { detectWall, wallUpstreamError } from '../extract/walls.js';
 import type { FetchFailure } from '../fetch/fetch-failure.js';
+import { flatHeaders } from '../fetch/headers.js';
 import { normalizeHost, type RouteSummary, type RouteTaken, routeOf } from '../fetch/proxy-route.js';
 import type { FetchResult } from '../fetch/types.js';
 import type { HostedImages } from '../media/host-images.js';
@@ -37,6 +39,15 @@ export function answeredRecord(base: Base, res: FetchResult): LinkRecord {
     size: res.declaredSize ?? res.body.length,
     ...redirection(res.trail),
   };
+}
+
+/**
+ * The upstream code of a link that answered with a sign-in wall (LOGIN_REQUIRED): its page's wall,
+ * or, a body that is no page, a 401 asking for credentials.
+ */
+export function wallUpstream(res: FetchResult, read: PageRead | undefined): string | undefined {
+  const wall = read ? read.wall : detectWall({ status: res.status, url: res.url, finalUrl: res.finalUrl, headers: flatHeaders(res.headers) });
+  return wallUpstreamError(wall);
 }
 
 /**
