@@ -52,10 +52,7 @@ import {
 import type { PipelineOutcome, PreviewContext, PreviewOutcome, PreviewPorts, RenderNote, SoFar } from './preview/types.js';
 import { type PhaseTimer, timedJobRunner } from './timing.js';
 
-/**
- * After the budget's end, the pipeline has this long to wind down (everything in flight is
- * aborted then); past it, the record built so far goes out without waiting for it.
- */
+/** After the budget's end the pipeline has this long to wind down; then the record built so far goes out. */
 const BUDGET_GRACE_MS = 250;
 
 /** What a Run is made of: the link and its record's base, the ports, the request, its budget, the cut-off record and the route. */
