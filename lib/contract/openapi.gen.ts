@@ -621,7 +621,7 @@ export interface components {
         XRequestId: string;
         /** @description Time per phase (fetch, extract, jobs, platform, total; and, when they ran, subfetch, images, content, screenshot, render, which overlap the jobs phase; after them the image jobs' parts, images-download, images-render and images-store, each the longest among the request's image jobs) in the Server-Timing syntax, and on a preview the route the link's fetch took (route;desc="direct", "proxy" or "proxy-after-wall"); only total on the answers the preview does not make. */
         ServerTiming: string;
-        /** @description Why the link could not be fetched (the record is ok false): DNS_FAILURE, CONNECTION_REFUSED, CONNECTION_RESET, TIMEOUT, TLS_ERROR, TOO_MANY_REDIRECTS, REDIRECT_LOOP, REDIRECT_INVALID, TOO_LARGE, ABORTED, PROXY_FAILURE (the operator's forward proxy refused, failed or did not answer), NETWORK_ERROR. */
+        /** @description Why the link could not be fetched (the record is ok false): DNS_FAILURE, CONNECTION_REFUSED, CONNECTION_RESET, TIMEOUT, TLS_ERROR, TOO_MANY_REDIRECTS, REDIRECT_LOOP, REDIRECT_INVALID, TOO_LARGE, ABORTED, PROXY_FAILURE (the operator's forward proxy refused, failed or did not answer), LINK_NOT_ALLOWED (a redirect led to a URL an operator's host rule denies), NETWORK_ERROR. */
         UpstreamError: string;
         /** @description How the link's fetch went: direct, through the operator's forward proxy (proxy), or through it after the direct answer was a bot wall or a refused connection (proxy-after-wall). */
         Route: "direct" | "proxy" | "proxy-after-wall";
