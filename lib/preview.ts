@@ -115,6 +115,21 @@ class Run {
     return rules.has(this.link, 'metadata-only') || (url !== undefined && rules.has(url, 'metadata-only'));
   }
 
+  /**
+   * Hosts the images, less those a `metadata-only` host rule keeps from being stored (another
+   * page's image or icon on such a site is not copied either).
+   */
+  hostImages(sources: ImageSources, options: RunOptions): Promise<HostedImages> {
+    const rules = hostRulesOf(this.config);
+    const kept = (url: string) => !rules.has(url, 'metadata-only');
+    const { image, icons, ...rest } = sources;
+    return hostImages(
+      { ...rest, ...(image && kept(image.url) ? { image } : {}), ...(icons ? { icons: icons.filter((i) => kept(i.url)) } : {}) },
+      this.ports.jobs,
+      options,
+    );
+  }
+
   /** The options of jobs asked for from now: their own deadline (LINKPREVIEW_JOB_WAIT_MS from now), within the budget. */
   jobOptions(): RunOptions {
     return { requestId: this.ctx.requestId, deadline: this.budget.until(Date.now() + this.config.jobWaitMs) };
@@ -322,7 +337,7 @@ interface PageJobsInput {
 async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJobsInput): Promise<Done> {
   const { read, found } = page;
   const { fetch, timer, sofar } = run;
-  const { jobs, blobs } = run.ports;
+  const { blobs } = run.ports;
   const describable = !read.wall && extraction.record.ok;
   // metadata-only (a host rule): the fields, nothing stored: no image, icon, versions, screenshot or memo.
   const storing = !run.metadataOnly(res.finalUrl);
@@ -338,8 +353,8 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
     if (m?.image) return { image: m.image };
     if (m?.failed?.image) return {};
     return oUrl && found.oembedCouldChange.includes('image')
-      ? fields.then((f) => hostImages({ image: f.image }, jobs, jobOptions))
-      : hostImages({ image: found.image }, jobs, jobOptions);
+      ? fields.then((f) => run.hostImages({ image: f.image }, jobOptions))
+      : run.hostImages({ image: found.image }, jobOptions);
   });
   const manifestUrl = read.manifestUrl;
   // The manifest, for the icon and the site's facts: not read when the memo has the icon.
@@ -350,7 +365,7 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
     if (!storing) return {};
     if (m?.icon) return { icon: m.icon };
     if (m?.failed?.icon) return {};
-    return manifest.then((mf) => hostImages(pageIcons(read, mf), jobs, jobOptions));
+    return manifest.then((mf) => run.hostImages(pageIcons(read, mf), jobOptions));
   });
   const site = Promise.all([recalled, manifest]).then(([m, mf]) => m?.site ?? manifestSite(mf));
   const record = Promise.all([fields, site]).then(async ([f, s]) => {
@@ -408,7 +423,7 @@ async function platformRecord(run: Run, url: URL, page?: FetchResult): Promise<L
   // metadata-only (a host rule): the platform's fields, no image or icon stored.
   if (run.metadataOnly(url.href)) return finalize(record, {});
   const hosted = await run.timer.time('jobs', () =>
-    hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, run.ports.jobs, jobOptions),
+    run.hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, jobOptions),
   );
   const image = out.image ?? hosted.image;
   return finalize({ ...record, ...(image ? { image } : {}), ...(hosted.icon ? { icon: hosted.icon } : {}) }, {});

@@ -131,4 +131,14 @@ describe('metadata-only', () => {
     expect(asked()).not.toContain('photos.test/og.png');
     expect(asked()).not.toContain('photos.test/favicon.png');
   });
+
+  test("another site's page with its image and icon on a metadata-only host: the card, without copying them", async () => {
+    const { res, files } = await preview('photos.test=metadata-only', at('news.test', '/own-images'));
+    expect(res.json).toMatchObject({ ok: true, title: 'A page' });
+    expect(res.json.image).toBeUndefined();
+    expect(res.json.icon).toBeUndefined();
+    expect(res.json.page).toBeDefined();
+    expect(askedHost('photos.test').filter((a) => /\.png$/.test(a))).toEqual([]);
+    expect(files.length).toBeGreaterThan(0);
+  });
 });
