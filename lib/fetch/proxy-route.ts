@@ -1,7 +1,8 @@
 /**
  * Which route an outbound request takes: direct, or through the operator's forward proxy
  * (LINKPREVIEW_PROXY_URL, tunnelled by lib/fetch/proxy-tunnel.ts). The policy is the
- * configuration's (`LINKPREVIEW_PROXY_MODE`, `LINKPREVIEW_PROXY_HOSTS`); the `RouteState` is one
+ * configuration's (`LINKPREVIEW_PROXY_MODE`, the `proxy` host rules of lib/fetch/host-rules.ts,
+ * `LINKPREVIEW_PROXY_HOSTS` among them); the `RouteState` is one
  * preview's: once a host answers with a wall (lib/extract/walls.ts) or refuses the connection and
  * the request is taken again through the proxy, every later request of that preview to that host
  * goes through the proxy as well (redirect hops, images, icons, oEmbed, platform sources, jobs and
