@@ -13,6 +13,7 @@
  *   proxyParameterKeyArn       its customer managed KMS key, if it has one (not for aws/ssm)
  *   proxyMode                  fallback (default), hosts or always
  *   proxyHosts                 comma-separated hosts that go to the proxy first (fallback) or only (hosts)
+ *   hostRules                  LINKPREVIEW_HOST_RULES: `pattern=actions` rules separated by `;` (docs/configuration.md)
  *   corsOrigins                comma-separated origins allowed by CORS (default: CORS off)
  *   throttleRateLimit          stage requests per second (default: DEFAULT_THROTTLE, cdk/constructs/preview-api.ts)
  *   throttleBurstLimit         stage burst (default: DEFAULT_THROTTLE)
@@ -84,6 +85,7 @@ new LinkPreviewStack(app, ctx('stackName') ?? 'LinkLens', {
   env: process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } : undefined,
   apiKeys: apiKeys(),
   proxy: proxy(),
+  hostRules: ctx('hostRules'),
   corsOrigins: list('corsOrigins'),
   throttle: { rateLimit: num('throttleRateLimit'), burstLimit: num('throttleBurstLimit') },
   workerReservedConcurrency: num('workerReservedConcurrency'),

@@ -10,6 +10,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { ENV } from '../lib/core-settings.js';
+import { readHostRules } from '../lib/fetch/host-rules.js';
 import { ASSETS_PREFIX, JOBS_PREFIX } from '../lib/storage-keys.js';
 import { Alarms } from './constructs/alarms.js';
 import type { ApiKeys } from './constructs/api-keys.js';
@@ -35,6 +36,12 @@ export interface LinkPreviewServiceProps {
    * `.fromParameter` (the URL with its credentials stays in the secret). None: every fetch goes direct.
    */
   proxy?: OutboundProxy;
+  /**
+   * The operator's host rules (LINKPREVIEW_HOST_RULES, docs/configuration.md): ordered
+   * `pattern=actions` rules separated by `;`, e.g. `intranet.example=deny;photos.example=metadata-only;*=deny`.
+   * Set on every function that fetches (the preview and the workers); a malformed rule fails synth. None: no rules.
+   */
+  hostRules?: string;
   /** Browser origins allowed to call the API (CORS). None: CORS is off. */
   corsOrigins?: string[];
   /** The API stage's steady requests per second and burst; either left out: DEFAULT_THROTTLE's (cdk/constructs/preview-api.ts). */
@@ -134,8 +141,13 @@ export class LinkPreviewService extends Construct {
       replies.grantReply(this.browserWorker.fn);
     }
 
-    // The proxy route: every function that fetches takes it (the workers' images, media and browser requests too).
-    for (const fn of [this.previewFunction, this.worker.fn, this.browserWorker?.fn]) if (fn) props.proxy?.bind(fn);
+    // The proxy route and the host rules: every function that fetches takes them (the workers' images, media and browser requests too).
+    const hostRules = checkedHostRules(props.hostRules);
+    for (const fn of [this.previewFunction, this.worker.fn, this.browserWorker?.fn]) {
+      if (!fn) continue;
+      props.proxy?.bind(fn);
+      if (hostRules) fn.addEnvironment(ENV.hostRules, hostRules);
+    }
 
     // Alarm names start with the stack's name; a second service in one stack adds its own id.
     const stackName = Stack.of(this).stackName;
@@ -153,4 +165,13 @@ export class LinkPreviewService extends Construct {
   grantInvoke(grantee: iam.IGrantable): iam.Grant {
     return this.previewFunction.grantInvoke(grantee);
   }
+}
+
+/** The host rules as given, once they parse (a malformed rule fails synth, named, rather than every function at start). */
+function checkedHostRules(rules: string | undefined): string | undefined {
+  const text = rules?.trim();
+  if (!text) return undefined;
+  const parsed = readHostRules(text);
+  if (typeof parsed === 'string') throw new Error(`hostRules: ${parsed}`);
+  return text;
 }

@@ -12,6 +12,7 @@
  * `CoreConfig` (lib/core-settings.ts), never `Config`: `npm run lint:cycles` fails otherwise.
  */
 import { CORE_GROUPS, type CoreConfig } from './core-settings.js';
+import { listedHostWarnings } from './fetch/host-rules.js';
 import { PLATFORMS } from './platforms/index.js';
 import { platformSettingsGroups } from './platforms/registry.js';
 import type { Platform } from './platforms/types.js';
@@ -51,9 +52,10 @@ export function loadConfig(env: Env = process.env, platforms: readonly Platform[
 
 /**
  * What a server or a Lambda logs once at start about its environment: a variable set under a
- * former name (still read) and the name to set instead.
+ * former name (still read) and the name to set instead; a former host list (LINKPREVIEW_PROXY_HOSTS,
+ * LINKPREVIEW_RENDER_HOSTS) and the host rules to write instead.
  */
 export function configWarnings(env: Env = process.env, platforms: readonly Platform[] = PLATFORMS): string[] {
   const groups = platforms === PLATFORMS ? PLATFORM_GROUPS : platformSettingsGroups(platforms);
-  return formerEnvWarnings([...CORE_GROUPS, ...groups], env);
+  return [...formerEnvWarnings([...CORE_GROUPS, ...groups], env), ...listedHostWarnings(env)];
 }

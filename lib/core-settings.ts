@@ -3,11 +3,12 @@
  * validation), the default and one line of docs, in the sections docs/configuration.md shows.
  * Platforms declare theirs in their own modules; lib/config.ts reads both.
  *
- * This module imports only the toolkit (and the proxy URL's parser, which imports nothing), so the
+ * This module imports only the toolkit (and the proxy URL's and the host rules' parsers, which import nothing), so the
  * CDK app takes the variable names (`ENV`) and the defaults (`DEFAULTS`) from here without loading
  * the service's code.
  */
 import * as v from 'valibot';
+import { type HostRule, readHostRules, showHostRules } from './fetch/host-rules.js';
 import { parseProxyUrl } from './fetch/proxy-url.js';
 import { bool, bytes, defineSettings, envNames, type GroupsValues, int, list, oneOf, type SettingType, settingDefaults, splitList, text } from './settings.js';
 
@@ -106,6 +107,55 @@ const SECURITY = defineSettings('security', 'Keys and the SSRF guard', {
     doc: 'Ports allowed besides 80 and 443 while the guard is closed.',
   },
 });
+
+/** LINKPREVIEW_HOST_RULES: `pattern=actions` rules separated by `;` (lib/fetch/host-rules.ts). */
+const hostRules: SettingType<HostRule[]> = {
+  allowed: '`pattern=action[,action]` rules separated by `;`',
+  show: showHostRules,
+  schema: (env) =>
+    v.pipe(
+      v.string(),
+      v.check(
+        (s) => typeof readHostRules(s) !== 'string',
+        (issue) => `${env}: ${readHostRules(String(issue.input))}`,
+      ),
+      v.transform((s) => readHostRules(s) as HostRule[]),
+    ),
+};
+
+const HOSTS = defineSettings(
+  'hosts',
+  'Host rules',
+  {
+    hostRules: {
+      env: 'LINKPREVIEW_HOST_RULES',
+      type: hostRules,
+      default: [],
+      doc: 'What is done with the links and sub-resources of some hosts, as ordered `pattern=actions` rules: the first rule whose pattern matches a URL decides. A pattern is a host (with its subdomains: `example.com`), its subdomains only (`*.example.com`), a host with a path prefix (`wiki.example.com/reset/`), or `*` (every URL). Actions: `deny`, `metadata-only`, `no-embed`, `proxy`, `render`, `allow` (see below). A malformed rule stops start-up with a message naming it.',
+    },
+  },
+  [
+    'The actions of a rule (comma-separated; `deny` goes alone):',
+    '',
+    '- `deny`: never fetched, by the guard itself: the link answers 400 `LINK_NOT_ALLOWED` (`details`: the URL and the rule); a redirect into it ends the preview with an `ok: false` record and the upstream error `LINK_NOT_ALLOWED`; an image, icon, oEmbed, manifest or platform source on it is not fetched.',
+    "- `metadata-only`: the record's fields, but nothing of the site is stored: no image, no icon, no page versions, no screenshot, no media files.",
+    '- `no-embed`: accepted and kept for the players to come: linklens has no embedded players yet, so it changes nothing today.',
+    '- `proxy`: what `LINKPREVIEW_PROXY_HOSTS` did: the host goes to the proxy first (`LINKPREVIEW_PROXY_MODE=fallback`) or only (`hosts`).',
+    '- `render`: what `LINKPREVIEW_RENDER_HOSTS` did: its pages are always rendered in the browser.',
+    '- `allow`: previewed as usual; the rules after it are not read for the URLs it matches.',
+    '',
+    'Only allowed hosts, for closed deployments: end the table with `*=deny`. Every URL no earlier rule matched is then denied, images and icons on other hosts included (allow a CDN by its own rule).',
+    '',
+    '`LINKPREVIEW_PROXY_HOSTS` and `LINKPREVIEW_RENDER_HOSTS` are still read, as entries after the rules (they add `proxy` or `render` to what a rule decided, never to a `deny`), with a warning at start naming the rules to write instead.',
+    '',
+    'Examples:',
+    '',
+    '- an intranet never fetched: `LINKPREVIEW_HOST_RULES="intranet.example.com=deny;*.corp.example=deny"`;',
+    '- one-time login links that a preview would use up: `LINKPREVIEW_HOST_RULES="chat.example.com/_oauth/=deny;wiki.example.com/reset/=deny"`;',
+    '- a site that forbids copying its images, and a shop behind a wall: `LINKPREVIEW_HOST_RULES="photos.example=metadata-only;*.shop.example=proxy,render"`;',
+    '- a closed deployment: `LINKPREVIEW_HOST_RULES="docs.example.com=allow;cdn.example.com=allow;*=deny"`.',
+  ].join('\n'),
+);
 
 const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
   userAgent: {
@@ -208,7 +258,7 @@ const PROXY = defineSettings('proxy', 'Outbound proxy', {
     env: 'LINKPREVIEW_PROXY_HOSTS',
     type: list(),
     default: [],
-    doc: 'Hosts that go to the proxy first (`fallback`) or only (`hosts`); `amazon.com` also matches its subdomains.',
+    doc: 'Hosts that go to the proxy first (`fallback`) or only (`hosts`); `amazon.com` also matches its subdomains. Still read, with a warning: write `amazon.com=proxy` in `LINKPREVIEW_HOST_RULES` instead.',
   },
   proxyMemoTtlMs: {
     env: 'LINKPREVIEW_PROXY_MEMO_TTL_MS',
@@ -366,7 +416,7 @@ const RENDER = defineSettings('render', 'Rendering pages built by JavaScript', {
     env: 'LINKPREVIEW_RENDER_HOSTS',
     type: list(),
     default: [],
-    doc: 'Hosts whose pages are always rendered (`example.com` also matches its subdomains).',
+    doc: 'Hosts whose pages are always rendered (`example.com` also matches its subdomains). Still read, with a warning: write `example.com=render` in `LINKPREVIEW_HOST_RULES` instead.',
   },
   renderTimeoutMs: {
     env: 'LINKPREVIEW_RENDER_TIMEOUT_MS',
@@ -531,7 +581,7 @@ const AWS = defineSettings('aws', 'AWS', {
 });
 
 /** The core sections, in the order docs/configuration.md shows them. */
-export const CORE_GROUPS = [SECURITY, FETCH, PROXY, MEDIA, SCREENSHOTS, RENDER, SERVICE, LOCAL, AWS] as const;
+export const CORE_GROUPS = [SECURITY, HOSTS, FETCH, PROXY, MEDIA, SCREENSHOTS, RENDER, SERVICE, LOCAL, AWS] as const;
 
 /** The core configuration: every core setting's value by its key. */
 export type CoreConfig = GroupsValues<typeof CORE_GROUPS>;

@@ -22,8 +22,9 @@ import { manifestSite } from './extract/site-name.js';
 import { FetchFailure } from './fetch/fetch-failure.js';
 import { fileNameFromDisposition, header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
-import { hostMatchesPatterns, RouteState } from './fetch/proxy-route.js';
-import { routedFetcher } from './fetch/safe-fetch.js';
+import { hostRulesOf } from './fetch/host-rules.js';
+import { RouteState } from './fetch/proxy-route.js';
+import { assertNotDenied, routedFetcher } from './fetch/safe-fetch.js';
 import type { Fetcher, FetchResult } from './fetch/types.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
@@ -105,6 +106,30 @@ class Run {
     return this.ports.config;
   }
 
+  /**
+   * True when a host rule says `metadata-only` for the link or `url` (where it led): the record's
+   * fields, but nothing of the site stored (no image, icon, page versions, screenshot or media files).
+   */
+  metadataOnly(url?: string): boolean {
+    const rules = hostRulesOf(this.config);
+    return rules.has(this.link, 'metadata-only') || (url !== undefined && rules.has(url, 'metadata-only'));
+  }
+
+  /**
+   * Hosts the images, less those a `metadata-only` host rule keeps from being stored (another
+   * page's image or icon on such a site is not copied either).
+   */
+  hostImages(sources: ImageSources, options: RunOptions): Promise<HostedImages> {
+    const rules = hostRulesOf(this.config);
+    const kept = (url: string) => !rules.has(url, 'metadata-only');
+    const { image, icons, ...rest } = sources;
+    return hostImages(
+      { ...rest, ...(image && kept(image.url) ? { image } : {}), ...(icons ? { icons: icons.filter((i) => kept(i.url)) } : {}) },
+      this.ports.jobs,
+      options,
+    );
+  }
+
   /** The options of jobs asked for from now: their own deadline (LINKPREVIEW_JOB_WAIT_MS from now), within the budget. */
   jobOptions(): RunOptions {
     return { requestId: this.ctx.requestId, deadline: this.budget.until(Date.now() + this.config.jobWaitMs) };
@@ -150,6 +175,9 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
 
 async function pipeline(run: Run): Promise<PipelineOutcome> {
   const { link, base, timer, sofar } = run;
+
+  // A link a host rule denies is refused before anything is asked (400 LINK_NOT_ALLOWED), platform sources included.
+  assertNotDenied(hostRulesOf(run.config), link);
 
   // 0. A platform link (YouTube, GitHub, Reddit, ...: lib/platforms/) gets the platform's own data; when its
   //    source fails, the generic preview below is used.
@@ -202,12 +230,14 @@ async function pipeline(run: Run): Promise<PipelineOutcome> {
 /** The browser's cap on a render, plus this for the job to come back (the queue and the result on AWS). */
 const RENDER_RETURN_MS = 1_000;
 
-/** Why the page is rendered in the browser (LINKPREVIEW_RENDER, LINKPREVIEW_RENDER_HOSTS, the app-shell rule), or undefined. */
+/** Why the page is rendered in the browser (LINKPREVIEW_RENDER, a `render` host rule, the app-shell rule), or undefined. */
 function renderReason(run: Run, res: FetchResult, fetched: Extraction): string | undefined {
   const { config } = run;
   const page = fetched.page;
   if (!page || page.read.wall || !fetched.record.ok || config.render === 'off' || !browserJobsAvailable(config)) return undefined;
-  if (hostMatchesPatterns(new URL(res.finalUrl).hostname, config.renderHosts)) return 'LINKPREVIEW_RENDER_HOSTS';
+  // The rule's variable: LINKPREVIEW_HOST_RULES, or the former LINKPREVIEW_RENDER_HOSTS.
+  const rule = hostRulesOf(config).verdict(res.finalUrl).by.get('render');
+  if (rule) return rule.source;
   if (config.render === 'on') return 'LINKPREVIEW_RENDER=on';
   return appShellReason(page.read.page, page.found);
 }
@@ -223,7 +253,7 @@ async function renderedPage(
   if (!reason) return undefined;
   const deadline = run.budget.until(Date.now() + run.config.renderTimeoutMs + RENDER_RETURN_MS);
   // The record's screenshot, when it gets one, comes from the same page load.
-  const screenshot = screenshotsEnabled(run.config);
+  const screenshot = screenshotsEnabled(run.config) && !run.metadataOnly(res.finalUrl);
   const input = { url: res.finalUrl, maxChars: run.config.maxPageBytes, screenshot };
   const outcomes = await run.ports.jobs.run([{ id: 'render', kind: 'render', input }], {
     requestId: run.ctx.requestId,
@@ -309,21 +339,24 @@ interface PageJobsInput {
 async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJobsInput): Promise<Done> {
   const { read, found } = page;
   const { fetch, timer, sofar } = run;
-  const { jobs, blobs } = run.ports;
+  const { blobs } = run.ports;
   const describable = !read.wall && extraction.record.ok;
+  // metadata-only (a host rule): the fields, nothing stored: no image, icon, versions, screenshot or memo.
+  const storing = !run.metadataOnly(res.finalUrl);
   const contentType = header(res.headers, 'content-type');
-  const memoKey = describable ? pageMemoKey({ url: res.finalUrl, contentType, bytes: res.body }) : undefined;
+  const memoKey = describable && storing ? pageMemoKey({ url: res.finalUrl, contentType, bytes: res.body }) : undefined;
   const recalled: Promise<PageMemoParts | undefined> = memoKey ? recallPage(blobs, memoKey) : Promise.resolve(undefined);
   const oUrl = oembedToFetch(read, found, recordOEmbedFields(found));
   const fields: Promise<PageFields> = oUrl
     ? timer.time('subfetch', () => fetchOEmbed(fetch, oUrl)).then((oembed) => (oembed ? pageFields(read, oembed) : found))
     : Promise.resolve(found);
   const image: Promise<HostedImages> = recalled.then((m) => {
+    if (!storing) return {};
     if (m?.image) return { image: m.image };
     if (m?.failed?.image) return {};
     return oUrl && found.oembedCouldChange.includes('image')
-      ? fields.then((f) => hostImages({ image: f.image }, jobs, jobOptions))
-      : hostImages({ image: found.image }, jobs, jobOptions);
+      ? fields.then((f) => run.hostImages({ image: f.image }, jobOptions))
+      : run.hostImages({ image: found.image }, jobOptions);
   });
   const manifestUrl = read.manifestUrl;
   // The manifest, for the icon and the site's facts: not read when the memo has the icon.
@@ -331,9 +364,10 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
     m?.icon || m?.failed?.icon || !manifestUrl ? undefined : timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)),
   );
   const icon: Promise<HostedImages> = recalled.then((m) => {
+    if (!storing) return {};
     if (m?.icon) return { icon: m.icon };
     if (m?.failed?.icon) return {};
-    return manifest.then((mf) => hostImages(pageIcons(read, mf), jobs, jobOptions));
+    return manifest.then((mf) => run.hostImages(pageIcons(read, mf), jobOptions));
   });
   const site = Promise.all([recalled, manifest]).then(([m, mf]) => m?.site ?? manifestSite(mf));
   const record = Promise.all([fields, site]).then(async ([f, s]) => {
@@ -345,9 +379,10 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
   });
   // The screenshot's wait (LINKPREVIEW_SCREENSHOT_WAIT_MS) starts once the rest of the record is ready.
   const othersReady = Promise.all([record, image, icon]);
-  const described = describable
-    ? recalled.then((m) => describePage(res, contentType, run.ports, { ...jobOptions, othersReady, content: m?.content })).catch((): DescribedPage => ({}))
-    : undefined;
+  const described =
+    describable && storing
+      ? recalled.then((m) => describePage(res, contentType, run.ports, { ...jobOptions, othersReady, content: m?.content })).catch((): DescribedPage => ({}))
+      : undefined;
   const [r, f, hostedImage, hostedIcon, d, m, s] = await Promise.all([record, fields, image, icon, described, recalled, site]);
   if (memoKey) {
     const failed = { ...hostedImage.failed, ...hostedIcon.failed };
@@ -364,6 +399,8 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
  */
 async function fileJobs(run: Run, res: FetchResult, extraction: Extraction, jobOptions: RunOptions): Promise<Done> {
   const { type } = extraction.record;
+  // metadata-only (a host rule): the type and size, no media files and no hosted image.
+  if (run.metadataOnly(res.finalUrl)) return { record: extraction.record, hints: extraction.hints, hosted: {} };
   const ports: PreviewPorts = { ...run.ports, fetch: run.fetch };
   const image: ImageSources = type === 'IMAGE' ? (res.truncated ? { image: { url: res.finalUrl } } : { imageBytes: res.body }) : {};
   const [media, hosted] = await Promise.all([
@@ -385,8 +422,10 @@ async function platformRecord(run: Run, url: URL, page?: FetchResult): Promise<L
   const record = platformFields(out, run.base, page);
   // Cut off from here on: the platform's record without its images.
   run.sofar.outcome = () => ({ record: finalize(structuredClone(record), {}) });
+  // metadata-only (a host rule): the platform's fields, no image or icon stored.
+  if (run.metadataOnly(url.href)) return finalize(record, {});
   const hosted = await run.timer.time('jobs', () =>
-    hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, run.ports.jobs, jobOptions),
+    run.hostImages({ image: out.image || !out.imageSource ? undefined : { url: out.imageSource }, icons: out.icons }, jobOptions),
   );
   const image = out.image ?? hosted.image;
   return finalize({ ...record, ...(image ? { image } : {}), ...(hosted.icon ? { icon: hosted.icon } : {}) }, {});

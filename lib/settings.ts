@@ -53,6 +53,8 @@ export interface SettingsGroup<N extends string = string, T = Record<string, unk
   /** The section's heading in docs/configuration.md. */
   title: string;
   settings: SettingsTable<T>;
+  /** Markdown shown under the section's table in docs/configuration.md (the actions of a setting, examples). */
+  note?: string;
 }
 
 /** The values a table of settings gives. */
@@ -61,9 +63,9 @@ export type SettingsValues<S> = { [K in keyof S]: S[K] extends Setting<infer T> 
 /** The values of a group of settings. */
 export type GroupValues<G extends SettingsGroup> = SettingsValues<G['settings']>;
 
-/** Declares a group of settings; each value's type comes from its `type`, and the default is checked against it. */
-export function defineSettings<const N extends string, T>(name: N, title: string, settings: SettingsTable<T>): SettingsGroup<N, T> {
-  return { name, title, settings };
+/** Declares a group of settings; each value's type comes from its `type`, and the default is checked against it. `note`: markdown for the docs, under the table. */
+export function defineSettings<const N extends string, T>(name: N, title: string, settings: SettingsTable<T>, note?: string): SettingsGroup<N, T> {
+  return { name, title, settings, ...(note ? { note } : {}) };
 }
 
 export type Env = Record<string, string | undefined>;

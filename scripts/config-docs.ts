@@ -35,7 +35,8 @@ function section(level: string, group: SettingsGroup): string {
   const rows = (Object.values(group.settings) as Setting<unknown>[]).map(
     (s) => `| \`${s.env}\` | ${cell(shownDefault(s))} | ${cell(s.type.allowed)} | ${cell(s.doc + formerNames(s))} |`,
   );
-  return [`${level} ${group.title}`, '', '| Variable | Default | Allowed | Meaning |', '|---|---|---|---|', ...rows, ''].join('\n');
+  const note = group.note ? [group.note, ''] : [];
+  return [`${level} ${group.title}`, '', '| Variable | Default | Allowed | Meaning |', '|---|---|---|---|', ...rows, '', ...note].join('\n');
 }
 
 function shownDefault(s: Setting<unknown>): string {

@@ -19,6 +19,7 @@ export type FetchFailureCode =
   | 'TOO_LARGE'
   | 'ABORTED'
   | 'PROXY_FAILURE'
+  | 'LINK_NOT_ALLOWED'
   | 'NETWORK_ERROR';
 
 /** Failures that may pass on a later try (the others are the resource's own: too large, a redirect loop ...). */

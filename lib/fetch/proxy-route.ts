@@ -1,13 +1,15 @@
 /**
  * Which route an outbound request takes: direct, or through the operator's forward proxy
  * (LINKPREVIEW_PROXY_URL, tunnelled by lib/fetch/proxy-tunnel.ts). The policy is the
- * configuration's (`LINKPREVIEW_PROXY_MODE`, `LINKPREVIEW_PROXY_HOSTS`); the `RouteState` is one
+ * configuration's (`LINKPREVIEW_PROXY_MODE`, the `proxy` host rules of lib/fetch/host-rules.ts,
+ * `LINKPREVIEW_PROXY_HOSTS` among them); the `RouteState` is one
  * preview's: once a host answers with a wall (lib/extract/walls.ts) or refuses the connection and
  * the request is taken again through the proxy, every later request of that preview to that host
  * goes through the proxy as well (redirect hops, images, icons, oEmbed, platform sources, jobs and
  * the browser's requests), and the walled host is remembered (`WallMemo`) so the next preview of it
  * goes to the proxy first.
  */
+import { type HostRule, type HostRules, hostRulesOf, normalizeHost } from './host-rules.js';
 import { type ProxyEndpoint, parseProxyUrl } from './proxy-url.js';
 
 export type ProxyMode = 'off' | 'fallback' | 'hosts' | 'always';
@@ -27,6 +29,8 @@ export interface ProxyPolicy {
   endpoint: () => Promise<ProxyEndpoint | undefined>;
   /** Host patterns that go to the proxy first (`fallback`) or only (`hosts`): `amazon.com` also matches its subdomains. */
   hosts: readonly string[];
+  /** The host rules (lib/fetch/host-rules.ts): URLs with the `proxy` action go to the proxy first (`fallback`) or only (`hosts`). */
+  rules?: HostRules;
   memo?: WallMemo;
 }
 
@@ -51,13 +55,7 @@ export interface RouteHint {
   proxyHosts: string[];
 }
 
-/** A host as compared: lower case, no trailing dot, no brackets. */
-export function normalizeHost(host: string): string {
-  return host
-    .toLowerCase()
-    .replace(/\.$/, '')
-    .replace(/^\[|\]$/g, '');
-}
+export { normalizeHost };
 
 /** True when `host` is one of `patterns` or a subdomain of one (`*.` and a leading dot are allowed in a pattern). */
 export function hostMatchesPatterns(host: string, patterns: readonly string[]): boolean {
@@ -108,21 +106,26 @@ export class RouteState {
   }
 }
 
+/** True when the policy lists the host, or its rules give the URL the `proxy` action. */
+function listed(policy: ProxyPolicy, host: string, url: URL | undefined): boolean {
+  return hostMatchesPatterns(host, policy.hosts) || !!policy.rules?.has(url ?? `http://${host}/`, 'proxy');
+}
+
 /**
- * Whether a request to `host` goes through the proxy now: always in `always`; in `hosts` when it
- * matches the patterns; in `fallback` when it matches them, or this preview already sent it there,
- * or the memo remembers a wall on it.
+ * Whether a request to `host` (at `url`) goes through the proxy now: always in `always`; in `hosts`
+ * when it is listed (the patterns, the `proxy` host rules); in `fallback` when it is listed, or this
+ * preview already sent it there, or the memo remembers a wall on it.
  */
-export async function routeViaProxy(policy: ProxyPolicy, state: RouteState, host: string): Promise<boolean> {
+export async function routeViaProxy(policy: ProxyPolicy, state: RouteState, host: string, url?: URL): Promise<boolean> {
   switch (policy.mode) {
     case 'off':
       return false;
     case 'always':
       return true;
     case 'hosts':
-      return hostMatchesPatterns(host, policy.hosts);
+      return listed(policy, host, url);
     case 'fallback': {
-      if (state.onProxyRoute(host) || hostMatchesPatterns(host, policy.hosts)) return true;
+      if (state.onProxyRoute(host) || listed(policy, host, url)) return true;
       if (!policy.memo || !(await policy.memo.isWalled(normalizeHost(host)))) return false;
       state.useProxy(host);
       return true;
@@ -135,6 +138,8 @@ export interface ProxySettings {
   proxyUrl: string;
   proxyMode: ProxyMode;
   proxyHosts: readonly string[];
+  /** LINKPREVIEW_HOST_RULES: its `proxy` rules join the listed hosts in one table. */
+  hostRules?: readonly HostRule[];
 }
 
 /**
@@ -153,7 +158,8 @@ export function proxyPolicyFrom(
     endpoint = async () => parsed;
   }
   if (!endpoint) return undefined;
-  return { mode: settings.proxyMode, endpoint, hosts: settings.proxyHosts, memo: options.memo };
+  // The listed hosts are entries of the host rules' table (LINKPREVIEW_PROXY_HOSTS as `host=proxy`).
+  return { mode: settings.proxyMode, endpoint, hosts: [], rules: hostRulesOf(settings), memo: options.memo };
 }
 
 /** The route a preview's link took, from what its state saw when the link's own fetch did not say. */

@@ -29,6 +29,7 @@ import { connectionAgents } from './connection-agents.js';
 import { FetchFailure, type FetchFailureCode } from './fetch-failure.js';
 import { flatHeaders } from './headers.js';
 import { type HopAnswer, type HopDeps, REDIRECT_STATUSES, requestOnce } from './hop-request.js';
+import { type HostRuleSettings, type HostRules, hostRulesOf } from './host-rules.js';
 import { normalizeHost, type ProxyPolicy, RouteState, type RouteTaken, routeViaProxy } from './proxy-route.js';
 import type { Fetcher, FetchOptions } from './types.js';
 
@@ -40,6 +41,8 @@ export interface FetcherDeps extends GuardPolicy {
   log?: Pick<Log, 'warn'> & Partial<Pick<Log, 'info'>>;
   /** The forward proxy route (LINKPREVIEW_PROXY_*); absent: every request goes direct. */
   proxy?: ProxyPolicy;
+  /** The operator's host rules (LINKPREVIEW_HOST_RULES): a `deny`ed URL is never asked, at any hop. */
+  hostRules?: HostRules;
 }
 
 /** Request headers that carry credentials: sent only while every hop is on the link's origin. */
@@ -68,7 +71,7 @@ class HopCookies {
 
 /** The fetcher the configuration describes (guard policy, User-Agent, redirects), and its proxy route when there is one. */
 export function fetcherFromConfig(
-  config: { allowPrivateNetworks: boolean; allowLoopback?: boolean; allowedPorts: number[]; userAgent: string; maxRedirects: number },
+  config: { allowPrivateNetworks: boolean; allowLoopback?: boolean; allowedPorts: number[]; userAgent: string; maxRedirects: number } & HostRuleSettings,
   resolver?: Resolver,
   log?: FetcherDeps['log'],
   proxy?: ProxyPolicy,
@@ -82,6 +85,7 @@ export function fetcherFromConfig(
     resolver,
     log,
     proxy,
+    hostRules: hostRulesOf(config),
   });
 }
 
@@ -120,6 +124,7 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
             { url: current.href, hop: n },
           );
         }
+        refuseDenied(deps.hostRules, chain, n);
         chain.visit();
         const answer = await fetchHop(hop, chain, { userAgent: deps.userAgent, hop: n });
         const next = chain.follow(answer, n);
@@ -130,6 +135,35 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
       throw err;
     }
   };
+}
+
+/**
+ * A URL a host rule denies is never asked: the link itself is not allowed (400 LINK_NOT_ALLOWED);
+ * a redirect into it ends the fetch as an upstream failure of the same code (an `ok: false` record).
+ */
+function refuseDenied(rules: HostRules | undefined, chain: Chain, n: number): void {
+  if (n === 0) {
+    assertNotDenied(rules, chain.current);
+    return;
+  }
+  const rule = rules?.denies(chain.current);
+  if (rule)
+    throw new FetchFailure('LINK_NOT_ALLOWED', `The link redirects to a URL that a host rule (${rule.pattern}=deny) refuses.`, {
+      trail: chain.trail,
+      status: chain.lastStatus,
+    });
+}
+
+/** Throws LinkNotAllowedError (400 for the link itself) when a host rule denies `url`. */
+export function assertNotDenied(rules: HostRules | undefined, url: URL | string): void {
+  const rule = rules?.denies(url);
+  if (!rule) return;
+  const href = typeof url === 'string' ? url : url.href;
+  throw new LinkNotAllowedError(
+    `The link is not allowed: a host rule (${rule.pattern}=deny) refuses it.`,
+    { url: href, hop: 0, rule: rule.pattern },
+    { reason: 'host rule' },
+  );
 }
 
 /**
@@ -260,7 +294,7 @@ async function fetchHop(deps: HopDeps, chain: Chain, at: { userAgent: string; ho
     }
     return requestOnce(deps, { chain, headers: chain.headers(at.userAgent), timeoutMs: chain.remaining(), viaProxy, hop: at.hop });
   };
-  if (proxy && (await routeViaProxy(proxy, chain.route, host))) return request(true);
+  if (proxy && (await routeViaProxy(proxy, chain.route, host, chain.current))) return request(true);
   const fallback = proxy?.mode === 'fallback' && chain.options.method !== 'POST';
   let wall: string | undefined;
   try {

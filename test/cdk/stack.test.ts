@@ -293,6 +293,23 @@ describe('settings', () => {
     expect(loadConfig(env)).toMatchObject({ requestBudgetMs: 25000, apiKeyHashes: [HASH], bucket: 'bucket-name' });
   });
 
+  test('hostRules reaches every function that fetches (preview, worker, browser worker) as LINKPREVIEW_HOST_RULES; a malformed rule fails synth, named', () => {
+    const rules = 'intranet.example=deny;photos.example=metadata-only;*.shop.example=proxy,render';
+    const t = synth({ hostRules: rules });
+    const fns = Object.values(t.findResources('AWS::Lambda::Function')).filter((f: any) =>
+      /^linklens-/.test(f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME ?? ''),
+    );
+    const services = fns.map((f: any) => f.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).sort();
+    expect(services).toEqual(['linklens-browser-worker', 'linklens-preview', 'linklens-worker']);
+    for (const f of fns as any[]) expect(f.Properties.Environment.Variables.LINKPREVIEW_HOST_RULES).toBe(rules);
+    // The functions' own loader reads it as the same rules.
+    expect(loadConfig({ LINKPREVIEW_HOST_RULES: rules }).hostRules.map((r) => r.pattern)).toEqual(['intranet.example', 'photos.example', '*.shop.example']);
+    // None given: the variable is not set.
+    expect(preview.Properties.Environment.Variables.LINKPREVIEW_HOST_RULES).toBeUndefined();
+    expect(worker.Properties.Environment.Variables.LINKPREVIEW_HOST_RULES).toBeUndefined();
+    expect(() => synth({ hostRules: 'intranet.example=block' })).toThrow('hostRules: rule "intranet.example=block": unknown action "block"');
+  });
+
   test('timeouts are ordered: job wait < preview timeout < 29 s API limit; record deadline + fetch fit; queue visibility > worker timeout', () => {
     const pv = preview.Properties.Environment.Variables;
     const jobDeadline = Number(pv.LINKPREVIEW_REQUEST_BUDGET_MS);
