@@ -1,41 +1,37 @@
 /**
  * The entry of a preview (`previewLink`): the pipeline of one preview, as one function of its ports
  * (lib/preview/types.ts). It reads top to bottom: fetch (SSRF-guarded) -> classify and extract (CPU
- * only) -> jobs (fan-out with a deadline) -> assemble; the record's parts come from lib/preview/record.ts.
+ * only: lib/preview/extract.ts; a JavaScript shell rendered first: lib/preview/render.ts) -> jobs
+ * (fan-out with a deadline) -> assemble; the record's parts come from lib/preview/record.ts, and
+ * what every step draws on is the preview's Run (lib/preview/run.ts).
  * The jobs step puts the critical path first: the image and icon jobs are submitted as soon as their
  * sources are known, before the CPU-heavy page jobs; a sub-fetch holds only the fields it feeds (the
  * manifest the icons, oEmbed the fields it could still change), and the language is detected beside
  * the jobs. Every phase draws from the request's one time budget (lib/budget.ts); when it ends, the
  * record built so far is the outcome.
  */
-import { browserJobsAvailable, screenshotsEnabled } from './browser/availability.js';
-import { budgetedFetcher, TimeBudget } from './budget.js';
-import type { Config } from './config.js';
-import type { ImageSet, LinkRecord, LinkType } from './contract/link.js';
+import { TimeBudget } from './budget.js';
+import type { ImageSet, LinkRecord } from './contract/link.js';
 import type { PreviewRequest } from './contract/request.js';
-import { appShellReason } from './extract/app-shell.js';
-import { classify } from './extract/classify.js';
-import { type DefaultHints, finalize } from './extract/defaults.js';
-import { fetchManifest, oembedToFetch, type PageFields, type PageRead, pageFields, pageIcons, pageLanguage, readPage } from './extract/extract-page.js';
+import { finalize } from './extract/defaults.js';
+import { fetchManifest, oembedToFetch, type PageFields, pageFields, pageIcons, pageLanguage } from './extract/extract-page.js';
 import { fetchOEmbed } from './extract/oembed.js';
 import { manifestSite } from './extract/site-name.js';
 import { FetchFailure } from './fetch/fetch-failure.js';
-import { fileNameFromDisposition, header } from './fetch/headers.js';
+import { header } from './fetch/headers.js';
 import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
 import { hostRulesOf } from './fetch/host-rules.js';
 import { RouteState } from './fetch/proxy-route.js';
-import { assertNotDenied, routedFetcher } from './fetch/safe-fetch.js';
-import type { Fetcher, FetchResult } from './fetch/types.js';
+import { assertNotDenied } from './fetch/safe-fetch.js';
+import type { FetchResult } from './fetch/types.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { type HostedImages, hostImages, type ImageSources } from './media/host-images.js';
 import { type DescribedPage, describePage } from './page/describe-page.js';
 import { type PageMemoParts, pageMemoKey, recallPage, rememberPage } from './page/page-memo.js';
-import { platformPageRules } from './platforms/card.js';
-import { PLATFORM_REGISTRY } from './platforms/index.js';
-import type { PlatformRegistry } from './platforms/registry.js';
 import { runPlatform } from './platforms/run.js';
-import type { JobRunner, RunOptions } from './ports.js';
+import type { RunOptions } from './ports.js';
+import { type Extraction, extract } from './preview/extract.js';
 import {
   answeredRecord,
   assemble,
@@ -50,91 +46,12 @@ import {
   unanswered,
   wallUpstream,
 } from './preview/record.js';
-import type { PipelineOutcome, PreviewContext, PreviewOutcome, PreviewPorts, RenderNote, SoFar } from './preview/types.js';
-import { type PhaseTimer, timedJobRunner } from './timing.js';
+import { renderedPage } from './preview/render.js';
+import { Run } from './preview/run.js';
+import type { PipelineOutcome, PreviewContext, PreviewOutcome, PreviewPorts, SoFar } from './preview/types.js';
 
 /** After the budget's end the pipeline has this long to wind down; then the record built so far goes out. */
 const BUDGET_GRACE_MS = 250;
-
-/** What a Run is made of: the link and its record's base, the ports, the request, its budget, the cut-off record and the route. */
-interface RunInit {
-  link: string;
-  base: Base;
-  ports: PreviewPorts;
-  ctx: PreviewContext;
-  budget: TimeBudget;
-  sofar: SoFar;
-  /** The preview's one proxy route, put on its ports. */
-  route: RouteState;
-}
-
-/**
- * One preview's run: what every step of the pipeline draws on, so each takes what it needs by
- * name. Its ports carry the preview's route (the proxy route of its hosts) and time each job
- * under its phase of Server-Timing; `fetch` is also cut to the budget.
- */
-class Run {
-  readonly ports: PreviewPorts;
-  /** The ports' fetcher under the request's budget. */
-  readonly fetch: Fetcher;
-  readonly timer: PhaseTimer;
-  readonly platforms: PlatformRegistry;
-  /** Whether the page was rendered in the browser, and why (for the log line and the metric). */
-  rendered?: RenderNote;
-  /** The link answered with a sign-in wall: LOGIN_REQUIRED (lib/extract/walls.ts). */
-  upstreamError?: string;
-
-  readonly link: string;
-  readonly base: Base;
-  readonly ctx: PreviewContext;
-  readonly budget: TimeBudget;
-  readonly sofar: SoFar;
-
-  constructor({ link, base, ports, ctx, budget, sofar, route }: RunInit) {
-    this.link = link;
-    this.base = base;
-    this.ctx = ctx;
-    this.budget = budget;
-    this.sofar = sofar;
-    this.ports = { ...ports, fetch: routedFetcher(ports.fetch, route), jobs: routedJobRunner(timedJobRunner(ports.jobs, ctx.timer), route) };
-    this.fetch = budgetedFetcher(this.ports.fetch, budget);
-    this.timer = ctx.timer;
-    this.platforms = ports.platforms ?? PLATFORM_REGISTRY;
-  }
-
-  get config(): Config {
-    return this.ports.config;
-  }
-
-  /**
-   * True when a host rule says `metadata-only` for the link or `url` (where it led): the record's
-   * fields, but nothing of the site stored (no image, icon, page versions, screenshot or media files).
-   */
-  metadataOnly(url?: string): boolean {
-    const rules = hostRulesOf(this.config);
-    return rules.has(this.link, 'metadata-only') || (url !== undefined && rules.has(url, 'metadata-only'));
-  }
-
-  /**
-   * Hosts the images, less those a `metadata-only` host rule keeps from being stored (another
-   * page's image or icon on such a site is not copied either).
-   */
-  hostImages(sources: ImageSources, options: RunOptions): Promise<HostedImages> {
-    const rules = hostRulesOf(this.config);
-    const kept = (url: string) => !rules.has(url, 'metadata-only');
-    const { image, icons, ...rest } = sources;
-    return hostImages(
-      { ...rest, ...(image && kept(image.url) ? { image } : {}), ...(icons ? { icons: icons.filter((i) => kept(i.url)) } : {}) },
-      this.ports.jobs,
-      options,
-    );
-  }
-
-  /** The options of jobs asked for from now: their own deadline (LINKPREVIEW_JOB_WAIT_MS from now), within the budget. */
-  jobOptions(): RunOptions {
-    return { requestId: this.ctx.requestId, deadline: this.budget.until(Date.now() + this.config.jobWaitMs) };
-  }
-}
 
 export async function previewLink(request: PreviewRequest, ports: PreviewPorts, ctx: PreviewContext): Promise<PreviewOutcome> {
   const link = request.link;
@@ -227,53 +144,6 @@ async function pipeline(run: Run): Promise<PipelineOutcome> {
   return { record: assemble(done), ...route, ...(run.rendered ? { rendered: run.rendered } : {}) };
 }
 
-/** The browser's cap on a render, plus this for the job to come back (the queue and the result on AWS). */
-const RENDER_RETURN_MS = 1_000;
-
-/** Why the page is rendered in the browser (LINKPREVIEW_RENDER, a `render` host rule, the app-shell rule), or undefined. */
-function renderReason(run: Run, res: FetchResult, fetched: Extraction): string | undefined {
-  const { config } = run;
-  const page = fetched.page;
-  if (!page || page.read.wall || !fetched.record.ok || config.render === 'off' || !browserJobsAvailable(config)) return undefined;
-  // The rule's variable: LINKPREVIEW_HOST_RULES, or the former LINKPREVIEW_RENDER_HOSTS.
-  const rule = hostRulesOf(config).verdict(res.finalUrl).by.get('render');
-  if (rule) return rule.source;
-  if (config.render === 'on') return 'LINKPREVIEW_RENDER=on';
-  return appShellReason(page.read.page, page.found);
-}
-
-/** The page rendered and extracted from its DOM, when it is to be rendered and the render gave a DOM. */
-async function renderedPage(
-  run: Run,
-  res: FetchResult,
-  answered: LinkRecord,
-  fetched: Extraction,
-): Promise<{ res: FetchResult; extraction: Extraction; screenshot?: ImageSet } | undefined> {
-  const reason = renderReason(run, res, fetched);
-  if (!reason) return undefined;
-  const deadline = run.budget.until(Date.now() + run.config.renderTimeoutMs + RENDER_RETURN_MS);
-  // The record's screenshot, when it gets one, comes from the same page load.
-  const screenshot = screenshotsEnabled(run.config) && !run.metadataOnly(res.finalUrl);
-  const input = { url: res.finalUrl, maxChars: run.config.maxPageBytes, screenshot };
-  const outcomes = await run.ports.jobs.run([{ id: 'render', kind: 'render', input }], {
-    requestId: run.ctx.requestId,
-    deadline,
-  });
-  const outcome = outcomes.get('render');
-  const html = outcome?.ok ? outcome.result.html : undefined;
-  run.rendered = { reason, ok: !!html, ...(outcome?.ok ? {} : { error: outcome?.error }) };
-  if (!html) return undefined;
-  const renderedRes: FetchResult = {
-    ...res,
-    body: Buffer.from(html, 'utf8'),
-    headers: { ...res.headers, 'content-type': 'text/html; charset=utf-8', 'content-length': undefined, 'content-encoding': undefined },
-    truncated: false,
-  };
-  const extraction = await run.timer.time('extract', () => extract(renderedRes, answered, run.platforms));
-  const shot = outcome?.ok ? outcome.result.screenshot : undefined;
-  return { res: renderedRes, extraction, ...(shot ? { screenshot: shot } : {}) };
-}
-
 /** Fetches the link with its host's profile (User-Agent, consent cookie) and the caller's language; a FetchFailure is returned, not thrown. */
 async function fetchLink(run: Run): Promise<FetchResult | FetchFailure> {
   const { link, config, platforms } = run;
@@ -292,28 +162,6 @@ async function fetchLink(run: Run): Promise<FetchResult | FetchFailure> {
     if (err instanceof FetchFailure) return err;
     throw err;
   }
-}
-
-/** What the extract step found in the body. */
-interface Extraction {
-  /** The record as far as the body tells (the cut-off record until the jobs add to it). */
-  record: LinkRecord;
-  hints: DefaultHints;
-  /** A PAGE: the page read and its fields as found without any sub-fetch. */
-  page?: { read: PageRead; found: PageFields };
-}
-
-/** 2. Classify the body, and read a PAGE's fields by the rules. */
-async function extract(res: FetchResult, answered: LinkRecord, platforms: PlatformRegistry): Promise<Extraction> {
-  const contentType = header(res.headers, 'content-type');
-  const { type } = await classify(contentType, res.body);
-  const typed: LinkRecord = { ...answered, type: type as LinkType };
-  if (type !== 'PAGE') return { record: typed, hints: { fileName: fileNameFromDisposition(header(res.headers, 'content-disposition')) } };
-  // A platform page read generically (its own source failed) gets the platform's page rules in front, its name first.
-  const platform = platforms.match(res.finalUrl)?.platform;
-  const read = readPage(res, contentType, platform ? platformPageRules(platform) : undefined);
-  const found = pageFields(read);
-  return { record: pageRecord(typed, read, found), hints: pageHints(found), page: { read, found } };
 }
 
 /** What a PAGE's jobs start from: the (rendered) response, what the extract step found, and the jobs' options. */
@@ -429,9 +277,4 @@ async function platformRecord(run: Run, url: URL, page?: FetchResult): Promise<L
   );
   const image = out.image ?? hosted.image;
   return finalize({ ...record, ...(image ? { image } : {}), ...(hosted.icon ? { icon: hosted.icon } : {}) }, {});
-}
-
-/** The runner with the preview's route on every run that has none of its own. */
-function routedJobRunner(jobs: JobRunner, route: RouteState): JobRunner {
-  return { sharesCpu: jobs.sharesCpu, run: (list, options) => jobs.run(list, options.route ? options : { ...options, route }) };
 }
