@@ -233,13 +233,14 @@ describe('post fallbacks', () => {
     w.server.route(`/x.com/jane/status/${ID}`, redirect('/x.com/i/flow/login?redirect_after_login=%2Fjane'));
     w.server.route('/x.com/i/flow/login', page('<html><head><title>Log in to X / X</title></head><body></body></html>'));
     const r = await w.preview(`https://x.com/jane/status/${ID}`);
-    // The generic preview of where the link led: a PAGE record with the login page's title and status, marked ok:false.
+    // The generic preview of where the link led: a PAGE record with the status seen, marked ok:false, never
+    // with the sign-in page's title (a sign-in wall, lib/extract/walls.ts).
     const login = 'https://x.com/i/flow/login?redirect_after_login=%2Fjane';
+    expect(r.title).toBeUndefined();
     expect(r).toMatchObject({
       ok: false,
       type: 'PAGE',
       status: 200,
-      title: 'Log in to X / X',
       url: `https://x.com/jane/status/${ID}`,
       domain: 'x.com',
       redirected: true,
