@@ -7,6 +7,7 @@
 import { budgetedFetcher, type TimeBudget } from '../budget.js';
 import type { CoreConfig } from '../core-settings.js';
 import { normalizeLanguage } from '../extract/language.js';
+import { hostRulesOf } from '../fetch/host-rules.js';
 import { FetchFailure } from '../fetch/fetch-failure.js';
 import type { Fetcher, FetchResult } from '../fetch/types.js';
 import { acceptedLanguage, detectLanguage } from '../language/detect.js';
@@ -15,6 +16,11 @@ import type { JobRunner, RunOptions } from '../ports.js';
 import { withCardFields } from './card.js';
 import type { MatchedPlatform } from './registry.js';
 import type { PlatformContext, PlatformPreview, PlatformSettingsValues } from './types.js';
+
+/** The jobs of a platform whose site stores nothing (`metadata-only`): each refused, as one that failed. */
+const NO_JOBS: JobRunner = {
+  run: async (list) => new Map(list.map((job) => [job.id, { id: job.id, ok: false as const, error: 'metadata-only: nothing of the site is stored', ms: 0 }])),
+};
 
 /** A platform's sources get at most this share of the time left, so the generic preview after them has the rest. */
 const PLATFORM_SHARE = 0.5;
@@ -69,15 +75,18 @@ export async function runPlatform(options: RunPlatformOptions): Promise<Platform
   const { url, found, ports, jobOptions, page } = options;
   const sources = options.budget.slice(PLATFORM_SHARE);
   let declared: string | undefined;
+  // A `metadata-only` host rule: the platform's fields, but none of its media hosted or probed.
+  const storing = !hostRulesOf(ports.config).has(url.href, 'metadata-only');
+  const jobs = storing ? ports.jobs : NO_JOBS;
   const platformRun: PlatformRun = {
     fetch: budgetedFetcher(ports.fetch, sources),
     config: ports.config,
-    jobs: ports.jobs,
+    jobs,
     requestId: options.requestId,
     deadline: jobOptions.deadline,
     acceptLanguage: options.acceptLanguage,
     page,
-    hostImage: async (src) => (src ? hostImage({ url: src }, ports.jobs, jobOptions) : undefined),
+    hostImage: async (src) => (src && storing ? hostImage({ url: src }, jobs, jobOptions) : undefined),
     noteLanguage: (tag) => {
       declared ??= normalizeLanguage(tag);
     },

@@ -2,6 +2,9 @@
  * X (platform `microblog`): every URL form, each source (syndication, oEmbed, bot HTML, profile timeline)
  * and each field mapping, deleted/protected posts and the login wall, on loopback fixtures.
  */
+
+import { readdirSync } from 'node:fs';
+import { loadConfig } from '../../../lib/config';
 import { matchX } from '../../../lib/platforms/x/index';
 import { syndicationToken } from '../../../lib/platforms/x/post';
 import { mp4 } from '../../media-types/fixtures';
@@ -29,6 +32,28 @@ async function images() {
     w.server.route(p, await image(60, 40));
   }
 }
+
+describe('a metadata-only host rule', () => {
+  test('the post and its fields, none of its media hosted or stored', async () => {
+    const { hostRules } = loadConfig({ LINKPREVIEW_HOST_RULES: 'x.com=metadata-only' });
+    const closed = await startWorld({ config: { hostRules } });
+    try {
+      for (const path of ['/pbs.twimg.com/media/PhotoOne.jpg', '/pbs.twimg.com/media/PhotoTwo.jpg', '/pbs.twimg.com/profile_images/111/jane_400x400.jpg'])
+        closed.server.route(path, await image(60, 40));
+      closed.server.route('/cdn.syndication.twimg.com/tweet-result', json(fx.syndicationPhoto()));
+      const r = await closed.preview(`https://x.com/jane/status/${ID}`);
+      expect(r).toMatchObject({ ok: true, type: 'MICROBLOG_POST', siteName: 'X', author: { name: 'Jane Doe' } });
+      expect(r.microblogPost.text).toContain('Our release notes');
+      expect(r.image).toBeUndefined();
+      expect(r.microblogPost.media ?? []).toHaveLength(0);
+      // Nothing of the site was asked for or stored.
+      expect(closed.asked().filter((a) => a.startsWith('/pbs.twimg.com/'))).toEqual([]);
+      expect(readdirSync(closed.handler.config.dataDir, { recursive: true }).filter((f) => String(f).includes('.'))).toEqual([]);
+    } finally {
+      await closed.close();
+    }
+  });
+});
 
 describe('URL forms', () => {
   test.each([
