@@ -7,8 +7,8 @@
 import { budgetedFetcher, type TimeBudget } from '../budget.js';
 import type { CoreConfig } from '../core-settings.js';
 import { normalizeLanguage } from '../extract/language.js';
-import { hostRulesOf } from '../fetch/host-rules.js';
 import { FetchFailure } from '../fetch/fetch-failure.js';
+import { hostRulesOf } from '../fetch/host-rules.js';
 import type { Fetcher, FetchResult } from '../fetch/types.js';
 import { acceptedLanguage, detectLanguage } from '../language/detect.js';
 import { hostImage } from '../media/host-images.js';
