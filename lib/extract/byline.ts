@@ -18,8 +18,7 @@
  * of one, nor is a date or "Updated …" that follows it.
  */
 import { type LdNode, ldString } from './json-ld.js';
-import type { PageData } from './page-data.js';
-import type { RuleContext } from './rules.js';
+import { metaValues, type RuleContext } from './rules.js';
 import { cleanText, resolveUrl } from './text.js';
 
 export interface Author {
@@ -81,12 +80,6 @@ function ldAuthor(v: unknown): Candidate | undefined {
   return cleaned.length || url ? { name: cleaned.join(', ') || undefined, url } : undefined;
 }
 
-function metaValues(page: PageData, keys: string[]): string[] {
-  const out: string[] = [];
-  for (const key of keys) for (const m of page.metas) if ((m.property === key || m.name === key) && m.content.trim()) out.push(m.content);
-  return out;
-}
-
 type AuthorRule = { name: string; get(c: RuleContext): (Candidate | undefined)[] };
 
 const AUTHOR_METAS = [
@@ -103,7 +96,7 @@ const AUTHOR_METAS = [
 
 export const AUTHOR_RULES: AuthorRule[] = [
   { name: 'json-ld author', get: (c) => c.ld.map((n) => ldAuthor(n.author ?? n.creator)) },
-  { name: 'meta author', get: (c) => metaValues(c.page, AUTHOR_METAS).map((v) => (isUrl(v) ? { url: v } : { name: v })) },
+  { name: 'meta author', get: (c) => metaValues(c.page, ...AUTHOR_METAS).map((v) => (isUrl(v) ? { url: v } : { name: v })) },
   {
     name: 'microdata author',
     get: (c) => [

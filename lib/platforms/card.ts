@@ -41,9 +41,9 @@ function authorOf(o: Json, home: string | undefined): Author | undefined {
 /** The preview with its card fields filled in from the platform and its object, where the site set none. */
 export function withCardFields(platform: Platform, out: PlatformPreview): PlatformPreview {
   const found = objectOf(out);
-  const o = found?.o;
-  const author = out.author ?? (found && (/User$/.test(found.key) ? profileAuthor(found.o) : authorOf(found.o, platform.home)));
-  const publishedAt = out.publishedAt ?? (o && !/User$/.test(found?.key ?? '') ? (str(o.publishedAt) ?? str(o.createdAt)) : undefined);
+  const profile = found !== undefined && /User$/.test(found.key);
+  const author = out.author ?? (found && (profile ? profileAuthor(found.o) : authorOf(found.o, platform.home)));
+  const publishedAt = out.publishedAt ?? (found && !profile ? (str(found.o.publishedAt) ?? str(found.o.createdAt)) : undefined);
   return {
     ...out,
     siteName: out.siteName ?? platform.siteName,
