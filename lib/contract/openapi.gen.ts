@@ -430,6 +430,29 @@ export interface components {
             /** Format: date-time */
             lastCommitDate?: string;
         };
+        /** @description A player for the link, safe to show in place (docs/embeds.md). `url` is an https player address on an allowed player origin (the built-in list, plus LINKPREVIEW_EMBED_ORIGINS) or on the link's own site; `html` is an element built by linklens, never a provider's markup: one `<iframe>` with fixed attributes, or for a VIDEO or AUDIO file link a native `<video>` or `<audio>` element. */
+        Embed: {
+            /**
+             * @description video or audio for a player, rich for a post, photo for an image viewer
+             * @enum {string}
+             */
+            type: "video" | "audio" | "rich" | "photo";
+            /**
+             * Format: uri
+             * @description the player's https address (an iframe's src), or the media file's for a native element
+             */
+            url: string;
+            /** @description the player's width in CSS pixels, when it has a fixed size */
+            width?: number;
+            /** @description the player's height in CSS pixels; a fixed-height player (an audio bar) gives only this */
+            height?: number;
+            /** @description width / height, for a player that scales to its column (16/9 is 1.7778) */
+            aspectRatio?: number;
+            /** @description the player's name (YouTube, Vimeo, Spotify, ...) */
+            provider: string;
+            /** @description The ready element: an `<iframe>` with src, its size (or a width of 100% with the aspect ratio), allow, sandbox, loading="lazy", referrerpolicy and title; or a `<video>`/`<audio>` with controls, preload="none", the file's address and the hosted poster. */
+            html: string;
+        };
         /** @description The person or organisation who wrote the page or post: a page's byline (JSON-LD author, author metas, rel=author, the article's byline), a video's channel, a post's user, a repository's owner. */
         Author: {
             /** @description the name as the page writes it, without "By" and without a date */
@@ -482,6 +505,7 @@ export interface components {
             themeColor?: string;
             icon?: components["schemas"]["Icon"];
             image?: components["schemas"]["ImageSet"];
+            embed?: components["schemas"]["Embed"];
             video?: components["schemas"]["Video"];
             audio?: components["schemas"]["Audio"];
             document?: components["schemas"]["Document"];
@@ -661,6 +685,7 @@ export type ForumUser = components['schemas']['ForumUser'];
 export type ForumCommunity = components['schemas']['ForumCommunity'];
 export type ForumPost = components['schemas']['ForumPost'];
 export type CodehostRepository = components['schemas']['CodehostRepository'];
+export type Embed = components['schemas']['Embed'];
 export type Author = components['schemas']['Author'];
 export type Link = components['schemas']['Link'];
 export type LinkPreviewRequestBody = components['schemas']['LinkPreviewRequestBody'];
@@ -848,6 +873,7 @@ type ReadonlyArray<T> = [
 export const linkTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LinkType"]> = ["UNKNOWN", "IMAGE", "VIDEO", "AUDIO", "DOCUMENT", "TEXT", "PAGE", "VIDEOHOST_USER", "MICROBLOG_USER", "MICROBLOG_POST", "PHOTOSHARE_USER", "PHOTOSHARE_POST", "VIDEOHOST_VIDEO", "RETAILER_PRODUCT", "MARKETPLACE_PRODUCT", "FORUM_USER", "FORUM_POST", "FORUM_COMMUNITY", "CLIPS_USER", "CLIPS_VIDEO", "CODEHOST_REPOSITORY"];
 export const visibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Visibility"]> = ["PUBLIC", "PRIVATE"];
 export const forumPostTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ForumPost"]["type"]> = ["IMAGE", "VIDEO", "TEXT", "LINK", "GALLERY"];
+export const embedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Embed"]["type"]> = ["video", "audio", "rich", "photo"];
 export const requestSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestSource"]> = ["API", "WEB"];
 export const snapshotFlagOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotFlag"]> = ["true", "false"];
 export const aPIErrorResponseBodyErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["APIErrorResponseBody"]["errorCode"]> = ["LINK_REQUIRED", "LINK_INVALID", "LINK_NOT_ALLOWED", "SOURCE_INVALID", "FORCE_NEW_SNAPSHOT_INVALID", "FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID", "BODY_INVALID", "UNSUPPORTED_MEDIA_TYPE", "UNSUPPORTED_CHARSET", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "NOT_ACCEPTABLE", "PAYLOAD_TOO_LARGE", "OVERLOADED", "INTERNAL_ERROR"];
