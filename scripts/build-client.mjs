@@ -5,6 +5,8 @@
  *
  *   index.js, lambda.js, shared-*.js   the entry points `.` (over HTTP) and `./lambda` (Lambda
  *                                      Invoke), ESM for Node >= 20, browsers and edge runtimes
+ *   card.js, card-element.js           `./card` (renderCard: a record as card HTML, anywhere) and
+ *                                      `./card-element` (<linklens-card>, browsers)
  *   types/client/*.d.ts                their declarations (tsc, lib/client/tsconfig.json), with
  *   types/contract/*.d.ts              the Link record types generated from openapi.yaml
  *                                      (lib/contract/openapi.gen.ts, `npm run contract:types`)
@@ -28,6 +30,8 @@ export const CLIENT_DIR = path.join(ROOT, 'dist', 'packages', 'client');
 const ENTRIES = {
   index: { source: 'lib/client/index.ts', packages: [] },
   lambda: { source: 'lib/client/lambda.ts', packages: ['@aws-sdk/client-lambda'] },
+  card: { source: 'lib/client/card.ts', packages: [] },
+  'card-element': { source: 'lib/client/card-element.ts', packages: [] },
 };
 
 const PEER = '@aws-sdk/client-lambda';
@@ -48,6 +52,8 @@ function manifest() {
     exports: {
       '.': { types: './types/client/index.d.ts', default: './index.js' },
       './lambda': { types: './types/client/lambda.d.ts', default: './lambda.js' },
+      './card': { types: './types/client/card.d.ts', default: './card.js' },
+      './card-element': { types: './types/client/card-element.d.ts', default: './card-element.js' },
       './package.json': './package.json',
     },
     types: './types/client/index.d.ts',
