@@ -132,48 +132,56 @@ afterAll(async () => {
   await new Promise((resolve) => (player ? player.close(resolve) : resolve(undefined)));
 });
 
-/** Every card on the page: its name, and the problems found (overflow, an image without its attributes). */
-function inspect(page: Page) {
-  return page.evaluate(() => {
-    const problems: string[] = [];
-    const doc = document.documentElement;
-    if (doc.scrollWidth > window.innerWidth) problems.push(`page scrolls sideways: ${doc.scrollWidth} > ${window.innerWidth}`);
-    const hosts = Array.from(document.querySelectorAll('linklens-card'));
-    const cards = [...hosts.map((h) => h.shadowRoot?.querySelector('article')), ...Array.from(document.querySelectorAll('main > section > article'))];
-    let count = 0;
-    for (const card of cards) {
-      if (!card) continue;
-      count++;
-      const name = card.closest('section')?.getAttribute('aria-label') ?? (card.getRootNode() as ShadowRoot).host?.getAttribute('data-name');
-      const box = card.getBoundingClientRect();
-      if (box.right > window.innerWidth + 0.5) problems.push(`${name}: card wider than the window`);
-      if (card.scrollWidth > card.clientWidth + 1) problems.push(`${name}: content wider than the card`);
-      for (const el of Array.from(card.querySelectorAll('*'))) {
-        const r = el.getBoundingClientRect();
-        if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1))
-          problems.push(`${name}: <${el.tagName.toLowerCase()} class=${el.getAttribute('class')}> sticks out`);
-      }
-      for (const img of Array.from(card.querySelectorAll('img'))) {
-        for (const attr of ['width', 'height', 'alt']) if (!img.hasAttribute(attr)) problems.push(`${name}: img without ${attr}`);
-        if (img.getAttribute('loading') !== 'lazy') problems.push(`${name}: img not lazy`);
-      }
+/**
+ * Run in the page (a string: the browser's DOM is not in this project's types): every card, its
+ * name, and the problems found (overflow, an image without its attributes), and the canary.
+ */
+const INSPECT = `(() => {
+  const problems = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > window.innerWidth) problems.push('page scrolls sideways: ' + doc.scrollWidth + ' > ' + window.innerWidth);
+  const hosts = Array.from(document.querySelectorAll('linklens-card'));
+  const cards = [...hosts.map((h) => h.shadowRoot && h.shadowRoot.querySelector('article')), ...document.querySelectorAll('main > section > article')];
+  let count = 0;
+  for (const card of cards) {
+    if (!card) continue;
+    count++;
+    const name = card.closest('section')?.getAttribute('aria-label') ?? card.getRootNode().host?.getAttribute('data-name');
+    const box = card.getBoundingClientRect();
+    if (box.right > window.innerWidth + 0.5) problems.push(name + ': card wider than the window');
+    if (card.scrollWidth > card.clientWidth + 1) problems.push(name + ': content wider than the card');
+    for (const el of card.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1)) problems.push(name + ': <' + el.tagName.toLowerCase() + ' class=' + el.getAttribute('class') + '> sticks out');
     }
-    return { count, problems, pwned: (window as unknown as { __pwned?: string }).__pwned };
-  });
+    for (const img of card.querySelectorAll('img')) {
+      for (const attr of ['width', 'height', 'alt']) if (!img.hasAttribute(attr)) problems.push(name + ': img without ' + attr);
+      if (img.getAttribute('loading') !== 'lazy') problems.push(name + ': img not lazy');
+    }
+  }
+  return { count, problems, pwned: window.__pwned };
+})()`;
+
+/** Run in the page: scrolls to the end, so every lazy image loads. */
+const SCROLL_THROUGH = `(async () => {
+  for (let y = 0; y < document.body.scrollHeight; y += 600) {
+    window.scrollTo(0, y);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+})()`;
+
+const PWNED = 'window.__pwned';
+
+function inspect(page: Page): Promise<{ count: number; problems: string[]; pwned?: string }> {
+  return page.evaluate(INSPECT);
 }
 
 async function open(url: string, width: number): Promise<Page> {
   const page = await context.newPage();
   await page.setViewportSize({ width, height: 900 });
   await page.goto(url);
-  await page.waitForFunction(() => (window as unknown as { __galleryReady?: boolean }).__galleryReady === true);
-  // Scroll to the end, so every lazy image loads.
-  await page.evaluate(async () => {
-    for (let y = 0; y < document.body.scrollHeight; y += 600) {
-      window.scrollTo(0, y);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  });
+  await page.waitForFunction('window.__galleryReady === true');
+  await page.evaluate(SCROLL_THROUGH);
   return page;
 }
 
@@ -211,7 +219,7 @@ describe('the card gallery in Chromium', () => {
     expect(await frame.getAttribute('referrerpolicy')).toBe('strict-origin-when-cross-origin');
     expect(await page.frameLocator('linklens-card[data-name=video] iframe.ll-player').locator('#ok').textContent()).toBe('player loaded');
     expect(playerRequests).toEqual(['/embed/dQw4w9WgXcQ']);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(PWNED)).toBeUndefined();
     await page.close();
   });
 
@@ -221,10 +229,9 @@ describe('the card gallery in Chromium', () => {
       for (const theme of THEMES) {
         const page = await open(site.url(`/${mode}/${theme}/large`), 768);
         await page.evaluate(axe);
-        const violations = await page.evaluate(async () => {
-          const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe.run();
-          return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
-        });
+        const violations = await page.evaluate(
+          `axe.run().then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ' (' + v.nodes.length + ')'))`,
+        );
         expect({ mode, theme, violations }).toEqual({ mode, theme, violations: [] });
         await page.close();
       }
@@ -251,7 +258,7 @@ describe('the card gallery in Chromium', () => {
 <script type="application/json" id="records">{}</script></body></html>`,
     });
     await page.goto(site.url('/showcase'));
-    await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete && i.naturalWidth > 0));
+    await page.waitForFunction('Array.from(document.images).every((i) => i.complete && i.naturalWidth > 0)');
     const shot = await page.screenshot({ fullPage: true });
     expect(shot.length).toBeGreaterThan(10_000);
     const out = process.env.LINKLENS_UPDATE_DOCS === '1' ? path.resolve(__dirname, '../../docs/card-gallery.png') : path.join(tmpdir(), 'card-gallery.png');

@@ -31,10 +31,11 @@ const HOSTILE = `"><img src=x onerror="window.__pwned='attr'"><script>window.__p
 export function galleryRecords(base: string, player: string): Record<string, LinkRecord> {
   const common = { updatedAt: '2026-11-27T10:00:00.000Z', status: 200, redirected: false, redirectionCount: 0, redirectionTrail: [] };
   const icon = { url: `${base}/img/icon.png`, width: 32, height: 32, backgroundColor: '#ffffff' };
-  const page = (id: string, extra: Partial<LinkRecord>): LinkRecord => ({
-    id,
+  let next = 1;
+  const page = (name: string, extra: Partial<LinkRecord>): LinkRecord => ({
+    id: next++,
     ok: true,
-    url: `https://news.example/${id}`,
+    url: `https://news.example/${name}`,
     domain: 'news.example',
     type: 'PAGE',
     title: 'Lake ice report: the thaw came two weeks early this year',
@@ -69,7 +70,7 @@ export function galleryRecords(base: string, player: string): Record<string, Lin
       image: imageSet(base, 'lake', 'بحيرة متجمدة'),
     }),
     video: {
-      id: 'video',
+      id: next++,
       ok: true,
       url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
       domain: 'youtube.com',
@@ -92,7 +93,7 @@ export function galleryRecords(base: string, player: string): Record<string, Lin
       ...common,
     },
     pdf: {
-      id: 'pdf',
+      id: next++,
       ok: true,
       url: 'https://lakes.example/report-2025.pdf',
       domain: 'lakes.example',
@@ -103,7 +104,7 @@ export function galleryRecords(base: string, player: string): Record<string, Lin
       ...common,
     },
     post: {
-      id: 'post',
+      id: next++,
       ok: true,
       url: 'https://x.com/lakewatch/status/1',
       domain: 'x.com',
@@ -118,7 +119,7 @@ export function galleryRecords(base: string, player: string): Record<string, Lin
       ...common,
     },
     product: {
-      id: 'product',
+      id: next++,
       ok: true,
       url: 'https://www.amazon.com/dp/B000000001',
       domain: 'amazon.com',
@@ -131,7 +132,7 @@ export function galleryRecords(base: string, player: string): Record<string, Lin
       ...common,
     },
     repository: {
-      id: 'repository',
+      id: next++,
       ok: true,
       url: 'https://github.com/lakewatch/ice-data',
       domain: 'github.com',
@@ -142,9 +143,9 @@ export function galleryRecords(base: string, player: string): Record<string, Lin
       codehostRepository: { name: 'ice-data', starsCount: 12345, languages: [{ name: 'Python', color: '#3572a5', percentage: 90 }] },
       ...common,
     },
-    failed: { id: 'failed', ok: false, url: 'https://intranet.example/private/doc', domain: 'intranet.example', type: 'UNKNOWN', status: 403, icon, ...common },
+    failed: { ...common, id: next++, ok: false, url: 'https://intranet.example/private/doc', domain: 'intranet.example', type: 'UNKNOWN', status: 403, icon },
     hostile: {
-      id: 'hostile',
+      id: next++,
       ok: true,
       url: `https://evil.example/?q=${encodeURIComponent(HOSTILE)}`,
       domain: `evil.example${HOSTILE}`,

@@ -97,7 +97,8 @@ describe('renderCard', () => {
     const html = renderCard(records.hostile, { styles: true });
     const doc = parse(html);
     expect(doc.querySelectorAll('script')).toHaveLength(0);
-    const all = Array.from(doc.querySelectorAll('*'));
+    type El = { tagName: string; attributes: ArrayLike<{ name: string; value: string }> };
+    const all = Array.from(doc.querySelectorAll('*')) as unknown as El[];
     // The elements the renderer makes, and nothing else.
     expect(new Set(all.map((e) => e.tagName.toLowerCase()))).toEqual(
       new Set(['html', 'body', 'style', 'article', 'div', 'img', 'span', 'a', 'p', 'button', 'svg', 'path']),
