@@ -39,6 +39,7 @@ let modules: { entries: string[]; scoped: string[]; locked: string[] };
 const NODE_PROGRAM = `
 import { createHttpClient, LinkPreviewClientError, type ErrorBody, type ImageSet, type LinkRecord, type LinkType } from '@linklens/client';
 import { createLambdaClient, type InvokeFunction } from '@linklens/client/lambda';
+import { renderCard, type CardOptions } from '@linklens/client/card';
 
 // The declarations are real types, not \`any\` (an unresolved import would silently be \`any\`).
 type IsAny<T> = 0 extends 1 & T ? true : false;
@@ -73,13 +74,29 @@ const lambdaError = await lambda.preview('').then(() => 'no error', describe);
 // Without \`invoke\`, ./lambda loads @aws-sdk/client-lambda, which this project does not have.
 const noSdk = await createLambdaClient({ functionName: 'linklens-preview' }).preview(link).then(() => 'no error', describe);
 
-console.log(JSON.stringify({ notAny, type, large, record, viaLambda, invoked, httpError, wrongKey, lambdaError, noSdk }));
+// The card, rendered in Node from the record just received.
+const options: CardOptions = { size: 'small', theme: 'dark' };
+const card = renderCard(record, options);
+
+console.log(JSON.stringify({ notAny, type, large, record, viaLambda, invoked, httpError, wrongKey, lambdaError, noSdk, card }));
 `;
 
 /** The same entry points from a browser or an edge runtime: ES and DOM types only, no Node types. */
 const BROWSER_PROGRAM = `
 import { createHttpClient, LinkPreviewClientError, type LinkRecord } from '@linklens/client';
 import { createLambdaClient, type InvokeResult } from '@linklens/client/lambda';
+import { renderCard } from '@linklens/client/card';
+import { activateCard, defineCardElement, type LinklensCardElement } from '@linklens/client/card-element';
+
+export function showCard(record: LinkRecord): void {
+  defineCardElement();
+  const el = document.createElement('linklens-card') as LinklensCardElement;
+  el.record = record;
+  document.body.append(el);
+  const div = document.createElement('div');
+  div.innerHTML = renderCard(record, { inlineStyles: false });
+  activateCard(div);
+}
 
 export async function title(link: string): Promise<string | undefined> {
   const client = createHttpClient({ baseUrl: location.origin, apiKey: 'key', fetch: window.fetch.bind(window), timeoutMs: 5000 });
@@ -161,6 +178,7 @@ let output: {
   wrongKey: unknown;
   lambdaError: unknown;
   noSdk: { status: number; errorCode: string; message: string };
+  card: string;
 };
 
 beforeAll(async () => {
@@ -240,6 +258,8 @@ test('the package: ESM with declarations, the two entry points, no dependency, t
     exports: {
       '.': { types: './types/client/index.d.ts', default: './index.js' },
       './lambda': { types: './types/client/lambda.d.ts', default: './lambda.js' },
+      './card': { types: './types/client/card.d.ts', default: './card.js' },
+      './card-element': { types: './types/client/card-element.d.ts', default: './card-element.js' },
     },
     peerDependencies: { '@aws-sdk/client-lambda': expect.any(String) },
     peerDependenciesMeta: { '@aws-sdk/client-lambda': { optional: true } },
@@ -279,10 +299,10 @@ test('the Link record types are the ones generated from openapi.yaml (lib/contra
   }
 });
 
-test('the `.` entry loads no module and uses no Node global; `./lambda` loads only the AWS SDK, dynamically', () => {
+test('the `.`, `./card` and `./card-element` entries load no module and use no Node global; `./lambda` loads only the AWS SDK, dynamically', () => {
   const index = withChunks('index.js');
   expect(index.length).toBeGreaterThan(1);
-  for (const file of index) {
+  for (const file of [...index, ...withChunks('card.js'), ...withChunks('card-element.js')]) {
     const code = readFileSync(path.join(installed, file), 'utf8');
     const { static: named, dynamic } = specifiers(code);
     expect(named.filter((s) => !s.startsWith('./'))).toEqual([]);
@@ -310,6 +330,13 @@ test('over HTTP against a linklens server on loopback: a typed Link record and t
   expect(output.type).toBe('PAGE');
   expect(output.httpError).toMatchObject({ status: 400, errorCode: 'LINK_INVALID' });
   expect(output.wrongKey).toMatchObject({ status: 401, errorCode: 'UNAUTHORIZED' });
+});
+
+test('./card renders the received record in Node: the card of its title, nothing unescaped', () => {
+  expect(output.card).toMatch(/^<article class="ll-card ll-small ll-theme-dark ll-no-media" dir="ltr" lang="fr">/);
+  expect(output.card).toContain('>Un article</a>');
+  expect(output.card).toContain('<p class="ll-description">Lu par le client</p>');
+  expect(output.card).not.toMatch(/<script|\son\w+=/i);
 });
 
 test('./lambda with an injected invoke function (no AWS SDK): the record, and the same error class', () => {
