@@ -440,6 +440,12 @@ const threadCount: SettingType<number | 'auto'> = {
 };
 
 const SERVICE = defineSettings('service', 'Jobs, assets and logs', {
+  playground: {
+    env: 'LINKPREVIEW_PLAYGROUND',
+    type: bool(),
+    default: true,
+    doc: '`GET /` from a browser answers the playground page (docs/clients.md, "The playground"): static, it holds no key and needs none. `false`: `GET /` is 405 for every client.',
+  },
   jobConcurrency: {
     env: 'LINKPREVIEW_JOB_CONCURRENCY',
     type: int(1, 64),

@@ -17,6 +17,7 @@ import { type StatusDeps, serviceStatus } from '../status.js';
 import { PhaseTimer } from '../timing.js';
 import { describeRequest, type HttpRequestInfo } from './event.js';
 import { OverloadedError, type PreviewGate } from './overload.js';
+import { playgroundAnswer, wantsHtml } from './playground.js';
 import { createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
 
 export interface ApiDeps extends HandlerDeps {
@@ -65,7 +66,21 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
         }
       }
     }
-    // Everything else, GET / included (405), is the preview handler's.
+    // The playground (lib/http/playground.ts): GET / from a browser, and its script and stylesheet.
+    if (deps.config.playground && info.kind !== 'direct' && (info.method === 'GET' || info.method === 'HEAD')) {
+      const stage = stageOf(event);
+      const route = routePath(info.path, stage);
+      const answer = route !== '/' || wantsHtml(info.headers.accept) ? playgroundAnswer(route, stage ? `/${stage}` : '') : undefined;
+      if (answer) {
+        return {
+          ...answer,
+          headers: { ...answer.headers, 'x-request-id': requestId, 'server-timing': timer.header([]) },
+          body: info.method === 'HEAD' ? '' : answer.body,
+          isBase64Encoded: false,
+        };
+      }
+    }
+    // Everything else, GET / from anything but a browser included (405), is the preview handler's.
     if (!deps.gate || info.kind === 'direct') return preview(event, context);
     try {
       return await deps.gate.run(() => preview(event, context));
