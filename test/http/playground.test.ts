@@ -13,8 +13,9 @@ import path from 'node:path';
 import { browserAvailable } from '../../lib/browser/availability';
 import { loadConfig } from '../../lib/config';
 import { PLAYGROUND_CSP } from '../../lib/http/playground';
+import type { HttpResponse } from '../../lib/http/preview-handler';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
-import { createTestHandler, startTestServer, TEST_KEY } from '../helpers/service';
+import { createTestHandler, startTestServer, TEST_KEY, type TestHandler } from '../helpers/service';
 import { png } from '../platforms/harness';
 
 const root = path.resolve(__dirname, '../..');
@@ -43,11 +44,13 @@ test('the playground script type-checks as browser code (DOM, no Node types)', (
 });
 
 describe('through the API handler', () => {
-  const on = createTestHandler();
-  const off = createTestHandler({ config: { playground: false } });
+  const handlers = { on: createTestHandler(), off: createTestHandler({ config: { playground: false } }) };
+  const answer = (h: TestHandler) => ({ invoke: async (event: unknown) => (await h.invoke(event)) as HttpResponse });
+  const on = answer(handlers.on);
+  const off = answer(handlers.off);
   afterAll(() => {
-    on.config.cleanup();
-    off.config.cleanup();
+    handlers.on.cleanup();
+    handlers.off.cleanup();
   });
 
   test('GET / from a browser: the page, with the security headers and the strict CSP', async () => {
