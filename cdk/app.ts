@@ -15,6 +15,7 @@
  *   proxyHosts                 comma-separated hosts that go to the proxy first (fallback) or only (hosts)
  *   hostRules                  LINKPREVIEW_HOST_RULES: `pattern=actions` rules separated by `;` (docs/configuration.md)
  *   corsOrigins                comma-separated origins allowed by CORS (default: CORS off)
+ *   playground                 false: no playground page at GET / (default true; it holds no key)
  *   throttleRateLimit          stage requests per second (default: DEFAULT_THROTTLE, cdk/constructs/preview-api.ts)
  *   throttleBurstLimit         stage burst (default: DEFAULT_THROTTLE)
  *   workerReservedConcurrency  reserved concurrency of the worker (default: unreserved)
@@ -87,6 +88,7 @@ new LinkPreviewStack(app, ctx('stackName') ?? 'LinkLens', {
   proxy: proxy(),
   hostRules: ctx('hostRules'),
   corsOrigins: list('corsOrigins'),
+  playground: ctx('playground') !== 'false',
   throttle: { rateLimit: num('throttleRateLimit'), burstLimit: num('throttleBurstLimit') },
   workerReservedConcurrency: num('workerReservedConcurrency'),
   workerBatchSize: num('workerBatchSize'),

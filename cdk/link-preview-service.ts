@@ -44,6 +44,11 @@ export interface LinkPreviewServiceProps {
   hostRules?: string;
   /** Browser origins allowed to call the API (CORS). None: CORS is off. */
   corsOrigins?: string[];
+  /**
+   * The playground (GET / from a browser; docs/clients.md): a static page that holds no key. Default
+   * true; false leaves its routes out and sets LINKPREVIEW_PLAYGROUND=false.
+   */
+  playground?: boolean;
   /** The API stage's steady requests per second and burst; either left out: DEFAULT_THROTTLE's (cdk/constructs/preview-api.ts). */
   throttle?: { rateLimit?: number; burstLimit?: number };
   /** Caps how many workers run at once (protects the account's concurrency). Default: unreserved. */
@@ -102,7 +107,9 @@ export class LinkPreviewService extends Construct {
     this.preview = new PreviewFunction(this, 'Preview', {});
     this.previewFunction = this.preview.fn;
     props.apiKeys.bind(this.previewFunction);
-    this.api = new PreviewApi(this, 'Api', { handler: this.previewFunction, throttle: props.throttle, corsOrigins: props.corsOrigins });
+    const playground = props.playground ?? true;
+    this.api = new PreviewApi(this, 'Api', { handler: this.previewFunction, throttle: props.throttle, corsOrigins: props.corsOrigins, playground });
+    if (!playground) this.previewFunction.addEnvironment(ENV.playground, 'false');
     this.assetsDomain = this.store.distribution.distributionDomainName;
 
     // Each grant sets its env var with it.

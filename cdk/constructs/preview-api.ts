@@ -17,6 +17,8 @@ export interface PreviewApiProps {
   /** Browser origins allowed to call the API (CORS); none: CORS is off. */
   corsOrigins?: string[];
   logRetention?: logs.RetentionDays;
+  /** The playground's routes (GET /, /playground.js, /playground.css; lib/http/playground.ts). Default true. */
+  playground?: boolean;
 }
 
 /**
@@ -82,6 +84,12 @@ export class PreviewApi extends Construct {
     // Service status and the OpenAPI document: no key (the handler serves them before the key check).
     this.api.addRoutes({ path: '/status', methods: [apigw.HttpMethod.GET], integration });
     this.api.addRoutes({ path: '/openapi.json', methods: [apigw.HttpMethod.GET], integration });
+    // The playground: a static page and its files, no key (the key the user types goes to POST / from the page).
+    if (props.playground ?? true) {
+      this.api.addRoutes({ path: '/', methods: [apigw.HttpMethod.GET], integration });
+      this.api.addRoutes({ path: '/playground.js', methods: [apigw.HttpMethod.GET], integration });
+      this.api.addRoutes({ path: '/playground.css', methods: [apigw.HttpMethod.GET], integration });
+    }
   }
 
   /** The API's URL (POST here). */

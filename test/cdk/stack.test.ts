@@ -74,6 +74,14 @@ const statementsOf = (roleId: string) =>
     .flatMap((p: any) => p.Properties.PolicyDocument.Statement);
 const actions = (s: any): string[] => [].concat(s.Action);
 
+test('playground: false leaves its routes out and turns it off in the preview function', () => {
+  const off = synth({ playground: false });
+  const keys = Object.values(off.findResources('AWS::ApiGatewayV2::Route')).map((r: any) => r.Properties.RouteKey);
+  expect(keys.filter((k: string) => k.startsWith('GET /') && !['GET /status', 'GET /openapi.json'].includes(k))).toEqual([]);
+  const preview = Object.values(off.findResources('AWS::Lambda::Function')).find((f: any) => f.Properties.Environment?.Variables?.LINKPREVIEW_PLAYGROUND);
+  expect((preview as any)?.Properties.Environment.Variables.LINKPREVIEW_PLAYGROUND).toBe('false');
+});
+
 describe('resources and wiring', () => {
   test('POST / on an HTTP API goes to the preview function (payload v2, 29 s), with throttling and JSON access logs', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
@@ -81,7 +89,9 @@ describe('resources and wiring', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /status' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /openapi.json' });
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', 3);
+    // The playground (on by default): the page and its two files.
+    for (const key of ['GET /', 'GET /playground.js', 'GET /playground.css']) template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: key });
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 6);
     const [, integration] = one('AWS::ApiGatewayV2::Integration');
     expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0', TimeoutInMillis: 29000 });
     expect(JSON.stringify(integration.Properties.IntegrationUri)).toContain(previewId);
