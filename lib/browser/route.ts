@@ -29,6 +29,7 @@
  *    them: test/browser/screenshot.test.ts runs a page with a shared worker, a service worker and
  *    dedicated workers with the walls down, and the forbidden listener sees no connection.
  */
+import { setMaxListeners } from 'node:events';
 import type { BrowserContext, Frame, Request, Route } from 'playwright-core';
 import { refusedByGuard } from '../errors.js';
 import { flatHeaders } from '../fetch/headers.js';
@@ -96,7 +97,12 @@ export class PageTraffic {
     readonly signal: AbortSignal,
     readonly timeLeft: () => number,
     private readonly onRequest?: (url: string, outcome: RequestOutcome, detail?: string) => void,
-  ) {}
+  ) {
+    // Every request of the page in flight listens on this signal (got's abort listener, taken off
+    // when its request ends): up to PAGE_LIMITS.maxRequests at once, which is no leak. Node's
+    // default cap (10) would warn MaxListenersExceededWarning on any page with many images.
+    setMaxListeners(PAGE_LIMITS.maxRequests + 16, signal);
+  }
 
   note(url: string, outcome: RequestOutcome, detail?: string): void {
     if (outcome === 'refused') this.refused++;
