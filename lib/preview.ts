@@ -184,6 +184,8 @@ interface PageJobsInput {
  * (lib/page/page-memo.ts, one read): the parts a preview of the same bytes got from its jobs
  * (image, icon, complete versions) are taken from there, and only the others' jobs run (the
  * manifest is not fetched for a remembered icon). What the jobs add is remembered at the end.
+ * A sign-in page on another site (an identity provider's) gives the record the name and icon of
+ * the site the link led to instead (lib/preview/sign-in-site.ts).
  */
 async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJobsInput): Promise<Done> {
   const { read, found } = page;
