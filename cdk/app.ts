@@ -12,7 +12,8 @@
  *   proxyParameter             or: an SSM SecureString (name or ARN) holding it
  *   proxyParameterKeyArn       its customer managed KMS key, if it has one (not for aws/ssm)
  *   proxyMode                  fallback (default), hosts or always
- *   proxyHosts                 comma-separated hosts that go to the proxy first (fallback) or only (hosts)
+ *   proxyHosts                 comma-separated hosts that go to the proxy first (fallback) or only (hosts),
+ *                              written as `<host>=proxy` host rules after hostRules
  *   hostRules                  LINKPREVIEW_HOST_RULES: `pattern=actions` rules separated by `;` (docs/configuration.md)
  *   corsOrigins                comma-separated origins allowed by CORS (default: CORS off)
  *   playground                 false: no playground page at GET / (default true; it holds no key)

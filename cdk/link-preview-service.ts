@@ -10,7 +10,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { ENV } from '../lib/core-settings.js';
-import { readHostRules } from '../lib/fetch/host-rules.js';
+import { readHostRules, showHostRules, withProxyHosts } from '../lib/fetch/host-rules.js';
 import { ASSETS_PREFIX, JOBS_PREFIX } from '../lib/storage-keys.js';
 import { Alarms } from './constructs/alarms.js';
 import type { ApiKeys } from './constructs/api-keys.js';
@@ -40,6 +40,7 @@ export interface LinkPreviewServiceProps {
    * The operator's host rules (LINKPREVIEW_HOST_RULES, docs/configuration.md): ordered
    * `pattern=actions` rules separated by `;`, e.g. `intranet.example=deny;photos.example=metadata-only;*=deny`.
    * Set on every function that fetches (the preview and the workers); a malformed rule fails synth. None: no rules.
+   * The `proxy`'s `hosts` are merged in as `<host>=proxy` rules after these.
    */
   hostRules?: string;
   /** Browser origins allowed to call the API (CORS). None: CORS is off. */
@@ -149,7 +150,7 @@ export class LinkPreviewService extends Construct {
     }
 
     // The proxy route and the host rules: every function that fetches takes them (the workers' images, media and browser requests too).
-    const hostRules = checkedHostRules(props.hostRules);
+    const hostRules = checkedHostRules(props.hostRules, props.proxy?.hosts ?? []);
     for (const fn of [this.previewFunction, this.worker.fn, this.browserWorker?.fn]) {
       if (!fn) continue;
       props.proxy?.bind(fn);
@@ -174,11 +175,19 @@ export class LinkPreviewService extends Construct {
   }
 }
 
-/** The host rules as given, once they parse (a malformed rule fails synth, named, rather than every function at start). */
-function checkedHostRules(rules: string | undefined): string | undefined {
-  const text = rules?.trim();
-  if (!text) return undefined;
+/**
+ * The host rules as given, once they parse (a malformed rule fails synth, named, rather than every
+ * function at start), with the proxy's hosts merged in as rules of the same table: the same
+ * verdicts as LINKPREVIEW_PROXY_HOSTS would give, which no deployment of the construct sets.
+ */
+function checkedHostRules(rules: string | undefined, proxyHosts: readonly string[]): string | undefined {
+  const text = rules?.trim() ?? '';
+  if (!text && proxyHosts.length === 0) return undefined;
   const parsed = readHostRules(text);
   if (typeof parsed === 'string') throw new Error(`hostRules: ${parsed}`);
-  return text;
+  if (proxyHosts.length === 0) return text;
+  const merged = showHostRules(withProxyHosts(parsed, proxyHosts));
+  const again = readHostRules(merged);
+  if (typeof again === 'string') throw new Error(`proxy hosts: ${again}`);
+  return merged;
 }

@@ -137,10 +137,10 @@ const HOSTS = defineSettings(
   [
     'The actions of a rule (comma-separated; `deny` goes alone):',
     '',
-    '- `deny`: never fetched, by the guard itself: the link answers 400 `LINK_NOT_ALLOWED` (`details`: the URL and the rule); a redirect into it ends the preview with an `ok: false` record and the upstream error `LINK_NOT_ALLOWED`; an image, icon, oEmbed, manifest or platform source on it is not fetched.',
-    "- `metadata-only`: the record's fields, but nothing of the site is stored: no image, no icon, no page versions, no screenshot, no media files.",
+    '- `deny`: never fetched, by the guard itself: the link answers 400 `LINK_NOT_ALLOWED` (`details`: the URL and the rule); a redirect into it ends the preview with an `ok: false` record and the upstream error `LINK_NOT_ALLOWED`; an image, icon, oEmbed, manifest or platform source on it is not fetched, nor any request of the browser rendering or capturing a page.',
+    "- `metadata-only`: the record's fields, but nothing of the site is stored: no image, no icon, no page versions, no screenshot, no media files. Nor for another page: an image or icon it names on such a host is not copied, and an image of its content there is left out of its page versions (never downloaded).",
     '- `no-embed`: accepted and kept for the players to come: linklens has no embedded players yet, so it changes nothing today.',
-    '- `proxy`: what `LINKPREVIEW_PROXY_HOSTS` did: the host goes to the proxy first (`LINKPREVIEW_PROXY_MODE=fallback`) or only (`hosts`).',
+    "- `proxy`: what `LINKPREVIEW_PROXY_HOSTS` did: the host goes to the proxy first (`LINKPREVIEW_PROXY_MODE=fallback`) or only (`hosts`). The CDK construct writes its proxy's `hosts` as such rules, after `hostRules`.",
     '- `render`: what `LINKPREVIEW_RENDER_HOSTS` did: its pages are always rendered in the browser.',
     '- `allow`: previewed as usual; the rules after it are not read for the URLs it matches.',
     '',

@@ -48,6 +48,7 @@ import {
 } from './preview/record.js';
 import { renderedPage } from './preview/render.js';
 import { Run } from './preview/run.js';
+import { ownSite } from './preview/sign-in-site.js';
 import type { PipelineOutcome, PreviewContext, PreviewOutcome, PreviewPorts, SoFar } from './preview/types.js';
 
 /** After the budget's end the pipeline has this long to wind down; then the record built so far goes out. */
@@ -183,6 +184,8 @@ interface PageJobsInput {
  * (lib/page/page-memo.ts, one read): the parts a preview of the same bytes got from its jobs
  * (image, icon, complete versions) are taken from there, and only the others' jobs run (the
  * manifest is not fetched for a remembered icon). What the jobs add is remembered at the end.
+ * A sign-in page on another site (an identity provider's) gives the record the name and icon of
+ * the site the link led to instead (lib/preview/sign-in-site.ts).
  */
 async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJobsInput): Promise<Done> {
   const { read, found } = page;
@@ -206,6 +209,8 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
       ? fields.then((f) => run.hostImages({ image: f.image }, jobOptions))
       : run.hostImages({ image: found.image }, jobOptions);
   });
+  // Another site's sign-in page (an identity provider's): the name and icon of the site the link led to.
+  const own = read.signIn === 'elsewhere' ? timer.time('subfetch', () => ownSite(run, res)) : undefined;
   const manifestUrl = read.manifestUrl;
   // The manifest, for the icon and the site's facts: not read when the memo has the icon.
   const manifest = recalled.then((m) =>
@@ -215,9 +220,10 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
     if (!storing) return {};
     if (m?.icon) return { icon: m.icon };
     if (m?.failed?.icon) return {};
+    if (own) return own.then((o) => run.hostImages({ icons: o.icons, backgroundColor: o.backgroundColor }, jobOptions));
     return manifest.then((mf) => run.hostImages(pageIcons(read, mf), jobOptions));
   });
-  const site = Promise.all([recalled, manifest]).then(([m, mf]) => m?.site ?? manifestSite(mf));
+  const site = own ? own.then((o) => ({ name: o.name })) : Promise.all([recalled, manifest]).then(([m, mf]) => m?.site ?? manifestSite(mf));
   const record = Promise.all([fields, site]).then(async ([f, s]) => {
     const { language } = await pageLanguage(read, f);
     const r = pageRecord(extraction.record, read, f, { language, site: s });

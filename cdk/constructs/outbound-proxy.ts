@@ -19,7 +19,12 @@ export interface OutboundProxyOptions {
    * the hosts in `hosts`. `hosts`: only `hosts`. `always`: every request.
    */
   mode?: 'fallback' | 'hosts' | 'always';
-  /** Hosts that go to the proxy first (`fallback`) or only (`hosts`); `amazon.com` also matches its subdomains. */
+  /**
+   * Hosts that go to the proxy first (`fallback`) or only (`hosts`); `amazon.com` also matches its
+   * subdomains. Written as `<host>=proxy` host rules (LINKPREVIEW_HOST_RULES), merged after the
+   * service's own `hostRules` (`withProxyHosts`, lib/fetch/host-rules.ts), never as the former
+   * LINKPREVIEW_PROXY_HOSTS.
+   */
   hosts?: string[];
   /** How long a walled host is remembered, its next preview going to the proxy first. Default one hour; at most a day. */
   memoTtl?: Duration;
@@ -49,11 +54,15 @@ export abstract class OutboundProxy {
     if (memo !== undefined && (memo < 0 || memo > MEMO_MAX_TTL_MS)) throw new Error(`proxy memoTtl: from 0 to a day (got ${memo} ms)`);
   }
 
-  /** Sets the function's proxy variables and lets it read the secret or parameter. */
+  /** The hosts sent to the proxy first or only: the service writes them as host rules (LinkPreviewService). */
+  get hosts(): readonly string[] {
+    return this.options.hosts ?? [];
+  }
+
+  /** Sets the function's proxy variables (the hosts are host rules, set by the service) and lets it read the secret or parameter. */
   bind(fn: lambda.Function): void {
     this.bindSource(fn);
     fn.addEnvironment(ENV.proxyMode, this.options.mode ?? 'fallback');
-    if (this.options.hosts?.length) fn.addEnvironment(ENV.proxyHosts, this.options.hosts.join(','));
     if (this.options.memoTtl) fn.addEnvironment(ENV.proxyMemoTtlMs, String(this.options.memoTtl.toMilliseconds()));
     fn.addEnvironment(ENV.proxyCacheSeconds, wholeSeconds(this.options.cacheTtl ?? Duration.seconds(DEFAULTS.proxyCacheSeconds), 'proxy cacheTtl'));
   }

@@ -101,16 +101,18 @@ export function readPage(res: FetchResult, contentType: string | undefined, rule
   const finalUrl = res.finalUrl;
   const base = resolveBase(page, finalUrl);
   const headers = flatHeaders(res.headers);
+  const trail = res.trail.at(-1) === finalUrl ? res.trail : [res.url, finalUrl];
   const wall = detectWall({
     status: res.status,
     url: res.url,
     finalUrl,
+    trail,
     headers,
     page,
     head: res.body.subarray(0, 32 * 1024).toString('latin1'),
     size: res.body.length,
   });
-  const signIn = signInWallSite(wall, res.url, finalUrl);
+  const signIn = signInWallSite(wall, trail);
   return {
     page,
     rules,

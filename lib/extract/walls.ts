@@ -36,6 +36,8 @@ export interface WallInput {
   /** The URL asked for and the final URL after redirects. */
   url: string;
   finalUrl: string;
+  /** Every URL of the fetch, the asked one first and the final one last (default: those two). */
+  trail?: readonly string[];
   headers: Record<string, string | undefined>;
   page?: PageData;
   /** The page's title when it was not parsed (`page` absent): the fetcher's quick look (`titleOf`). */
@@ -161,13 +163,27 @@ export function wallUpstreamError(wall: string | undefined): 'LOGIN_REQUIRED' | 
 }
 
 /**
- * What a sign-in wall's page may still give the record: `same-site` (the sign-in page is the
- * site's own: its name and icon are the site's), `elsewhere` (another site's sign-in: nothing of
- * it), undefined when the page is no sign-in wall. Its title, description and image are never kept.
+ * What a sign-in wall's page may still give the record: `same-site` (the sign-in page is on the
+ * site of the page the link led to: its name and icon are that site's), `elsewhere` (another site's
+ * sign-in, an identity provider's: nothing of it), undefined when the page is no sign-in wall. Its
+ * title, description and image are never kept.
  */
-export function signInWallSite(wall: string | undefined, url: string, finalUrl: string): 'same-site' | 'elsewhere' | undefined {
+export function signInWallSite(wall: string | undefined, trail: readonly string[]): 'same-site' | 'elsewhere' | undefined {
   if (!wall || !SIGN_IN_WALLS.has(wall)) return undefined;
-  return siteOf(hostOf(url)) === siteOf(hostOf(finalUrl)) ? 'same-site' : 'elsewhere';
+  const final = trail[trail.length - 1] ?? '';
+  return siteOf(hostOf(signInFrom(trail))) === siteOf(hostOf(final)) ? 'same-site' : 'elsewhere';
+}
+
+/**
+ * The page a fetch that ended on a sign-in page was sent away from: the URL before the first
+ * sign-in URL of its trail (an identity provider's, or a site's own sign-in path), so a short link
+ * (`bit.ly/x` → `github.com/settings` → `github.com/login`) names the page it led to, and a site's
+ * own hops into its sign-in (SharePoint's `/_layouts/15/Authenticate.aspx`) are not that page.
+ * The link itself when its trail has no sign-in URL or starts on one.
+ */
+export function signInFrom(trail: readonly string[]): string {
+  const first = trail.findIndex((u) => identityProvider(u) !== undefined || isSignInPath(u));
+  return first > 0 ? trail[first - 1] : (trail[0] ?? '');
 }
 
 /** The `<title>` of an HTML head read as latin1, without parsing the page (the fetcher's look at an answer). */
@@ -177,41 +193,59 @@ export function titleOf(head: string): string | undefined {
 }
 
 /**
- * The identity providers' sign-in pages (the real hosts and paths a private document redirects a
- * stranger to). Hosts are compared without `www.`.
+ * The identity providers' sign-in pages: the real hosts and paths a private document redirects a
+ * stranger to, as found in public traces (docs/proxy.md lists them with their sources). Hosts are
+ * compared without `www.`; `query`, when given, must match the URL's query too.
  */
-const IDENTITY_PROVIDERS: { name: string; host: RegExp; path: RegExp }[] = [
-  // docs.google.com/… → accounts.google.com/ServiceLogin?continue=… (or /v3/signin/identifier, /AccountChooser).
+const IDENTITY_PROVIDERS: { name: string; host: RegExp; path: RegExp; query?: RegExp }[] = [
+  // docs.google.com/… → accounts.google.com/ServiceLogin?service=wise&passive=1209600&continue=…&followup=…&ltmpl=docs,
+  // then /v3/signin/identifier?…&flowName=GlifWebSignIn (older: /signin/v2/identifier); /accountchooser/signinchooser;
+  // a third-party app's Google sign-in: /o/oauth2/auth, /o/oauth2/v2/auth, /signin/oauth.
   { name: 'Google', host: /^accounts\.google\.com$/, path: /^\/(ServiceLogin|AccountChooser|InteractiveLogin|signin|v\d\/signin|o\/oauth2)/i },
-  // SharePoint, OneDrive, Teams → login.microsoftonline.com/<tenant>/oauth2/…; consumer accounts → login.live.com/login.srf.
-  { name: 'Microsoft', host: /^login\.(microsoftonline|live|microsoft)\.com$/, path: /^\// },
-  // Jira, Confluence → id.atlassian.com/login?continue=…
+  // SharePoint (via its own /_layouts/15/Authenticate.aspx and /_forms/default.aspx), OneDrive, Teams and every Entra app
+  // → login.microsoftonline.com/<tenant>/oauth2/authorize, /<tenant>/oauth2/v2.0/authorize, /<tenant>/wsfed, /<tenant>/saml2;
+  // consumer accounts → login.live.com/login.srf, /oauth20_authorize.srf. These hosts only sign in: any path counts.
+  { name: 'Microsoft', host: /^login\.(microsoftonline\.com|live\.com|microsoft\.com|windows\.net)$/, path: /^\// },
+  // Jira, Confluence: <site>.atlassian.net/login?redirectCount=1&dest-url=… → id.atlassian.com/login?continue=…&application=jira
   { name: 'Atlassian', host: /^id\.atlassian\.com$/, path: /^\/(login|step-up|join)/ },
-  // <org>.okta.com/login/login.htm?fromURI=…, /oauth2/v1/authorize, /app/…/sso/saml
-  { name: 'Okta', host: /^[a-z0-9-]+\.(okta|okta-emea|oktapreview)\.com$/, path: /^\/(login\/|oauth2\/|app\/|sso\/|signin)/ },
-  // <tenant>.auth0.com/authorize?…, /login?state=…, /u/login?state=…
+  // <org>.okta.com/app/<app>/<id>/sso/saml?SAMLRequest=… → /login/login.htm?fromURI=…; OIDC: /oauth2/v1/authorize,
+  // /oauth2/default/v1/authorize, /oauth2/<server>/v1/authorize; the Identity Engine's /signin/…
+  { name: 'Okta', host: /^[a-z0-9-]+\.(okta|okta-emea|oktapreview|okta-gov)\.com$/, path: /^\/(login\/|oauth2\/|app\/|sso\/|signin)/ },
+  // <tenant>[.<region>].auth0.com/authorize?… → /u/login?state=… (Universal Login), /login?state=…&client=… (classic), /samlp/<client>
   { name: 'Auth0', host: /^[a-z0-9-]+(\.[a-z]{2})?\.auth0\.com$/, path: /^\/(authorize|login|u\/login|samlp\/)/ },
-  // appleid.apple.com/auth/authorize?…, idmsa.apple.com/appleauth/auth/authorize/signin, /IDMSWebAuth/signin
-  { name: 'Apple', host: /^appleid\.apple\.com$/, path: /^\/(auth\/authorize|sign-?in)/i },
+  // Sign in with Apple: appleid.apple.com/auth/authorize?client_id=…&response_type=code%20id_token&response_mode=form_post;
+  // Apple's own sites: developer.apple.com/account/ → idmsa.apple.com/IDMSWebAuth/signin?appIdKey=…&path=…; account.apple.com/sign-in.
+  { name: 'Apple', host: /^(appleid|account)\.apple\.com$/, path: /^\/(auth\/authorize|sign-?in)/i },
   { name: 'Apple', host: /^idmsa\.apple\.com$/, path: /^\// },
-  // slack.com/signin?redir=…, <workspace>.slack.com/signin?redir=…
+  // <workspace>.slack.com/archives/… → <workspace>.slack.com/?redir=%2Farchives%2F… (the workspace's sign-in);
+  // slack.com/signin?redir=…, /workspace-signin, /ssb/signin.
+  { name: 'Slack', host: /^([a-z0-9-]+\.)?slack\.com$/, path: /^\/$/, query: /(^|&)redir=/ },
   { name: 'Slack', host: /^([a-z0-9-]+\.)?slack\.com$/, path: /^\/(signin|workspace-signin|ssb\/signin)/ },
+  // www.notion.so/login (its sign-in page; a private page is mostly refused by its app, in the page).
   { name: 'Notion', host: /^notion\.(so|com)$/, path: /^\/login/ },
+  // www.dropbox.com/home/… → www.dropbox.com/login?cont=https%3A%2F%2Fwww.dropbox.com%2Fhome%2F…
   { name: 'Dropbox', host: /^dropbox\.com$/, path: /^\/login/ },
+  // www.figma.com/login?cont=/…, ?redirect_to=…
   { name: 'Figma', host: /^figma\.com$/, path: /^\/login/ },
   // zoom.us/signin#/login, <account>.zoom.us/signin
   { name: 'Zoom', host: /^([a-z0-9-]+\.)?zoom\.us$/, path: /^\/signin/ },
-  // github.com/login?return_to=…
+  // github.com/settings/profile → github.com/login?return_to=https%3A%2F%2Fgithub.com%2Fsettings%2Fprofile (a private repository answers 404)
   { name: 'GitHub', host: /^github\.com$/, path: /^\/(login|session)(\/|$)/ },
-  // gitlab.com/users/sign_in
+  // a private project on gitlab.com → gitlab.com/users/sign_in
   { name: 'GitLab', host: /^gitlab\.com$/, path: /^\/users\/sign_in/ },
 ];
 
 /** An identity provider's sign-in URL: the provider's name, or undefined. */
 export function identityProvider(url: string): string | undefined {
-  const host = hostOf(url);
-  const path = pathOf(url);
-  return IDENTITY_PROVIDERS.find((p) => p.host.test(host) && p.path.test(path))?.name;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const host = u.hostname.toLowerCase().replace(/^www\./, '');
+  const query = u.search.replace(/^\?/, '');
+  return IDENTITY_PROVIDERS.find((p) => p.host.test(host) && p.path.test(u.pathname) && (!p.query || p.query.test(query)))?.name;
 }
 
 /** A site's own sign-in paths, after an optional language prefix (`/en/login`, `/de-DE/signin`). */
@@ -219,11 +253,13 @@ const SIGN_IN_PATH =
   /^(\/[a-z]{2}([-_][a-z]{2})?)?\/(log-?in|sign-?in|sign_in|signon|wp-login\.php|(users?|accounts?|auth|sso|idp|member|members|my|customer|portal)\/(log-?in|sign-?in|sign_in)|sessions?\/new)(\.(aspx?|php|html?|jsp|do))?\/?$/i;
 /** A sign-in page named by its last segment (`/Account/Login.aspx`, `/cas/login`) counts only with a return parameter. */
 const SIGN_IN_SEGMENT = /\/(log-?in|sign-?in|sign_in|logon|authenticate)(\.(aspx?|php|html?|jsp|do))?\/?$/i;
+/** SharePoint's sign-in pages (`/_forms/default.aspx?ReturnUrl=…`, `/_windows/`, `/_login/`, `/_trust/`), also only with a return parameter. */
+const SHAREPOINT_SIGN_IN = /^\/_(forms|windows|login|trust)\/(default\.aspx)?$/i;
 /** The parameters that carry the asked path back to after the sign-in. */
 const RETURN_PARAMS =
-  /^(next|return_?to|returnto|continue|redirect|redirect_?to|redirectto|return_?url|returnurl|redirect_?uri|redirect_?url|return|from|fromuri|goto|destination|dest|came_from|service|source|target|redir)$/i;
+  /^(next|return_?to|returnto|continue|redirect|redirect_?to|redirectto|return_?url|returnurl|redirect_?uri|redirect_?url|return|from|fromuri|goto|destination|dest|came_from|service|source|target|redir|cont|dest-?url)$/i;
 
-/** A site's own sign-in URL: a sign-in path, or a sign-in segment with a return parameter. */
+/** A site's own sign-in URL: a sign-in path, or a sign-in segment (or SharePoint's sign-in page) with a return parameter. */
 function isSignInPath(url: string): boolean {
   let u: URL;
   try {
@@ -232,7 +268,8 @@ function isSignInPath(url: string): boolean {
     return false;
   }
   if (SIGN_IN_PATH.test(u.pathname)) return true;
-  return SIGN_IN_SEGMENT.test(u.pathname) && [...u.searchParams.keys()].some((k) => RETURN_PARAMS.test(k));
+  const named = SIGN_IN_SEGMENT.test(u.pathname) || SHAREPOINT_SIGN_IN.test(u.pathname);
+  return named && [...u.searchParams.keys()].some((k) => RETURN_PARAMS.test(k));
 }
 
 /** The five platforms' own login walls, older than the shapes (LinkedIn's authwall, Facebook's checkpoint, X's login flow). */
@@ -247,9 +284,9 @@ function platformLoginPath(host: string, path: string): boolean {
 
 /**
  * A sign-in wall by its shape: the link, itself no sign-in page, was redirected to an identity
- * provider's sign-in (`identity-provider`) or to a sign-in path of the same site (`login-redirect`,
- * the five platforms' own login paths too); or it answered 401 asking for credentials (below, after
- * the bot walls that answer 401 too).
+ * provider's sign-in (`identity-provider`) or to a sign-in path of the site it led to
+ * (`login-redirect`, the five platforms' own login paths too); or it answered 401 asking for
+ * credentials (below, after the bot walls that answer 401 too).
  */
 function loginWall(input: WallInput): WallKind | undefined {
   const { url, finalUrl } = input;
@@ -260,8 +297,14 @@ function loginWall(input: WallInput): WallKind | undefined {
   // The link asked for a sign-in page: it is the page, not a wall.
   if (identityProvider(url) || isSignInPath(url)) return undefined;
   if (identityProvider(finalUrl)) return 'identity-provider';
-  if (siteOf(finalHost) === siteOf(hostOf(url)) && isSignInPath(finalUrl)) return 'login-redirect';
+  const from = signInFrom(input.trail ?? [url, finalUrl]);
+  if (siteOf(finalHost) === siteOf(hostOf(from)) && isSignInPath(finalUrl)) return 'login-redirect';
   return undefined;
+}
+
+/** True when two URLs are on the same site (`docs.example.com` and `sso.example.com` are). */
+export function sameSite(a: string, b: string): boolean {
+  return siteOf(hostOf(a)) === siteOf(hostOf(b));
 }
 
 /** The site a host belongs to: its last two labels, three under a country's second level (`bbc.co.uk`). */

@@ -92,6 +92,38 @@ export function listedHostRules(hosts: readonly string[], action: 'proxy' | 'ren
     .filter((r) => r.host !== '');
 }
 
+/**
+ * The operator's rules with a proxy host list merged in as rules of the table itself, giving the
+ * same verdicts as the list's entries after the rules (`hostRulesOf`): what the CDK construct
+ * writes for its proxy's `hosts`, so no deployment it makes sets LINKPREVIEW_PROXY_HOSTS. A rule
+ * whose URLs all lie on a listed host (or its subdomains) gets `proxy`; a rule that covers more
+ * gets, just before it, a copy narrowed to each listed host inside it, with `proxy`; a `deny` rule
+ * is left as it is; then `<host>=proxy` for the URLs no rule matches.
+ */
+export function withProxyHosts(rules: readonly HostRule[], hosts: readonly string[]): HostRule[] {
+  const listed = [...new Set(listedHostRules(hosts, 'proxy', 'LINKPREVIEW_HOST_RULES').map((r) => r.host))];
+  const under = (host: string, parent: string) => host.endsWith(`.${parent}`);
+  const out: HostRule[] = [];
+  for (const rule of rules) {
+    if (rule.actions.includes('deny') || rule.actions.includes('proxy')) {
+      out.push(rule);
+      continue;
+    }
+    const actions: HostAction[] = [...rule.actions, 'proxy'];
+    // Every URL of the rule on a listed host: the rule itself proxies.
+    if (rule.host !== '' && listed.some((h) => rule.host === h || under(rule.host, h))) {
+      out.push({ ...rule, actions });
+      continue;
+    }
+    // A listed host inside the rule's hosts: its own copy of the rule first.
+    for (const h of listed)
+      if (rule.host === '' || under(h, rule.host)) out.push({ ...rule, pattern: `${h}${rule.path ?? ''}`, host: h, subdomainsOnly: false, actions });
+    out.push(rule);
+  }
+  for (const h of listed) out.push({ pattern: h, host: h, subdomainsOnly: false, actions: ['proxy'], source: 'LINKPREVIEW_HOST_RULES' });
+  return out;
+}
+
 function matches(rule: HostRule, host: string, path: string): boolean {
   if (rule.host !== '') {
     const sub = host.endsWith(`.${rule.host}`);

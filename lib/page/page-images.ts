@@ -8,7 +8,10 @@
  *
  *  - the first PAGE_IMAGE_LIMITS.maxImages distinct addresses in document order (the sanitizer
  *    has already resolved them against the page's final URL and picked a lazy loader's data-src
- *    or the best srcset candidate);
+ *    or the best srcset candidate), less those on a host a `metadata-only` host rule keeps from
+ *    being copied (LINKPREVIEW_HOST_RULES): never downloaded, their <img> is removed as one that
+ *    cannot be hosted (the versions allow images from their own origin only, so the original
+ *    address would show broken, and a reader's browser would ask that host);
  *  - each in the one size the versions show, `medium` (640 px box, WebP), content-addressed like
  *    every rendition and stored with its dimensions as metadata: one PUT, none when the source
  *    was hosted before (its `medium.webp` is found by one HEAD once the bytes are downloaded, the
@@ -26,6 +29,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ExpectedFailure } from '../errors.js';
+import { hostRulesOf } from '../fetch/host-rules.js';
 import type { JobContext } from '../jobs/context.js';
 import type { ContentImage } from '../jobs/kinds.js';
 import { imageRenderMb, type RenderSize } from '../jobs/memory.js';
@@ -86,7 +90,7 @@ export interface PageImagesHosted {
 
 /**
  * Hosts the content's images (`all`: its distinct addresses in document order, the first
- * PAGE_IMAGE_LIMITS.maxImages of them) a few at once under the byte caps until
+ * PAGE_IMAGE_LIMITS.maxImages of them not on a metadata-only host) a few at once under the byte caps until
  * `times.waitUntil` (then in the background: `rest`) or the job's abort.
  * Without a fetcher or a configuration (a caller that only stores text) none is.
  */
@@ -98,6 +102,9 @@ export async function hostPageImages(
   if (all.length === 0) return { hosted: new Map(), complete: true };
   if (!given.fetch || !given.config) return { hosted: new Map(), complete: false };
   const ctx = given as ImageContext;
+  const rules = hostRulesOf(ctx.config);
+  const storable = all.filter((url) => !rules.has(url, 'metadata-only'));
+  if (storable.length === 0) return { hosted: new Map(), complete: true };
   // Each until the wait is over (then in the background) or the hard stop.
   const stop = hardStop(ctx.signal, times.until);
   // The end of the wait: the map returned has what was hosted by then.
@@ -106,7 +113,7 @@ export async function hostPageImages(
     waitTimer = setTimeout(resolve, Math.max(0, Math.min(times.waitUntil, times.until) - Date.now()));
   });
   const hosting = new ImageHosting(ctx, stop.signal);
-  const scheduled = hosting.hostAll(all.slice(0, PAGE_IMAGE_LIMITS.maxImages)).then(
+  const scheduled = hosting.hostAll(storable.slice(0, PAGE_IMAGE_LIMITS.maxImages)).then(
     () => ({ ok: true as const }),
     (err: unknown) => ({ ok: false as const, err }),
   );

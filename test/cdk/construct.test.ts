@@ -13,6 +13,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { ApiKeys, LinkPreviewService, type LinkPreviewServiceProps, OutboundProxy } from '../../cdk/link-preview-service';
+import { configWarnings, loadConfig } from '../../lib/config';
+import { hostRulesOf } from '../../lib/fetch/host-rules';
 
 process.env.CDK_VALIDATION = 'false';
 
@@ -185,10 +187,14 @@ describe('the forward proxy (OutboundProxy)', () => {
       expect(f.env).toMatchObject({
         LINKPREVIEW_PROXY_SECRET: 'linklens/proxy-url',
         LINKPREVIEW_PROXY_MODE: 'fallback',
-        LINKPREVIEW_PROXY_HOSTS: 'amazon.com,reddit.com',
+        LINKPREVIEW_HOST_RULES: 'amazon.com=proxy;reddit.com=proxy',
         LINKPREVIEW_PROXY_MEMO_TTL_MS: '1800000',
         LINKPREVIEW_PROXY_CACHE_S: '300',
       });
+      // The hosts are host rules: no function gets the former variable, so none warns at start.
+      expect(f.env.LINKPREVIEW_PROXY_HOSTS).toBeUndefined();
+      const literal = Object.fromEntries(Object.entries(f.env).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+      expect(configWarnings(literal)).toEqual([]);
       expect(f.env.LINKPREVIEW_PROXY_URL).toBeUndefined();
       expect(f.reads).toHaveLength(1);
       expect(actions(f.reads[0]).sort()).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
@@ -212,6 +218,30 @@ describe('the forward proxy (OutboundProxy)', () => {
       expect(f.reads.map((s: any) => s.Action)).toEqual(['ssm:GetParameter', 'kms:Decrypt']);
       expect(f.reads[0].Resource).toEqual(arn(':ssm:eu-west-1:123456789012:parameter/linklens/proxy-url'));
     }
+  });
+
+  test("the proxy's hosts merged after the service's own hostRules, as rules of one table; a bad host fails synth", () => {
+    const { template: t } = userApp({
+      apiKeys: ApiKeys.fromHashes(['a'.repeat(64)]),
+      hostRules: 'intranet.example=deny;*.example=render;*=allow',
+      proxy: OutboundProxy.fromSecret('linklens/proxy-url', { hosts: ['shop.example', 'amazon.com'] }),
+    });
+    const fns = fetchingFunctions(t);
+    expect(fns).toHaveLength(3);
+    const written =
+      'intranet.example=deny;shop.example=render,proxy;*.example=render;shop.example=allow,proxy;amazon.com=allow,proxy;*=allow;shop.example=proxy;amazon.com=proxy';
+    for (const f of fns) {
+      expect(f.env.LINKPREVIEW_HOST_RULES).toBe(written);
+      expect(f.env.LINKPREVIEW_PROXY_HOSTS).toBeUndefined();
+      // What the functions read: the operator's rules first, and the hosts go to the proxy.
+      const rules = hostRulesOf(loadConfig({ LINKPREVIEW_HOST_RULES: String(f.env.LINKPREVIEW_HOST_RULES) }));
+      expect([...rules.verdict('https://www.shop.example/item').actions].sort()).toEqual(['proxy', 'render']);
+      expect([...rules.verdict('https://amazon.com/dp/1').actions].sort()).toEqual(['allow', 'proxy']);
+      expect([...rules.verdict('https://intranet.example/').actions]).toEqual(['deny']);
+    }
+    expect(() => userApp({ apiKeys: ApiKeys.fromHashes(['a'.repeat(64)]), proxy: OutboundProxy.fromSecret('s', { hosts: ['amazon.com:8443'] }) })).toThrow(
+      /proxy hosts: rule "amazon.com:8443=proxy"/,
+    );
   });
 
   test('without a proxy no function has a proxy setting; a bad name or memo time fails at once', () => {

@@ -14,6 +14,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Alarms, DURATION_ALARM_RATIO } from '../../cdk/constructs/alarms';
 import { ApiKeys } from '../../cdk/constructs/api-keys';
 import { LAMBDA_SCREENSHOT_TIMEOUT } from '../../cdk/constructs/browser-worker-function';
+import { OutboundProxy } from '../../cdk/constructs/outbound-proxy';
 import { LAMBDA_FETCH_TIMEOUT, LAMBDA_JOB_WAIT, PreviewFunction } from '../../cdk/constructs/preview-function';
 import { WORKER_MEMORY_MB } from '../../cdk/constructs/worker-function';
 import { dropDigest, keygenText, newKey } from '../../cdk/keygen';
@@ -318,6 +319,16 @@ describe('settings', () => {
     expect(preview.Properties.Environment.Variables.LINKPREVIEW_HOST_RULES).toBeUndefined();
     expect(worker.Properties.Environment.Variables.LINKPREVIEW_HOST_RULES).toBeUndefined();
     expect(() => synth({ hostRules: 'intranet.example=block' })).toThrow('hostRules: rule "intranet.example=block": unknown action "block"');
+  });
+
+  test('the proxy hosts (the proxyHosts context, which cdk/app.ts gives the proxy) are host rules after hostRules: no function gets LINKPREVIEW_PROXY_HOSTS', () => {
+    const t = synth({ hostRules: 'intranet.example=deny', proxy: OutboundProxy.fromSecret('linklens/proxy-url', { hosts: ['amazon.com', '*.reddit.com'] }) });
+    const fns = Object.values(t.findResources('AWS::Lambda::Function')).map((f: any) => f.Properties.Environment.Variables);
+    expect(fns).toHaveLength(3);
+    for (const env of fns) {
+      expect(env.LINKPREVIEW_HOST_RULES).toBe('intranet.example=deny;amazon.com=proxy;reddit.com=proxy');
+      expect(env.LINKPREVIEW_PROXY_HOSTS).toBeUndefined();
+    }
   });
 
   test('timeouts are ordered: job wait < preview timeout < 29 s API limit; record deadline + fetch fit; queue visibility > worker timeout', () => {

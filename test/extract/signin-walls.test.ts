@@ -5,7 +5,7 @@
  * must not count (a site's own sign-in page asked for, an article whose URL says "login", an article
  * about robots with a reCAPTCHA in its comment form).
  */
-import { detectWall, identityProvider, proxyWorthyWall, wallUpstreamError } from '../../lib/extract/walls';
+import { detectWall, identityProvider, proxyWorthyWall, signInFrom, signInWallSite, wallUpstreamError } from '../../lib/extract/walls';
 import {
   BASIC_AUTH_401,
   CAPTCHA_WITH_OG_TITLE,
@@ -18,11 +18,14 @@ import {
 import { extract } from './helpers';
 
 const at = (host: string, path: string) => `https://${host}${path}`;
+/** The trail of a fixture: the link, its hops, the sign-in page. */
+const trailOf = (f: (typeof IDENTITY_PROVIDER_REDIRECTS)[number]) => [f, ...(f.via ?? []), f.to].map((h) => at(h.host, h.path));
 const redirect = (f: (typeof IDENTITY_PROVIDER_REDIRECTS)[number]) => ({
   status: 200,
   headers: {},
   url: at(f.host, f.path),
   finalUrl: at(f.to.host, f.to.path),
+  trail: trailOf(f),
 });
 
 describe('sign-in walls by shape', () => {
@@ -35,6 +38,53 @@ describe('sign-in walls by shape', () => {
   it.each(SAME_SITE_REDIRECTS.map((f) => [f.name, f]))('a same-site redirect to a sign-in path (%s): a wall the proxy is asked to get past', (_name, f) => {
     expect(detectWall(redirect(f))).toBe('login-redirect');
     expect(proxyWorthyWall(redirect(f))).toBe('login-redirect');
+    expect(signInWallSite('login-redirect', trailOf(f))).toBe('same-site');
+  });
+
+  it('each hop of a sign-in chain, as the fetcher sees it: the first hop into the sign-in is the wall', () => {
+    // SharePoint Online: the site's own Authenticate.aspx (a sign-in segment with Source) is already a same-site wall
+    // (the fetcher asks it again through a proxy); the next hops start on sign-in pages; the whole chain ends at Entra ID.
+    const sp = IDENTITY_PROVIDER_REDIRECTS.find((f) => f.name === 'SharePoint Online')!;
+    const [link, authenticate, forms, entra] = trailOf(sp);
+    expect(detectWall({ status: 302, headers: {}, url: link, finalUrl: authenticate })).toBe('login-redirect');
+    expect(detectWall({ status: 302, headers: {}, url: forms, finalUrl: entra })).toBeUndefined();
+    expect(detectWall(redirect(sp))).toBe('identity-provider');
+    // Okta's SAML app URL is the identity provider already.
+    const okta = IDENTITY_PROVIDER_REDIRECTS.find((f) => f.name === 'Okta (SAML app)')!;
+    expect(detectWall({ status: 302, headers: {}, url: trailOf(okta)[0], finalUrl: trailOf(okta)[1] })).toBe('identity-provider');
+  });
+
+  it("the page the link led to (signInFrom): before the first sign-in URL of the trail, through a short link and a site's own hops", () => {
+    const sp = IDENTITY_PROVIDER_REDIRECTS.find((f) => f.name === 'SharePoint Online')!;
+    expect(signInFrom(trailOf(sp))).toBe(at(sp.host, sp.path));
+    expect(signInWallSite('identity-provider', trailOf(sp))).toBe('elsewhere');
+    // A short link to a page whose site signs in on its own host: that site's, not the short link's.
+    const short = ['https://bit.example/x', 'https://github.com/settings/profile', 'https://github.com/login?return_to=%2Fsettings%2Fprofile'];
+    expect(signInFrom(short)).toBe('https://github.com/settings/profile');
+    expect(signInWallSite('identity-provider', short)).toBe('same-site');
+    const viaShort = { status: 200, headers: {}, url: short[0], finalUrl: 'https://wiki.example-corp.test/login?next=%2Fpages%2F42' };
+    expect(detectWall({ ...viaShort, trail: [short[0], 'https://wiki.example-corp.test/pages/42', viaShort.finalUrl] })).toBe('login-redirect');
+    // Google Docs signs in on accounts.google.com: the same site (google.com), the sign-in page's name and icon.
+    const docs = IDENTITY_PROVIDER_REDIRECTS[0];
+    expect(signInWallSite('identity-provider', trailOf(docs))).toBe('same-site');
+  });
+
+  it("the providers' real paths (docs/proxy.md), and what is none of theirs", () => {
+    for (const url of [
+      'https://accounts.google.com/accountchooser/signinchooser?continue=https%3A%2F%2Fmyaccount.google.com%2F&flowName=GlifWebSignIn',
+      'https://accounts.google.com/signin/v2/identifier?continue=x&flowName=GlifWebSignIn&flowEntry=ServiceLogin',
+      'https://accounts.google.com/o/oauth2/v2/auth?client_id=x&redirect_uri=y&response_type=code&scope=openid',
+      'https://login.microsoftonline.com/contoso.onmicrosoft.com/wsfed?wa=wsignin1.0&wtrealm=urn%3asharepoint',
+      'https://login.windows.net/common/oauth2/authorize?client_id=x',
+      'https://acme.okta.com/oauth2/v1/authorize?client_id=x&response_type=code',
+      'https://acme.okta.com/login/login.htm?fromURI=%2Foauth2%2Fv1%2Fauthorize%2Fredirect%3Fokta_key%3Dabc',
+      'https://tenant.auth0.com/login?state=abc&client=def&protocol=oauth2',
+      'https://account.apple.com/sign-in',
+      'https://acme.slack.com/?redir=%2Ffiles-pri%2FT1-F1%2Fplan.pdf',
+    ])
+      expect([url, identityProvider(url)]).toEqual([url, expect.any(String)]);
+    for (const url of ['https://acme.slack.com/', 'https://slack.com/intl/en-gb/', 'https://login.microsoftonline.net/x', 'https://www.apple.com/sign-in-news'])
+      expect([url, identityProvider(url)]).toEqual([url, undefined]);
   });
 
   it('the five platforms keep their own login walls', () => {

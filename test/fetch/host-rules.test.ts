@@ -8,7 +8,7 @@
 import { ConfigError, configWarnings, loadConfig } from '../../lib/config';
 import { LinkNotAllowedError } from '../../lib/errors';
 import { FetchFailure } from '../../lib/fetch/fetch-failure';
-import { hostRulesOf, readHostRules } from '../../lib/fetch/host-rules';
+import { HostRules, hostRulesOf, readHostRules, showHostRules, withProxyHosts } from '../../lib/fetch/host-rules';
 import { proxyPolicyFrom, RouteState, routeViaProxy } from '../../lib/fetch/proxy-route';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher } from '../helpers/service';
@@ -109,6 +109,54 @@ describe('the former host lists: entries of the same table, with a warning', () 
     expect(await via('www.shop.example')).toBe(true);
     expect(await via('www.amazon.com')).toBe(true);
     expect(await via('example.org')).toBe(false);
+  });
+});
+
+describe('a proxy host list written as rules of the table (withProxyHosts, what the CDK construct writes)', () => {
+  const RULES = [
+    '',
+    'intranet.example=deny;*=allow',
+    'amazon.com=allow;*=deny',
+    '*.amazon.com=render;photos.example=metadata-only',
+    'amazon.com/gp/=deny;amazon.com=render',
+    'smile.amazon.com=no-embed;*.example=metadata-only',
+    '*.shop.example=render;shop.example/cart/=deny;*=metadata-only',
+    'www.reddit.com=proxy,render;reddit.com=allow',
+  ];
+  const HOSTS = [['amazon.com'], ['*.amazon.com', 'shop.example'], ['www.reddit.com', '.reddit.com'], ['a.shop.example']];
+  const URLS = [
+    'https://amazon.com/dp/1',
+    'https://www.amazon.com/gp/cart',
+    'https://amazon.com/gp/x',
+    'https://smile.amazon.com/',
+    'https://shop.example/cart/1',
+    'https://a.shop.example/item',
+    'https://b.shop.example/cart/2',
+    'https://photos.example/p',
+    'https://intranet.example/',
+    'https://www.reddit.com/r/x',
+    'https://old.reddit.com/r/x',
+    'https://elsewhere.test/',
+  ];
+
+  test.each(RULES.flatMap((r) => HOSTS.map((h) => [r, h.join(',')])))(
+    'rules "%s" with the hosts %s: the same verdict as the former list, for every URL',
+    (text, hosts) => {
+      const rules = loadConfig({ LINKPREVIEW_HOST_RULES: text }).hostRules;
+      const former = hostRulesOf({ hostRules: rules, proxyHosts: hosts.split(',') });
+      // Written as the variable's text and read back, as the functions read it.
+      const written = readHostRules(showHostRules(withProxyHosts(rules, hosts.split(','))));
+      if (typeof written === 'string') throw new Error(written);
+      const merged = new HostRules(written);
+      for (const url of URLS) expect([url, [...merged.verdict(url).actions].sort()]).toEqual([url, [...former.verdict(url).actions].sort()]);
+    },
+  );
+
+  test('the rules read as an operator would write them: a narrowed copy before a wider rule, the hosts last', () => {
+    const rules = loadConfig({ LINKPREVIEW_HOST_RULES: 'intranet.example=deny;*.example=render;*=allow' }).hostRules;
+    expect(showHostRules(withProxyHosts(rules, ['shop.example', 'amazon.com']))).toBe(
+      'intranet.example=deny;shop.example=render,proxy;*.example=render;shop.example=allow,proxy;amazon.com=allow,proxy;*=allow;shop.example=proxy;amazon.com=proxy',
+    );
   });
 });
 

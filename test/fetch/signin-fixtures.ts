@@ -6,15 +6,25 @@
  */
 import { html } from '../helpers/fixture-server';
 
-/** A link that redirects to a sign-in page: the link's host and path, and where it redirects (host and path with its query). */
+/**
+ * A link that redirects to a sign-in page: the link's host and path, the hops it goes through on
+ * the way (`via`, each a redirect), and the sign-in page it ends on (host and path with its query).
+ */
 export interface SignInFixture {
   name: string;
   host: string;
   path: string;
+  via?: { host: string; path: string }[];
   to: { host: string; path: string };
 }
 
-/** Each identity provider's real redirect shape (the link's own host, then the provider's sign-in URL). */
+/**
+ * Each identity provider's redirect shape (the link's own host, then the provider's sign-in URL),
+ * as public traces show it (docs/proxy.md cites them): the Google Docs ServiceLogin URL, SharePoint
+ * Online's Authenticate.aspx and _forms hops before Entra ID, a Jira Cloud site's own /login hop
+ * before id.atlassian.com, an Okta SAML app before its classic sign-in page, Auth0's /authorize
+ * before Universal Login, a Slack workspace's root with `redir`, Dropbox's `cont`, GitHub's `return_to`.
+ */
 export const IDENTITY_PROVIDER_REDIRECTS: SignInFixture[] = [
   {
     name: 'Google Docs',
@@ -22,22 +32,41 @@ export const IDENTITY_PROVIDER_REDIRECTS: SignInFixture[] = [
     path: '/document/d/1AbCdEf/edit',
     to: {
       host: 'accounts.google.com',
-      path: '/ServiceLogin?service=wise&passive=1209600&continue=https://docs.google.com/document/d/1AbCdEf/edit&followup=https://docs.google.com/document/d/1AbCdEf/edit&ltmpl=docs',
+      path: '/ServiceLogin?service=wise&passive=1209600&osid=1&continue=https://docs.google.com/document/d/1AbCdEf/edit&followup=https://docs.google.com/document/d/1AbCdEf/edit&ltmpl=docs',
     },
   },
   {
     name: 'Google Drive (v3 sign-in)',
     host: 'drive.google.com',
     path: '/file/d/1XyZ/view',
-    to: { host: 'accounts.google.com', path: '/v3/signin/identifier?continue=https%3A%2F%2Fdrive.google.com%2Ffile%2Fd%2F1XyZ%2Fview&flowName=GlifWebSignIn' },
+    to: {
+      host: 'accounts.google.com',
+      path: '/v3/signin/identifier?continue=https%3A%2F%2Fdrive.google.com%2Ffile%2Fd%2F1XyZ%2Fview&followup=https%3A%2F%2Fdrive.google.com%2Ffile%2Fd%2F1XyZ%2Fview&passive=1209600&service=wise&flowName=GlifWebSignIn&flowEntry=ServiceLogin',
+    },
   },
   {
-    name: 'SharePoint',
+    name: 'SharePoint Online',
     host: 'contoso.sharepoint.com',
     path: '/sites/team/Shared%20Documents/plan.docx',
+    via: [
+      { host: 'contoso.sharepoint.com', path: '/_layouts/15/Authenticate.aspx?Source=%2Fsites%2Fteam%2FShared%2520Documents%2Fplan%2Edocx' },
+      {
+        host: 'contoso.sharepoint.com',
+        path: '/_forms/default.aspx?ReturnUrl=%2f_layouts%2f15%2fAuthenticate.aspx%3fSource%3d%252Fsites%252Fteam%252FShared%252520Documents%252Fplan%252Edocx&Source=cookie',
+      },
+    ],
     to: {
       host: 'login.microsoftonline.com',
-      path: '/72f988bf-86f1-41af-91ab-2d7cd011db47/oauth2/authorize?client_id=00000003-0000-0ff1-ce00-000000000000&response_mode=form_post&response_type=code%20id_token&resource=00000003-0000-0ff1-ce00-000000000000&redirect_uri=https%3A%2F%2Fcontoso.sharepoint.com%2F_forms%2Fdefault.aspx',
+      path: '/72f988bf-86f1-41af-91ab-2d7cd011db47/oauth2/authorize?client_id=00000003-0000-0ff1-ce00-000000000000&response_mode=form_post&response_type=code%20id_token&resource=00000003-0000-0ff1-ce00-000000000000&scope=openid&nonce=638000000000000000.N2Y&redirect_uri=https%3A%2F%2Fcontoso.sharepoint.com%2F_forms%2Fdefault.aspx&state=OD0w',
+    },
+  },
+  {
+    name: 'an Entra ID app (v2.0)',
+    host: 'reports.contoso-apps.example',
+    path: '/dashboards/7',
+    to: {
+      host: 'login.microsoftonline.com',
+      path: '/common/oauth2/v2.0/authorize?client_id=22c49a0d-d21c-4792-aed1-8f163c982546&response_type=code&redirect_uri=https%3A%2F%2Freports.contoso-apps.example%2Fsignin-oidc&response_mode=form_post&scope=openid%20profile&state=abc',
     },
   },
   {
@@ -47,40 +76,66 @@ export const IDENTITY_PROVIDER_REDIRECTS: SignInFixture[] = [
     to: { host: 'login.live.com', path: '/login.srf?wa=wsignin1.0&wreply=https%3A%2F%2Fonedrive.live.com%2Fedit.aspx%3Fresid%3DABC%21123' },
   },
   {
-    name: 'Jira',
+    name: 'Jira Cloud',
     host: 'acme.atlassian.net',
     path: '/browse/OPS-42',
-    to: { host: 'id.atlassian.com', path: '/login?application=jira&continue=https%3A%2F%2Facme.atlassian.net%2Fbrowse%2FOPS-42' },
+    via: [{ host: 'acme.atlassian.net', path: '/login?redirectCount=1&dest-url=%2Fbrowse%2FOPS-42&application=jira' }],
+    to: {
+      host: 'id.atlassian.com',
+      path: '/login?continue=https%3A%2F%2Facme.atlassian.net%2Flogin%3FredirectCount%3D1%26dest-url%3D%252Fbrowse%252FOPS-42%26application%3Djira&application=jira',
+    },
   },
   {
-    name: 'Okta',
+    name: 'Okta (SAML app)',
     host: 'wiki.acme-corp.example',
     path: '/display/ENG/Runbook',
-    to: { host: 'acme.okta.com', path: '/login/login.htm?fromURI=%2Fapp%2Facme_wiki_1%2Fexk1a2b3c%2Fsso%2Fsaml' },
+    via: [{ host: 'acme.okta.com', path: '/app/acme_wiki_1/exk1a2b3c/sso/saml?SAMLRequest=fVJdU4JAFP0rzL7LApXkjjhD' }],
+    to: { host: 'acme.okta.com', path: '/login/login.htm?fromURI=%2Fapp%2Facme_wiki_1%2Fexk1a2b3c%2Fsso%2Fsaml%3FSAMLRequest%3DfVJdU4JAFP0rzL7LApXkjjhD' },
+  },
+  {
+    name: 'Okta (OIDC)',
+    host: 'tickets.acme-corp.example',
+    path: '/queue/4',
+    to: {
+      host: 'acme.okta.com',
+      path: '/oauth2/default/v1/authorize?client_id=0oa1b2c3d4&response_type=code&scope=openid%20profile&redirect_uri=https%3A%2F%2Ftickets.acme-corp.example%2Fcallback&state=xyz',
+    },
   },
   {
     name: 'Auth0',
     host: 'app.tool.example',
     path: '/projects/7',
-    to: { host: 'tool.eu.auth0.com', path: '/authorize?response_type=code&client_id=abc&redirect_uri=https%3A%2F%2Fapp.tool.example%2Fcallback&state=xyz' },
+    via: [
+      {
+        host: 'tool.eu.auth0.com',
+        path: '/authorize?response_type=code&client_id=abc&redirect_uri=https%3A%2F%2Fapp.tool.example%2Fcallback&scope=openid%20profile&state=xyz',
+      },
+    ],
+    to: { host: 'tool.eu.auth0.com', path: '/u/login?state=hKFo2SBqT0x' },
   },
   {
-    name: 'Apple',
-    host: 'www.icloud.com',
-    path: '/notes/0aBcDeF',
-    to: { host: 'appleid.apple.com', path: '/auth/authorize?client_id=com.apple.icloud&redirect_uri=https%3A%2F%2Fwww.icloud.com&response_type=code' },
+    name: 'Sign in with Apple',
+    host: 'notes.example-app.test',
+    path: '/n/0aBcDeF',
+    to: {
+      host: 'appleid.apple.com',
+      path: '/auth/authorize?client_id=com.example.notes.web&redirect_uri=https%3A%2F%2Fnotes.example-app.test%2Fauth%2Fapple&response_type=code%20id_token&scope=name%20email&response_mode=form_post&state=9f1',
+    },
   },
   {
     name: 'Apple (idmsa)',
     host: 'developer.apple.com',
-    path: '/account/resources/certificates/list',
-    to: { host: 'idmsa.apple.com', path: '/IDMSWebAuth/signin?appIdKey=891bd3417a7776362562d2197f89480a8547b108fd934911bcbea0110d07f757&path=%2Faccount%2F' },
+    path: '/account/',
+    to: {
+      host: 'idmsa.apple.com',
+      path: '/IDMSWebAuth/signin?appIdKey=891bd3417a7776362562d2197f89480a8547b108fd934911bcbea0110d07f757&path=%2Faccount%2F&rv=1',
+    },
   },
   {
-    name: 'Slack',
+    name: 'Slack (a workspace)',
     host: 'acme.slack.com',
     path: '/archives/C01ABCDEF/p1700000000000100',
-    to: { host: 'acme.slack.com', path: '/signin?redir=%2Farchives%2FC01ABCDEF%2Fp1700000000000100' },
+    to: { host: 'acme.slack.com', path: '/?redir=%2Farchives%2FC01ABCDEF%2Fp1700000000000100' },
   },
   {
     name: 'Slack (slack.com)',
@@ -97,21 +152,21 @@ export const IDENTITY_PROVIDER_REDIRECTS: SignInFixture[] = [
   {
     name: 'Dropbox',
     host: 'www.dropbox.com',
-    path: '/home/Plans/q3.pdf',
-    to: { host: 'www.dropbox.com', path: '/login?cont=https%3A%2F%2Fwww.dropbox.com%2Fhome%2FPlans%2Fq3.pdf' },
+    path: '/home/Plans?preview=q3.pdf',
+    to: { host: 'www.dropbox.com', path: '/login?cont=https%3A%2F%2Fwww.dropbox.com%2Fhome%2FPlans%3Fpreview%3Dq3.pdf' },
   },
   {
     name: 'Figma',
     host: 'www.figma.com',
     path: '/design/AbC123/Private-file',
-    to: { host: 'www.figma.com', path: '/login?redirect_uri=%2Fdesign%2FAbC123%2FPrivate-file' },
+    to: { host: 'www.figma.com', path: '/login?cont=%2Fdesign%2FAbC123%2FPrivate-file' },
   },
-  { name: 'Zoom', host: 'us02web.zoom.us', path: '/rec/share/AbCdEf.123', to: { host: 'zoom.us', path: '/signin' } },
+  { name: 'Zoom', host: 'us02web.zoom.us', path: '/rec/share/AbCdEf.123', to: { host: 'us02web.zoom.us', path: '/signin' } },
   {
     name: 'GitHub',
     host: 'github.com',
-    path: '/orgs/acme/projects/3',
-    to: { host: 'github.com', path: '/login?return_to=https%3A%2F%2Fgithub.com%2Forgs%2Facme%2Fprojects%2F3' },
+    path: '/settings/profile',
+    to: { host: 'github.com', path: '/login?return_to=https%3A%2F%2Fgithub.com%2Fsettings%2Fprofile' },
   },
   { name: 'GitLab', host: 'gitlab.com', path: '/acme/private-repo/-/issues/12', to: { host: 'gitlab.com', path: '/users/sign_in' } },
 ];
@@ -154,6 +209,16 @@ export const SAME_SITE_REDIRECTS: SignInFixture[] = [
     host: 'portal.example-bank.test',
     path: '/statements/2026-10',
     to: { host: 'portal.example-bank.test', path: '/Account/Login.aspx?ReturnUrl=%2fstatements%2f2026-10' },
+  },
+  {
+    name: 'SharePoint (on premises) /_forms/default.aspx?ReturnUrl=',
+    host: 'portal.example-corp.test',
+    path: '/sites/hr/Pages/Policy.aspx',
+    via: [{ host: 'portal.example-corp.test', path: '/_layouts/15/Authenticate.aspx?Source=%2Fsites%2Fhr%2FPages%2FPolicy%2Easpx' }],
+    to: {
+      host: 'portal.example-corp.test',
+      path: '/_forms/default.aspx?ReturnUrl=%2f_layouts%2f15%2fAuthenticate.aspx%3fSource%3d%252Fsites%252Fhr%252FPages%252FPolicy%252Easpx&Source=%2Fsites%2Fhr%2FPages%2FPolicy%2Easpx',
+    },
   },
   {
     name: '/wp-login.php?redirect_to=',

@@ -6,7 +6,8 @@
  * fields and leaves nothing in the asset store. Every name is the one loopback fixture: its request
  * log (by Host) proves what was never asked.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../lib/config';
 import type { Resolver } from '../../lib/fetch/address-guard';
@@ -19,6 +20,8 @@ jest.setTimeout(30_000);
 const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
 
 let site: FixtureServer;
+let contentImage: Buffer;
+let ownImage: Buffer;
 const at = (host: string, p: string) => `http://${host}:${site.port}${p}`;
 /** `host/path` of every request the fixture saw. */
 const asked = () => site.requests.map((r) => `${String(r.headers.host).split(':')[0]}${r.url}`);
@@ -40,6 +43,18 @@ beforeAll(async () => {
     res.end();
   });
   site.route('/og.png', { headers: { 'content-type': 'image/png' }, body: image });
+  // An article whose content images are on two hosts: its own (news.test) and a metadata-only one (photos.test).
+  contentImage = await png(820, 540, { r: 200, g: 80, b: 40 });
+  ownImage = await png(760, 500, { r: 40, g: 160, b: 90 });
+  site.route('/content.png', { headers: { 'content-type': 'image/png' }, body: contentImage });
+  site.route('/own.png', { headers: { 'content-type': 'image/png' }, body: ownImage });
+  const words = (n: number) => `<p>${'The harbour wall was rebuilt stone by stone over the winter. '.repeat(n)}</p>`;
+  site.route('/article-images', {
+    body: html(
+      '<title>The harbour wall</title><meta name="description" content="How the wall was rebuilt.">',
+      `<article><h1>The harbour wall</h1>${words(12)}<figure><img src="${at('photos.test', '/content.png')}" width="820" height="540" alt="The wall at dawn"><figcaption>The wall at dawn.</figcaption></figure>${words(12)}<img src="${at('news.test', '/own.png')}" width="760" height="500" alt="The crane">${words(12)}</article>`,
+    ),
+  });
   site.route('/favicon.png', { headers: { 'content-type': 'image/png' }, body: icon });
   site.route('/manifest.json', { headers: { 'content-type': 'application/manifest+json' }, body: '{"name":"Photos"}' });
 });
@@ -56,7 +71,9 @@ async function preview(rules: string, link: string) {
   const h = handler(rules);
   try {
     const res = await h.post(JSON.stringify({ link }));
-    return { res, files: filesUnder(h.config.dataDir) };
+    const files = filesUnder(h.config.dataDir);
+    const pageHtml = files.find((f) => f.endsWith('page.html'));
+    return { res, files, pageHtml: pageHtml && readFileSync(path.join(h.config.dataDir, pageHtml), 'utf8') };
   } finally {
     h.cleanup();
   }
@@ -140,5 +157,29 @@ describe('metadata-only', () => {
     expect(res.json.page).toBeDefined();
     expect(askedHost('photos.test').filter((a) => /\.png$/.test(a))).toEqual([]);
     expect(files.length).toBeGreaterThan(0);
+  });
+
+  test("an article's image on a metadata-only host: left out of its page versions, never downloaded, no copy in the asset store", async () => {
+    const digest = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    // Without the rule, both content images are hosted inside the versions (what the rule takes away).
+    const plain = await preview('', at('news.test', '/article-images'));
+    expect(plain.files.some((f) => f.includes(digest(contentImage)))).toBe(true);
+    expect(plain.pageHtml?.match(/<img /g)).toHaveLength(2);
+    expect(asked()).toContain('photos.test/content.png');
+
+    site.requests.length = 0;
+    const { res, files, pageHtml } = await preview('photos.test=metadata-only', at('news.test', '/article-images'));
+    expect(res.json).toMatchObject({ ok: true, title: 'The harbour wall' });
+    expect(res.json.page?.htmlUrl).toBeDefined();
+    // The store has the versions and the site's own image, nothing of the metadata-only host's.
+    expect(files.some((f) => f.includes(digest(ownImage)))).toBe(true);
+    expect(files.some((f) => f.includes(digest(contentImage)))).toBe(false);
+    expect(asked()).toContain('news.test/own.png');
+    expect(askedHost('photos.test')).toEqual([]);
+    // The versions: the <img> removed (its figure too, the caption kept as text), no address of that host left.
+    expect(pageHtml).toBeDefined();
+    expect(pageHtml).not.toMatch(/photos\.test/);
+    expect(pageHtml).toMatch(/<img [^>]*src="http:\/\/assets\.test\/assets\/[0-9a-f]{64}\/medium\.webp"/);
+    expect(pageHtml?.match(/<img /g)).toHaveLength(1);
   });
 });

@@ -5,8 +5,12 @@
  * `fallback` mode, is asked again through it; a 401 asking for credentials; captcha pages with 200
  * and 503; and the pages that must not count.
  */
-import type http from 'node:http';
+import { loadConfig } from '../../lib/config';
+import { identityProvider } from '../../lib/extract/walls';
 import type { Resolver } from '../../lib/fetch/address-guard';
+import { PLATFORMS } from '../../lib/platforms/index';
+import { createRegistry } from '../../lib/platforms/registry';
+import type { Platform } from '../../lib/platforms/types';
 import {
   BASIC_AUTH_401,
   IDENTITY_PROVIDER_REDIRECTS,
@@ -17,7 +21,7 @@ import {
   signInPage,
 } from '../fetch/signin-fixtures';
 import { walled } from '../fetch/wall-fixtures';
-import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
+import { type FixtureServer, html, type RouteHandler, startFixtureServer } from '../helpers/fixture-server';
 import { type ForwardProxy, startForwardProxy, viaProxy } from '../helpers/forward-proxy';
 import { createTestHandler } from '../helpers/service';
 import { png } from '../platforms/harness';
@@ -29,30 +33,92 @@ const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
 let site: FixtureServer;
 let proxy: ForwardProxy;
 const seen: string[] = [];
+/** `host/path` of every request the fixture saw. */
+const asked = () => site.requests.map((r) => `${String(r.headers.host).split(':')[0]}${r.url}`);
 
-const redirectTo = (f: SignInFixture) => (_req: http.IncomingMessage, res: http.ServerResponse) => {
-  res.writeHead(302, { location: `http://${f.to.host}:${site.port}${f.to.path}`, 'content-type': 'text/html' });
-  res.end();
+/** Routes by host and path: `on(host, path, handler)`; a path asked on another host falls to `fallback` (404). */
+const byHost = new Map<string, Map<string, RouteHandler>>();
+function on(host: string, path: string, handler: RouteHandler): void {
+  const p = path.split('?')[0].split('#')[0];
+  let hosts = byHost.get(p);
+  if (!hosts) {
+    const table = new Map<string, RouteHandler>();
+    byHost.set(p, table);
+    hosts = table;
+    site.route(p, (req, res) => (table.get(String(req.headers.host).split(':')[0]) ?? notFound)(req, res));
+  }
+  hosts.set(host, handler);
+}
+const notFound: RouteHandler = (_req, res) => {
+  res.writeHead(404, { 'content-type': 'text/html' });
+  res.end('<title>Not found</title>');
 };
+const redirectTo =
+  (to: { host: string; path: string }): RouteHandler =>
+  (_req, res) => {
+    res.writeHead(302, { location: `http://${to.host}:${site.port}${to.path}`, 'content-type': 'text/html' });
+    res.end();
+  };
 const answer =
-  (status: number, body: string, headers: Record<string, string> = {}) =>
-  (_req: http.IncomingMessage, res: http.ServerResponse) => {
+  (status: number, body: string, headers: Record<string, string> = {}): RouteHandler =>
+  (_req, res) => {
     res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers });
     res.end(body);
   };
+/** A sign-in chain on its real hosts: the link, each hop, and the sign-in page, named as its provider names itself. */
+function chain(f: SignInFixture, signInName: string): void {
+  const hops = [f, ...(f.via ?? []), f.to];
+  for (let i = 0; i < hops.length - 1; i++) on(hops[i].host, hops[i].path, redirectTo(hops[i + 1]));
+  on(f.to.host, f.to.path, answer(200, signInPage(signInName)));
+}
+
+/** The sites of the identity providers' links whose sign-in is elsewhere, and the name each record gets. */
+const OWN_SITES: Record<string, string> = {
+  'SharePoint Online': 'contoso.sharepoint.com', // its home page signs in too: the host
+  'an Entra ID app (v2.0)': 'Contoso Reports', // its public home page's name
+  'Jira Cloud': 'acme.atlassian.net',
+  'Okta (SAML app)': 'Acme Wiki', // the test's own platform on that host
+  'Okta (OIDC)': 'tickets.acme-corp.example',
+  Auth0: 'app.tool.example',
+  'Sign in with Apple': 'notes.example-app.test',
+};
+
+/** A platform of the test's own on the wiki's host: its name is the site's. */
+const wiki: Platform = {
+  name: 'acmewiki',
+  siteName: 'Acme Wiki',
+  home: 'https://wiki.acme-corp.example',
+  match: () => undefined,
+  extract: async () => undefined,
+};
+const platforms = createRegistry([...PLATFORMS, wiki]);
 
 beforeAll(async () => {
   site = await startFixtureServer();
   proxy = await startForwardProxy({});
   const icon = await png(64, 64);
-  site.route('/favicon.png', (_req, res) => {
+  const png64: RouteHandler = (_req, res) => {
     res.writeHead(200, { 'content-type': 'image/png' });
     res.end(icon);
-  });
-  for (const f of [...IDENTITY_PROVIDER_REDIRECTS, ...SAME_SITE_REDIRECTS]) {
-    site.route(f.path.split('?')[0], redirectTo(f));
-    site.route(f.to.path.split('?')[0], answer(200, signInPage('Example Site')));
-  }
+  };
+  site.route('/favicon.png', png64);
+  site.route('/favicon.ico', png64);
+  site.route('/brand.png', png64);
+  for (const f of IDENTITY_PROVIDER_REDIRECTS) chain(f, identityProvider(`https://${f.to.host}${f.to.path}`) ?? 'Sign in');
+  for (const f of SAME_SITE_REDIRECTS) chain(f, 'Example Site');
+  // The sites' home pages: SharePoint's signs in too; the reports app's is public.
+  on('contoso.sharepoint.com', '/', redirectTo(IDENTITY_PROVIDER_REDIRECTS.find((f) => f.name === 'SharePoint Online')!.to));
+  on(
+    'reports.contoso-apps.example',
+    '/',
+    answer(
+      200,
+      html(
+        '<title>Contoso Reports</title><meta property="og:site_name" content="Contoso Reports"><link rel="icon" href="/brand.png">',
+        '<p>Sign in to see the reports.</p>',
+      ),
+    ),
+  );
   // A same-site sign-in redirect to direct requests; the real page through the proxy.
   const real = answer(200, html('<title>The team page</title><meta name="description" content="What members read.">', '<p>Members only.</p>'));
   site.route('/walled/team', (req, res) => {
@@ -66,7 +132,8 @@ beforeAll(async () => {
   site.route(BASIC_AUTH_401.path, answer(BASIC_AUTH_401.status, BASIC_AUTH_401.body, BASIC_AUTH_401.headers));
   for (const c of ROBOT_CHECKS) site.route(c.path, answer(c.status, c.body));
   site.route(ROBOT_ARTICLE.path, answer(200, ROBOT_ARTICLE.body));
-  site.route('/login', answer(200, signInPage('Example Site')));
+  on('wiki.example-corp.test', '/login', answer(200, signInPage('Example Site')));
+  on('www.example-team.test', '/login', answer(200, signInPage('Example Team')));
   site.route('/2026/11/why-login-pages-fail', answer(200, html('<title>Why login pages fail</title>', `<article><p>${'Words. '.repeat(50)}</p></article>`)));
 });
 
@@ -74,9 +141,12 @@ afterAll(async () => {
   await site.close();
   await proxy.close();
 });
+beforeEach(() => {
+  site.requests.length = 0;
+});
 
 async function preview(link: string, config: Record<string, unknown> = {}) {
-  const h = createTestHandler({ config, resolver });
+  const h = createTestHandler({ config, resolver, platforms });
   try {
     return await h.post(JSON.stringify({ link }));
   } finally {
@@ -88,11 +158,48 @@ const url = (host: string, path: string) => `http://${host}:${site.port}${path}`
 test.each(IDENTITY_PROVIDER_REDIRECTS.map((f) => [f.name, f]))('a redirect to %s sign-in: ok:false, LOGIN_REQUIRED, no sign-in card', async (_name, f) => {
   const res = await preview(url(f.host, f.path));
   expect(res.statusCode).toBe(200);
-  expect(res.json).toMatchObject({ ok: false, status: 200, redirected: true });
+  expect(res.json).toMatchObject({ ok: false, status: 200, redirected: true, redirectionCount: 1 + (f.via?.length ?? 0) });
   expect(res.json.title ?? '').not.toMatch(/sign in/i);
   expect(res.json.description ?? '').not.toMatch(/sign in/i);
   expect(res.json.image).toBeUndefined();
   expect(res.headers['x-linklens-upstream-error']).toBe('LOGIN_REQUIRED');
+  // The site's name and icon: the link's own site's when the sign-in is elsewhere, else the sign-in page's (the site's own).
+  const provider = identityProvider(`https://${f.to.host}${f.to.path}`);
+  expect(res.json.siteName).toBe(OWN_SITES[f.name] ?? provider);
+  expect(res.json.icon?.url).toMatch(/^http:\/\/assets\.test\//);
+  if (OWN_SITES[f.name]) {
+    // Nothing of the identity provider's page but its status: nothing of its host was asked but the chain itself.
+    const hops = [f, ...(f.via ?? []), f.to].map((h) => `${h.host}${h.path}`);
+    expect(asked().filter((a) => a.startsWith(`${f.to.host}/`) && !hops.includes(a))).toEqual([]);
+  }
+});
+
+test("another site's sign-in: the icon is the link's own site's (its home page's, else its /favicon.ico), never the provider's", async () => {
+  const sp = IDENTITY_PROVIDER_REDIRECTS.find((f) => f.name === 'SharePoint Online')!;
+  await preview(url(sp.host, sp.path));
+  expect(asked()).toContain('contoso.sharepoint.com/'); // its home, which signs in too
+  expect(asked()).toContain('contoso.sharepoint.com/favicon.ico');
+  site.requests.length = 0;
+  const app = IDENTITY_PROVIDER_REDIRECTS.find((f) => f.name === 'an Entra ID app (v2.0)')!;
+  await preview(url(app.host, app.path));
+  expect(asked()).toContain('reports.contoso-apps.example/brand.png');
+  expect(asked().filter((a) => a.startsWith('login.microsoftonline.com/') && !a.includes('/oauth2/'))).toEqual([]);
+});
+
+test("another site's sign-in on a metadata-only host: the site's name, no icon asked or stored; a denied home page is never asked", async () => {
+  const sp = IDENTITY_PROVIDER_REDIRECTS.find((f) => f.name === 'SharePoint Online')!;
+  const rules = loadConfig({ LINKPREVIEW_HOST_RULES: 'contoso.sharepoint.com=metadata-only' }).hostRules;
+  const res = await preview(url(sp.host, sp.path), { hostRules: rules });
+  expect(res.json).toMatchObject({ ok: false, siteName: 'contoso.sharepoint.com' });
+  expect(res.json.icon).toBeUndefined();
+  expect(asked()).not.toContain('contoso.sharepoint.com/favicon.ico');
+  site.requests.length = 0;
+  const app = IDENTITY_PROVIDER_REDIRECTS.find((f) => f.name === 'an Entra ID app (v2.0)')!;
+  const homeDenied = loadConfig({ LINKPREVIEW_HOST_RULES: 'reports.contoso-apps.example/dashboards/=allow;reports.contoso-apps.example=deny' }).hostRules;
+  const r2 = await preview(url(app.host, app.path), { hostRules: homeDenied });
+  expect(r2.json).toMatchObject({ ok: false, siteName: 'reports.contoso-apps.example' });
+  expect(r2.json.icon).toBeUndefined();
+  expect(asked().filter((a) => a.startsWith('reports.contoso-apps.example/'))).toEqual(['reports.contoso-apps.example/dashboards/7']);
 });
 
 test.each(SAME_SITE_REDIRECTS.map((f) => [f.name, f]))(
