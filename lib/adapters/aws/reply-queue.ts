@@ -138,18 +138,21 @@ export class ReplyInbox {
 
   /**
    * Hands each reply to `jobIds` of `requestId` to `onReply` as it arrives; resolves once every one
-   * has replied or at `deadline`, whichever comes first.
+   * has replied, at `deadline`, or when `signal` aborts (the results came another way), whichever
+   * comes first.
    */
-  wait(requestId: string, jobIds: Iterable<string>, deadline: number, onReply: (reply: JobReply) => void): Promise<void> {
+  wait(requestId: string, jobIds: Iterable<string>, deadline: number, onReply: (reply: JobReply) => void, signal?: AbortSignal): Promise<void> {
     const pending = new Set(jobIds);
-    if (pending.size === 0 || this.now() >= deadline) return Promise.resolve();
+    if (pending.size === 0 || this.now() >= deadline || signal?.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => finish(), Math.max(0, deadline - this.now()));
       const finish = () => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', finish);
         this.waiters.delete(waiter);
         resolve();
       };
+      signal?.addEventListener('abort', finish, { once: true });
       const waiter: Waiter = { requestId, pending, deadline, onReply, done: finish };
       this.waiters.add(waiter);
       void this.loop();

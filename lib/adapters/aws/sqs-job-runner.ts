@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../../errors.js';
 import type { RouteHint } from '../../fetch/proxy-route.js';
@@ -73,6 +74,14 @@ export interface PollSchedule {
   /** The first poll of a kind that never finishes sooner (a screenshot: a browser page load), over its spec's `firstPollMs`. */
   firstPollMs?: Partial<Record<JobKind, number>>;
 }
+
+/**
+ * With a reply queue, the S3 fallback (a reply the worker could not send: its result is in S3)
+ * looks for late results once half-way to the deadline and once this long before it; not at all
+ * in a wait shorter than REPLY_FALLBACK_MIN_MS.
+ */
+export const REPLY_FALLBACK_LEAD_MS = 750;
+const REPLY_FALLBACK_MIN_MS = 500;
 
 export const DEFAULT_POLL: Required<PollSchedule> = {
   initialMs: 20,
@@ -190,26 +199,75 @@ export class SqsJobRunner implements JobRunner {
     const pending = new Set(jobs.map((j) => j.id));
     const reads: Promise<void>[] = [];
     const inbox = required(this.options.replies, 'the reply queue');
-    await inbox.wait(requestId, pending, deadline, (reply) => {
-      if (!('resultKey' in reply)) {
-        pending.delete(reply.jobId);
-        settle(reply.jobId, reply);
+    // A worker whose reply could not be sent stores the result in S3 instead: looked for there too,
+    // for the jobs still without a reply, half-way to the deadline and just before it.
+    const stop = new AbortController();
+    const fallback = this.s3Fallback(requestId, pending, deadline, settle, stop);
+    await inbox.wait(
+      requestId,
+      pending,
+      deadline,
+      (reply) => {
+        if (!pending.has(reply.jobId)) return; // found in S3 already
+        if (!('resultKey' in reply)) {
+          pending.delete(reply.jobId);
+          settle(reply.jobId, reply);
+          return;
+        }
+        reads.push(
+          this.options.blobs
+            .get(resultKey(requestId, reply.jobId))
+            .then((text) => {
+              const r = text && parseJobResult(text.toString('utf8'));
+              if (!r) throw new Error('stored result missing');
+              pending.delete(reply.jobId);
+              settle(reply.jobId, r);
+            })
+            .catch((err: Error) => this.options.log?.warn('job result read failed', { requestId, jobId: reply.jobId, error: err.message })),
+        );
+      },
+      stop.signal,
+    );
+    stop.abort();
+    await Promise.all([fallback, ...reads]);
+    return pending;
+  }
+
+  /**
+   * Looks in S3 for the results of the jobs still `pending` at two times: half-way to the
+   * deadline, and REPLY_FALLBACK_LEAD_MS before it (at most two GETs per late job, none for a job
+   * that replied). Settles what it finds; when nothing is pending any more it stops the wait.
+   */
+  private async s3Fallback(
+    requestId: string,
+    pending: Set<string>,
+    deadline: number,
+    settle: (id: string, r: JobResultObject) => void,
+    stop: AbortController,
+  ): Promise<void> {
+    const start = Date.now();
+    const times = [start + (deadline - start) / 2, deadline - REPLY_FALLBACK_LEAD_MS].filter((t) => t - start >= REPLY_FALLBACK_MIN_MS);
+    for (const at of times) {
+      try {
+        await sleep(Math.max(0, at - Date.now()), stop.signal);
+      } catch {
+        return; // the wait ended
+      }
+      await Promise.all(
+        [...pending].map(async (id) => {
+          const text = await this.options.blobs.get(resultKey(requestId, id)).catch(() => undefined);
+          const r = text && parseJobResult(text.toString('utf8'));
+          if (!r || !pending.has(id)) return;
+          pending.delete(id);
+          this.options.log?.warn('job result found in S3: its reply never came', { requestId, jobId: id });
+          settle(id, r);
+        }),
+      );
+      if (pending.size === 0) {
+        stop.abort();
         return;
       }
-      reads.push(
-        this.options.blobs
-          .get(resultKey(requestId, reply.jobId))
-          .then((text) => {
-            const r = text && parseJobResult(text.toString('utf8'));
-            if (!r) throw new Error('stored result missing');
-            pending.delete(reply.jobId);
-            settle(reply.jobId, r);
-          })
-          .catch((err: Error) => this.options.log?.warn('job result read failed', { requestId, jobId: reply.jobId, error: err.message })),
-      );
-    });
-    await Promise.all(reads);
-    return pending;
+    }
   }
 
   /** Polls S3 for each result of `jobs` on its own schedule until the deadline; returns the ids still without one. */
@@ -283,6 +341,7 @@ interface MessageOptions {
   replyTo?: string;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** `ms` later; rejects when `signal` aborts first. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return setTimeout(ms, undefined, signal ? { signal } : undefined);
 }

@@ -4,9 +4,10 @@
  * job code as the local runner (lib/jobs/registry.ts), its result sent back to the waiting preview
  * function (SqsJobRunner, beside this file) on that container's reply queue (`replyTo`,
  * lib/adapters/aws/reply-queue.ts). S3 (`jobs/<requestId>/<jobId>.json`, lib/adapters/aws/job-message.ts)
- * carries only a result too large for a message (the reply says where) and the result of a job
+ * carries only a result too large for a message (the reply says where), the result of a job
  * without a usable reply queue (none named, a foreign one, no SQS client), which the preview then
- * polls for.
+ * polls for, and the result of a reply that could not be sent (logged as an error), which the
+ * preview finds there when the reply is late.
  *
  * Each record goes through three steps, module-level functions over the state the worker shares
  * between records (Worker): `admit` (a duplicate is skipped, an expired job dropped, the job waits
@@ -353,7 +354,14 @@ async function deliver(
     if (/NonExistentQueue|QueueDoesNotExist/.test(e.name) || /does not exist/i.test(e.message)) {
       w.deps.log.warn('reply queue gone: result dropped', { requestId: body.requestId, jobId: body.jobId });
       w.count('JobReplyDropped');
-    } else throw err;
+    } else {
+      // The reply could not be sent (throttled, the network): the result goes to S3, where the
+      // waiting preview looks for a job whose reply is late (SqsJobRunner's S3 fallback). Only
+      // when S3 fails too is the record retried.
+      w.deps.log.error('reply not sent: result stored in S3', { requestId: body.requestId, jobId: body.jobId, error: e.message, errorName: e.name });
+      w.count('JobReplyFailed');
+      if (fits) await w.deps.blobs.put(key, text, { contentType: 'application/json', cacheControl: 'no-store' });
+    }
   }
   w.answered.add(key);
   if (w.answered.size > ANSWERED_MAX) w.answered.delete(w.answered.values().next().value as string);
