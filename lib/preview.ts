@@ -7,8 +7,9 @@
  * The jobs step puts the critical path first: the image and icon jobs are submitted as soon as their
  * sources are known, before the CPU-heavy page jobs; a sub-fetch holds only the fields it feeds (the
  * manifest the icons, oEmbed the fields it could still change), and the language is detected beside
- * the jobs. Every phase draws from the request's one time budget (lib/budget.ts); when it ends, the
- * record built so far is the outcome.
+ * the jobs. The record's player (lib/embed/) is found in the extract step without a fetch, and
+ * settled with the jobs without waiting for anything of its own. Every phase draws from the
+ * request's one time budget (lib/budget.ts); when it ends, the record built so far is the outcome.
  */
 import { TimeBudget } from './budget.js';
 import type { ImageSet, LinkRecord } from './contract/link.js';

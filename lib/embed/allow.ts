@@ -3,7 +3,8 @@
  * page's player meta becomes a player only on a built-in provider's player origin (and path), on
  * an origin the operator added (LINKPREVIEW_EMBED_ORIGINS), or, for a page's own metas, on the
  * link's own site. A built-in provider's address is rebuilt by its entry (YouTube's moves to its
- * no-cookie host, Twitch's gets the configured parents); the others are kept as they are, https.
+ * no-cookie host, Twitch's gets the configured parents); the others are kept as they are, https,
+ * less an autoplay parameter (a preview never starts playing by itself).
  * A host rule `no-embed` or `deny` on the player's host drops it.
  */
 import { domainOf, siteOf } from '../ids.js';
@@ -67,6 +68,16 @@ export function playerSites(ctx: LinkContext): Set<string> {
   return new Set(origins.map((o) => siteOf(new URL(o).hostname)));
 }
 
+/** A query parameter that starts a player by itself: a preview never plays before the reader asks. */
+const AUTOPLAY = /^auto_?play$/i;
+
+/** The address without its autoplay parameters (a provider's own entry builds its address itself). */
+function withoutAutoplay(src: URL): URL {
+  const url = new URL(src.href);
+  for (const key of [...url.searchParams.keys()]) if (AUTOPLAY.test(key)) url.searchParams.delete(key);
+  return url;
+}
+
 /** The player at `raw` (an iframe src, a meta's content), when the address is allowed; undefined otherwise. */
 export function playerAt(raw: string | undefined, hint: AddressHint, ctx: LinkContext, base?: string): Player | undefined {
   const src = httpsAddress(raw, base);
@@ -74,11 +85,11 @@ export function playerAt(raw: string | undefined, hint: AddressHint, ctx: LinkCo
   const provider = providerAt(src);
   let player: Player | undefined;
   if (provider) {
-    const rebuilt = provider.fromAddress ? provider.fromAddress(src, ctx) : { url: src };
+    const rebuilt = provider.fromAddress ? provider.fromAddress(src, ctx) : { url: withoutAutoplay(src) };
     if (!rebuilt) return undefined;
     player = { type: provider.type, url: rebuilt.url.href, provider: provider.name, ...sizeFor(provider.type, rebuilt.size ?? hint.size) };
   } else if (operatorOrigin(src, ctx) || (hint.ownSite && sameSite(src, hint.ownSite))) {
-    player = { type: hint.type, url: src.href, provider: hint.provider ?? domainOf(src.href), ...sizeFor(hint.type, hint.size) };
+    player = { type: hint.type, url: withoutAutoplay(src).href, provider: hint.provider ?? domainOf(src.href), ...sizeFor(hint.type, hint.size) };
   }
   return player && playerHostAllowed(ctx.config, player.url) ? player : undefined;
 }

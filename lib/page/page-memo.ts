@@ -1,8 +1,9 @@
 /**
  * The page memo: what a preview of exactly one page (its final URL, Content-Type and bytes) got
  * from its jobs, as one small JSON object under `jobs/` (private; on AWS expired with the job
- * results after a day): the record's hosted `image` and `icon`, and the `page-content` job's
- * result once its versions are complete. It is content-addressed like the images: the same bytes
+ * results after a day): the record's hosted `image` and `icon`, the `page-content` job's
+ * result once its versions are complete, and the player an oEmbed fetch for it alone gave
+ * (lib/embed/pipeline.ts). It is content-addressed like the images: the same bytes
  * give the same record, so a preview that takes its parts from here is as fresh as one that runs
  * the jobs; a page whose bytes changed in any way (a timestamp, a nonce) misses it. The hosted
  * `image` is kept whole, placeholders (dominantColor, blurhash) included.

@@ -167,3 +167,13 @@ describe("linklens's element", () => {
     expect(escapeAttribute(`&"'<>`)).toBe('&amp;&quot;&#39;&lt;&gt;');
   });
 });
+
+test('an autoplay parameter is dropped from a kept address: a preview never plays by itself', () => {
+  const config = loadConfig({ LINKPREVIEW_EMBED_ORIGINS: 'https://videos.partner.example' });
+  const kept = (src: string) => oembedPlayer(parseOEmbed(JSON.stringify({ type: 'video', html: `<iframe src="${src}"></iframe>` })), config)?.url;
+  expect(kept('https://www.loom.com/embed/0808e55f94a24992b2de488ac56d3815?autoplay=1&hide_owner=true')).toBe(
+    'https://www.loom.com/embed/0808e55f94a24992b2de488ac56d3815?hide_owner=true',
+  );
+  expect(kept('https://videos.partner.example/p/1?auto_play=true&t=3')).toBe('https://videos.partner.example/p/1?t=3');
+  expect(kept('https://www.tiktok.com/player/v1/6718335390845095173?autoplay=1')).toBe('https://www.tiktok.com/player/v1/6718335390845095173');
+});
