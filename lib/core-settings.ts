@@ -3,11 +3,13 @@
  * validation), the default and one line of docs, in the sections docs/configuration.md shows.
  * Platforms declare theirs in their own modules; lib/config.ts reads both.
  *
- * This module imports only the toolkit (and the proxy URL's and the host rules' parsers, which import nothing), so the
+ * This module imports only the toolkit (and the proxy URL's and the host rules' parsers, which import nothing, and the
+ * embedded players' section, lib/embed/settings.ts, which imports only the toolkit), so the
  * CDK app takes the variable names (`ENV`) and the defaults (`DEFAULTS`) from here without loading
  * the service's code.
  */
 import * as v from 'valibot';
+import { EMBEDS } from './embed/settings.js';
 import { type HostRule, readHostRules, showHostRules } from './fetch/host-rules.js';
 import { parseProxyUrl } from './fetch/proxy-url.js';
 import { bool, bytes, defineSettings, envNames, type GroupsValues, int, list, oneOf, type SettingType, settingDefaults, splitList, text } from './settings.js';
@@ -139,7 +141,7 @@ const HOSTS = defineSettings(
     '',
     '- `deny`: never fetched, by the guard itself: the link answers 400 `LINK_NOT_ALLOWED` (`details`: the URL and the rule); a redirect into it ends the preview with an `ok: false` record and the upstream error `LINK_NOT_ALLOWED`; an image, icon, oEmbed, manifest or platform source on it is not fetched, nor any request of the browser rendering or capturing a page.',
     "- `metadata-only`: the record's fields, but nothing of the site is stored: no image, no icon, no page versions, no screenshot, no media files. Nor for another page: an image or icon it names on such a host is not copied, and an image of its content there is left out of its page versions (never downloaded).",
-    '- `no-embed`: accepted and kept for the players to come: linklens has no embedded players yet, so it changes nothing today.',
+    "- `no-embed`: no `embed` (player) in the records of its links, nor any player on its hosts in another link's record ([embeds.md](embeds.md)).",
     "- `proxy`: what `LINKPREVIEW_PROXY_HOSTS` did: the host goes to the proxy first (`LINKPREVIEW_PROXY_MODE=fallback`) or only (`hosts`). The CDK construct writes its proxy's `hosts` as such rules, after `hostRules`.",
     '- `render`: what `LINKPREVIEW_RENDER_HOSTS` did: its pages are always rendered in the browser.',
     '- `allow`: previewed as usual; the rules after it are not read for the URLs it matches.',
@@ -587,7 +589,7 @@ const AWS = defineSettings('aws', 'AWS', {
 });
 
 /** The core sections, in the order docs/configuration.md shows them. */
-export const CORE_GROUPS = [SECURITY, HOSTS, FETCH, PROXY, MEDIA, SCREENSHOTS, RENDER, SERVICE, LOCAL, AWS] as const;
+export const CORE_GROUPS = [SECURITY, HOSTS, FETCH, PROXY, MEDIA, EMBEDS, SCREENSHOTS, RENDER, SERVICE, LOCAL, AWS] as const;
 
 /** The core configuration: every core setting's value by its key. */
 export type CoreConfig = GroupsValues<typeof CORE_GROUPS>;

@@ -7,12 +7,15 @@
  * The jobs step puts the critical path first: the image and icon jobs are submitted as soon as their
  * sources are known, before the CPU-heavy page jobs; a sub-fetch holds only the fields it feeds (the
  * manifest the icons, oEmbed the fields it could still change), and the language is detected beside
- * the jobs. Every phase draws from the request's one time budget (lib/budget.ts); when it ends, the
- * record built so far is the outcome.
+ * the jobs. The record's player (lib/embed/) is found in the extract step without a fetch, and
+ * settled with the jobs without waiting for anything of its own. Every phase draws from the
+ * request's one time budget (lib/budget.ts); when it ends, the record built so far is the outcome.
  */
 import { TimeBudget } from './budget.js';
 import type { ImageSet, LinkRecord } from './contract/link.js';
 import type { PreviewRequest } from './contract/request.js';
+import { pagePlayer, settledEmbed } from './embed/pipeline.js';
+import { fileEmbed } from './embed/record.js';
 import { finalize } from './extract/defaults.js';
 import { fetchManifest, oembedToFetch, type PageFields, pageFields, pageIcons, pageLanguage } from './extract/extract-page.js';
 import { fetchOEmbed } from './extract/oembed.js';
@@ -120,7 +123,7 @@ async function pipeline(run: Run): Promise<PipelineOutcome> {
   }
 
   // 2. Classify and extract: the fields the body itself gives (CPU only: no sub-fetch, no job).
-  const fetched = await timer.time('extract', () => extract(res, answered, run.platforms));
+  const fetched = await timer.time('extract', () => extract(res, answered, run.platforms, run.config));
   run.upstreamError = wallUpstream(res, fetched.page?.read);
   sofar.outcome = () => ({ record: finalize(structuredClone(fetched.record), { ...fetched.hints }) });
 
@@ -198,9 +201,8 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
   const memoKey = describable && storing ? pageMemoKey({ url: res.finalUrl, contentType, bytes: res.body }) : undefined;
   const recalled: Promise<PageMemoParts | undefined> = memoKey ? recallPage(blobs, memoKey) : Promise.resolve(undefined);
   const oUrl = oembedToFetch(read, found, recordOEmbedFields(found));
-  const fields: Promise<PageFields> = oUrl
-    ? timer.time('subfetch', () => fetchOEmbed(fetch, oUrl)).then((oembed) => (oembed ? pageFields(read, oembed) : found))
-    : Promise.resolve(found);
+  const oembed = oUrl ? timer.time('subfetch', () => fetchOEmbed(fetch, oUrl)) : undefined;
+  const fields: Promise<PageFields> = oembed ? oembed.then((o) => (o ? pageFields(read, o) : found)) : Promise.resolve(found);
   const image: Promise<HostedImages> = recalled.then((m) => {
     if (!storing) return {};
     if (m?.image) return { image: m.image };
@@ -237,13 +239,20 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
     describable && storing
       ? recalled.then((m) => describePage(res, contentType, run.ports, { ...jobOptions, othersReady, content: m?.content })).catch((): DescribedPage => ({}))
       : undefined;
-  const [r, f, hostedImage, hostedIcon, d, m, s] = await Promise.all([record, fields, image, icon, described, recalled, site]);
+  // The player (lib/embed/pipeline.ts): a fetch for it alone never outlasts the rest of the record.
+  const fetchForPlayer = (url: string, signal: AbortSignal) => timer.time('subfetch', () => fetchOEmbed(fetch, url, signal));
+  const remembered = recalled.then((m) => m?.player);
+  const embedSources = { found: page.players, oembed, oembedUrl: read.oembedUrl, remembered, othersReady: Promise.all([othersReady, described]) };
+  const played = pagePlayer({ ...embedSources, fetchOEmbed: fetchForPlayer }, run.config);
+  const [r, f, hostedImage, hostedIcon, d, m, s, p] = await Promise.all([record, fields, image, icon, described, recalled, site, played]);
   if (memoKey) {
     const failed = { ...hostedImage.failed, ...hostedIcon.failed };
-    await rememberPage(blobs, memoKey, { image: hostedImage.image, icon: hostedIcon.icon, site: s, content: d?.content, failed }, { recalled: m });
+    const got = { image: hostedImage.image, icon: hostedIcon.icon, site: s, content: d?.content, player: p.fetched, failed };
+    await rememberPage(blobs, memoKey, got, { recalled: m });
   }
   const alt = hostedImage.image && f.image?.alt ? { alt: f.image.alt } : {};
-  return { record: r, hints: pageHints(f), hosted: { image: hostedImage.image && { ...hostedImage.image, ...alt }, icon: hostedIcon.icon }, described: d };
+  const hosted = { image: hostedImage.image && { ...hostedImage.image, ...alt }, icon: hostedIcon.icon };
+  return { record: settledEmbed(r, p.player), hints: pageHints(f), hosted, described: d };
 }
 
 /**
@@ -261,7 +270,10 @@ async function fileJobs(run: Run, res: FetchResult, extraction: Extraction, jobO
     MEDIA_LINK_TYPES.has(type) ? describeMedia(type, res, ports, jobOptions) : {},
     hostImages(image, ports.jobs, jobOptions),
   ]);
-  return { record: { ...extraction.record, ...media }, hints: extraction.hints, hosted };
+  // A VIDEO or AUDIO file's native player, the hosted frame as the video's poster.
+  const record = { ...extraction.record, ...media };
+  const embed = fileEmbed(record, res.finalUrl, run.config);
+  return { record: embed ? { ...record, embed } : record, hints: extraction.hints, hosted };
 }
 
 /** Runs the matching platform, if any; undefined means "use the generic preview". */

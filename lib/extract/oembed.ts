@@ -34,6 +34,9 @@ const PROVIDERS: { name: string; patterns: RegExp[]; endpoint: string }[] = (pro
 
 export const OEMBED_LIMITS = { maxBytes: 256 * 1024, timeoutMs: 2500 };
 
+/** The longest `html` kept (a player is one iframe; a longer answer is some provider's widget). */
+export const OEMBED_HTML_CHARS = 64 * 1024;
+
 /** The oEmbed URL for a page: advertised by the page, else from the providers file. */
 export function oembedUrl(page: PageData | undefined, base: string, pageUrl: string): string | undefined {
   const link = page?.links.find((l) => l.rel.includes('alternate') && /^(application|text)\/json\+oembed$/.test(l.type ?? ''));
@@ -67,6 +70,10 @@ export function parseOEmbed(text: string): OEmbedData | undefined {
     thumbnail_url: str('thumbnail_url'),
     thumbnail_width: num('thumbnail_width'),
     thumbnail_height: num('thumbnail_height'),
+    // The player's markup and size: lib/embed/oembed.ts reads the iframe's address from it.
+    html: typeof o.html === 'string' && o.html.length <= OEMBED_HTML_CHARS ? o.html : undefined,
+    width: num('width'),
+    height: num('height'),
   };
 }
 

@@ -4,6 +4,7 @@
  * lib/extract/rules.ts run it after og:site_name, the app names and the JSON-LD publisher), and
  * the site's facts from its web app manifest: its name, after all the rules, and the theme colour.
  */
+import { siteOf } from '../ids.js';
 import { cssColorToHex } from '../media/css-color.js';
 import type { ManifestData } from './icons.js';
 import { type LdNode, ldString, ldTypes } from './json-ld.js';
@@ -45,9 +46,8 @@ const squash = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 /** The host's registrable label: `www.theverge.com` → `theverge`, `news.bbc.co.uk` → `bbc`. */
 function hostLabel(url: string): string {
   try {
-    const labels = new URL(url).hostname.toLowerCase().split('.');
-    const sld = labels.length > 2 && /^(co|com|org|net|gov|ac|edu|ne|or)$/.test(labels[labels.length - 2]) ? 3 : 2;
-    return labels[labels.length - sld] ?? '';
+    const site = siteOf(new URL(url).hostname);
+    return site.includes('.') ? site.slice(0, site.indexOf('.')) : '';
   } catch {
     return '';
   }

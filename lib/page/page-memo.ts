@@ -1,8 +1,9 @@
 /**
  * The page memo: what a preview of exactly one page (its final URL, Content-Type and bytes) got
  * from its jobs, as one small JSON object under `jobs/` (private; on AWS expired with the job
- * results after a day): the record's hosted `image` and `icon`, and the `page-content` job's
- * result once its versions are complete. It is content-addressed like the images: the same bytes
+ * results after a day): the record's hosted `image` and `icon`, the `page-content` job's
+ * result once its versions are complete, and the player an oEmbed fetch for it alone gave
+ * (lib/embed/pipeline.ts). It is content-addressed like the images: the same bytes
  * give the same record, so a preview that takes its parts from here is as fresh as one that runs
  * the jobs; a page whose bytes changed in any way (a timestamp, a nonce) misses it. The hosted
  * `image` is kept whole, placeholders (dominantColor, blurhash) included.
@@ -32,6 +33,7 @@ import { createHash } from 'node:crypto';
 import { ASSET_METADATA } from '../asset-metadata.js';
 import type { Icon, ImageSet } from '../contract/link.js';
 import { MEMO_MAX_TTL_MS } from '../core-settings.js';
+import type { Player } from '../embed/types.js';
 import type { SiteFacts } from '../extract/site-name.js';
 import type { PageContentResult } from '../jobs/kinds.js';
 import { FAILED_MEMO_TTL_MS, readMemo, writeMemo } from '../jobs/memo.js';
@@ -66,6 +68,12 @@ export interface PageMemoParts {
    * first versions whose complete ones will be at their `fullKey` (recalled only once they are).
    */
   content?: PageContentResult;
+  /**
+   * The player an oEmbed answer fetched for it alone gave (lib/embed/pipeline.ts): that fetch is
+   * dropped when the rest of the record is ready first, so a page whose jobs are all remembered
+   * would lose it; the recalled one passes the allow list again.
+   */
+  player?: Player;
 }
 
 interface PageMemo extends Omit<PageMemoParts, 'failed'> {
@@ -179,6 +187,8 @@ export async function recallPage(blobs: BlobStore, key: string, now = Date.now()
       parts.failedAt = { ...parts.failedAt, [part]: at };
     }
   }
+  const player = memo.player;
+  if (typeof player?.url === 'string' && typeof player.provider === 'string' && typeof player.type === 'string') parts.player = player;
   const content = memo.content;
   if (hasVersions(content) && content.complete === true) parts.content = content;
   else if (hasVersions(content) && content.fullKey) {
@@ -217,6 +227,10 @@ export async function rememberPage(
     const value = got[part];
     if (value === undefined || next[part] !== undefined) continue;
     Object.assign(next, { [part]: value });
+    added = true;
+  }
+  if (got.player && !next.player) {
+    next.player = got.player;
     added = true;
   }
   // The manifest's facts, read with the icon.

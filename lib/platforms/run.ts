@@ -6,6 +6,7 @@
  */
 import { budgetedFetcher, type TimeBudget } from '../budget.js';
 import type { CoreConfig } from '../core-settings.js';
+import { gatedEmbed } from '../embed/record.js';
 import { normalizeLanguage } from '../extract/language.js';
 import { FetchFailure } from '../fetch/fetch-failure.js';
 import { hostRulesOf } from '../fetch/host-rules.js';
@@ -98,9 +99,22 @@ export async function runPlatform(options: RunPlatformOptions): Promise<Platform
   } finally {
     sources.end();
   }
-  if (!out || out.language) return out;
+  if (!out) return out;
+  const played = withPlayer(options, out);
+  if (played.language) return played;
   // Platform sources rarely give a language: the page's own declaration, else a reliable
   // detection on the post's words (short captions are not detected reliably: none then).
-  const words = [out.title, out.description].filter(Boolean).join('. ');
-  return { ...out, language: declared ?? acceptedLanguage(await detectLanguage(words), { strict: true }) };
+  const words = [played.title, played.description].filter(Boolean).join('. ');
+  return { ...played, language: declared ?? acceptedLanguage(await detectLanguage(words), { strict: true }) };
+}
+
+/**
+ * The preview with the platform's player as its `embed` (lib/embed/record.ts: embeds on, no
+ * `no-embed` on the link or where it led), for an object the platform found (ok).
+ */
+function withPlayer({ url, found, ports, page }: RunPlatformOptions, out: PlatformPreview): PlatformPreview {
+  const player = out.ok ? found.platform.player?.(url, found.match, out) : undefined;
+  const urls = [url.href, ...(page?.trail ?? out.trail ?? [])];
+  const embed = gatedEmbed(player, out.title, urls, ports.config);
+  return embed ? { ...out, embed } : out;
 }

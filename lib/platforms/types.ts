@@ -17,8 +17,9 @@
  *    preview. A platform catches one only where it has another source to try next, with
  *    `optional()` from ./shared/fetch.ts.
  */
-import type { Author, ImageSet, LinkRecord, LinkType, MediaImage } from '../contract/link.js';
+import type { Author, Embed, ImageSet, LinkRecord, LinkType, MediaImage } from '../contract/link.js';
 import type { CoreConfig } from '../core-settings.js';
+import type { Player } from '../embed/types.js';
 import type { IconCandidate } from '../extract/icons.js';
 import type { FieldRules } from '../extract/rules.js';
 import type { HostProfile } from '../fetch/host-profiles.js';
@@ -82,6 +83,8 @@ export interface PlatformPreview {
   siteName?: string;
   author?: Author;
   publishedAt?: string;
+  /** The record's player, from the platform's `player` (set by the runner, ./run.ts, when embeds are on for the link). */
+  embed?: Embed;
 }
 
 export interface Platform<G extends SettingsGroup = SettingsGroup> {
@@ -99,6 +102,13 @@ export interface Platform<G extends SettingsGroup = SettingsGroup> {
   hostProfile?: HostProfile;
   match(url: URL): PlatformMatch | undefined;
   extract(url: URL, match: PlatformMatch, ctx: PlatformContextOf<G>): Promise<PlatformPreview | undefined>;
+  /**
+   * The player of one of its links, on the platform's own player host (YouTube's no-cookie embed,
+   * an X post's Tweet.html, ...), from the link's ids and, once the platform read it, its preview
+   * (a Reddit post's subreddit). No fetch. None for a site without players (GitHub, Amazon, Etsy).
+   * lib/embed turns it into the record's `embed` (docs/embeds.md).
+   */
+  player?(url: URL, match: PlatformMatch, preview?: PlatformPreview): Player | undefined;
   /**
    * Field rules put in front of the defaults when the platform falls back to the generic preview
    * of its own page (its source blocked or rate-limited), e.g. the page's `<title>` over a

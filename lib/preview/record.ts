@@ -118,6 +118,7 @@ export function platformFields(out: PlatformPreview, base: Base, page?: FetchRes
     ...(out.siteName ? { siteName: out.siteName } : {}),
     ...(out.author ? { author: out.author } : {}),
     ...(out.publishedAt ? { publishedAt: out.publishedAt } : {}),
+    ...(out.embed ? { embed: out.embed } : {}),
     ...out.fields,
   };
 }

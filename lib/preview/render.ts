@@ -53,7 +53,7 @@ export async function renderedPage(
     headers: { ...res.headers, 'content-type': 'text/html; charset=utf-8', 'content-length': undefined, 'content-encoding': undefined },
     truncated: false,
   };
-  const extraction = await run.timer.time('extract', () => extract(renderedRes, answered, run.platforms));
+  const extraction = await run.timer.time('extract', () => extract(renderedRes, answered, run.platforms, run.config));
   const shot = outcome?.ok ? outcome.result.screenshot : undefined;
   return { res: renderedRes, extraction, ...(shot ? { screenshot: shot } : {}) };
 }

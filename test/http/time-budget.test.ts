@@ -106,6 +106,15 @@ beforeAll(async () => {
   s.route('/manifest-stalls', stallAfter('application/manifest+json', '{"name":'));
   // A job: the og:image never finishes downloading (the icon does).
   s.route('/with-image', page(html('<title>Page with a slow image</title><meta property="og:image" content="/slow.png"><link rel="icon" href="/icon.png">')));
+  // The same with a player its og:video names (found in the extract step, no fetch).
+  s.route(
+    '/with-player',
+    page(
+      html(
+        '<title>Page with a player</title><meta property="og:image" content="/slow.png"><meta property="og:video:url" content="https://www.youtube.com/embed/dQw4w9WgXcQ"><meta property="og:video:type" content="text/html">',
+      ),
+    ),
+  );
   s.route('/slow.png', stallAfter('image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])));
   s.route('/icon.png', await image(32, 32));
 });
@@ -246,6 +255,22 @@ describe('a phase that ignores the budget', () => {
     // The jobs were asked for and never answered: the budget's cut-off sent the record without them.
     expect(asked).toBeGreaterThan(0);
     expect(stuckLog.lines.find((l) => l.message === 'preview')?.extra).toMatchObject({ ok: true, outOfTime: true });
+
+    // A page with a player: the record cut off keeps the player, found before the cut.
+    const withPlayer = createTestHandler({ config: SLOW });
+    const cut = (await createApiHandler({ ...withPlayer.deps, jobs: never, log: silentLog })(
+      httpApiEvent(
+        { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+        Buffer.from(JSON.stringify({ link: w.server.url('/with-player') })),
+      ),
+      { awsRequestId: 'stuck-player' },
+    )) as HttpResponse;
+    withPlayer.cleanup();
+    expect(JSON.parse(cut.body)).toMatchObject({
+      ok: true,
+      title: 'Page with a player',
+      embed: { type: 'video', url: 'https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ', provider: 'YouTube' },
+    });
   });
 });
 

@@ -219,6 +219,26 @@ test('the same content in other bytes (a nonce): its job finds the complete vers
   }
 });
 
+test('a player an oEmbed fetch gave for itself is remembered once, beside the other parts; a malformed one is not recalled', async () => {
+  const s = service();
+  try {
+    const key = pageMemoKey({ url: 'https://example.com/talk', contentType: 'text/html', bytes: Buffer.from('<p>talk</p>') });
+    const icon = { url: 'http://assets.test/assets/x/original.webp', width: 32, height: 32, backgroundColor: '#ffffff' };
+    const player = { type: 'video' as const, url: 'https://player.vimeo.com/video/76979871', provider: 'Vimeo', aspectRatio: 16 / 9 };
+    const t0 = Date.now();
+    expect(await rememberPage(s.blobs, key, { icon, player }, { now: t0 })).toBe(true);
+    const recalled = await recallPage(s.blobs, key, t0 + 1000);
+    expect(recalled).toEqual({ icon, player });
+    // The same player again is nothing new; it stays when another part is added.
+    expect(await rememberPage(s.blobs, key, { player }, { recalled, now: t0 })).toBe(false);
+    const memo = (await readMemo(s.blobs, key)) as Record<string, unknown>;
+    await writeMemo(s.blobs, key, { ...memo, player: { url: 42, provider: 'Vimeo' } });
+    expect((await recallPage(s.blobs, key, t0 + 1000))?.player).toBeUndefined();
+  } finally {
+    s.cleanup();
+  }
+});
+
 test('a memo made through another public base, or older than its TTL, is not used; first versions are kept until their complete ones are stored, then those are written in once', async () => {
   const s = service();
   try {

@@ -18,6 +18,7 @@
  */
 import { FACEBOOK_BOT } from '../../fetch/host-profiles.js';
 import type { Platform, PlatformMatch } from '../types.js';
+import { player } from './player.js';
 import { extractPost } from './post.js';
 import { settings } from './settings.js';
 import { HOSTS } from './site.js';
@@ -74,6 +75,7 @@ export const instagram: Platform<typeof settings> = {
     note: 'serves Open Graph HTML to the Facebook crawler instead of the login redirect',
   },
   match: matchInstagram,
+  player,
   async extract(url, match, ctx) {
     return match.kind === 'post' ? extractPost(url, match.ids.shortcode, ctx) : extractUser(url, match.ids.username, ctx);
   },

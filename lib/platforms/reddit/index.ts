@@ -14,6 +14,7 @@
  */
 import { metaValues } from '../../extract/rules.js';
 import type { Platform } from '../types.js';
+import { player } from './player.js';
 import { settings } from './settings.js';
 import { matchReddit } from './site.js';
 
@@ -33,6 +34,7 @@ export const reddit: Platform<typeof settings> = {
     note: 'serves Open Graph HTML to preview bots instead of the "blocked" page for unknown clients',
   },
   match: matchReddit,
+  player,
   async extract(url, match, ctx) {
     switch (match.kind) {
       case 'post':

@@ -12,6 +12,7 @@
  */
 import { FACEBOOK_BOT } from '../../fetch/host-profiles.js';
 import type { Platform, PlatformMatch } from '../types.js';
+import { player } from './player.js';
 import { settings } from './settings.js';
 import { extractUser } from './user.js';
 import { extractVideo } from './video.js';
@@ -39,6 +40,7 @@ export const tiktok: Platform<typeof settings> = {
     note: 'serves Open Graph HTML to preview bots',
   },
   match: matchTiktok,
+  player,
   async extract(url, match, ctx) {
     return match.kind === 'video' ? extractVideo(url, match.ids.videoId, match.ids.username, ctx) : extractUser(url, match.ids.username, ctx);
   },

@@ -20,6 +20,7 @@
  * The upstream origins are its settings (./settings.ts), given to it as `ctx.settings`.
  */
 import type { Platform, PlatformMatch } from '../types.js';
+import { player } from './player.js';
 import { extractPost } from './post.js';
 import { settings } from './settings.js';
 import { extractUser } from './user.js';
@@ -85,6 +86,7 @@ export const x: Platform<typeof settings> = {
     note: 'serves a small Open Graph page to preview bots instead of the JavaScript app / login flow',
   },
   match: matchX,
+  player,
   async extract(url, match, ctx) {
     return match.kind === 'post' ? extractPost(url, match.ids.postId, match.ids.username, ctx) : extractUser(url, match.ids.username, ctx);
   },

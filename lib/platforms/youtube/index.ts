@@ -12,6 +12,7 @@
  * Upstream base URLs and the key are its settings (./settings.ts), given to it as `ctx.settings`.
  */
 import type { Platform } from '../types.js';
+import { player } from './player.js';
 import { settings } from './settings.js';
 import { matchYoutube } from './site.js';
 
@@ -32,6 +33,7 @@ export const youtube: Platform<typeof settings> = {
     note: 'EU consent interstitial (consent.youtube.com) avoided with the SOCS consent cookie',
   },
   match: matchYoutube,
+  player,
   async extract(_url, match, ctx) {
     return match.kind === 'video' ? extractVideo(match.ids.videoId, ctx) : extractChannel(match.ids, ctx);
   },

@@ -1,0 +1,21 @@
+/**
+ * CodePen: a pen, `codepen.io/<user>/pen/<id>` (or its /details/ and /full/ pages), plays at
+ * `codepen.io/<user>/embed/<id>?default-tab=result`, 300 px high (CodePen's default embed height).
+ */
+import type { PlayerProvider } from '../types.js';
+import { onHost, segments } from './shared.js';
+
+const USER = /^[A-Za-z0-9_-]{1,60}$/;
+const PEN = /^[A-Za-z0-9]{3,20}$/;
+
+export const codepen: PlayerProvider = {
+  name: 'CodePen',
+  type: 'rich',
+  origins: [{ origin: 'https://codepen.io', path: /^\/[A-Za-z0-9_-]{1,60}\/embed\/(preview\/)?[A-Za-z0-9]{3,20}\/?$/ }],
+  fromLink(url) {
+    const [user, page, id, ...rest] = segments(url);
+    if (!onHost(url, 'codepen.io') || !user || !USER.test(user) || !['pen', 'details', 'full'].includes(page ?? '') || !id || !PEN.test(id) || rest.length)
+      return undefined;
+    return { type: 'rich', url: `https://codepen.io/${user}/embed/${id}?default-tab=result`, provider: 'CodePen', height: 300 };
+  },
+};

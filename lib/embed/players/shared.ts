@@ -1,0 +1,17 @@
+/** What the provider entries share: matching a link's host, and reading a page's player metas. */
+import type { PageData } from '../../extract/page-data.js';
+
+/** The link's host, lower case, without a trailing dot, when it is one of `hosts`. */
+export function onHost(url: URL, ...hosts: string[]): boolean {
+  return hosts.includes(url.hostname.toLowerCase().replace(/\.$/, ''));
+}
+
+/** The path's segments, empty ones dropped. */
+export function segments(url: URL): string[] {
+  return url.pathname.split('/').filter(Boolean);
+}
+
+/** The content of the page's first meta named (name or property) `key`. */
+export function metaContent(page: PageData | undefined, key: string): string | undefined {
+  return page?.metas.find((m) => m.name === key || m.property === key)?.content.trim() || undefined;
+}

@@ -1,0 +1,61 @@
+/**
+ * SoundCloud: a track (`soundcloud.com/<user>/<track>`) or a set (`soundcloud.com/<user>/sets/<set>`)
+ * plays in SoundCloud's widget, `w.soundcloud.com/player/?url=<the link>`: the classic 166 px bar
+ * for a track, 450 px with the list for a set (SoundCloud's own embed heights). A widget address
+ * found elsewhere keeps only its `url` (a SoundCloud address).
+ */
+import type { Player, PlayerProvider } from '../types.js';
+import { onHost, segments } from './shared.js';
+
+/** First path segments that are SoundCloud's own pages, not users. */
+const RESERVED = new Set([
+  'discover',
+  'stream',
+  'search',
+  'you',
+  'upload',
+  'charts',
+  'pages',
+  'settings',
+  'messages',
+  'notifications',
+  'people',
+  'popular',
+  'tags',
+  'terms-of-use',
+  'jobs',
+  'mobile',
+  'pro',
+  'imprint',
+  'logout',
+  'signin',
+]);
+const NAME = /^[A-Za-z0-9_-]{1,100}$/;
+/** What the widget's `url` may name: a SoundCloud page or an API resource. */
+const TARGET = /^https:\/\/(soundcloud\.com|api\.soundcloud\.com|api-widget\.soundcloud\.com)\//;
+
+function widget(target: string, set: boolean): Player {
+  const url = new URL('https://w.soundcloud.com/player/');
+  url.searchParams.set('url', target);
+  return { type: 'audio', url: url.href, provider: 'SoundCloud', height: set ? 450 : 166 };
+}
+
+export const soundcloud: PlayerProvider = {
+  name: 'SoundCloud',
+  type: 'audio',
+  origins: [{ origin: 'https://w.soundcloud.com', path: /^\/player\/?$/ }],
+  fromLink(url) {
+    if (!onHost(url, 'soundcloud.com', 'www.soundcloud.com', 'm.soundcloud.com')) return undefined;
+    const [user, second, third, ...rest] = segments(url);
+    if (!user || RESERVED.has(user.toLowerCase()) || !NAME.test(user) || !second || rest.length) return undefined;
+    const set = second === 'sets';
+    if (set ? !third || !NAME.test(third) : third !== undefined || !NAME.test(second)) return undefined;
+    return widget(`https://soundcloud.com/${[user, second, third].filter(Boolean).join('/')}`, set);
+  },
+  fromAddress(src) {
+    const target = src.searchParams.get('url');
+    if (!target || !TARGET.test(target)) return undefined;
+    const player = widget(target, /\/(sets|playlists)\//.test(target));
+    return { url: new URL(player.url), size: { height: player.height } };
+  },
+};

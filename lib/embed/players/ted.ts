@@ -1,0 +1,16 @@
+/** TED: a talk, `ted.com/talks/<slug>`, plays at `embed.ted.com/talks/<slug>`, 16:9. */
+import type { PlayerProvider } from '../types.js';
+import { onHost, segments } from './shared.js';
+
+const SLUG = /^[a-z0-9_]{3,200}$/i;
+
+export const ted: PlayerProvider = {
+  name: 'TED',
+  type: 'video',
+  origins: [{ origin: 'https://embed.ted.com', path: /^\/talks\/(lang\/[a-z-]+\/)?[a-z0-9_]+(\.html)?$/i }],
+  fromLink(url) {
+    const [talks, slug, ...rest] = segments(url);
+    if (!onHost(url, 'ted.com', 'www.ted.com') || talks !== 'talks' || !slug || rest.length || !SLUG.test(slug)) return undefined;
+    return { type: 'video', url: `https://embed.ted.com/talks/${slug}`, provider: 'TED', aspectRatio: 16 / 9 };
+  },
+};

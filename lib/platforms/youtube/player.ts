@@ -1,0 +1,22 @@
+/**
+ * YouTube's player (docs/embeds.md): the embed on the no-cookie host, `youtube-nocookie.com/embed/<id>`,
+ * 16:9 and scaling; a Short is a 9:16 box. The common players (lib/embed/players/) use it for a
+ * YouTube link previewed generically and for a youtube.com embed address found elsewhere.
+ */
+import type { Player } from '../../embed/types.js';
+import type { PlatformMatch } from '../types.js';
+
+export const YOUTUBE_PLAYER_ORIGIN = 'https://www.youtube-nocookie.com';
+
+const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
+
+/** The player of one video; a Short (`/shorts/<id>`) is a portrait box. */
+export function youtubePlayer(videoId: string, short = false): Player | undefined {
+  if (!VIDEO_ID.test(videoId)) return undefined;
+  const url = `${YOUTUBE_PLAYER_ORIGIN}/embed/${videoId}`;
+  return short ? { type: 'video', url, provider: 'YouTube', width: 315, height: 560 } : { type: 'video', url, provider: 'YouTube', aspectRatio: 16 / 9 };
+}
+
+export function player(url: URL, match: PlatformMatch): Player | undefined {
+  return match.kind === 'video' ? youtubePlayer(match.ids.videoId, /^\/shorts\//.test(url.pathname)) : undefined;
+}
