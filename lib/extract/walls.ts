@@ -13,6 +13,7 @@
  * `WWW-Authenticate`; a small captcha page asking to prove one is human. The full table, with what
  * each gives with and without a proxy, is in docs/proxy.md.
  */
+import { siteOf } from '../ids.js';
 import type { PageData } from './page-data.js';
 
 export type WallKind =
@@ -305,13 +306,6 @@ function loginWall(input: WallInput): WallKind | undefined {
 /** True when two URLs are on the same site (`docs.example.com` and `sso.example.com` are). */
 export function sameSite(a: string, b: string): boolean {
   return siteOf(hostOf(a)) === siteOf(hostOf(b));
-}
-
-/** The site a host belongs to: its last two labels, three under a country's second level (`bbc.co.uk`). */
-function siteOf(host: string): string {
-  const labels = host.split('.');
-  const n = labels.length > 2 && /^(co|com|org|net|gov|ac|edu|ne|or)$/.test(labels[labels.length - 2]) ? 3 : 2;
-  return labels.slice(-n).join('.');
 }
 
 /** The captcha widgets: reCAPTCHA, hCaptcha, Turnstile (their scripts and their elements). */

@@ -214,7 +214,7 @@ describe('the card gallery in Chromium', () => {
     await page.locator('linklens-card[data-name=video] button.ll-play').click();
     const frame = page.locator('linklens-card[data-name=video] iframe.ll-player');
     await frame.waitFor();
-    expect(await frame.getAttribute('sandbox')).toBe('allow-scripts allow-same-origin allow-popups allow-presentation');
+    expect(await frame.getAttribute('sandbox')).toBe('allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox');
     expect(await frame.getAttribute('allow')).toBe('autoplay; encrypted-media; fullscreen; picture-in-picture');
     expect(await frame.getAttribute('referrerpolicy')).toBe('strict-origin-when-cross-origin');
     expect(await page.frameLocator('linklens-card[data-name=video] iframe.ll-player').locator('#ok').textContent()).toBe('player loaded');

@@ -5,6 +5,7 @@
  * player on the origins the test serves. Used by the renderer's unit tests and the browser test.
  */
 import type { ImageSet, LinkRecord } from '../../lib/contract/link';
+import { embedOf } from '../../lib/embed/html';
 
 /** The sizes the gallery's image server answers (a 1.91:1 image, as og:images are). */
 export const IMAGE_SIZES = { thumbnail: [320, 168], medium: [640, 335], large: [1200, 628] } as const;
@@ -83,13 +84,8 @@ export function galleryRecords(base: string, player: string): Record<string, Lin
       icon,
       image: imageSet(base, 'lake', 'The lake, half thawed'),
       videohostVideo: { id: 1, videoId: 'dQw4w9WgXcQ', duration: 754 },
-      embed: {
-        type: 'video',
-        url: `${player}/embed/dQw4w9WgXcQ`,
-        provider: 'YouTube',
-        aspectRatio: 16 / 9,
-        html: `<iframe src="${player}/embed/dQw4w9WgXcQ" width="640" height="360" style="width:100%;height:auto;aspect-ratio:16/9;border:0" allow="autoplay; encrypted-media; fullscreen; picture-in-picture" sandbox="allow-scripts allow-same-origin allow-popups allow-presentation" loading="lazy" referrerpolicy="strict-origin-when-cross-origin" title="Ice breaking on the lake"></iframe>`,
-      },
+      // The element the service builds (lib/embed/html.ts), on the test's stand-in player origin.
+      embed: embedOf({ type: 'video', url: `${player}/embed/dQw4w9WgXcQ`, provider: 'YouTube', aspectRatio: 16 / 9 }, 'Ice breaking on the lake'),
       ...common,
     },
     pdf: {
