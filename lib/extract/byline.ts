@@ -108,7 +108,16 @@ export const AUTHOR_RULES: AuthorRule[] = [
   { name: 'byline link', get: (c) => c.page.marks.filter((m) => m.kind === 'author-link').map((m) => ({ name: m.text, url: m.href })) },
   { name: 'byline', get: (c) => c.page.marks.filter((m) => m.kind === 'byline').map((m) => ({ name: m.text })) },
   { name: 'oembed author', get: (c) => [c.oembed?.author_name ? { name: c.oembed.author_name, url: c.oembed.author_url } : undefined] },
+  // Last: the X handle the page names as its content's creator (Twitter Cards' `twitter:creator`),
+  // without its @, its profile as the URL; a site's own handle (`twitter:site`) is no author.
+  { name: 'twitter:creator', get: (c) => metaValues(c.page, 'twitter:creator').map(creatorHandle) },
 ];
+
+/** `@handle` (or `handle`) of twitter:creator as a candidate: the handle, and its profile. */
+function creatorHandle(value: string): Candidate | undefined {
+  const m = /^@?([A-Za-z0-9_]{1,15})$/.exec(value.trim());
+  return m ? { name: m[1], url: `https://x.com/${m[1]}` } : undefined;
+}
 
 /** The page's author by AUTHOR_RULES: the first candidate with a name, its URL resolved; the rule that gave it. */
 export function pageAuthor(c: RuleContext, rules: AuthorRule[] = AUTHOR_RULES): { value: Author; rule: string } | undefined {

@@ -114,10 +114,14 @@ describe('publishing systems', () => {
     expect(f.publishedAt).toBe('2025-01-20T12:00:00+00:00');
   });
 
-  test('a page that states nothing: the date in its URL, no author from a social handle', () => {
+  test("a page that states nothing: the date in its URL; its creator's X handle (twitter:creator) is the author of last resort, never the site's", () => {
     const f = fields('<title>Untitled</title><meta name="twitter:creator" content="@somebody">', '', 'https://blog.example.test/2019/10/19/my-post/');
     expect(f.publishedAt).toBe('2019-10-19T00:00:00Z');
-    expect(f.author).toBeUndefined();
+    expect(f.author).toEqual({ name: 'somebody', url: 'https://x.com/somebody' });
+    // Any other author rule comes first; the site's own handle is no author; a malformed handle is none.
+    expect(fields('<meta name="author" content="Jane Roe"><meta name="twitter:creator" content="@somebody">').author).toEqual({ name: 'Jane Roe' });
+    expect(fields('<title>Untitled</title><meta name="twitter:site" content="@blog">').author).toBeUndefined();
+    expect(fields('<title>Untitled</title><meta name="twitter:creator" content="@not a handle">').author).toBeUndefined();
   });
 });
 
