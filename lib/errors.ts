@@ -71,6 +71,7 @@ const STATUS_NAMES: Record<number, string> = {
   406: 'Not Acceptable',
   413: 'Payload Too Large',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   503: 'Service Unavailable',
 };
 
