@@ -17,6 +17,7 @@ import { errorFields } from '../log.js';
 import { type StatusDeps, serviceStatus } from '../status.js';
 import { PhaseTimer } from '../timing.js';
 import { describeRequest, type HttpRequestInfo, routePath } from './event.js';
+import { OEMBED_PATH } from './oembed.js';
 import { OverloadedError, type PreviewGate } from './overload.js';
 import { createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
 
@@ -75,6 +76,8 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
       deps.log.warn('overloaded', { requestId, inFlight: deps.gate.inFlight, waiting: deps.gate.waiting });
       const res = json(503, toErrorBody(err, requestId), { requestId, timer });
       res.headers['retry-after'] = String(err.retryAfterSeconds);
+      // As every answer of GET /oembed, whose URL may hold a key (lib/http/oembed.ts).
+      if (routePath(info.path, stageOf(event)) === OEMBED_PATH) res.headers['referrer-policy'] = 'no-referrer';
       return res;
     }
   };

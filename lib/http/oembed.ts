@@ -4,7 +4,7 @@
  *
  * The key: the `Authorization: Bearer` header, as on POST /; when the request has none, the `key`
  * query parameter, for oEmbed consumers that cannot send a header. POST / never reads the query.
- * Why a query key is acceptable here and what keeps it out of logs and caches: docs/api.md#oembed-endpoint.
+ * Why a query key is acceptable here and what keeps it out of logs and caches: docs/api.md#the-key-of-an-oembed-consumer.
  */
 import type { LinkRecord } from '../contract/link.js';
 import { type PreviewRequest, validatePreviewRequest } from '../contract/request.js';

@@ -52,12 +52,12 @@ type Size = { width: number; height: number };
 export function oembedAnswer(record: LinkRecord, bounds: OEmbedBounds = {}): OEmbedAnswer {
   const common = commonFields(record, bounds);
   const photo = record.type === 'IMAGE' && record.image ? photoOf(record.image, bounds) : undefined;
-  if (photo) return { ...common, type: 'photo', ...photo };
+  if (photo) return { type: 'photo', ...common, ...photo };
   if (record.embed) {
     const size = playerSize(record.embed, bounds);
-    return { ...common, type: record.embed.type === 'video' ? 'video' : 'rich', html: sizedHtml(record.embed.html, size), ...size };
+    return { type: record.embed.type === 'video' ? 'video' : 'rich', ...common, html: sizedHtml(record.embed.html, size), ...size };
   }
-  return { ...common, type: 'link' };
+  return { type: 'link', ...common };
 }
 
 function commonFields(record: LinkRecord, bounds: OEmbedBounds): OEmbedCommon {

@@ -239,6 +239,7 @@ describe('the local server answers it through the same handler', () => {
       await waitFor(() => site.requests.some((r) => r.url === '/slow'));
       const refused = await fetch(`${server.url}/oembed?${query({ url: site.url('/article'), key: TEST_KEY })}`);
       expect(refused.status).toBe(503);
+      expect(refused.headers.get('referrer-policy')).toBe('no-referrer');
       expect(await refused.json()).toMatchObject({ errorCode: 'OVERLOADED' });
       releaseSlow();
       expect((await slow).status).toBe(200);
