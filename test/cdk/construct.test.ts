@@ -87,7 +87,7 @@ test("the outputs the user adds are the service's API URL and CloudFront domain;
 test('the whole service is inside the construct: its resources and alarm names carry its id', () => {
   template.resourceCountIs('AWS::Lambda::Function', 4); // preview, worker, browser worker, the caller
   template.resourceCountIs('AWS::SQS::Queue', 3);
-  template.resourceCountIs('AWS::ApiGatewayV2::Route', 3);
+  template.resourceCountIs('AWS::ApiGatewayV2::Route', 4); // POST /, GET /oembed, GET /status, GET /openapi.json
   expect(previewId).toMatch(/^LinksPreviewFunction/);
   const names = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties.AlarmName);
   expect(names).toHaveLength(6);
