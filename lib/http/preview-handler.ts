@@ -20,7 +20,7 @@ import { BUDGET_MARGIN_MS, TimeBudget } from '../budget.js';
 import { acceptLanguageList } from '../contract/accept-language.js';
 import type { LinkRecord } from '../contract/link.js';
 import { type PreviewRequest, validatePreviewRequest } from '../contract/request.js';
-import { BadRequestError, InternalError, LinkPreviewError, required, toErrorBody, UnauthorizedError } from '../errors.js';
+import { BadRequestError, InternalError, isServerFault, LinkPreviewError, required, toErrorBody, UnauthorizedError } from '../errors.js';
 import { errorFields, type Log } from '../log.js';
 import type { OEmbedBounds } from '../oembed/request.js';
 import type { KeyStore } from '../ports.js';
@@ -220,7 +220,7 @@ function respondStep(deps: HandlerDeps) {
       };
       s.budget?.end();
       const err = s.oembed ? oembedError(toServiceError(request.error)) : toServiceError(request.error);
-      if (err.status >= 500) deps.log.error('request failed', { requestId: s.requestId, ...errorFields(request.error) });
+      if (isServerFault(err.status)) deps.log.error('request failed', { requestId: s.requestId, ...errorFields(request.error) });
       else deps.log.info('request rejected', { requestId: s.requestId, status: err.status, errorCode: err.errorCode });
       const body = toErrorBody(err, s.requestId) as unknown as Record<string, unknown>;
       // A 406 cannot be answered in the type that was refused: it is JSON.

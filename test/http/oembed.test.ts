@@ -209,6 +209,9 @@ describe('the errors of the route', () => {
     // Runs last: every request above, the previews' lines included, logged into `log`.
     expect(log.lines.length).toBeGreaterThan(10);
     expect(log.lines.some((l) => l.message === 'preview')).toBe(true);
+    // None of them is a fault: a 501 is the specification's answer, logged as a rejected request.
+    expect(log.lines.filter((l) => l.level === 'error')).toEqual([]);
+    expect(log.lines.some((l) => l.message === 'request rejected' && l.extra?.errorCode === 'FORMAT_NOT_IMPLEMENTED')).toBe(true);
     const text = JSON.stringify(log.lines);
     expect(text).not.toContain(TEST_KEY);
     expect(text).not.toContain('wrong-key-4321');
