@@ -18,6 +18,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import middy from '@middy/core';
 import { InvocationBudget } from '../lib/budget.js';
 import { type Config, configWarnings, ENV, loadConfig } from '../lib/config.js';
+import { isServerFault } from '../lib/errors.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import { type ApiDeps, createApiHandler } from '../lib/http/api-handler.js';
 import type { HandlerDeps, PreviewHandler } from '../lib/http/preview-handler.js';
@@ -55,9 +56,9 @@ export function createLambdaPreviewHandler({ obs, budget, deps, status = {} }: L
     try {
       const out = await inner(event, context);
       // Our own bug answered as a 500 is an HTTP answer, not a Lambda error: count it for the
-      // preview-errors alarm (503 is a deliberate answer: overload, a failed deep status check).
+      // preview-errors alarm (501 and 503 are deliberate answers: isServerFault).
       const statusCode = (out as { statusCode?: unknown } | null)?.statusCode;
-      if (typeof statusCode === 'number' && statusCode >= 500 && statusCode !== 503) obs.count(SERVER_ERRORS_METRIC);
+      if (typeof statusCode === 'number' && isServerFault(statusCode)) obs.count(SERVER_ERRORS_METRIC);
       return out;
     } finally {
       if (requestId) obs.logger.removeKeys(['requestId']);

@@ -71,8 +71,18 @@ const STATUS_NAMES: Record<number, string> = {
   406: 'Not Acceptable',
   413: 'Payload Too Large',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   503: 'Service Unavailable',
 };
+
+/**
+ * A 5xx status that reports a fault of the service (a bug: 500), not one of its deliberate answers:
+ * 501 Not Implemented (a format GET /oembed does not give) and 503 (overload, a failed deep status
+ * check). Faults are logged as errors and counted for the preview-errors alarm.
+ */
+export function isServerFault(status: number): boolean {
+  return status >= 500 && status !== 501 && status !== 503;
+}
 
 export class BadRequestError extends LinkPreviewError {
   constructor(errorCode: string, message: string, details?: ErrorDetails) {

@@ -22,8 +22,13 @@ export interface PreviewApiProps {
 }
 
 /**
- * An HTTP API (API Gateway v2) with one route, POST / -> the preview function (payload v2),
- * a $default stage with throttling and JSON access logs, and CORS only when origins are given.
+ * An HTTP API (API Gateway v2) whose routes all go to the preview function (payload v2): POST /,
+ * GET /oembed (the same preview as an oEmbed response), GET /status and GET /openapi.json; a
+ * $default stage with throttling and JSON access logs, and CORS only when origins are given.
+ *
+ * The access log records the route key (`GET /oembed`, the route's template), never the request's
+ * path or query string: GET /oembed may carry the API key in its query (docs/api.md#oembed-endpoint),
+ * and no variable of the format below holds it (test/cdk/stack.test.ts checks the list).
  */
 export class PreviewApi extends Construct {
   readonly api: apigw.HttpApi;
@@ -34,14 +39,14 @@ export class PreviewApi extends Construct {
     const cors = props.corsOrigins?.length
       ? {
           allowOrigins: props.corsOrigins,
-          allowMethods: [apigw.CorsHttpMethod.POST, apigw.CorsHttpMethod.OPTIONS],
+          allowMethods: [apigw.CorsHttpMethod.POST, apigw.CorsHttpMethod.GET, apigw.CorsHttpMethod.OPTIONS],
           allowHeaders: ['authorization', 'content-type', 'accept', 'accept-language'],
           exposeHeaders: ['x-request-id', 'server-timing', 'x-linklens-upstream-error'],
           maxAge: Duration.days(1),
         }
       : undefined;
     this.api = new apigw.HttpApi(this, 'HttpApi', {
-      description: 'linklens: POST / with a bearer key returns a Link record',
+      description: 'linklens: POST / with a bearer key returns a Link record; GET /oembed the same as oEmbed',
       createDefaultStage: false,
       corsPreflight: cors,
     });
@@ -81,6 +86,8 @@ export class PreviewApi extends Construct {
       timeout: API_LIMIT,
     });
     this.api.addRoutes({ path: '/', methods: [apigw.HttpMethod.POST], integration });
+    // oEmbed: the same function and preview, with the same key (checked by the handler).
+    this.api.addRoutes({ path: '/oembed', methods: [apigw.HttpMethod.GET], integration });
     // Service status and the OpenAPI document: no key (the handler serves them before the key check).
     this.api.addRoutes({ path: '/status', methods: [apigw.HttpMethod.GET], integration });
     this.api.addRoutes({ path: '/openapi.json', methods: [apigw.HttpMethod.GET], integration });

@@ -28,6 +28,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oembed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The link as an oEmbed 1.0 response
+         * @description linklens as an oEmbed 1.0 provider (https://oembed.com/) for every link. The link is previewed exactly as POST / previews it (the same guard, time budget and limits), and its record is answered as an oEmbed response: `video` or `rich` with the record's player (`embed`), `photo` for an IMAGE link, `link` for everything else, with the title, the author, the site and a hosted thumbnail that fits maxwidth/maxheight. The key is the one of POST /: the `Authorization: Bearer` header, or, for a consumer that cannot send a header, the `key` query parameter, accepted on this route only (docs/api.md#the-key-of-an-oembed-consumer says why and what to mind). Only `format=json` is answered; any other format is 501, as the specification says. Answers carry `Referrer-Policy: no-referrer` and `Cache-Control: no-store`, so a URL that holds a key is neither sent on nor stored by a shared cache.
+         */
+        get: operations["getOEmbed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/status": {
         parameters: {
             query?: never;
@@ -491,6 +511,38 @@ export interface components {
             /** @description The ready element: an `<iframe>` with src, its size (or a width of 100% with the aspect ratio), allow, sandbox, loading="lazy", referrerpolicy and title; or a `<video>`/`<audio>` with controls, preload="none", the file's address and the hosted poster. */
             html: string;
         };
+        /** @description An oEmbed 1.0 response (https://oembed.com/, section 2.3): `type` and `version` always; a `photo` has `url`, `width` and `height`; a `video` or `rich` has `html`, `width` and `height`; a `link` nothing more. The thumbnail's three fields come together or not at all. */
+        OEmbed: {
+            /**
+             * @description video for a video player, rich for any other player (an audio bar, a post), photo for an IMAGE link, link for everything else
+             * @enum {string}
+             */
+            type: "photo" | "video" | "rich" | "link";
+            /** @constant */
+            version: "1.0";
+            /** @description the record's title */
+            title?: string;
+            /** @description the record's author */
+            author_name?: string;
+            /** @description the author's page */
+            author_url?: string;
+            /** @description the record's siteName, else its domain */
+            provider_name?: string;
+            /** @description the origin of the link's final URL */
+            provider_url?: string;
+            /** @description the largest hosted size of the record's image within maxwidth and maxheight */
+            thumbnail_url?: string;
+            thumbnail_width?: number;
+            thumbnail_height?: number;
+            /** @description a photo's image, a hosted size of it */
+            url?: string;
+            /** @description the photo's or the player's width in CSS pixels, within maxwidth */
+            width?: number;
+            /** @description the photo's or the player's height in CSS pixels, within maxheight */
+            height?: number;
+            /** @description the record's player element (embed.html), sized to width and height */
+            html?: string;
+        } & (unknown & unknown);
         /** @description The person or organisation who wrote the page or post: a page's byline (JSON-LD author, author metas, rel=author, the article's byline), a video's channel, a post's user, a repository's owner. */
         Author: {
             /** @description the name as the page writes it, without "By" and without a date */
@@ -591,7 +643,7 @@ export interface components {
             /** @description error category */
             error?: string;
             /** @enum {string} */
-            errorCode?: "LINK_REQUIRED" | "LINK_INVALID" | "LINK_NOT_ALLOWED" | "SOURCE_INVALID" | "FORCE_NEW_SNAPSHOT_INVALID" | "FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID" | "BODY_INVALID" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CHARSET" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "OVERLOADED" | "INTERNAL_ERROR";
+            errorCode?: "LINK_REQUIRED" | "LINK_INVALID" | "LINK_NOT_ALLOWED" | "SOURCE_INVALID" | "FORCE_NEW_SNAPSHOT_INVALID" | "FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID" | "BODY_INVALID" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CHARSET" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "OVERLOADED" | "INTERNAL_ERROR" | "LINK_UNAVAILABLE" | "MAXWIDTH_INVALID" | "MAXHEIGHT_INVALID" | "FORMAT_NOT_IMPLEMENTED";
             message?: string;
             details?: string | {
                 [key: string]: unknown;
@@ -689,6 +741,8 @@ export interface components {
         Route: "direct" | "proxy" | "proxy-after-wall";
         /** @description seconds to wait before retrying */
         RetryAfter: number;
+        /** @description no-referrer: a page that shows an answer of GET /oembed sends no Referer, so a URL holding a key is not passed on */
+        ReferrerPolicy: "no-referrer";
         /** @description the authentication scheme to use */
         WWWAuthenticate: string;
     };
@@ -724,6 +778,7 @@ export type ForumCommunity = components['schemas']['ForumCommunity'];
 export type ForumPost = components['schemas']['ForumPost'];
 export type CodehostRepository = components['schemas']['CodehostRepository'];
 export type Embed = components['schemas']['Embed'];
+export type OEmbed = components['schemas']['OEmbed'];
 export type Author = components['schemas']['Author'];
 export type Link = components['schemas']['Link'];
 export type LinkPreviewRequestBody = components['schemas']['LinkPreviewRequestBody'];
@@ -742,6 +797,7 @@ export type HeaderServerTiming = components['headers']['ServerTiming'];
 export type HeaderUpstreamError = components['headers']['UpstreamError'];
 export type HeaderRoute = components['headers']['Route'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
+export type HeaderReferrerPolicy = components['headers']['ReferrerPolicy'];
 export type HeaderWwwAuthenticate = components['headers']['WWWAuthenticate'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -859,6 +915,87 @@ export interface operations {
                     "application/json": components["schemas"]["APIErrorResponseBody"];
                     "text/plain": components["schemas"]["APIErrorResponseText"];
                     "multipart/form-data": components["schemas"]["APIErrorResponseBody"];
+                };
+            };
+            /** @description overloaded (the local server: more previews in flight and queued than configured); retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIErrorResponseBody"];
+                };
+            };
+        };
+    };
+    getOEmbed: {
+        parameters: {
+            query: {
+                /** @description the link, read as POST / reads `link` (trimmed; a bare `example.com/x` is https). Missing or blank: 400; not an http(s) URL, or refused by the guard or a host rule: 404. */
+                url: string;
+                /** @description the widest the player, photo and thumbnail may be, in CSS pixels */
+                maxwidth?: number;
+                /** @description the tallest the player, photo and thumbnail may be, in CSS pixels */
+                maxheight?: number;
+                /** @description json (the default); any other format (xml) is 501 */
+                format?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the link's oEmbed response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    "x-linklens-route": components["headers"]["Route"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OEmbed"];
+                };
+            };
+            /** @description the url parameter is missing or blank (LINK_REQUIRED), or maxwidth or maxheight is not a positive integer (MAXWIDTH_INVALID, MAXHEIGHT_INVALID) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIErrorResponseBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description no oEmbed response for the url: the link could not be previewed (its record is ok false: LINK_UNAVAILABLE, with x-linklens-upstream-error when it never answered), it is not an http(s) URL (LINK_INVALID), or the guard or a host rule refuses it (LINK_NOT_ALLOWED) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    "x-linklens-upstream-error": components["headers"]["UpstreamError"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIErrorResponseBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description a format other than json was asked for (FORMAT_NOT_IMPLEMENTED) */
+            501: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIErrorResponseBody"];
                 };
             };
             /** @description overloaded (the local server: more previews in flight and queued than configured); retry after Retry-After seconds */
@@ -1012,7 +1149,8 @@ export const linkTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["sc
 export const visibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Visibility"]> = ["PUBLIC", "PRIVATE"];
 export const forumPostTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ForumPost"]["type"]> = ["IMAGE", "VIDEO", "TEXT", "LINK", "GALLERY"];
 export const embedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Embed"]["type"]> = ["video", "audio", "rich", "photo"];
+export const oEmbedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OEmbed"]["type"]> = ["photo", "video", "rich", "link"];
 export const requestSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestSource"]> = ["API", "WEB"];
 export const snapshotFlagOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotFlag"]> = ["true", "false"];
-export const aPIErrorResponseBodyErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["APIErrorResponseBody"]["errorCode"]> = ["LINK_REQUIRED", "LINK_INVALID", "LINK_NOT_ALLOWED", "SOURCE_INVALID", "FORCE_NEW_SNAPSHOT_INVALID", "FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID", "BODY_INVALID", "UNSUPPORTED_MEDIA_TYPE", "UNSUPPORTED_CHARSET", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "NOT_ACCEPTABLE", "PAYLOAD_TOO_LARGE", "OVERLOADED", "INTERNAL_ERROR"];
+export const aPIErrorResponseBodyErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["APIErrorResponseBody"]["errorCode"]> = ["LINK_REQUIRED", "LINK_INVALID", "LINK_NOT_ALLOWED", "SOURCE_INVALID", "FORCE_NEW_SNAPSHOT_INVALID", "FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID", "BODY_INVALID", "UNSUPPORTED_MEDIA_TYPE", "UNSUPPORTED_CHARSET", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "NOT_ACCEPTABLE", "PAYLOAD_TOO_LARGE", "OVERLOADED", "INTERNAL_ERROR", "LINK_UNAVAILABLE", "MAXWIDTH_INVALID", "MAXHEIGHT_INVALID", "FORMAT_NOT_IMPLEMENTED"];
 export const componentsHeadersRouteValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Route"]> = ["direct", "proxy", "proxy-after-wall"];

@@ -1,7 +1,8 @@
 /**
- * The API's routes: POST / (the preview handler, with its whole contract), and the two routes
- * that need no key: GET /status and GET /openapi.json. Both the local server and the Lambda use
- * this, so every route behaves the same in both.
+ * The API's routes: POST / and GET /oembed (the preview handler, with its whole contract: GET
+ * /oembed is the same preview answered as oEmbed, under the same gate), and the two routes that
+ * need no key: GET /status and GET /openapi.json. Both the local server and the Lambda use this,
+ * so every route behaves the same in both.
  *
  * GET /status without a key is the shallow check (no writes, no jobs); with the bearer key of
  * POST / it is the deep check of the blob store and the job runner; with a wrong key it is 401,
@@ -15,7 +16,8 @@ import { InternalError, toErrorBody, UnauthorizedError } from '../errors.js';
 import { errorFields } from '../log.js';
 import { type StatusDeps, serviceStatus } from '../status.js';
 import { PhaseTimer } from '../timing.js';
-import { describeRequest, type HttpRequestInfo } from './event.js';
+import { describeRequest, type HttpRequestInfo, routePath } from './event.js';
+import { OEMBED_PATH } from './oembed.js';
 import { OverloadedError, type PreviewGate } from './overload.js';
 import { playgroundAnswer, wantsHtml } from './playground.js';
 import { createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
@@ -80,7 +82,7 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
         };
       }
     }
-    // Everything else, GET / from anything but a browser included (405), is the preview handler's.
+    // Everything else is the preview handler's: POST /, GET /oembed, and the 404s and 405s (GET / from anything but a browser included).
     if (!deps.gate || info.kind === 'direct') return preview(event, context);
     try {
       return await deps.gate.run(() => preview(event, context));
@@ -89,21 +91,11 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
       deps.log.warn('overloaded', { requestId, inFlight: deps.gate.inFlight, waiting: deps.gate.waiting });
       const res = json(503, toErrorBody(err, requestId), { requestId, timer });
       res.headers['retry-after'] = String(err.retryAfterSeconds);
+      // As every answer of GET /oembed, whose URL may hold a key (lib/http/oembed.ts).
+      if (routePath(info.path, stageOf(event)) === OEMBED_PATH) res.headers['referrer-policy'] = 'no-referrer';
       return res;
     }
   };
-}
-
-/**
- * The route a path names: the API Gateway stage prefix removed (a named stage's rawPath starts
- * with it; `$default` has none), as isRootPath does for `/`, and trailing slashes dropped.
- * `/prod/status` on stage `prod` is `/status`; `/x/status` and `/statusx` stay what they are.
- */
-export function routePath(path: string, stage?: string): string {
-  let p = path.split('?')[0];
-  if (stage && (p === `/${stage}` || p.startsWith(`/${stage}/`))) p = p.slice(stage.length + 1);
-  p = p.replace(/\/+$/, '');
-  return p === '' ? '/' : p;
 }
 
 function stageOf(event: unknown): string | undefined {

@@ -13,6 +13,8 @@ export interface HttpRequestInfo {
   path: string;
   /** Lower-cased header names; repeated headers joined with ", ". */
   headers: Record<string, string>;
+  /** The query string, percent-encoded, without its `?` ('' when none). Read only by GET /oembed. */
+  query: string;
   requestId?: string;
 }
 
@@ -51,6 +53,7 @@ export function describeRequest(event: unknown): HttpRequestInfo {
       method: String(http.method ?? 'GET').toUpperCase(),
       path: String(e.rawPath ?? http.path ?? '/'),
       headers: eventHeaders(e.headers),
+      query: typeof e.rawQueryString === 'string' ? e.rawQueryString : '',
       requestId: typeof rc.requestId === 'string' ? rc.requestId : undefined,
     };
   }
@@ -60,10 +63,21 @@ export function describeRequest(event: unknown): HttpRequestInfo {
       method: String(e.httpMethod).toUpperCase(),
       path: String(e.path ?? rc.path ?? '/'),
       headers: eventHeaders(e.headers, e.multiValueHeaders),
+      query: restQuery(e.queryStringParameters, e.multiValueQueryStringParameters),
       requestId: typeof rc.requestId === 'string' ? rc.requestId : undefined,
     };
   }
-  return { kind, method: 'POST', path: '/', headers: {} };
+  return { kind, method: 'POST', path: '/', headers: {}, query: '' };
+}
+
+/** A REST (v1) event's query, which API Gateway hands over decoded, encoded again; multi-value lists win. */
+function restQuery(single: unknown, multi: unknown): string {
+  const params = new URLSearchParams();
+  const lists = multi && typeof multi === 'object' ? (multi as Record<string, unknown>) : {};
+  for (const [k, v] of Object.entries(lists)) if (Array.isArray(v)) for (const item of v) params.append(k, String(item));
+  if (single && typeof single === 'object')
+    for (const [k, v] of Object.entries(single as Record<string, unknown>)) if (!(k in lists) && v !== undefined && v !== null) params.append(k, String(v));
+  return params.toString();
 }
 
 /** The path of the API's single operation, tolerant of a stage prefix and a trailing slash. */
@@ -71,4 +85,16 @@ export function isRootPath(path: string, stage?: string): boolean {
   let p = path.split('?')[0];
   if (stage && p.startsWith(`/${stage}`)) p = p.slice(stage.length + 1);
   return p === '' || p === '/';
+}
+
+/**
+ * The route a path names: the API Gateway stage prefix removed (a named stage's rawPath starts
+ * with it; `$default` has none), as isRootPath does for `/`, and trailing slashes dropped.
+ * `/prod/status` on stage `prod` is `/status`; `/x/status` and `/statusx` stay what they are.
+ */
+export function routePath(path: string, stage?: string): string {
+  let p = path.split('?')[0];
+  if (stage && (p === `/${stage}` || p.startsWith(`/${stage}/`))) p = p.slice(stage.length + 1);
+  p = p.replace(/\/+$/, '');
+  return p === '' ? '/' : p;
 }

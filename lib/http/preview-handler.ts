@@ -5,6 +5,10 @@
  *
  *   describe -> authorize -> negotiate -> body gate (multipart parsed here) -> json | text/plain parsers
  *   -> validate -> previewLink -> encode (or encode the error)
+ *
+ * GET /oembed runs the same chain (lib/http/oembed.ts): its key may also come in the query, its
+ * request is its query (no body, no negotiation: JSON), and the record is answered as an oEmbed
+ * response.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -16,16 +20,18 @@ import { BUDGET_MARGIN_MS, TimeBudget } from '../budget.js';
 import { acceptLanguageList } from '../contract/accept-language.js';
 import type { LinkRecord } from '../contract/link.js';
 import { type PreviewRequest, validatePreviewRequest } from '../contract/request.js';
-import { BadRequestError, InternalError, LinkPreviewError, required, toErrorBody, UnauthorizedError } from '../errors.js';
+import { BadRequestError, InternalError, isServerFault, LinkPreviewError, required, toErrorBody, UnauthorizedError } from '../errors.js';
 import { errorFields, type Log } from '../log.js';
+import type { OEmbedBounds } from '../oembed/request.js';
 import type { KeyStore } from '../ports.js';
 import type { PreviewOutcome, PreviewPorts } from '../preview/types.js';
 import { previewLink } from '../preview.js';
 import { PhaseTimer } from '../timing.js';
 import { type ContentTypeInfo, decodeBodyText, parseContentType, parseTextBody } from './body.js';
-import { describeRequest, type HttpRequestInfo, isRootPath } from './event.js';
+import { describeRequest, type HttpRequestInfo, isRootPath, routePath } from './event.js';
 import { parseMultipart } from './multipart.js';
 import { encodeBody, negotiate, type ResponseType } from './negotiate.js';
+import { OEMBED_PATH, oembedAuthorization, oembedError, oembedOutcome, oembedRequest } from './oembed.js';
 
 export interface HandlerDeps extends PreviewPorts {
   keys: KeyStore;
@@ -70,6 +76,8 @@ interface State {
   route?: string;
   /** The request's time budget, from its start (every phase draws from it). */
   budget?: TimeBudget;
+  /** GET /oembed: set when the route is; its bounds once its query is read. */
+  oembed?: OEmbedBounds;
 }
 
 type Event = Record<string, unknown>;
@@ -79,17 +87,24 @@ type Request = middy.Request<Event, unknown, Error, Context>;
 const contextState = (context: Context): State => required(context.linklens, 'the request state (set by the first middleware)');
 const state = (request: Request): State => contextState(request.context);
 
-/** The request as seen (HTTP API, function URL or direct invocation), its id, timer and budget; only POST / is routed. */
+/** The request as seen (HTTP API, function URL or direct invocation), its id, timer and budget; only POST / and GET /oembed are routed. */
 function describeStep(deps: HandlerDeps) {
   return {
     before: async (request: Request) => {
       const info = describeRequest(request.event);
       const requestId = info.requestId ?? request.context?.awsRequestId ?? randomUUID();
       const budget = (deps.startBudget ?? ((c) => requestBudget(deps.config, c)))(request.context);
-      request.context.linklens = { info, requestId, timer: new PhaseTimer(), responseType: 'application/json', budget };
+      const s: State = { info, requestId, timer: new PhaseTimer(), responseType: 'application/json', budget };
+      request.context.linklens = s;
       if (info.kind === 'direct') return;
       // middy's parsers read event.headers: give them the lower-cased view.
       request.event.headers = info.headers;
+      if (routePath(info.path, stageOf(request.event)) === OEMBED_PATH) {
+        s.oembed = {};
+        if (info.method !== 'GET' && info.method !== 'HEAD')
+          throw new LinkPreviewError(405, 'METHOD_NOT_ALLOWED', `Method ${info.method} is not allowed. The oEmbed endpoint is GET /oembed.`);
+        return;
+      }
       if (!isRootPath(info.path, stageOf(request.event)))
         throw new LinkPreviewError(404, 'NOT_FOUND', `No such path: ${info.path.slice(0, 100)}. The API is POST /.`);
       if (info.method !== 'POST') throw new LinkPreviewError(405, 'METHOD_NOT_ALLOWED', `Method ${info.method} is not allowed. The API is POST /.`);
@@ -97,13 +112,13 @@ function describeStep(deps: HandlerDeps) {
   };
 }
 
-/** The bearer key (a direct invocation is already authorized by IAM). */
+/** The bearer key (a direct invocation is already authorized by IAM); GET /oembed may carry it in its query. */
 function authorizeStep(deps: HandlerDeps) {
   return {
     before: async (request: Request) => {
-      const { info } = state(request);
+      const { info, oembed } = state(request);
       if (info.kind === 'direct') return; // already authorized by IAM (lambda:InvokeFunction)
-      const rejection = await bearerRejection(deps.keys, info.headers.authorization);
+      const rejection = await bearerRejection(deps.keys, oembed ? oembedAuthorization(info) : info.headers.authorization);
       if (rejection) {
         deps.onAuthFailure?.();
         throw new UnauthorizedError(rejection);
@@ -112,12 +127,12 @@ function authorizeStep(deps: HandlerDeps) {
   };
 }
 
-/** The response type the Accept header asks for. */
+/** The response type the Accept header asks for (GET /oembed answers JSON, its format). */
 function negotiationStep() {
   return {
     before: async (request: Request) => {
       const s = state(request);
-      if (s.info.kind !== 'direct') s.responseType = negotiate(s.info.headers.accept);
+      if (s.info.kind !== 'direct' && !s.oembed) s.responseType = negotiate(s.info.headers.accept);
     },
   };
 }
@@ -127,7 +142,7 @@ function bodyGateStep() {
   return {
     before: async (request: Request) => {
       const s = state(request);
-      if (s.info.kind === 'direct') return;
+      if (s.info.kind === 'direct' || s.oembed) return;
       const ct = parseContentType(s.info.headers['content-type']);
       s.contentType = ct;
       const e = request.event;
@@ -164,11 +179,17 @@ function textBodyStep() {
   };
 }
 
-/** The request checked against its schema (valibot). */
+/** The request checked against its schema (valibot); GET /oembed's is its query. */
 function validateStep() {
   return {
     before: async (request: Request) => {
       const s = state(request);
+      if (s.oembed) {
+        const { input, bounds } = oembedRequest(s.info);
+        s.input = input;
+        s.oembed = bounds;
+        return;
+      }
       const body = s.info.kind === 'direct' ? directPayload(request.event) : request.event.body;
       s.input = validatePreviewRequest(body);
     },
@@ -182,6 +203,12 @@ function respondStep(deps: HandlerDeps) {
       const s = state(request);
       s.budget?.end();
       const record = request.response as LinkRecord;
+      if (s.oembed) {
+        const out = oembedOutcome(record, s.oembed);
+        request.response =
+          out.status === 200 ? httpResponse(200, out.body, s) : httpResponse(404, toErrorBody(out.error, s.requestId) as unknown as Record<string, unknown>, s);
+        return;
+      }
       request.response = s.info.kind === 'direct' ? record : httpResponse(200, record as unknown as Record<string, unknown>, s);
     },
     onError: async (request: Request) => {
@@ -192,8 +219,8 @@ function respondStep(deps: HandlerDeps) {
         responseType: 'application/json',
       };
       s.budget?.end();
-      const err = toServiceError(request.error);
-      if (err.status >= 500) deps.log.error('request failed', { requestId: s.requestId, ...errorFields(request.error) });
+      const err = s.oembed ? oembedError(toServiceError(request.error)) : toServiceError(request.error);
+      if (isServerFault(err.status)) deps.log.error('request failed', { requestId: s.requestId, ...errorFields(request.error) });
       else deps.log.info('request rejected', { requestId: s.requestId, status: err.status, errorCode: err.errorCode });
       const body = toErrorBody(err, s.requestId) as unknown as Record<string, unknown>;
       // A 406 cannot be answered in the type that was refused: it is JSON.
@@ -279,6 +306,8 @@ function httpResponse(statusCode: number, body: Record<string, unknown>, s: Stat
   if (s.upstreamError) headers['x-linklens-upstream-error'] = s.upstreamError;
   if (s.route) headers['x-linklens-route'] = s.route;
   if (statusCode === 401) headers['www-authenticate'] = 'Bearer realm="linklens"';
+  // A URL of GET /oembed may hold a key: never sent on as a Referer (and never stored: no-store above).
+  if (s.oembed) headers['referrer-policy'] = 'no-referrer';
   return { statusCode, headers, body: encoded.body, isBase64Encoded: false };
 }
 

@@ -89,7 +89,7 @@ test("the outputs the user adds are the service's API URL and CloudFront domain;
 test('the whole service is inside the construct: its resources and alarm names carry its id', () => {
   template.resourceCountIs('AWS::Lambda::Function', 4); // preview, worker, browser worker, the caller
   template.resourceCountIs('AWS::SQS::Queue', 3);
-  template.resourceCountIs('AWS::ApiGatewayV2::Route', 6); // POST /, /status, /openapi.json and the playground's three
+  template.resourceCountIs('AWS::ApiGatewayV2::Route', 7); // POST /, GET /oembed, GET /status, GET /openapi.json and the playground's three
   expect(previewId).toMatch(/^LinksPreviewFunction/);
   const names = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties.AlarmName);
   expect(names).toHaveLength(6);

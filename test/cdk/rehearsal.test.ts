@@ -15,6 +15,7 @@ import { type ForwardProxy, startForwardProxy, viaProxy } from '../helpers/forwa
 import { type ParameterStoreServer, startParameterStoreServer } from '../helpers/parameter-store-server';
 import { jpeg, png } from '../media/fixtures';
 import { makePdf, mp3, mp4, proseDocument, serveBytes } from '../media-types/fixtures';
+import { oembedSpecErrors } from '../oembed/spec';
 import { articlePage } from '../page/fixtures';
 import { EVENT_SOURCE_MAPPING, type MeterSnapshot, requestsOf } from '../rehearsal/aws-meter';
 import { countsOf, price } from '../rehearsal/cost-model';
@@ -199,10 +200,12 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     expect((await r.http('GET', '/status', { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
   }, 60_000);
 
-  test('POST / without a key is 401', async () => {
-    const res = await post({ link: site.url('/article') }, {});
-    expect(res.status).toBe(401);
-    expect(res.json()).toMatchObject({ status: 401, errorCode: 'UNAUTHORIZED' });
+  test('POST / and GET /oembed without a key are 401', async () => {
+    for (const res of [await post({ link: site.url('/article') }, {}), await r.http('GET', `/oembed?${new URLSearchParams({ url: site.url('/article') })}`)]) {
+      expect(res.status).toBe(401);
+      expect(res.json()).toMatchObject({ status: 401, errorCode: 'UNAUTHORIZED' });
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="linklens"');
+    }
   }, 60_000);
 
   test('a page: four image sizes and the icon on the CloudFront domain and in S3, page versions, and a screenshot from the browser worker (late on the cold record, from the memo on the next)', async () => {
@@ -230,6 +233,18 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     if (rec.page.screenshot) expect(again.page.screenshot).toEqual(rec.page.screenshot);
     figures.push(`page through SQS, warm: ${warm.ms.toFixed(0)} ms`);
   }, 120_000);
+
+  test('GET /oembed: the page as an oEmbed link with its hosted thumbnail, the key in the query and in no log line; format=xml is 501', async () => {
+    const oembed = (q: Record<string, string>) => r.http('GET', `/oembed?${new URLSearchParams({ url: site.url('/article'), key: KEY, ...q })}`);
+    const res = await oembed({ maxwidth: '400' });
+    expect(res.status).toBe(200);
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(oembedSpecErrors(res.json(), { maxwidth: 400 })).toEqual([]);
+    expect(res.json()).toMatchObject({ version: '1.0', type: 'link', provider_url: `${site.origin}/`, thumbnail_width: 320, thumbnail_height: 200 });
+    expect(res.json().thumbnail_url.startsWith(CDN)).toBe(true);
+    expect((await oembed({ format: 'xml' })).status).toBe(501);
+    for (const f of Object.values(r.functions)) expect(f.logs.join('\n')).not.toContain(KEY);
+  }, 60_000);
 
   test("the meter: one cold page preview's AWS requests (the functions' and the pollers' apart), its invocations and its HTTP API request, priced", async () => {
     // Nothing else running: what follows is this preview's alone (its late jobs included, after the answer).

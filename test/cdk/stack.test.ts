@@ -88,11 +88,15 @@ describe('resources and wiring', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP', CorsConfiguration: Match.absent() });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /oembed' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /status' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /openapi.json' });
     // The playground (on by default): the page and its two files.
     for (const key of ['GET /', 'GET /playground.js', 'GET /playground.css']) template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: key });
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', 6);
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 7);
+    // Every route, GET /oembed and the playground's included, goes to the one integration: the preview function.
+    for (const route of Object.values(res('AWS::ApiGatewayV2::Route')) as any[])
+      expect(route.Properties.Target).toEqual({ 'Fn::Join': ['', ['integrations/', { Ref: one('AWS::ApiGatewayV2::Integration')[0] }]] });
     const [, integration] = one('AWS::ApiGatewayV2::Integration');
     expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0', TimeoutInMillis: 29000 });
     expect(JSON.stringify(integration.Properties.IntegrationUri)).toContain(previewId);
@@ -111,10 +115,37 @@ describe('resources and wiring', () => {
     });
   });
 
+  test('the access log: the route key, never the path or the query string (GET /oembed may carry the key in its query); the event is never logged', () => {
+    const [, stage] = one('AWS::ApiGatewayV2::Stage');
+    const format: string = stage.Properties.AccessLogSettings.Format;
+    const variables = [...format.matchAll(/\$context\.[A-Za-z.]+/g)].map((m) => m[0]).sort();
+    // The HTTP API's variables (docs: "Customize HTTP API access logs"): none of these holds the
+    // query string; $context.path would hold the path, $context.routeKey is the route's template.
+    expect(variables).toEqual(
+      [
+        '$context.httpMethod',
+        '$context.identity.sourceIp',
+        '$context.integration.latency',
+        '$context.integrationErrorMessage',
+        '$context.protocol',
+        '$context.requestId',
+        '$context.requestTime',
+        '$context.responseLatency',
+        '$context.responseLength',
+        '$context.routeKey',
+        '$context.status',
+      ].sort(),
+    );
+    expect(format).not.toContain('$context.path');
+    // Powertools logs the invocation's event (headers and query) only when told to: never here.
+    const [, preview] = fnBy('linklens-preview');
+    expect(preview.Properties.Environment.Variables.POWERTOOLS_LOGGER_LOG_EVENT).toBeUndefined();
+  });
+
   test('CORS and throttling are configurable (cdk/app.ts maps context to these props)', () => {
     const t = synth({ corsOrigins: ['https://app.example'], throttle: { rateLimit: 5, burstLimit: 9 } });
     t.hasResourceProperties('AWS::ApiGatewayV2::Api', {
-      CorsConfiguration: { AllowOrigins: ['https://app.example'], AllowMethods: Match.arrayWith(['POST']) },
+      CorsConfiguration: { AllowOrigins: ['https://app.example'], AllowMethods: Match.arrayWith(['POST', 'GET']) },
     });
     t.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 9 } });
     // Either left out keeps its default.

@@ -90,6 +90,28 @@ test('POST / documents each error status the service answers: 400, 401, 406, 413
   expect(Object.keys(doc.components.responses)).toEqual(expect.arrayContaining(['NotFound', 'MethodNotAllowed']));
 });
 
+test('GET /oembed: its oEmbed parameters, the bearer key or the query key (on no other operation), its statuses and the OEmbed schema', () => {
+  const doc = openApiDocument() as any;
+  const op = doc.paths['/oembed'].get;
+  expect(op.operationId).toBe('getOEmbed');
+  expect(op.parameters.map((p: any) => `${p.in} ${p.name} ${p.required}`)).toEqual([
+    'query url true',
+    'query maxwidth false',
+    'query maxheight false',
+    'query format false',
+  ]);
+  expect(op.security).toEqual([{ bearerAuth: [] }, { oembedKey: [] }]);
+  expect(doc.components.securitySchemes.oembedKey).toMatchObject({ type: 'apiKey', in: 'query', name: 'key' });
+  const others = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).flatMap(([method, o]) => ((o.security ?? []) as any[]).filter((r) => 'oembedKey' in r).map(() => `${method} ${path}`)),
+  );
+  expect(others).toEqual(['get /oembed']);
+  expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '404', '500', '501', '503']);
+  expect(op.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/OEmbed');
+  expect(op.responses['200'].headers['Referrer-Policy'].$ref).toBe('#/components/headers/ReferrerPolicy');
+  expect(doc.components.schemas.OEmbed.properties.type.enum).toEqual(['photo', 'video', 'rich', 'link']);
+});
+
 test('a text/plain answer is documented as a string: the JSON text of the record or error body', () => {
   const doc = openApiDocument() as any;
   const resolve = (s: any) => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s);

@@ -7,8 +7,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { openApiDocument } from '../../lib/contract/openapi';
-import { routePath } from '../../lib/http/api-handler';
-import { isRootPath } from '../../lib/http/event';
+import { isRootPath, routePath } from '../../lib/http/event';
 
 let ajv: Ajv2020 | undefined;
 

@@ -397,8 +397,8 @@ export interface Rehearsal {
   /** The function behind a service name (POWERTOOLS_SERVICE_NAME), e.g. linklens-preview. */
   fnByService(service: string): HostedFunction;
   mappings: MappingStats[];
-  /** A request through the HTTP API: its routes, the integration's timeout, payload format 2.0. */
-  http(method: string, rawPath: string, init?: { headers?: Record<string, string>; body?: string }): Promise<HttpResult>;
+  /** A request through the HTTP API: its routes, the integration's timeout, payload format 2.0. `target` is the path with its query, if any. */
+  http(method: string, target: string, init?: { headers?: Record<string, string>; body?: string }): Promise<HttpResult>;
   /** Direct invocation (lambda:InvokeFunction) of a function. */
   invoke(fn: HostedFunction, payload: unknown): Promise<InvokeResult>;
   /**
@@ -815,8 +815,12 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       : undefined;
     const integrationTimeout = Number(integration?.Properties.TimeoutInMillis ?? 30000);
 
-    const http: Rehearsal['http'] = async (method, rawPath, init = {}) => {
+    const http: Rehearsal['http'] = async (method, target, init = {}) => {
       const t = performance.now();
+      // API Gateway routes on the path; the query goes to the function as rawQueryString (encoded, without '?').
+      const q = target.indexOf('?');
+      const rawPath = q < 0 ? target : target.slice(0, q);
+      const rawQueryString = q < 0 ? '' : target.slice(q + 1);
       const result = (status: number, headers: Record<string, string>, body: string): HttpResult => ({
         status,
         headers,
@@ -832,7 +836,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         version: '2.0',
         routeKey,
         rawPath,
-        rawQueryString: '',
+        rawQueryString,
         headers: { host: 'rehearsal.execute-api.us-east-1.amazonaws.com', ...headers },
         requestContext: {
           accountId: ACCOUNT,

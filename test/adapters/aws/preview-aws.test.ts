@@ -206,7 +206,7 @@ test('the Lambda wrapper: the invocation budget cuts the wait short, and a bad k
   expect(counted).toEqual(['AuthFailures']);
 });
 
-test('the Lambda wrapper counts a 500 it answers (our bug) as ServerErrors, for the preview-errors alarm; a 200 or a 401 is not counted', async () => {
+test('the Lambda wrapper counts a 500 it answers (our bug) as ServerErrors, for the preview-errors alarm; a 200, a 401 or a 501 is not counted', async () => {
   const obs = createObservability('linklens-preview-test', { ...config, logLevel: 'silent' });
   const counted: string[] = [];
   const budget = new InvocationBudget(config.requestBudgetMs, 1500);
@@ -249,5 +249,9 @@ test('the Lambda wrapper counts a 500 it answers (our bug) as ServerErrors, for 
   });
   const bad = httpApiEvent({ authorization: 'Bearer wrong', 'content-type': 'application/json' }, Buffer.from('{"link":"https://example.com"}'));
   expect(((await fine(bad, { awsRequestId: 'lambda-401', getRemainingTimeInMillis: () => 28000 } as any)) as HttpResponse).statusCode).toBe(401);
+  // GET /oembed?format=xml: 501 Not Implemented is the specification's answer, not a fault.
+  const xml = httpApiEvent({ authorization: `Bearer ${TEST_KEY}` }, Buffer.alloc(0), 'GET', '/oembed');
+  xml.rawQueryString = `url=${encodeURIComponent(site.url('/page'))}&format=xml`;
+  expect(((await fine(xml, { awsRequestId: 'lambda-501', getRemainingTimeInMillis: () => 28000 } as any)) as HttpResponse).statusCode).toBe(501);
   expect(counted).toEqual(['ServerErrors']);
 });
