@@ -8,7 +8,9 @@
  * against openapi.yaml by the harness (the Embed object has no other property).
  */
 import { loadConfig } from '../../lib/config';
+import { httpApiEvent, TEST_KEY } from '../helpers/service';
 import * as fx from '../media-types/fixtures';
+import { oembedSpecErrors } from '../oembed/spec';
 import { VIDEO_ID, watchPage } from '../platforms/fixtures/youtube';
 import { image, json, page, startWorld, type World } from '../platforms/harness';
 
@@ -129,6 +131,29 @@ describe('with players on', () => {
     const r = await w.preview('https://www.example-news.com/about');
     expect(r.ok).toBe(true);
     expect(r.embed).toBeUndefined();
+  });
+});
+
+describe('GET /oembed of a link with a player: the player element, sized to maxwidth', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await startWorld({ env: SOURCES });
+    await routes(w);
+  });
+  afterAll(() => w.close());
+
+  test('a YouTube link: a video answer whose html is the service-built iframe at 480 x 270', async () => {
+    const event = httpApiEvent({ authorization: `Bearer ${TEST_KEY}` }, Buffer.alloc(0), 'GET', '/oembed');
+    event.rawQueryString = new URLSearchParams({ url: `https://www.youtube.com/watch?v=${OTHER_VIDEO}`, maxwidth: '480' }).toString();
+    const res = (await w.handler.invoke(event)) as { statusCode: number; body: string };
+    expect(res.statusCode).toBe(200);
+    const answer = JSON.parse(res.body);
+    expect(oembedSpecErrors(answer, { maxwidth: 480 })).toEqual([]);
+    expect(answer).toMatchObject({ version: '1.0', type: 'video', title: 'Folding a paper crane', width: 480, height: 270 });
+    expect(answer.html).toMatch(new RegExp(`^<iframe src="https://www\\.youtube-nocookie\\.com/embed/${OTHER_VIDEO}" `));
+    expect(answer.html).toMatch(/ width="480" height="270"/);
+    expect(answer.html).toContain('sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"');
+    expect(answer.html).not.toMatch(/<script|aspect-ratio/);
   });
 });
 
