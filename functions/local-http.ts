@@ -32,7 +32,7 @@ export function createLocalHttpServer(deps: LocalHttpDeps): http.Server {
   const { log } = deps;
   const server = http.createServer((req, res) => {
     // Every answer carries x-request-id and Server-Timing, those made here as well as the handler's.
-    const x: Exchange = { req, res, requestId: randomUUID(), timer: new PhaseTimer() };
+    const x: Exchange = { req, res, requestId: randomUUID(), timer: new PhaseTimer(), arrived: performance.now() };
     handle(deps, x).catch((err) => {
       log.error('local server failure', { requestId: x.requestId, ...errorFields(err) });
       if (!res.headersSent) sendJson(x, 500, toErrorBody(new InternalError(err), x.requestId));
@@ -66,6 +66,8 @@ interface Exchange {
   res: http.ServerResponse;
   requestId: string;
   timer: PhaseTimer;
+  /** When the request arrived (performance.now()). */
+  arrived: number;
 }
 
 async function handle(deps: LocalHttpDeps, x: Exchange): Promise<void> {
@@ -91,8 +93,13 @@ async function handle(deps: LocalHttpDeps, x: Exchange): Promise<void> {
     }
     body = read;
   }
-  // API Gateway's 29 s limit: the request's time budget (LINKPREVIEW_REQUEST_BUDGET_MS) is cut to it, as in the Lambda.
-  const context = { awsRequestId: requestId, functionName: 'linklens-local', getRemainingTimeInMillis: () => API_GATEWAY_LIMIT_MS };
+  // API Gateway's 29 s limit, counted from the request's arrival (the body's read and the queue
+  // included): the request's time budget (LINKPREVIEW_REQUEST_BUDGET_MS) is cut to it, as in the Lambda.
+  const context = {
+    awsRequestId: requestId,
+    functionName: 'linklens-local',
+    getRemainingTimeInMillis: () => API_GATEWAY_LIMIT_MS - (performance.now() - x.arrived),
+  };
   const out = (await deps.handler(httpApiEvent(req, path, body, requestId), context)) as HttpResponse;
   send(x, { status: out.statusCode, headers: out.headers, body: out.isBase64Encoded ? Buffer.from(out.body, 'base64') : out.body });
 }

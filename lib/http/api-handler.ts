@@ -20,7 +20,7 @@ import { describeRequest, type HttpRequestInfo, routePath } from './event.js';
 import { OEMBED_PATH } from './oembed.js';
 import { OverloadedError, type PreviewGate } from './overload.js';
 import { playgroundAnswer, wantsHtml } from './playground.js';
-import { createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
+import { arrivalBudgetMs, createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
 
 export interface ApiDeps extends HandlerDeps {
   status?: Omit<StatusDeps, 'blobs' | 'jobs'>;
@@ -85,7 +85,8 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
     // Everything else is the preview handler's: POST /, GET /oembed, and the 404s and 405s (GET / from anything but a browser included).
     if (!deps.gate || info.kind === 'direct') return preview(event, context);
     try {
-      return await deps.gate.run(() => preview(event, context));
+      // The budget starts now: the wait in the queue counts against it (lib/http/overload.ts).
+      return await deps.gate.admit((waitedMs) => preview(event, { ...context, queuedMs: waitedMs }), arrivalBudgetMs(deps.config, context));
     } catch (err) {
       if (!(err instanceof OverloadedError)) throw err;
       deps.log.warn('overloaded', { requestId, inFlight: deps.gate.inFlight, waiting: deps.gate.waiting });

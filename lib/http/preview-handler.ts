@@ -49,13 +49,26 @@ export interface HandlerDeps extends PreviewPorts {
   startBudget?: (context: Partial<LambdaContext> | undefined) => TimeBudget;
 }
 
-/** The default budget of a request: the configured one, within what is left of the invocation. */
-function requestBudget(config: { requestBudgetMs: number }, context: Partial<LambdaContext> | undefined): TimeBudget {
-  const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
-  return TimeBudget.start({ budgetMs: config.requestBudgetMs, remainingMs: remaining, marginMs: BUDGET_MARGIN_MS });
+/** A request's context after the local server's queue: `queuedMs`, how long it waited there, is taken from its budget. */
+export interface QueuedContext extends Partial<LambdaContext> {
+  queuedMs?: number;
 }
 
-export type PreviewHandler = (event: unknown, context?: Partial<LambdaContext>) => Promise<unknown>;
+const remainingOf = (context: Partial<LambdaContext> | undefined) =>
+  typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+
+/** A request's whole budget as it arrives (ms): the configured one, within what is left of the invocation less the margin. */
+export function arrivalBudgetMs(config: { requestBudgetMs: number }, context: Partial<LambdaContext> | undefined): number {
+  const remaining = remainingOf(context);
+  return remaining === undefined ? config.requestBudgetMs : Math.min(config.requestBudgetMs, remaining - BUDGET_MARGIN_MS);
+}
+
+/** The default budget of a request: the configured one less its wait in the queue, within what is left of the invocation. */
+function requestBudget(config: { requestBudgetMs: number }, context: QueuedContext | undefined): TimeBudget {
+  return TimeBudget.start({ budgetMs: config.requestBudgetMs - (context?.queuedMs ?? 0), remainingMs: remainingOf(context), marginMs: BUDGET_MARGIN_MS });
+}
+
+export type PreviewHandler = (event: unknown, context?: QueuedContext) => Promise<unknown>;
 
 export interface HttpResponse {
   statusCode: number;

@@ -2,7 +2,7 @@
  * Bounded concurrency inside one process: at most `maxActive` tasks run at once and at most
  * `maxQueued` wait, in their order; beyond that `run` throws what `whenFull` makes. The jobs' lanes
  * (the in-process runner, the worker Lambda's records) wait without bound; the local server's
- * previews are refused with 503 OVERLOADED (lib/http/overload.ts).
+ * previews have a gate of their own, which counts the wait against the budget (lib/http/overload.ts).
  */
 export class ConcurrencyGate {
   private active = 0;
