@@ -4,7 +4,8 @@
  * server's peak RSS, at 1, 10 and 50 concurrent clients for an HTML page (the same bytes every
  * time: its versions come from the page-content memo after the first), the same page with new
  * bytes on every request (the page-content job every time), a page with an image and a mix; then 10k requests and the server's RSS before and after (leak check); then an
- * overload run past the concurrency limit.
+ * overload run past the concurrency limit; and 1,000 requests at once for a slow site
+ * (`LOAD_ONLY=overload-slow` runs only that): admitted, refused, goodput, the slowest answers.
  */
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -115,7 +116,65 @@ async function run(url: string, pid: number, links: string[], connections: numbe
   };
 }
 
+/**
+ * Overload against a slow site: `clients` requests at once (each its own connection), every one
+ * for a page the site takes `slowMs` to answer, against the default gate (32 in flight, 128
+ * queued). Reports what was admitted (200), refused (503), the goodput and the slowest answers.
+ */
+async function overloadSlowSite(clients = 1000, slowMs = 8000): Promise<void> {
+  const site = await startFixtureServer();
+  let n = 0;
+  site.route('/slow', (_req, res) => {
+    const id = ++n;
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(
+        `<!doctype html><html lang="en"><head><title>Slow page ${id}</title><meta name="description" content="It took its time."></head><body><p>Slow.</p></body></html>`,
+      );
+    }, slowMs);
+  });
+  const { url, child } = await startServer();
+  const started = performance.now();
+  const answers = await Promise.all(
+    Array.from({ length: clients }, async (_, i) => {
+      const t0 = performance.now();
+      try {
+        const res = await fetch(`${url}/`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ link: site.url(`/slow?${i}`) }),
+          signal: AbortSignal.timeout(60_000),
+        });
+        await res.arrayBuffer();
+        return { status: res.status, ms: performance.now() - t0 };
+      } catch {
+        return { status: 0, ms: performance.now() - t0 };
+      }
+    }),
+  );
+  const wall = (performance.now() - started) / 1000;
+  const ok = answers
+    .filter((a) => a.status === 200)
+    .map((a) => a.ms)
+    .sort((a, b) => a - b);
+  const refused = answers
+    .filter((a) => a.status === 503)
+    .map((a) => a.ms)
+    .sort((a, b) => a - b);
+  const other = answers.length - ok.length - refused.length;
+  const s = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(1)} s`);
+  process.stdout.write(
+    `overload, slow site (${clients} at once, the site answers in ${slowMs / 1000} s, limit 32 + 128 queued): ` +
+      `admitted 200x${ok.length} (p50 ${s(pct(ok, 50))}, slowest ${s(ok.at(-1))}), refused 503x${refused.length} (slowest ${s(refused.at(-1))}), ` +
+      `other ${other}; goodput ${(ok.length / wall).toFixed(1)}/s over ${wall.toFixed(1)} s\n`,
+  );
+  child.kill('SIGTERM');
+  await site.close();
+}
+
 export async function main(): Promise<void> {
+  // LOAD_ONLY=overload-slow: just the overload against a slow site.
+  if (process.env.LOAD_ONLY === 'overload-slow') return overloadSlowSite();
   const png = await sharp({ create: { width: 1200, height: 630, channels: 3, background: '#2a6' } })
     .jpeg()
     .toBuffer();
@@ -173,6 +232,7 @@ export async function main(): Promise<void> {
   );
   small.child.kill('SIGTERM');
   await site.close();
+  await overloadSlowSite();
 }
 
 main().then(
