@@ -119,8 +119,16 @@ function creatorHandle(value: string): Candidate | undefined {
   return m ? { name: m[1], url: `https://x.com/${m[1]}` } : undefined;
 }
 
-/** The page's author by AUTHOR_RULES: the first candidate with a name, its URL resolved; the rule that gave it. */
+/** A user name rather than a person's name: one token with a digit or an underscore (`CC7567`, `jane_doe`). */
+const HANDLE_LIKE = /^(?=\S*[\d_])[\p{L}\d_.-]+$/u;
+
+/**
+ * The page's author by AUTHOR_RULES: the first candidate with a name, its URL resolved; the rule
+ * that gave it. A user name (HANDLE_LIKE) gives way to a later rule's name of several words (the
+ * byline that writes out the person a CMS's JSON-LD names by their login).
+ */
 export function pageAuthor(c: RuleContext, rules: AuthorRule[] = AUTHOR_RULES): { value: Author; rule: string } | undefined {
+  let handle: { value: Author; rule: string } | undefined;
   for (const rule of rules) {
     let found: (Candidate | undefined)[];
     try {
@@ -130,10 +138,12 @@ export function pageAuthor(c: RuleContext, rules: AuthorRule[] = AUTHOR_RULES): 
     }
     for (const cand of found) {
       const name = cleanName(cand?.name);
-      if (!name) continue;
+      if (!name || (handle && !/\s/.test(name))) continue;
       const url = cand?.url ? resolveUrl(cand.url, c.base) : undefined;
-      return { value: { name, ...(url && /^https?:/i.test(url) ? { url } : {}) }, rule: rule.name };
+      const value = { value: { name, ...(url && /^https?:/i.test(url) ? { url } : {}) }, rule: rule.name };
+      if (handle || !HANDLE_LIKE.test(name)) return value;
+      handle = value;
     }
   }
-  return undefined;
+  return handle;
 }

@@ -26,6 +26,8 @@ const PUBLISHED_CLASS = /publish|posted|pubdate|date-?pub|created|entry-date|art
 interface Open {
   mark: PageMark;
   depth: number;
+  /** A `rel=author` link hidden itself (Blogger's `style="display:none"`): a relation, not page text, so its text counts. */
+  hidden: boolean;
 }
 
 export class MarkCollector {
@@ -49,12 +51,19 @@ export class MarkCollector {
     const kind = this.kindOf(name, a);
     if (!kind || this.open.length >= MARK_LIMITS.open) return;
     const mark: PageMark = { kind, text: '', ...(a.href ? { href: a.href.slice(0, 2048) } : {}) };
-    if (this.add(mark)) this.open.push({ mark, depth });
+    const hidden = kind === 'rel-author' && (a.hidden !== undefined || /display\s*:\s*none/i.test(a.style ?? ''));
+    if (this.add(mark)) this.open.push({ mark, depth, hidden });
   }
 
-  /** Text inside the open marks (never script or style text). */
-  onText(text: string): void {
-    for (const o of this.open) if (o.mark.text.length < MARK_LIMITS.textChars) o.mark.text += text.slice(0, MARK_LIMITS.textChars - o.mark.text.length);
+  /**
+   * Text inside the open marks; `skipped` is how many elements around it hide their text (script,
+   * style, hidden): such text goes nowhere, but a hidden `rel=author` link's own (its one hiding).
+   */
+  onText(text: string, skipped = 0): void {
+    for (const o of this.open) {
+      if (skipped > (o.hidden ? 1 : 0)) continue;
+      if (o.mark.text.length < MARK_LIMITS.textChars) o.mark.text += text.slice(0, MARK_LIMITS.textChars - o.mark.text.length);
+    }
   }
 
   /** The element at `depth` closed (with every element inside it). */

@@ -345,7 +345,7 @@ class PageParser {
     }
     if (this.propBuf && this.propBuf.buf.length < 2000) this.propBuf.buf += text;
     if (this.h1Buf !== null && this.h1Buf.length < 1000 && this.hardSkipDepth === 0) this.h1Buf += text;
-    if (this.hardSkipDepth === 0) this.marks.onText(text);
+    this.marks.onText(text, this.hardSkipDepth);
     if (this.noscriptDepth > 0 && this.data.shell.noscript.length < 500) this.data.shell.noscript += text.slice(0, 500 - this.data.shell.noscript.length);
     if (this.skipDepth > 0 || this.headDepth > 0) return;
     if (this.pBuf !== null && this.pBuf.length < 4000) this.pBuf += text;

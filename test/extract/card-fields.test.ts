@@ -156,6 +156,22 @@ describe('the rules decide', () => {
     expect(f.author).toEqual({ name: 'Mark Emmons' });
   });
 
+  test("a user name (one token with a digit or _) gives way to a later rule's written-out name; alone, it stays", () => {
+    const ld = '<script type="application/ld+json">{"@type":"Article","headline":"A story","author":"CC7567"}</script>';
+    expect(fields(ld, '<span class="author-name">James Akinaka</span>').author).toEqual({ name: 'James Akinaka' });
+    expect(fields(ld).author).toEqual({ name: 'CC7567' });
+    // A name of one word that is no user name stays first.
+    expect(fields('<meta name="author" content="Okezone">', '<span class="author-name">Natasha Oktalia</span>').author).toEqual({ name: 'Okezone' });
+  });
+
+  test("a hidden rel=author link (Blogger's) still names the author; text hidden by anything else, or in a script, does not", () => {
+    const link = `<a href="https://profiles.example.test/1" rel="author" style="display:none;">
+      Google
+    </a>`;
+    expect(fields('<title>A post</title>', link).author).toEqual({ name: 'Google', url: 'https://profiles.example.test/1' });
+    expect(fields('<title>A post</title>', '<div hidden><a rel="author" href="/x">Hidden Parent</a></div>').author).toBeUndefined();
+  });
+
   test('a URL or a handle is never a name; "By" and a trailing date are not part of one', () => {
     expect(cleanName('By Jane Roe')).toBe('Jane Roe');
     expect(cleanName('ByJane Roe')).toBe('Jane Roe');
