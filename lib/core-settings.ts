@@ -528,7 +528,7 @@ const LOCAL = defineSettings('local', 'Local server', {
     env: 'LINKPREVIEW_MAX_QUEUED',
     type: int(0, 100_000),
     default: 128,
-    doc: 'Previews waiting; beyond it a request gets 503 `OVERLOADED` with `Retry-After` at once.',
+    doc: 'Previews waiting; beyond it a request gets 503 `OVERLOADED` with `Retry-After` at once. The wait counts against the request\'s budget (`LINKPREVIEW_REQUEST_BUDGET_MS`, from its arrival): a request is refused at once when the queue ahead of it is expected to take longer than its budget allows (the recent previews\' durations; half the budget each before the first has ended), and one still waiting when less than 2 s of its budget would be left is refused then; one admitted late gets what is left.',
   },
 });
 

@@ -5,7 +5,8 @@
  *
  * The wait counts against the request's budget (it starts when the request arrives): a request
  * is refused at once when the queue ahead of it would take longer than its budget allows (the
- * previews' recent durations tell how long a slot takes to free), and one still waiting when its
+ * previews' recent durations tell how long a slot takes to free; before the first has ended, a
+ * preview is taken to last half the budget), and one still waiting when its
  * budget could no longer cover a preview is taken out of the queue and refused then. One admitted
  * late starts with what is left (`admit` hands its function the time it waited).
  */
@@ -60,12 +61,15 @@ export class PreviewGate {
     return this.queue.length;
   }
 
-  /** How long a request entering the queue now is expected to wait (ms): 0 when a slot is free. */
-  expectedWaitMs(): number {
+  /**
+   * How long a request entering the queue now is expected to wait (ms): 0 when a slot is free.
+   * Before any preview has ended, one is taken to last `coldMs` (a burst at start is not let in
+   * on no evidence).
+   */
+  expectedWaitMs(coldMs = 0): number {
     if (this.active < this.maxActive) return 0;
-    if (this.meanMs === undefined) return 0;
     // Slots free at `maxActive / meanMs` per ms; the waiters ahead and this one take them in order.
-    return ((this.queue.length + 1) * this.meanMs) / this.maxActive;
+    return ((this.queue.length + 1) * (this.meanMs ?? coldMs)) / this.maxActive;
   }
 
   private refuse(): never {
@@ -83,7 +87,7 @@ export class PreviewGate {
     if (this.active >= this.maxActive) {
       if (this.queue.length >= this.maxQueued) this.refuse();
       const patience = budgetMs - MIN_PREVIEW_MS;
-      if (patience <= 0 || this.expectedWaitMs() > patience) this.refuse();
+      if (patience <= 0 || this.expectedWaitMs(budgetMs / 2) > patience) this.refuse();
       await new Promise<void>((resolve, reject) => {
         const waiter: Waiter = {
           start: () => {

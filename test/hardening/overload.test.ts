@@ -120,6 +120,20 @@ describe('the wait counts against the budget (an injected clock)', () => {
     expect(await waits).toBe(1_500);
   });
 
+  test('before any preview has ended, one is taken to last half the budget: a cold burst fills only what that allows', async () => {
+    const clock = manualClock();
+    const gate = new PreviewGate(1, 10, clock);
+    const busy = held();
+    const running = gate.admit(busy.fn, 25_000);
+    // 12.5 s expected for the first waiter: within its 23 s; 25 s for the second: refused at once.
+    const first = gate.admit(async () => 'ran', 25_000);
+    await expect(gate.admit(async () => 'ran', 25_000)).rejects.toBeInstanceOf(OverloadedError);
+    expect(gate.waiting).toBe(1);
+    busy.end();
+    await running;
+    expect(await first).toBe('ran');
+  });
+
   test("a request's budget on arrival: the configured one, within what is left of the invocation less the margin", () => {
     expect(arrivalBudgetMs({ requestBudgetMs: 25_000 }, { getRemainingTimeInMillis: () => 29_000 })).toBe(25_000);
     expect(arrivalBudgetMs({ requestBudgetMs: 25_000 }, { getRemainingTimeInMillis: () => 10_000 })).toBe(10_000 - BUDGET_MARGIN_MS);
