@@ -17,6 +17,9 @@
  *   hostRules                  LINKPREVIEW_HOST_RULES: `pattern=actions` rules separated by `;` (docs/configuration.md)
  *   corsOrigins                comma-separated origins allowed by CORS (default: CORS off)
  *   playground                 false: no playground page at GET / (default true; it holds no key)
+ *   embeds                     off: no record carries a player (default on)
+ *   embedOrigins               comma-separated https player origins added to the built-in list
+ *   embedParents               comma-separated domains of the pages that show the players (Twitch's parent)
  *   throttleRateLimit          stage requests per second (default: DEFAULT_THROTTLE, cdk/constructs/preview-api.ts)
  *   throttleBurstLimit         stage burst (default: DEFAULT_THROTTLE)
  *   workerReservedConcurrency  reserved concurrency of the worker (default: unreserved)
@@ -90,6 +93,7 @@ new LinkPreviewStack(app, ctx('stackName') ?? 'LinkLens', {
   hostRules: ctx('hostRules'),
   corsOrigins: list('corsOrigins'),
   playground: ctx('playground') !== 'false',
+  embeds: { enabled: ctx('embeds') !== 'off', origins: list('embedOrigins'), parents: list('embedParents') },
   throttle: { rateLimit: num('throttleRateLimit'), burstLimit: num('throttleBurstLimit') },
   workerReservedConcurrency: num('workerReservedConcurrency'),
   workerBatchSize: num('workerBatchSize'),

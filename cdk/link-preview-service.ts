@@ -10,7 +10,9 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { ENV } from '../lib/core-settings.js';
+import { EMBEDS } from '../lib/embed/settings.js';
 import { readHostRules, showHostRules, withProxyHosts } from '../lib/fetch/host-rules.js';
+import { readSettings } from '../lib/settings.js';
 import { ASSETS_PREFIX, JOBS_PREFIX } from '../lib/storage-keys.js';
 import { Alarms } from './constructs/alarms.js';
 import type { ApiKeys } from './constructs/api-keys.js';
@@ -45,6 +47,14 @@ export interface LinkPreviewServiceProps {
   hostRules?: string;
   /** Browser origins allowed to call the API (CORS). None: CORS is off. */
   corsOrigins?: string[];
+  /**
+   * The records' players (docs/embeds.md): `enabled: false` gives no record an `embed`
+   * (LINKPREVIEW_EMBEDS=off); `origins` adds https player origins to the built-in list
+   * (LINKPREVIEW_EMBED_ORIGINS); `parents` names the domains of the pages that show the players,
+   * which Twitch needs (LINKPREVIEW_EMBED_PARENTS); `dailymotionPlayer` a Dailymotion player id.
+   * Malformed values fail synth. None: the built-in players, no Twitch.
+   */
+  embeds?: { enabled?: boolean; origins?: string[]; parents?: string[]; dailymotionPlayer?: string };
   /**
    * The playground (GET / from a browser; docs/clients.md): a static page that holds no key. Default
    * true; false leaves its routes out and sets LINKPREVIEW_PLAYGROUND=false.
@@ -130,6 +140,8 @@ export class LinkPreviewService extends Construct {
     const render = props.render ?? 'auto';
     this.previewFunction.addEnvironment(ENV.screenshots, screenshots ? 'on' : 'off');
     this.previewFunction.addEnvironment(ENV.render, render);
+    // The players are found by the preview function alone.
+    for (const [name, value] of Object.entries(embedEnvironment(props.embeds))) this.previewFunction.addEnvironment(name, value);
 
     // The browser worker, whenever one of them is on: the same fan-out (the preview sends, a worker
     // replies with the result, the preview waits), on a queue of its own whose worker has the
@@ -180,6 +192,22 @@ export class LinkPreviewService extends Construct {
  * function at start), with the proxy's hosts merged in as rules of the same table: the same
  * verdicts as LINKPREVIEW_PROXY_HOSTS would give, which no deployment of the construct sets.
  */
+/** The players' settings as the preview function's environment, checked as the service reads them (a malformed one fails synth). */
+function embedEnvironment(embeds: LinkPreviewServiceProps['embeds']): Record<string, string> {
+  if (!embeds) return {};
+  const env: Record<string, string> = {};
+  if (embeds.enabled === false) env[ENV.embeds] = 'off';
+  if (embeds.origins?.length) env[ENV.embedOrigins] = embeds.origins.join(',');
+  if (embeds.parents?.length) env[ENV.embedParents] = embeds.parents.join(',');
+  if (embeds.dailymotionPlayer) env[ENV.dailymotionPlayer] = embeds.dailymotionPlayer;
+  try {
+    readSettings(EMBEDS, env);
+  } catch (err) {
+    throw new Error(`embeds: ${(err as Error).message}`);
+  }
+  return env;
+}
+
 function checkedHostRules(rules: string | undefined, proxyHosts: readonly string[]): string | undefined {
   const text = rules?.trim() ?? '';
   if (!text && proxyHosts.length === 0) return undefined;

@@ -83,6 +83,20 @@ test('playground: false leaves its routes out and turns it off in the preview fu
   expect((preview as any)?.Properties.Environment.Variables.LINKPREVIEW_PLAYGROUND).toBe('false');
 });
 
+test("embeds: the players' settings reach the preview function, checked at synth", () => {
+  const t = synth({ embeds: { enabled: false, origins: ['https://player.example.com'], parents: ['app.example.com'] } });
+  const preview = Object.values(t.findResources('AWS::Lambda::Function')).find((f: any) => f.Properties.Environment?.Variables?.LINKPREVIEW_EMBEDS) as any;
+  expect(preview.Properties.Environment.Variables).toMatchObject({
+    LINKPREVIEW_EMBEDS: 'off',
+    LINKPREVIEW_EMBED_ORIGINS: 'https://player.example.com',
+    LINKPREVIEW_EMBED_PARENTS: 'app.example.com',
+  });
+  // None given: nothing set, the service's defaults hold.
+  const plain = Object.values(synth().findResources('AWS::Lambda::Function')).map((f: any) => Object.keys(f.Properties.Environment?.Variables ?? {}));
+  expect(plain.flat().filter((k) => k.startsWith('LINKPREVIEW_EMBED'))).toEqual([]);
+  expect(() => synth({ embeds: { origins: ['http://player.example.com'] } })).toThrow(/embeds: .*LINKPREVIEW_EMBED_ORIGINS/);
+});
+
 describe('resources and wiring', () => {
   test('POST / on an HTTP API goes to the preview function (payload v2, 29 s), with throttling and JSON access logs', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
