@@ -545,10 +545,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const s3 = new S3Client({ endpoint: s3Endpoint, forcePathStyle: true, region: REGION, credentials: CREDENTIALS });
     closers.push(() => s3.destroy());
     const { buildApp } = await import('fauxqs');
-    // `host` names the queues' host: `sqs.<region>.<host>`. `127.0.0.1` there made `sqs.us-east-1.127.0.0.1`,
-    // which no URL parser takes (a last label that is a number is an IPv4 address); real SQS names
-    // `sqs.<region>.amazonaws.com`. `localhost` gives a host of the same shape (the clients' endpoint is explicit).
-    const app = buildApp({ logger: false, host: 'localhost', defaultRegion: REGION });
+    const app = buildApp({ logger: false, host: '127.0.0.1', defaultRegion: REGION });
     await app.listen({ host: '127.0.0.1', port: 0 });
     closers.push(() => app.close());
     const sqsEndpoint = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

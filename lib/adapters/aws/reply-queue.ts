@@ -37,7 +37,7 @@ export function parseJobReply(text: string): JobReply | undefined {
 
 /** True when `queueUrl` names a reply queue of `namePrefix` (what a worker checks before replying there). */
 export function isReplyQueueUrl(queueUrl: string, namePrefix: string): boolean {
-  // Matched, not parsed: an emulator may name a host no URL parser takes (fauxqs with host 127.0.0.1: sqs.<region>.127.0.0.1).
+  // Not parsed as a URL: an emulator's host (sqs.<region>.127.0.0.1) is none to WHATWG.
   const m = /^https?:\/\/[^/?#]+\/\d+\/([^/?#]+)$/.exec(queueUrl);
   const name = m?.[1] ?? '';
   return namePrefix !== '' && name.startsWith(namePrefix) && REPLY_NAME.test(name.slice(namePrefix.length));

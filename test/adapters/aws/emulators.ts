@@ -37,10 +37,7 @@ export async function startEmulators(bucket = 'linklens-test'): Promise<Emulator
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
 
   const { buildApp } = await import('fauxqs');
-  // `host` names the queues' host: `sqs.<region>.<host>`. `127.0.0.1` there made `sqs.us-east-1.127.0.0.1`,
-  // which no URL parser takes (a last label that is a number is an IPv4 address); real SQS names
-  // `sqs.<region>.amazonaws.com`. `localhost` gives a host of the same shape (the clients' endpoint is explicit).
-  const app = buildApp({ logger: false, host: 'localhost', defaultRegion: REGION });
+  const app = buildApp({ logger: false, host: '127.0.0.1', defaultRegion: REGION });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const sqsPort = (app.server.address() as AddressInfo).port;
   const sqs = new SQSClient({ endpoint: `http://127.0.0.1:${sqsPort}`, region: REGION, credentials });
