@@ -545,6 +545,11 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const s3 = new S3Client({ endpoint: s3Endpoint, forcePathStyle: true, region: REGION, credentials: CREDENTIALS });
     closers.push(() => s3.destroy());
     const { buildApp } = await import('fauxqs');
+    // `host` makes the queue URLs `http://sqs.<region>.127.0.0.1:<port>/…`, which no URL parser takes (a last
+    // label that is a number is an IPv4 address). That is on purpose: the SQS client's queue-URL-as-endpoint
+    // step cannot parse it and keeps the client's own endpoint (each function's meter proxy in the rehearsal).
+    // A valid host (`localhost`) would send every call to `sqs.<region>.localhost`, which does not resolve.
+    // Real SQS names `https://sqs.<region>.amazonaws.com/…`; our code matches queue URLs, never parses them.
     const app = buildApp({ logger: false, host: '127.0.0.1', defaultRegion: REGION });
     await app.listen({ host: '127.0.0.1', port: 0 });
     closers.push(() => app.close());

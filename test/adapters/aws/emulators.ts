@@ -37,6 +37,11 @@ export async function startEmulators(bucket = 'linklens-test'): Promise<Emulator
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
 
   const { buildApp } = await import('fauxqs');
+  // `host` makes the queue URLs `http://sqs.<region>.127.0.0.1:<port>/…`, which no URL parser takes (a last
+  // label that is a number is an IPv4 address). That is on purpose: the SQS client's queue-URL-as-endpoint
+  // step cannot parse it and keeps the client's own endpoint (each function's meter proxy in the rehearsal).
+  // A valid host (`localhost`) would send every call to `sqs.<region>.localhost`, which does not resolve.
+  // Real SQS names `https://sqs.<region>.amazonaws.com/…`; our code matches queue URLs, never parses them.
   const app = buildApp({ logger: false, host: '127.0.0.1', defaultRegion: REGION });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const sqsPort = (app.server.address() as AddressInfo).port;
