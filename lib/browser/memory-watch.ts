@@ -61,15 +61,17 @@ export function privateMb(pid: number, read: (path: string) => string = (p) => r
 
 /**
  * Which process is over its cap in a sample, or undefined: the first renderer past the page cap;
- * with no renderer at all (a single-process browser), the browser process past its cap.
+ * with no renderer process of its own (a single-process browser, which lists its renderer under its
+ * own pid), the browser process past its cap.
  */
 export function overCap(sample: readonly ProcessSample[], limits: MemoryLimits): Omit<MemoryKill, 'at'> | undefined {
-  const renderers = sample.filter((p) => p.type === 'renderer');
+  const browser = sample.find((p) => p.type === 'browser');
+  // A single-process browser lists its in-process renderer under its own pid: that is no renderer to kill alone.
+  const renderers = sample.filter((p) => p.type === 'renderer' && p.pid !== browser?.pid);
   if (renderers.length > 0) {
     const over = renderers.find((p) => (p.mb ?? 0) > limits.pageMb);
     return over && { what: 'renderer', pid: over.pid, mb: Math.round(over.mb ?? 0), capMb: limits.pageMb };
   }
-  const browser = sample.find((p) => p.type === 'browser');
   if (browser && (browser.mb ?? 0) > limits.singleProcessMb)
     return { what: 'browser', pid: browser.pid, mb: Math.round(browser.mb ?? 0), capMb: limits.singleProcessMb };
   return undefined;

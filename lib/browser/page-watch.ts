@@ -12,7 +12,8 @@
  * next page instead of waiting for the render's whole time cap.
  *
  * The crash: a renderer that V8 stopped at its heap cap, or that the memory watch killed
- * (lib/browser/memory-watch.ts), fires the page's `crash` event, which fails the load at once.
+ * (lib/browser/memory-watch.ts), fires the page's `crash` event, which fails the load at once; so
+ * does the browser's end (a single-process browser the memory watch killed, or that V8 stopped).
  */
 import { recentKill } from './memory-watch.js';
 import type { Tab } from './tab.js';
@@ -52,8 +53,10 @@ export async function watchPage(tab: Tab, cpuCapMs: number, stop: (reason: strin
   const since = Date.now();
   const meter = new CpuMeter();
   let askedAt: number | undefined;
+  // The renderer died, or the whole browser (a single-process one the memory watch killed).
   const onCrash = () => stop(crashReason(since));
   tab.page.on('crash', onCrash);
+  tab.browser.on('disconnected', onCrash);
   await tab.cdp.send('Performance.enable');
   const tick = async () => {
     const now = performance.now();
@@ -76,6 +79,7 @@ export async function watchPage(tab: Tab, cpuCapMs: number, stop: (reason: strin
   return () => {
     clearInterval(timer);
     tab.page.off('crash', onCrash);
+    tab.browser.off('disconnected', onCrash);
   };
 }
 
