@@ -6,10 +6,12 @@
  * from /proc every 50 ms, and the load's outcome and time. The pages: 3 GB of JavaScript arrays,
  * 3 GB of typed arrays touched, a 200 MB text node, a script in an endless loop, and a small shell
  * as the baseline. Each hostile page stops by itself at 3 GB. Needs a browser and /proc.
+ * `BENCH_BROWSER=lambda`: the AWS layer's Chromium (@sparticuz/chromium, unpacked to /tmp, with its
+ * flags: one process, as the browser worker runs it, one lane).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { browserAvailable } from '../../lib/browser/availability.js';
-import { closeBrowser } from '../../lib/browser/browser.js';
+import { closeBrowser, configureBrowser } from '../../lib/browser/browser.js';
 import { withLoadedPage } from '../../lib/browser/screenshot.js';
 import type { Fetcher } from '../../lib/fetch/types.js';
 import { testConfig } from '../helpers/service.js';
@@ -71,7 +73,15 @@ function memory(): { rss: number; private: number } {
 }
 
 export async function run(): Promise<void> {
-  const config = testConfig({ renderTimeoutMs: 8000 });
+  const lambda = process.env.BENCH_BROWSER === 'lambda';
+  const config = testConfig({ renderTimeoutMs: 8000, ...(lambda ? { browserConcurrency: 1 } : {}) });
+  if (lambda) {
+    const { lambdaBrowser } = await import('../../functions/browser-worker.js');
+    const browser = await lambdaBrowser();
+    configureBrowser(browser);
+    config.browserPath = browser.executablePath;
+    process.stdout.write(`the AWS layer's Chromium: ${browser.executablePath}\n`);
+  }
   try {
     if (!browserAvailable(config)) {
       process.stdout.write(`no browser at ${config.browserPath}: browser-caps bench skipped\n`);
@@ -93,12 +103,16 @@ export async function run(): Promise<void> {
         (err: Error) => `failed: ${err.message.split('\n')[0]}`,
       );
       clearInterval(sampler);
+      // The layer's one-process Chromium dies when a browser context closes (each job on AWS
+      // launches its own): a fresh one for each page, as there.
+      if (lambda) await closeBrowser();
       process.stdout.write(
         `${name}: ${outcome} in ${Math.round(performance.now() - t0)} ms; peak ${(peak.rss / 1024).toFixed(2)} GB resident, ${(peak.private / 1024).toFixed(2)} GB private\n`,
       );
     }
   } finally {
     await closeBrowser();
+    configureBrowser({});
     config.cleanup();
   }
 }
