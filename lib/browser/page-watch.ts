@@ -75,6 +75,8 @@ export async function watchPage(tab: Tab, cpuCapMs: number, stop: (reason: strin
       askedAt = undefined;
     }
   };
+  // The first reading at once: what the renderer used before the load is not the page's.
+  void tick();
   const timer = setInterval(() => void tick(), POLL_MS);
   return () => {
     clearInterval(timer);
