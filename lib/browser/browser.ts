@@ -32,8 +32,34 @@ export { CHROMIUM_ARGS, NETWORK_WALLS } from './switches.js';
 
 const IDLE_CLOSE_MS = 60_000;
 let current: Promise<Browser> | undefined;
+/** The browser `current` gave the last job. */
+let latest: Browser | undefined;
+/** Browsers on their way out (`retireBrowser`): a launch waits until they are gone. */
+let retiring: Promise<void> = Promise.resolve();
 let users = 0;
 let idleTimer: NodeJS.Timeout | undefined;
+
+/**
+ * Whether the browser runs as one process (the AWS layer's `--single-process`). Such a browser
+ * takes one browser context in its life: closing it, or opening a second, ends the whole browser
+ * (measured with @sparticuz/chromium 153), so it is retired after its page instead of keeping a
+ * spare tab.
+ */
+export function singleProcess(): boolean {
+  return launchArgs().includes('--single-process');
+}
+
+/**
+ * Ends `browser` after its page (a one-process browser), instead of letting a context close end it
+ * under the next job: the next job launches a new one, once this one is gone.
+ */
+export function retireBrowser(browser: Browser): void {
+  if (latest === browser) {
+    current = undefined;
+    latest = undefined;
+  }
+  retiring = retiring.then(() => browser.close().catch(() => {}));
+}
 
 /** Runs `fn` with the shared browser (launched on demand). */
 export async function withBrowser<T>(config: BrowserConfig, launchTimeoutMs: number, fn: (browser: Browser) => Promise<T>): Promise<T> {
@@ -43,12 +69,17 @@ export async function withBrowser<T>(config: BrowserConfig, launchTimeoutMs: num
   }
   users++;
   try {
-    current ??= launch(config, launchTimeoutMs);
+    if (!current) {
+      current = launch(config, launchTimeoutMs);
+      latest = undefined;
+    }
     let browser = await current;
     if (!browser.isConnected()) {
       current = launch(config, launchTimeoutMs);
+      latest = undefined;
       browser = await current;
     }
+    latest = browser;
     return await fn(browser);
   } catch (err) {
     // A failed launch is not kept: the next job tries again.
@@ -73,6 +104,7 @@ export async function withBrowser<T>(config: BrowserConfig, launchTimeoutMs: num
 }
 
 async function launch(config: BrowserConfig, timeoutMs: number): Promise<Browser> {
+  await retiring;
   const executablePath = browserExecutable(config);
   accessSync(executablePath, constants.X_OK); // a clear error when there is no browser
   const { chromium } = await import('playwright-core');

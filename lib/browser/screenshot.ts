@@ -15,7 +15,7 @@ import type { JobContext } from '../jobs/context.js';
 import type { ScreenshotJobInput, ScreenshotJobResult } from '../jobs/kinds.js';
 import { hostImageBytes } from '../media/hosted-bytes.js';
 import { browserAvailable } from './availability.js';
-import { type BrowserConfig, withBrowser } from './browser.js';
+import { type BrowserConfig, retireBrowser, singleProcess, withBrowser } from './browser.js';
 import { stopScripts, watchPage } from './page-watch.js';
 import { PageTraffic, type RequestOutcome } from './route.js';
 import { rememberScreenshot } from './screenshot-memo.js';
@@ -102,12 +102,16 @@ export async function withLoadedPage<T>(
         const value = await loadAndRead({ tab, url, traffic, cap, quietMs: options.quietMs }, read);
         return { value, refused: traffic.refused, requests: traffic.requests };
       } catch (err) {
-        // A cap's reason over the error it caused (a crashed page's "Target crashed", a race's abort).
+        // A cap's reason over the error it caused (a crashed page's "Page crashed", a race's abort);
+        // a crash's or a kill's event may land just after the error it caused.
+        if (!cap.reason) await new Promise((resolve) => setImmediate(resolve));
         throw cap.reason ? new Error(cap.reason) : err;
       } finally {
         unwatch?.();
         if (cap.reason) stopScripts(tab);
-        openSpareTab(browser, tab.close());
+        // A one-process browser ends with its page's context: retired now, not under the next job.
+        if (singleProcess()) retireBrowser(browser);
+        else openSpareTab(browser, tab.close());
       }
     });
   } finally {

@@ -103,9 +103,6 @@ export async function run(): Promise<void> {
         (err: Error) => `failed: ${err.message.split('\n')[0]}`,
       );
       clearInterval(sampler);
-      // The layer's one-process Chromium dies when a browser context closes (each job on AWS
-      // launches its own): a fresh one for each page, as there.
-      if (lambda) await closeBrowser();
       process.stdout.write(
         `${name}: ${outcome} in ${Math.round(performance.now() - t0)} ms; peak ${(peak.rss / 1024).toFixed(2)} GB resident, ${(peak.private / 1024).toFixed(2)} GB private\n`,
       );
