@@ -9,6 +9,7 @@ import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { AWS_BROWSER_LANES } from '../lib/browser/lanes.js';
 import { ENV } from '../lib/core-settings.js';
 import { EMBEDS } from '../lib/embed/settings.js';
 import { readHostRules, showHostRules, withProxyHosts } from '../lib/fetch/host-rules.js';
@@ -157,7 +158,7 @@ export class LinkPreviewService extends Construct {
       this.browserJobs = new JobQueue(this, 'BrowserJobs', { workerTimeout: this.browserWorker.timeout, deadLetterQueue: this.jobs.deadLetterQueue });
       this.browserJobs.grantSendTo(this.previewFunction, ENV.browserQueueUrl);
       this.store.grantTo(this.browserWorker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
-      this.browserJobs.attachWorker(this.browserWorker.fn, { batchSize: 1 });
+      this.browserJobs.attachWorker(this.browserWorker.fn, { batchSize: AWS_BROWSER_LANES });
       replies.grantReply(this.browserWorker.fn);
     }
 

@@ -9,6 +9,7 @@
 import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
 import { InlineJobRunner } from '../lib/adapters/local/inline-job-runner.js';
 import { createKeyStore } from '../lib/auth/key-store.js';
+import { browserLanes } from '../lib/browser/lanes.js';
 import type { Config } from '../lib/config.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { proxyPolicyFrom } from '../lib/fetch/proxy-route.js';
@@ -52,6 +53,6 @@ export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs
   const { config, log } = options;
   const blobs = options.blobs ?? new FsBlobStore(config.dataDir, () => config.publicUrl || options.baseUrl());
   const fetch = options.fetch ?? buildFetcher(config, { resolver: options.resolver, log, blobs });
-  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency, { browser: config.browserConcurrency });
+  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency, { browser: browserLanes(config) });
   return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };
 }

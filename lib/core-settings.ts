@@ -12,7 +12,21 @@ import * as v from 'valibot';
 import { EMBEDS } from './embed/settings.js';
 import { type HostRule, readHostRules, showHostRules } from './fetch/host-rules.js';
 import { parseProxyUrl } from './fetch/proxy-url.js';
-import { bool, bytes, defineSettings, envNames, type GroupsValues, int, list, oneOf, type SettingType, settingDefaults, splitList, text } from './settings.js';
+import {
+  autoOrInt,
+  bool,
+  bytes,
+  defineSettings,
+  envNames,
+  type GroupsValues,
+  int,
+  list,
+  oneOf,
+  type SettingType,
+  settingDefaults,
+  splitList,
+  text,
+} from './settings.js';
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; linklens/1.0; +https://github.com/linklens/linklens)';
 
@@ -388,9 +402,23 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots and the browser',
   browserConcurrency: {
     env: 'LINKPREVIEW_BROWSER_CONCURRENCY',
     formerEnv: ['LINKPREVIEW_SCREENSHOT_CONCURRENCY'],
-    type: int(1, 16),
-    default: 1,
-    doc: "Jobs that need the browser (screenshots) running at once in this process (the local server), in their own lane: such a job never takes one of `LINKPREVIEW_JOB_CONCURRENCY`'s slots, and one still waiting for its turn at the jobs' deadline is dropped. On AWS the browser worker Lambda's concurrency sets it.",
+    type: autoOrInt(1, 16),
+    default: 'auto',
+    defaultDoc:
+      "`auto`: from the memory: what a quarter of the machine's memory holds beside Chromium's own (300 MB), at `LINKPREVIEW_BROWSER_PAGE_MB` a page, at least 1 and at most one per core (two on a single core)",
+    doc: "Pages loaded in the browser at once in this process (the local server), each in a lane of its own: a job that needs the browser (a render, a screenshot) never takes one of `LINKPREVIEW_JOB_CONCURRENCY`'s slots, and one still waiting when its deadline can no longer be met is dropped at once. On AWS the browser worker Lambda takes one page at a time (its Chromium is a single process), and its concurrency sets how many load at once.",
+  },
+  browserPageMb: {
+    env: 'LINKPREVIEW_BROWSER_PAGE_MB',
+    type: int(128, 4096),
+    default: 512,
+    doc: "The memory one page may take in the browser, in MB: its renderer's private memory. A renderer past it is killed, and its load fails (the record keeps the static fields). The renderers' JavaScript heap is capped at half of it (V8's `--max-old-space-size`). The local lanes and the browser worker's memory follow from it.",
+  },
+  browserPageCpuMs: {
+    env: 'LINKPREVIEW_BROWSER_PAGE_CPU_MS',
+    type: int(250, 60_000),
+    default: 3000,
+    doc: "The CPU time one page may take in the browser (its renderer's, scripts, layout and workers included), in ms: past it, its scripts are stopped and its load fails (the record keeps the static fields). A page that never stops (a script in an endless loop) ends here, within the render's or the screenshot's time cap.",
   },
   screenshotWaitMs: {
     env: 'LINKPREVIEW_SCREENSHOT_WAIT_MS',
@@ -428,19 +456,6 @@ const RENDER = defineSettings('render', 'Rendering pages built by JavaScript', {
   },
 });
 
-/** `auto` (one per core) or a count of threads. */
-const threadCount: SettingType<number | 'auto'> = {
-  allowed: '`auto`, or 0 to 64',
-  schema: (env) =>
-    v.pipe(
-      v.string(),
-      v.trim(),
-      v.toLowerCase(),
-      v.check((s) => s === 'auto' || (/^\d+$/.test(s) && Number(s) <= 64), `${env} must be auto or a whole number from 0 to 64`),
-      v.transform((s) => (s === 'auto' ? ('auto' as const) : Number(s))),
-    ),
-};
-
 const SERVICE = defineSettings('service', 'Jobs, assets and logs', {
   playground: {
     env: 'LINKPREVIEW_PLAYGROUND',
@@ -456,7 +471,7 @@ const SERVICE = defineSettings('service', 'Jobs, assets and logs', {
   },
   cpuThreads: {
     env: 'LINKPREVIEW_CPU_THREADS',
-    type: threadCount,
+    type: autoOrInt(0, 64),
     default: 'auto',
     defaultDoc: `\`auto\`: one per core (\`os.availableParallelism()\`); in a Lambda, one per ${LAMBDA_MB_PER_VCPU.toLocaleString('en-US')} MB of its memory (a vCPU)`,
     doc: "Worker threads for the jobs' CPU-heavy steps (a page's content: DOM, Readability, sanitizer, Markdown), off the event loop; a step past its job's deadline is stopped with its thread. `0`: in-process.",
@@ -528,7 +543,7 @@ const LOCAL = defineSettings('local', 'Local server', {
     env: 'LINKPREVIEW_MAX_QUEUED',
     type: int(0, 100_000),
     default: 128,
-    doc: 'Previews waiting; beyond it a request gets 503 `OVERLOADED` with `Retry-After` at once. The wait counts against the request\'s budget (`LINKPREVIEW_REQUEST_BUDGET_MS`, from its arrival): a request is refused at once when the queue ahead of it is expected to take longer than its budget allows (the recent previews\' durations; half the budget each before the first has ended), and one still waiting when less than 2 s of its budget would be left is refused then; one admitted late gets what is left.',
+    doc: "Previews waiting; beyond it a request gets 503 `OVERLOADED` with `Retry-After` at once. The wait counts against the request's budget (`LINKPREVIEW_REQUEST_BUDGET_MS`, from its arrival): a request is refused at once when the queue ahead of it is expected to take longer than its budget allows (the recent previews' durations; half the budget each before the first has ended), and one still waiting when less than 2 s of its budget would be left is refused then; one admitted late gets what is left.",
   },
 });
 

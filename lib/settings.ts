@@ -135,6 +135,24 @@ export function int(min: number, max: number, show: (n: number) => string = Stri
   };
 }
 
+/** `auto`, or a whole number from `min` to `max`. */
+export function autoOrInt(min: number, max: number): SettingType<number | 'auto'> {
+  return {
+    allowed: `\`auto\`, or ${min} to ${max}`,
+    schema: (env) =>
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.toLowerCase(),
+        v.check(
+          (s) => s === 'auto' || (/^\d+$/.test(s) && Number(s) >= min && Number(s) <= max),
+          `${env} must be auto or a whole number from ${min} to ${max}`,
+        ),
+        v.transform((s) => (s === 'auto' ? ('auto' as const) : Number(s))),
+      ),
+  };
+}
+
 /** A byte count as the docs show it: in the largest binary unit it is a whole number of. */
 function showBytes(n: number): string {
   for (const [unit, size] of [

@@ -12,60 +12,74 @@
  * before their first instruction, and any request the page-level route did not answer is failed.
  * As the last wall, what is not a request at all (preconnects, DNS prefetch, WebRTC, WebTransport)
  * meets a proxy that does not exist and a host resolver that resolves nothing (`NETWORK_WALLS`).
+ * The browser asks for nothing of its own either (no DNS probe, background networking, component
+ * update, safe-browsing list, metrics: `QUIET_SWITCHES` and `QUIET_FEATURES` in
+ * lib/browser/switches.ts), and each launch watches its pages' memory (lib/browser/memory-watch.ts).
  */
 import { accessSync, constants } from 'node:fs';
 import type { Browser, CDPSession } from 'playwright-core';
 import type { Config } from '../config.js';
 import { browserExecutable, launchArgs } from './availability.js';
+import { browserLanes, pageHeapMb, singleProcessCapMb } from './lanes.js';
+import { watchMemory } from './memory-watch.js';
+import { chromiumArgs } from './switches.js';
 
-/** The network walls: nothing leaves the browser except through the interception. */
-export const NETWORK_WALLS = [
-  '--proxy-server=http://127.0.0.1:9',
-  '--proxy-bypass-list=<-loopback>',
-  '--host-resolver-rules=MAP * ~NOTFOUND',
-  '--dns-prefetch-disable',
-  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-];
-
-/** Chromium flags: the ones this machine's headless runs need, and the network walls. */
-export const CHROMIUM_ARGS = [
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-default-apps',
-  '--disable-extensions',
-  '--disable-dev-shm-usage',
-  '--mute-audio',
-  '--hide-scrollbars',
-  '--autoplay-policy=user-gesture-required',
-  ...NETWORK_WALLS,
-];
+/** What the shared browser is launched with: where it is, and the figures its caps follow from (lib/browser/lanes.ts). */
+export type BrowserConfig = Pick<Config, 'browserPath' | 'browserPageMb' | 'browserConcurrency'>;
 
 export { browserAvailable, configureBrowser } from './availability.js';
+export { CHROMIUM_ARGS, NETWORK_WALLS } from './switches.js';
 
 const IDLE_CLOSE_MS = 60_000;
 let current: Promise<Browser> | undefined;
+/** The browser `current` gave the last job. */
+let latest: Browser | undefined;
+/** Browsers on their way out (`retireBrowser`): a launch waits until they are gone. */
+let retiring: Promise<void> = Promise.resolve();
 let users = 0;
 let idleTimer: NodeJS.Timeout | undefined;
 
+/**
+ * Whether the browser runs as one process (the AWS layer's `--single-process`). Such a browser
+ * takes one browser context in its life: closing it, or opening a second, ends the whole browser
+ * (measured with @sparticuz/chromium 153), so it is retired after its page instead of keeping a
+ * spare tab.
+ */
+export function singleProcess(): boolean {
+  return launchArgs().includes('--single-process');
+}
+
+/**
+ * Ends `browser` after its page (a one-process browser), instead of letting a context close end it
+ * under the next job: the next job launches a new one, once this one is gone.
+ */
+export function retireBrowser(browser: Browser): void {
+  if (latest === browser) {
+    current = undefined;
+    latest = undefined;
+  }
+  retiring = retiring.then(() => browser.close().catch(() => {}));
+}
+
 /** Runs `fn` with the shared browser (launched on demand). */
-export async function withBrowser<T>(config: Pick<Config, 'browserPath'>, launchTimeoutMs: number, fn: (browser: Browser) => Promise<T>): Promise<T> {
+export async function withBrowser<T>(config: BrowserConfig, launchTimeoutMs: number, fn: (browser: Browser) => Promise<T>): Promise<T> {
   if (idleTimer) {
     clearTimeout(idleTimer);
     idleTimer = undefined;
   }
   users++;
   try {
-    current ??= launch(config, launchTimeoutMs);
+    if (!current) {
+      current = launch(config, launchTimeoutMs);
+      latest = undefined;
+    }
     let browser = await current;
     if (!browser.isConnected()) {
       current = launch(config, launchTimeoutMs);
+      latest = undefined;
       browser = await current;
     }
+    latest = browser;
     return await fn(browser);
   } catch (err) {
     // A failed launch is not kept: the next job tries again.
@@ -89,7 +103,8 @@ export async function withBrowser<T>(config: Pick<Config, 'browserPath'>, launch
   }
 }
 
-async function launch(config: Pick<Config, 'browserPath'>, timeoutMs: number): Promise<Browser> {
+async function launch(config: BrowserConfig, timeoutMs: number): Promise<Browser> {
+  await retiring;
   const executablePath = browserExecutable(config);
   accessSync(executablePath, constants.X_OK); // a clear error when there is no browser
   const { chromium } = await import('playwright-core');
@@ -97,7 +112,7 @@ async function launch(config: Pick<Config, 'browserPath'>, timeoutMs: number): P
     executablePath,
     headless: true,
     chromiumSandbox: false, // root in containers and Lambda; the page is isolated by the network walls instead
-    args: [...launchArgs(), ...CHROMIUM_ARGS],
+    args: chromiumArgs(launchArgs(), { heapMb: pageHeapMb(config.browserPageMb) }),
     timeout: timeoutMs,
     handleSIGINT: false,
     handleSIGTERM: false,
@@ -108,6 +123,11 @@ async function launch(config: Pick<Config, 'browserPath'>, timeoutMs: number): P
   });
   try {
     await installInterceptionNet(browser);
+    await watchMemory(
+      browser,
+      { pageMb: config.browserPageMb, singleProcessMb: singleProcessCapMb(config.browserPageMb, browserLanes(config)) },
+      () => users > 0,
+    );
   } catch (err) {
     // No browser is handed out without its net.
     await browser.close().catch(() => {});

@@ -77,7 +77,14 @@ const DROPPED_RESPONSE_HEADERS = new Set([
 ]);
 
 export type RequestOutcome = 'fetched' | 'refused' | 'blocked' | 'failed';
-type AbortCode = 'blockedbyclient' | 'addressunreachable' | 'namenotresolved' | 'failed';
+/**
+ * How a refused request fails in the page. Never `namenotresolved`: a top-level navigation that
+ * fails with a name-resolution error starts Chromium's DNS probe (NetErrorTabHelper, which the
+ * profile's alternate-error-pages preference allows and no switch turns off), a query for a fixed
+ * name sent to the system resolver, outside every wall. A name that does not resolve fails as an
+ * address the guard refuses does (`addressunreachable`), and the page cannot tell them apart.
+ */
+type AbortCode = 'blockedbyclient' | 'addressunreachable' | 'failed';
 
 /**
  * One capture's traffic: what the route needs to answer its page's requests (the guarded fetcher,
@@ -179,10 +186,10 @@ async function answer(route: Route, traffic: PageTraffic | undefined): Promise<v
     await route.fulfill({ status: res.status, headers: pageHeaders(res), body: res.body });
   } catch (err) {
     const guard = refusedByGuard(err);
-    // A name resolving to a forbidden address fails as DNS_FAILURE, like an unknown name, and the
-    // page sees the same error for both (an iframe's error page would show the code).
+    // A name resolving to a forbidden address fails as DNS_FAILURE, like an unknown name: the page
+    // sees both, and a refused address, as one unreachable address (never a name error: AbortCode).
     const unresolved = (err as { code?: unknown }).code === 'DNS_FAILURE';
-    await refuse(guard ? 'refused' : 'failed', (err as Error).message, unresolved ? 'namenotresolved' : guard ? 'addressunreachable' : 'failed');
+    await refuse(guard ? 'refused' : 'failed', (err as Error).message, unresolved || guard ? 'addressunreachable' : 'failed');
   } finally {
     traffic.ended();
   }

@@ -15,10 +15,12 @@ import type { JobContext } from '../jobs/context.js';
 import type { ScreenshotJobInput, ScreenshotJobResult } from '../jobs/kinds.js';
 import { hostImageBytes } from '../media/hosted-bytes.js';
 import { browserAvailable } from './availability.js';
-import { withBrowser } from './browser.js';
+import { type BrowserConfig, retireBrowser, singleProcess, withBrowser } from './browser.js';
+import { stopScripts, watchPage } from './page-watch.js';
 import { PageTraffic, type RequestOutcome } from './route.js';
 import { rememberScreenshot } from './screenshot-memo.js';
 import { browserPage, openSpareTab, type Tab, takeTab } from './tab.js';
+import { TimeCap } from './time-cap.js';
 
 /** Kept at the end of the time cap for the network quiet and the capture itself. */
 const CAPTURE_RESERVE_MS = 2_000;
@@ -66,7 +68,8 @@ export async function hostScreenshot(url: string, png: Buffer, capturedAt: numbe
 }
 
 export interface LoadOptions extends Omit<CaptureOptions, 'config'> {
-  config: Pick<JobContext['config'], 'browserPath'>;
+  /** The browser, and the page's caps (LINKPREVIEW_BROWSER_PAGE_MB, LINKPREVIEW_BROWSER_PAGE_CPU_MS). */
+  config: BrowserConfig & Pick<JobContext['config'], 'browserPageCpuMs'>;
   /** The hard cap of the whole load: the browser's launch or tab, the page, the quiet wait and `read`. */
   capMs: number;
   /** The network-quiet window after the load event (at most QUIET_CAP_MS). */
@@ -78,7 +81,9 @@ export interface LoadOptions extends Omit<CaptureOptions, 'config'> {
  * event and a moment of network quiet (within the cap: a page that never goes quiet is read as it
  * is), then reads it with `read`. The tab is closed after, and the next one opened. Throws, and
  * `read`'s value is dropped, when the page ended on the browser's own error or interstitial page
- * (`browserPage` in lib/browser/tab.ts): such a load has failed.
+ * (`browserPage` in lib/browser/tab.ts): such a load has failed. So does a page that passes one of
+ * its caps (its time, its CPU, its memory: lib/browser/page-watch.ts), with that reason; its
+ * scripts are stopped before its tab is closed.
  */
 export async function withLoadedPage<T>(
   url: string,
@@ -91,23 +96,43 @@ export async function withLoadedPage<T>(
       const tab = await tabWithin(browser, cap);
       const traffic = new PageTraffic(options.fetch, cap.signal, () => cap.left(), options.onRequest);
       tab.hold(traffic);
+      let unwatch: (() => void) | undefined;
       try {
-        await loadPage(tab.page, url, cap);
-        await cap.race(networkQuiet(traffic, options.quietMs, Math.min(QUIET_CAP_MS, cap.left() - CAPTURE_RESERVE_MS / 2), cap.signal));
-        const value = await cap.race(read(tab));
-        // What was read must be the link's page: a page that ended on the browser's error or
-        // interstitial page (its script sent it where the guard refuses, to a name that does not
-        // resolve) is a failed load, for the render and the screenshot alike.
-        const notThePage = await cap.race(browserPage(tab, traffic));
-        if (notThePage) throw new Error(`the page ended on ${notThePage}`);
+        unwatch = await cap.race(watchPage(tab, options.config.browserPageCpuMs, (reason) => cap.stop(reason)));
+        const value = await loadAndRead({ tab, url, traffic, cap, quietMs: options.quietMs }, read);
         return { value, refused: traffic.refused, requests: traffic.requests };
+      } catch (err) {
+        // A cap's reason over the error it caused (a crashed page's "Page crashed", a race's abort);
+        // a crash's or a kill's event may land just after the error it caused.
+        if (!cap.reason) await new Promise((resolve) => setImmediate(resolve));
+        throw cap.reason ? new Error(cap.reason) : err;
       } finally {
-        openSpareTab(browser, tab.close());
+        unwatch?.();
+        if (cap.reason) stopScripts(tab);
+        // A one-process browser ends with its page's context: retired now, not under the next job.
+        if (singleProcess()) retireBrowser(browser);
+        else openSpareTab(browser, tab.close());
       }
     });
   } finally {
     cap.end();
   }
+}
+
+/** The page loaded, quiet, read, and checked to be the link's page (not the browser's own). */
+async function loadAndRead<T>(
+  { tab, url, traffic, cap, quietMs }: { tab: Tab; url: string; traffic: PageTraffic; cap: TimeCap; quietMs: number },
+  read: (tab: Tab) => Promise<T>,
+): Promise<T> {
+  await loadPage(tab.page, url, cap);
+  await cap.race(networkQuiet(traffic, quietMs, Math.min(QUIET_CAP_MS, cap.left() - CAPTURE_RESERVE_MS / 2), cap.signal));
+  const value = await cap.race(read(tab));
+  // What was read must be the link's page: a page that ended on the browser's error or
+  // interstitial page (its script sent it where the guard refuses, to a name that does not
+  // resolve) is a failed load, for the render and the screenshot alike.
+  const notThePage = await cap.race(browserPage(tab, traffic));
+  if (notThePage) throw new Error(`the page ended on ${notThePage}`);
+  return value;
 }
 
 /** A tab within the cap; one that comes after it is closed. */
@@ -147,48 +172,4 @@ async function networkQuiet(traffic: PageTraffic, quietMs: number, maxMs: number
 export async function capturePng(tab: Tab): Promise<Buffer> {
   const { data } = await tab.cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true, captureBeyondViewport: false });
   return Buffer.from(data, 'base64');
-}
-
-/**
- * A page load's time cap: its signal aborts at the cap, with the job's own signal, or when the
- * load ends (what its page still fetches stops then).
- */
-class TimeCap {
-  private readonly controller = new AbortController();
-  private readonly started = performance.now();
-  private readonly timer: NodeJS.Timeout;
-  private readonly over: Promise<never>;
-  private readonly stop = () => this.controller.abort();
-
-  constructor(
-    private readonly ms: number,
-    private readonly outer?: AbortSignal,
-  ) {
-    this.over = new Promise<never>((_, reject) =>
-      this.controller.signal.addEventListener('abort', () => reject(new Error('browser time cap reached')), { once: true }),
-    );
-    this.over.catch(() => {});
-    this.timer = setTimeout(this.stop, ms);
-    if (outer?.aborted) this.stop();
-    else outer?.addEventListener('abort', this.stop, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  left(): number {
-    return this.ms - (performance.now() - this.started);
-  }
-
-  /** `p`, unless the cap is reached first. */
-  race<T>(p: Promise<T>): Promise<T> {
-    return Promise.race([p, this.over]);
-  }
-
-  end(): void {
-    clearTimeout(this.timer);
-    this.outer?.removeEventListener('abort', this.stop);
-    this.stop();
-  }
 }

@@ -3,16 +3,23 @@
  * `maxQueued` wait, in their order; beyond that `run` throws what `whenFull` makes. The jobs' lanes
  * (the in-process runner, the worker Lambda's records) wait without bound; the local server's
  * previews have a gate of their own, which counts the wait against the budget (lib/http/overload.ts).
+ *
+ * A task may say when it is too late to start (`giveUpAt`, epoch ms on `now`): then it gives up
+ * at once, never run late. It never starts once that time has come, and while it waits it is taken
+ * out of the queue at that time (TooLateToStart), so the tasks behind it move up.
  */
 export class ConcurrencyGate {
   private active = 0;
-  private readonly queue: (() => void)[] = [];
+  private readonly queue: Waiter[] = [];
   rejected = 0;
+  /** Tasks that gave up, their start too late. */
+  gaveUp = 0;
 
   constructor(
     readonly maxActive: number,
     readonly maxQueued: number = Number.POSITIVE_INFINITY,
     private readonly whenFull: () => Error = () => new Error('the queue is full'),
+    private readonly now: () => number = Date.now,
   ) {}
 
   get inFlight(): number {
@@ -23,24 +30,72 @@ export class ConcurrencyGate {
     return this.queue.length;
   }
 
-  async run<T>(fn: () => Promise<T>): Promise<T> {
+  async run<T>(fn: () => Promise<T>, giveUpAt: number = Number.POSITIVE_INFINITY): Promise<T> {
+    if (this.now() >= giveUpAt) throw this.tooLate(giveUpAt);
     if (this.active >= this.maxActive) {
       if (this.queue.length >= this.maxQueued) {
         this.rejected++;
         throw this.whenFull();
       }
-      await new Promise<void>((resolve) => this.queue.push(resolve));
+      await this.wait(giveUpAt);
     } else {
       this.active++;
     }
     try {
       return await fn();
     } finally {
-      const next = this.queue.shift();
-      if (next)
-        next(); // the slot passes straight to the next waiter
-      else this.active--;
+      this.handOn();
     }
+  }
+
+  /** Waits for a slot (`handOn` counts it for the waiter), or rejects once `giveUpAt` comes. */
+  private wait(giveUpAt: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { giveUpAt, resolve, reject };
+      if (Number.isFinite(giveUpAt)) {
+        waiter.timer = setTimeout(() => {
+          const at = this.queue.indexOf(waiter);
+          if (at >= 0) this.queue.splice(at, 1);
+          reject(this.tooLate(giveUpAt));
+        }, giveUpAt - this.now());
+        waiter.timer.unref?.();
+      }
+      this.queue.push(waiter);
+    });
+  }
+
+  /** The freed slot passes straight to the first waiter still in time; the waiters past their time give up. */
+  private handOn(): void {
+    for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+      clearTimeout(next.timer);
+      if (this.now() >= next.giveUpAt) {
+        next.reject(this.tooLate(next.giveUpAt));
+        continue;
+      }
+      next.resolve();
+      return;
+    }
+    this.active--;
+  }
+
+  private tooLate(giveUpAt: number): TooLateToStart {
+    this.gaveUp++;
+    return new TooLateToStart(this.now() - giveUpAt);
+  }
+}
+
+interface Waiter {
+  giveUpAt: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+  timer?: NodeJS.Timeout;
+}
+
+/** A task that gave up before it started: its deadline could no longer be met. */
+export class TooLateToStart extends Error {
+  constructor(readonly lateMs: number) {
+    super('not started: its deadline could no longer be met');
+    this.name = 'TooLateToStart';
   }
 }
 

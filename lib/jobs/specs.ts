@@ -8,6 +8,8 @@
  *
  * A kind missing here is a type error, not a silent default.
  */
+
+import { BROWSER_BASE_MB, BROWSER_MIN_RUN_MS } from '../browser/lanes.js';
 import type { CoreConfig } from '../core-settings.js';
 import type { JobPriority } from './concurrency-gate.js';
 import type { JobKind } from './kinds.js';
@@ -35,6 +37,11 @@ export interface JobKindSpec {
   worstCaseMb?(config: CoreConfig): number;
   /** On AWS, when its result is first looked for (ms after sending), for a kind that never finishes sooner. */
   firstPollMs?: number;
+  /**
+   * The least time before its deadline a job needs to be worth starting: one still waiting for its
+   * turn when less is left gives up at once instead of running late (both runners). Default: 0.
+   */
+  minRunMs?: number;
 }
 
 const MB = 1024 * 1024;
@@ -98,10 +105,11 @@ export const JOB_SPECS: { readonly [K in JobKind]: JobKindSpec } = {
     worker: 'browser',
     priority: 'extra',
     phase: 'screenshot',
-    // Headless Chromium, one page at a time in the browser worker: not measured here, a generous share.
-    memoryMb: () => 1024,
+    // Chromium's own memory and one page at its cap (lib/browser/lanes.ts).
+    memoryMb: (c) => BROWSER_BASE_MB + c.browserPageMb,
     // A warm capture is a page load plus the capture: well over 300 ms.
     firstPollMs: 300,
+    minRunMs: BROWSER_MIN_RUN_MS,
   },
   render: {
     description: "An app shell's page rendered in headless Chromium, its DOM handed to the extraction.",
@@ -109,8 +117,9 @@ export const JOB_SPECS: { readonly [K in JobKind]: JobKindSpec } = {
     priority: 'card',
     phase: 'render',
     // The same browser and page as a screenshot, and the serialized DOM (at most the page cap, as UTF-16).
-    memoryMb: (c) => Math.ceil(1024 + 2 * mb(c.maxPageBytes)),
+    memoryMb: (c) => Math.ceil(BROWSER_BASE_MB + c.browserPageMb + 2 * mb(c.maxPageBytes)),
     firstPollMs: 300,
+    minRunMs: BROWSER_MIN_RUN_MS,
   },
 };
 

@@ -13,14 +13,16 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Alarms, DURATION_ALARM_RATIO } from '../../cdk/constructs/alarms';
 import { ApiKeys } from '../../cdk/constructs/api-keys';
-import { LAMBDA_SCREENSHOT_TIMEOUT } from '../../cdk/constructs/browser-worker-function';
+import { BROWSER_WORKER_MEMORY_MB, LAMBDA_SCREENSHOT_TIMEOUT } from '../../cdk/constructs/browser-worker-function';
 import { OutboundProxy } from '../../cdk/constructs/outbound-proxy';
 import { LAMBDA_FETCH_TIMEOUT, LAMBDA_JOB_WAIT, PreviewFunction } from '../../cdk/constructs/preview-function';
 import { WORKER_MEMORY_MB } from '../../cdk/constructs/worker-function';
 import { dropDigest, keygenText, newKey } from '../../cdk/keygen';
 import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
 import { ASSET_CONTENT_SECURITY_POLICY } from '../../lib/asset-metadata';
+import { AWS_BROWSER_LANES, BROWSER_BASE_MB, browserLanes } from '../../lib/browser/lanes';
 import { DEFAULTS, loadConfig } from '../../lib/config';
+import { LAMBDA_MB_PER_VCPU } from '../../lib/core-settings';
 import { imageRenderMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb } from '../../lib/jobs/memory';
 import { JOB_SPECS, jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
 
@@ -458,11 +460,11 @@ describe('the browser worker (screenshots)', () => {
   const [browserId, browser] = fnBy('linklens-browser-worker');
   const [browserQueueId, browserQueue] = queueBy('BrowserJobsQueue');
 
-  test('its own Lambda: nodejs24.x x86_64, 2048 MB, the sharp and browser layers, one page at a time', () => {
+  test('its own Lambda: nodejs24.x x86_64, its memory from the browser figures, the sharp and browser layers, one page at a time', () => {
     expect(browser.Properties).toMatchObject({
       Runtime: 'nodejs24.x',
       Handler: 'index.handler',
-      MemorySize: 2048,
+      MemorySize: BROWSER_WORKER_MEMORY_MB,
       Architectures: ['x86_64'],
       TracingConfig: { Mode: 'Active' },
     });
@@ -519,6 +521,24 @@ describe('the browser worker (screenshots)', () => {
     expect(cap).toBeGreaterThanOrEqual(Number(pv.LINKPREVIEW_JOB_WAIT_MS));
     expect(cap).toBeLessThan(browser.Properties.Timeout * 1000);
     expect(cap).toBeLessThan(Number(pv.LINKPREVIEW_REQUEST_BUDGET_MS));
+  });
+
+  test('its lanes and memory follow from the browser figures: one page a batch and at a time, and its memory holds the worker, Chromium and that page at its cap, at least a vCPU', () => {
+    const bv = browser.Properties.Environment.Variables;
+    expect(AWS_BROWSER_LANES).toBe(1);
+    expect(bv).toMatchObject({ LINKPREVIEW_JOB_CONCURRENCY: String(AWS_BROWSER_LANES), LINKPREVIEW_BROWSER_CONCURRENCY: String(AWS_BROWSER_LANES) });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: ref(browserId), BatchSize: AWS_BROWSER_LANES });
+    // What the worker sees on Lambda: its env, with the memory Lambda sets.
+    const env = Object.fromEntries(Object.entries(bv).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+    const config = loadConfig({ ...env, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(browser.Properties.MemorySize) });
+    expect(browserLanes(config)).toBe(AWS_BROWSER_LANES);
+    const parts = WORKER_BASE_MB + WORKER_HEADROOM_MB + BROWSER_BASE_MB + AWS_BROWSER_LANES * config.browserPageMb;
+    expect(browser.Properties.MemorySize).toBe(Math.max(LAMBDA_MB_PER_VCPU, parts));
+    expect(config.browserPageMb).toBe(DEFAULTS.browserPageMb);
+    // The memory admission lets one render in at a time, never two: the lanes hold on the worker's memory too.
+    const budget = workerMemoryBudgetMb(config)!;
+    expect(jobMemoryMb('render', config)).toBeLessThanOrEqual(budget);
+    expect(2 * jobMemoryMb('render', config)).toBeGreaterThan(budget);
   });
 
   test('browserWorkerReservedConcurrency caps it; the deprecated screenshotWorkerReservedConcurrency still does, and the new prop wins', () => {

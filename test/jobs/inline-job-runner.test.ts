@@ -130,6 +130,29 @@ test('a job still waiting for its slot at its deadline never starts', async () =
   expect(jest.getTimerCount()).toBe(0);
 });
 
+/** The echo kind as a browser job that needs 1.5 s before its deadline to be worth starting, as a render does. */
+const echoNeedingTime = withJobKind(JOB_REGISTRY, 'echo', { ...JOB_SPECS.echo, worker: 'browser', minRunMs: 1500 }, JOB_REGISTRY.handler('echo')!);
+
+test('a browser job that can no longer meet its deadline gives up at once, before the deadline, and never starts', async () => {
+  const runner = new InlineJobRunner(ctx as never, 4, { browser: 1 }, echoNeedingTime);
+  const first = watch(runner.run([{ id: 'a', kind: 'echo', input: { value: 1, delayMs: 3000 } }], { requestId: 'r1', deadline: Date.now() + 10_000 }));
+  // b waits behind a; it needs 1.5 s of its 2 s: it gives up 0.5 s in, not at its deadline.
+  const queued = watch(runner.run([{ id: 'b', kind: 'echo', input: { value: 2, delayMs: 100 } }], { requestId: 'r2', deadline: Date.now() + 2000 }));
+  // c has less than it needs from the start: refused at once.
+  const late = watch(runner.run([{ id: 'c', kind: 'echo', input: { value: 3, delayMs: 100 } }], { requestId: 'r3', deadline: Date.now() + 1000 }));
+  await jest.advanceTimersByTimeAsync(0);
+  expect(late.value?.get('c')).toMatchObject({ ok: false, error: 'not started: its deadline could no longer be met' });
+  expect(queued.done).toBe(false);
+  await jest.advanceTimersByTimeAsync(500);
+  expect(queued.value?.get('b')).toMatchObject({ ok: false, error: 'not started: its deadline could no longer be met' });
+  expect(first.done).toBe(false);
+  // a still holds the lane; the next job with time enough runs once a is done.
+  const next = watch(runner.run([{ id: 'd', kind: 'echo', input: { value: 4, delayMs: 100 } }], { requestId: 'r4', deadline: Date.now() + 10_000 }));
+  await jest.advanceTimersByTimeAsync(2600);
+  expect(first.done).toBe(true);
+  expect(next.value?.get('d')).toMatchObject({ ok: true, result: { value: 4 } });
+});
+
 /** The echo kind as an extra (the page versions' priority), beside the card's echo. */
 const withExtraEcho = withJobKind(JOB_REGISTRY, 'slow-extra', { ...JOB_SPECS.echo, priority: 'extra' }, JOB_REGISTRY.handler('echo')!);
 

@@ -11,7 +11,7 @@ import { createWorkerHandler } from '../../lib/adapters/aws/sqs-job-worker';
 import type { Config } from '../../lib/config';
 import type { JobContext } from '../../lib/jobs/context';
 import { workerMemoryBudgetMb } from '../../lib/jobs/memory';
-import { jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
+import { JOB_SPECS, jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
 import { resultKey } from '../../lib/storage-keys';
 import { memoryBlobs } from '../helpers/memory-blobs';
 import { silentLog, testConfig } from '../helpers/service';
@@ -133,8 +133,16 @@ test('locally (no function memory) the records run at jobConcurrency, memory unc
 
 test('a job whose deadline passes while it waits for memory is dropped as expired, without a result', async () => {
   const w = standInWorker({ functionMemoryMb: 512, jobConcurrency: 4 }, () => 0, 300);
-  // The first screenshot (1024 MB declared) runs alone for 300 ms; the second cannot start before its deadline.
-  const out = await w.handler(event(['screenshot', 'screenshot'], Date.now() + 150));
+  // The first screenshot (Chromium and a page declared, more than the 512 MB) runs alone for 300 ms; the
+  // second cannot start with the time a browser job needs (its kind's minRunMs) still left before its deadline.
+  const out = await w.handler(event(['screenshot', 'screenshot'], Date.now() + (JOB_SPECS.screenshot.minRunMs ?? 0) + 150));
   expect(out.outcomes).toEqual({ m0: 'done', m1: 'expired' });
   expect(w.blobs.keys()).toEqual([resultKey('req', 'job-0')]);
+});
+
+test('a browser job with less than its kind needs left before its deadline is dropped at once, never started', async () => {
+  const w = standInWorker({ functionMemoryMb: 4096, jobConcurrency: 4 }, () => 0, 10);
+  const out = await w.handler(event(['screenshot'], Date.now() + (JOB_SPECS.screenshot.minRunMs ?? 0) - 100));
+  expect(out.outcomes).toEqual({ m0: 'expired' });
+  expect(w.blobs.keys()).toEqual([]);
 });

@@ -224,7 +224,9 @@ async function admit(w: Worker, job: RecordJob): Promise<{ outcome: RecordOutcom
     w.count('JobDuplicate');
     return { outcome: 'duplicate' };
   }
-  const left = msg.deadline - w.now();
+  // Past its deadline, or too close to it for its kind to be worth starting (a browser job's page
+  // load): dropped at once, and so is one whose wait for memory lasts until then.
+  const left = msg.deadline - w.now() - (w.registry.spec(msg.kind)?.minRunMs ?? 0);
   if (left <= 0) {
     w.deps.log.warn('job past its deadline, dropped', { ...ids, lateMs: -left });
     w.count('JobExpired');

@@ -14,7 +14,8 @@ import type { Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
  * A kind whose worker has a lane of its own (`lanes`: the browser's, whose Chromium page loads
  * take a second or more) runs under that lane's limit instead, so a backlog of captures never
  * holds up the image and page-content jobs of the requests behind them, as the browser worker
- * Lambda does not on AWS. A job still waiting for its slot at its deadline never starts.
+ * Lambda does not on AWS. A job still waiting for its slot when its deadline can no longer be met
+ * (less than its kind's `minRunMs` left) gives up at once, and never starts.
  *
  * In the shared lanes the card's jobs come first (their kind's `priority`, lib/jobs/specs.ts): an
  * extra (the page versions with their images) holds at most half of the slots and waits behind
@@ -47,7 +48,8 @@ export class InlineJobRunner implements JobRunner {
     const handler = this.registry.handler(job.kind);
     if (!spec || !handler) return { id: job.id, ok: false, error: `Unknown job kind: ${job.kind}`, ms: 0 };
     const lane = this.lanes[spec.worker];
-    const inLane = <T>(fn: () => Promise<T>) => (lane ? lane.run(fn) : this.shared.run(spec.priority, fn));
+    // A lane's job gives up at once when it could only start too late to meet its deadline.
+    const inLane = <T>(fn: () => Promise<T>) => (lane ? lane.run(fn, options.deadline - (spec.minRunMs ?? 0)) : this.shared.run(spec.priority, fn));
     // The preview's route: a host it sent through the proxy goes there for this job's fetches too.
     const fetch = routedFetcher(this.ctx.fetch, options.route);
     const deferred: (() => Promise<void>)[] = [];

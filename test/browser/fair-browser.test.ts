@@ -1,0 +1,98 @@
+/**
+ * A fair browser: one hostile page does not starve every render. Four pages that never stop (two
+ * endless loops, two timer storms whose bundle never arrives), sent with one real shell, as whole
+ * previews through the local runner's browser lanes: each hostile page is stopped at its CPU cap
+ * and fails with that reason, and the shell, queued behind them, is rendered. What the code
+ * decides is asserted (the shell's rendered title, the looping pages' cap reason), not timings.
+ * Skipped only when no browser is installed.
+ */
+import { browserAvailable } from '../../lib/browser/availability';
+import { closeBrowser } from '../../lib/browser/browser';
+import { cpuCapReason } from '../../lib/browser/page-watch';
+import { loadConfig } from '../../lib/config';
+import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
+import { closedGuardFetcher, createTestHandler, recordingLog, type TestHandler } from '../helpers/service';
+import { png } from '../platforms/harness';
+import { REACT_SHELL, shell } from './shell-fixtures';
+
+const HAS_BROWSER = browserAvailable(loadConfig(process.env));
+const withBrowser = HAS_BROWSER ? test : test.skip;
+if (!HAS_BROWSER) process.stdout.write(`no browser at ${loadConfig(process.env).browserPath}: fair-browser tests skipped\n`);
+jest.setTimeout(90_000);
+
+/** The CPU cap of this file's pages (the default is 3 s: a shorter one keeps the file short). */
+const CPU_CAP_MS = 1000;
+/**
+ * The renders' time cap: long, so that on a machine busy with other suites (where a CPU second
+ * takes longer to come) the hostile pages still end at their CPU cap and the shell still gets its turn.
+ */
+const RENDER_CAP_MS = 15_000;
+
+/** Scripts that never stop: an endless loop while the page is parsed, and a storm of busy timers on a page whose bundle never arrives. */
+const LOOP = shell('while (true) {}', 'Loop');
+const STORM = shell(
+  'for (let i = 0; i < 64; i++) setInterval(() => { const t = performance.now(); while (performance.now() - t < 25) {} }, 0);',
+  'Storm',
+).replace('/app.js', '/never.js');
+const HOSTILE = ['/loop-1', '/storm-1', '/loop-2', '/storm-2'];
+
+let site: FixtureServer;
+let handler: TestHandler;
+const log = recordingLog();
+
+beforeAll(async () => {
+  site = await startFixtureServer();
+  const page = (body: string) => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body });
+  for (const path of HOSTILE) site.route(path, page(path.startsWith('/loop') ? LOOP : STORM));
+  site.route('/never.js', () => {
+    /* never answered */
+  });
+  site.route('/react', page(REACT_SHELL));
+  site.route('/app.js', { headers: { 'content-type': 'text/javascript' }, body: '/* the bundle */' });
+  site.route('/ridge.png', { headers: { 'content-type': 'image/png' }, body: await png(900, 470) });
+  const fetch = closedGuardFetcher([site.port]);
+  handler = createTestHandler({
+    fetch,
+    log,
+    config: { render: 'auto', allowPrivateNetworks: false, browserConcurrency: 2, browserPageCpuMs: CPU_CAP_MS, renderTimeoutMs: RENDER_CAP_MS },
+  });
+});
+
+afterAll(async () => {
+  await closeBrowser();
+  handler?.cleanup();
+  await site?.close();
+});
+
+const link = (path: string) => `http://public.test:${site.port}${path}`;
+const preview = (path: string) => handler.post(JSON.stringify({ link: link(path) }));
+/** The render of `path` as the preview's log line says it went. */
+const rendered = (path: string) => log.lines.find((l) => l.message === 'preview' && l.extra?.link === link(path))?.extra?.rendered;
+/** How often the hostile pages were asked for: once by each preview's fetch, once more by the browser when its render started. */
+const hostileAsked = () => site.requests.filter((r) => HOSTILE.includes(r.url)).length;
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+withBrowser('four pages that never stop and one real shell, in parallel: the shell is rendered, each hostile page stops at its CPU cap', async () => {
+  const hostile = HOSTILE.map((path) => preview(path));
+  // The shell comes once two hostile pages hold both lanes and the other two wait: it is queued behind them.
+  await until(() => hostileAsked() >= HOSTILE.length + 2);
+  const res = await preview('/react');
+  const hostileRes = await Promise.all(hostile);
+
+  expect(res.statusCode).toBe(200);
+  expect(res.json).toMatchObject({ ok: true, title: 'Ridge trail guide', description: 'Twelve kilometres along the ridge, with the lake at the end.' });
+  expect(rendered('/react')).toEqual({ reason: 'empty #root with scripts', ok: true });
+  // Every hostile page's render failed at the CPU cap; its record keeps the static fields.
+  for (const [i, path] of HOSTILE.entries()) {
+    expect(rendered(path)).toEqual({ reason: 'empty #root with scripts', ok: false, error: cpuCapReason(CPU_CAP_MS) });
+    expect(hostileRes[i].json).toMatchObject({ ok: true, status: 200, title: path.startsWith('/loop') ? 'Loop' : 'Storm' });
+  }
+});
+
+withBrowser('after them, the browser serves the next render', async () => {
+  const res = await preview('/react');
+  expect(res.json).toMatchObject({ ok: true, title: 'Ridge trail guide' });
+});
