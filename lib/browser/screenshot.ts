@@ -92,31 +92,84 @@ export async function withLoadedPage<T>(
 ): Promise<{ value: T; refused: number; requests: number }> {
   const cap = new TimeCap(options.capMs, options.signal);
   try {
-    return await withBrowser(options.config, Math.max(1000, cap.left() - CAPTURE_RESERVE_MS), async (browser) => {
-      const tab = await tabWithin(browser, cap);
-      const traffic = new PageTraffic(options.fetch, cap.signal, () => cap.left(), options.onRequest);
-      tab.hold(traffic);
-      let unwatch: (() => void) | undefined;
-      try {
-        unwatch = await cap.race(watchPage(tab, options.config.browserPageCpuMs, (reason) => cap.stop(reason)));
-        const value = await loadAndRead({ tab, url, traffic, cap, quietMs: options.quietMs }, read);
-        return { value, refused: traffic.refused, requests: traffic.requests };
-      } catch (err) {
-        // A cap's reason over the error it caused (a crashed page's "Page crashed", a race's abort);
-        // a crash's or a kill's event may land just after the error it caused.
-        if (!cap.reason) await new Promise((resolve) => setImmediate(resolve));
-        throw cap.reason ? new Error(cap.reason) : err;
-      } finally {
-        unwatch?.();
-        if (cap.reason) stopScripts(tab);
-        // A one-process browser ends with its page's context: retired now, not under the next job.
-        if (singleProcess()) retireBrowser(browser);
-        else openSpareTab(browser, tab.close());
-      }
-    });
+    const used: { browser?: Browser } = {};
+    try {
+      return await loadInBrowser(url, options, read, cap, used);
+    } catch (err) {
+      // The browser died under the load (it crashed, or was closed: the error says so, or the
+      // browser is no longer connected): once more on a fresh one, within the same cap, when
+      // enough of it is left for a load.
+      if (cap.reason || cap.left() < RETRY_MIN_MS || !(await diedUnder(err, used.browser))) throw err;
+      return await loadInBrowser(url, options, read, cap, {});
+    }
   } finally {
     cap.end();
   }
+}
+
+/**
+ * Whether the load failed because its browser died: the error says so, or the browser is no
+ * longer connected. A navigation aborted (net::ERR_ABORTED: what a page being torn down reports)
+ * waits up to a second for the browser's end to show.
+ */
+async function diedUnder(err: unknown, browser: Browser | undefined): Promise<boolean> {
+  if (browserGone(err)) return true;
+  if (!browser) return false;
+  if (!browser.isConnected()) return true;
+  if (!/ERR_ABORTED/.test((err as Error)?.message ?? '')) return false;
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => done(false), 1000);
+    const done = (gone: boolean) => {
+      clearTimeout(timer);
+      browser.off('disconnected', onGone);
+      resolve(gone);
+    };
+    const onGone = () => done(true);
+    browser.on('disconnected', onGone);
+    if (!browser.isConnected()) done(true);
+  });
+}
+
+/** Below this much of its cap left, a load whose browser died is not tried again. */
+const RETRY_MIN_MS = 1500;
+
+/** An error of a browser that is gone (closed, crashed, disconnected), not of the page. */
+export function browserGone(err: unknown): boolean {
+  return /Target page, context or browser has been closed|Browser has been closed|browser has disconnected|Target closed|Browser closed|Connection closed/i.test(
+    (err as Error)?.message ?? '',
+  );
+}
+
+async function loadInBrowser<T>(
+  url: string,
+  options: LoadOptions,
+  read: (tab: Tab) => Promise<T>,
+  cap: TimeCap,
+  used: { browser?: Browser },
+): Promise<{ value: T; refused: number; requests: number }> {
+  return await withBrowser(options.config, Math.max(1000, cap.left() - CAPTURE_RESERVE_MS), async (browser) => {
+    used.browser = browser;
+    const tab = await tabWithin(browser, cap);
+    const traffic = new PageTraffic(options.fetch, cap.signal, () => cap.left(), options.onRequest);
+    tab.hold(traffic);
+    let unwatch: (() => void) | undefined;
+    try {
+      unwatch = await cap.race(watchPage(tab, options.config.browserPageCpuMs, (reason) => cap.stop(reason)));
+      const value = await loadAndRead({ tab, url, traffic, cap, quietMs: options.quietMs }, read);
+      return { value, refused: traffic.refused, requests: traffic.requests };
+    } catch (err) {
+      // A cap's reason over the error it caused (a crashed page's "Page crashed", a race's abort);
+      // a crash's or a kill's event may land just after the error it caused.
+      if (!cap.reason) await new Promise((resolve) => setImmediate(resolve));
+      throw cap.reason ? new Error(cap.reason) : err;
+    } finally {
+      unwatch?.();
+      if (cap.reason) stopScripts(tab);
+      // A one-process browser ends with its page's context: retired now, not under the next job.
+      if (singleProcess()) retireBrowser(browser);
+      else openSpareTab(browser, tab.close());
+    }
+  });
 }
 
 /** The page loaded, quiet, read, and checked to be the link's page (not the browser's own). */
