@@ -5,10 +5,12 @@
 
 /**
  * The metadata names assets are stored with (PutOptions.metadata; S3 user metadata): an image's
- * manifest on its `original`, a rendition's size, a page.html's sibling versions and images. The
- * CDN keeps them from viewers (cdk/constructs/asset-store.ts); the local server never sends them.
+ * manifest on its `original`, a rendition's size, a page.html's images, and a page version's
+ * `versions: stand-in` when it is what could be made of versions that could not be built
+ * (lib/page/page-versions.ts). The CDN keeps them from viewers (cdk/constructs/asset-store.ts);
+ * the local server never sends them.
  */
-export const ASSET_METADATA = { manifest: 'manifest', size: 'size', markdown: 'markdown', text: 'text', images: 'images' } as const;
+export const ASSET_METADATA = { manifest: 'manifest', size: 'size', images: 'images', versions: 'versions' } as const;
 
 /**
  * The Content-Security-Policy of every served asset (the local server's /assets/, CloudFront's
