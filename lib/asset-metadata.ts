@@ -18,3 +18,12 @@ export const ASSET_METADATA = { manifest: 'manifest', size: 'size', images: 'ima
  * origin's images, and is sandboxed.
  */
 export const ASSET_CONTENT_SECURITY_POLICY = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox";
+
+/**
+ * The page versions' origin on AWS (functions/version-origin.ts; cdk/constructs/asset-store.ts):
+ * the longest it holds a request for a version not stored yet (`holdMs`: past the latest a job
+ * can end, as the request budget is at most 28 s and a version may be missing 2 s past its
+ * job's deadline), and its timeout and CloudFront's wait for its answer (`timeoutS`: the hold and
+ * a margin; within the origin response timeout CloudFront allows without a quota increase).
+ */
+export const VERSION_ORIGIN = { holdMs: 40_000, timeoutS: 45 } as const;

@@ -57,12 +57,13 @@ const walledSeen: string[] = [];
 
 describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
   beforeAll(async () => {
-    const [og, icon, clip, song, meteredOg] = await Promise.all([
+    const [og, icon, clip, song, meteredOg, canyon] = await Promise.all([
       jpeg(1600, 1000),
       png(64, 64, '#228833'),
       mp4({ seconds: 4 }),
       mp3({ seconds: 3 }),
       jpeg(1200, 800, '#884422'),
+      jpeg(800, 600, '#336699'),
     ]);
     const article = articlePage('http://placeholder.test').replace(
       '</head>',
@@ -72,6 +73,8 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       '/article': { body: article },
       '/og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: og },
       '/favicon.png': { headers: { 'content-type': 'image/png' }, body: icon },
+      // The article's own image (its <img src="images/canyon.jpg">): hosted inside its page versions.
+      '/images/canyon.jpg': { headers: { 'content-type': 'image/jpeg' }, body: canyon },
       // The metered page: its own image, so its preview is a cold one.
       '/metered': { body: article.replace('/og.jpg', '/metered-og.jpg') },
       '/metered-og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: meteredOg },
@@ -174,7 +177,7 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
   };
 
   test('each function fits in Lambda: unzipped code and layers under 250 MB', () => {
-    expect(Object.keys(r.functions)).toHaveLength(3);
+    expect(Object.keys(r.functions)).toHaveLength(4);
     for (const f of Object.values(r.functions)) expect(f.stats.codeBytes + f.stats.layerBytes).toBeLessThan(LAMBDA_UNZIPPED_LIMIT);
   });
 
@@ -217,18 +220,45 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     expect(rec.image.thumbnail).toMatchObject({ width: 320, height: 200 });
     expect(rec.icon?.url).toBeDefined();
     expect(await r.objectExists(key(rec.icon.url))).toBe(true);
-    for (const k of ['htmlUrl', 'markdownUrl', 'rawTextUrl']) expect(await r.objectExists(key(rec.page[k]))).toBe(true);
     figures.push(`page through SQS, cold: ${cold.ms.toFixed(0)} ms (screenshot ${rec.page.screenshot ? 'in the record' : 'late'})`);
+    // Every address in the record, asked of the distribution at once (the versions' before their
+    // job stored them, as far as it goes: S3, then the versions' origin, which holds them) and again later.
+    const urls = [
+      ...new Set(
+        JSON.stringify(rec)
+          .match(/https:\/\/[^"]+/g)!
+          .filter((u) => u.startsWith(CDN)),
+      ),
+    ].sort();
+    expect(urls).toEqual(expect.arrayContaining(['htmlUrl', 'markdownUrl', 'rawTextUrl'].map((k) => rec.page[k])));
+    const first = await Promise.all(urls.map((u) => r.cdn(u)));
+    for (const [i, a] of first.entries()) expect({ url: urls[i], status: a.status }).toEqual({ url: urls[i], status: 200 });
+    const page = first[urls.indexOf(rec.page.htmlUrl)];
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    // Whole: the article's image, hosted by linklens on the distribution, answers too.
+    const imgs = [...page.body.toString('utf8').matchAll(/<img\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
+    expect(imgs).toHaveLength(1);
+    expect(imgs[0]).toMatch(new RegExp(`^${CDN}assets/[0-9a-f]{64}/medium\\.webp$`));
+    expect((await r.cdn(imgs[0])).status).toBe(200);
+    figures.push(`page versions asked at once: ${first.filter((a) => a.from === 'function').length} of 3 answered by the versions' origin`);
     // A cold browser worker misses the record's screenshot wait (LINKPREVIEW_SCREENSHOT_WAIT_MS);
     // it still finishes, stores the capture and its memo, and the next preview of the URL has it.
     await r.drained(90_000);
     const shooter = r.fnByService('linklens-browser-worker');
     expect(shooter.stats.invocations).toBeGreaterThan(0);
 
+    // Later: the same bytes for every address (from the edge, or from S3 for what it did not keep).
+    const later = await Promise.all(urls.map((u) => r.cdn(u)));
+    for (const [i, a] of later.entries()) {
+      expect(a.status).toBe(200);
+      expect(a.body.equals(first[i].body)).toBe(true);
+    }
+
     const warm = await post({ link: site.url('/article') });
     expect(warm.status).toBe(200);
     const again = warm.json();
     expect(again.image).toEqual(rec.image);
+    expect(again.page.htmlUrl).toBe(rec.page.htmlUrl);
     await expectHosted(again.page.screenshot, ['thumbnail', 'original']);
     if (rec.page.screenshot) expect(again.page.screenshot).toEqual(rec.page.screenshot);
     figures.push(`page through SQS, warm: ${warm.ms.toFixed(0)} ms`);
