@@ -41,8 +41,8 @@ import { memoKeyFromDigest } from '../storage-keys.js';
 
 /**
  * Bumped when what a preview makes of the same page bytes changes (the sanitizer, the versions'
- * format, the memo's shape); it is part of the memo's key and of the complete versions' key, so
- * versions made before are never found again (4: the versions at addresses fixed by this digest,
+ * format, the memo's shape); it is part of the page's digest, the memo's key and the versions'
+ * addresses, so versions made before are never found again (4: the versions at addresses fixed by this digest,
  * named before they are written).
  */
 const MEMO_VERSION = 4;

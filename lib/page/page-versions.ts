@@ -158,3 +158,13 @@ export async function awaitVersion(blobs: BlobStore, key: string, options: Await
   await storeStandIns(blobs, digest);
   return 'stored';
 }
+
+/**
+ * Once each version a record's `page` names on this store is stored (`awaitVersion`): for a caller
+ * that ends its process as soon as it has the record, before the in-process build (the CLI).
+ */
+export async function recordVersionsStored(blobs: BlobStore, page: { htmlUrl?: string; markdownUrl?: string; rawTextUrl?: string } | undefined): Promise<void> {
+  const base = blobs.publicUrl('');
+  const urls = [page?.htmlUrl, page?.markdownUrl, page?.rawTextUrl].filter((u): u is string => typeof u === 'string' && u.startsWith(base));
+  await Promise.all(urls.map((u) => awaitVersion(blobs, u.slice(base.length).split('/').map(decodeURIComponent).join('/'))));
+}

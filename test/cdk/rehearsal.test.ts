@@ -52,6 +52,11 @@ let proxy: ForwardProxy;
 let secrets: ParameterStoreServer;
 const PROXY_SECRET = 'linklens/proxy-url';
 const PROXY_PASSWORD = 'rehearsal-Pr0xy-pass';
+/** Holds the article's content image until the page case releases it. */
+let releaseCanyon: () => void = () => undefined;
+const canyonGate = new Promise<void>((resolve) => {
+  releaseCanyon = resolve;
+});
 /** `path direct|proxy` for each request the walled site saw. */
 const walledSeen: string[] = [];
 
@@ -73,8 +78,13 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       '/article': { body: article },
       '/og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: og },
       '/favicon.png': { headers: { 'content-type': 'image/png' }, body: icon },
-      // The article's own image (its <img src="images/canyon.jpg">): hosted inside its page versions.
-      '/images/canyon.jpg': { headers: { 'content-type': 'image/jpeg' }, body: canyon },
+      // The article's own image (its <img src="images/canyon.jpg">): hosted inside its page versions;
+      // its first download held until the page case has asked for the versions (canyonGate).
+      '/images/canyon.jpg': async (_req, res) => {
+        await canyonGate;
+        res.writeHead(200, { 'content-type': 'image/jpeg' });
+        res.end(canyon);
+      },
       // The metered page: its own image, so its preview is a cold one.
       '/metered': { body: article.replace('/og.jpg', '/metered-og.jpg') },
       '/metered-og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: meteredOg },
@@ -156,6 +166,7 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       process.stdout.write(`\ndeploy rehearsal figures:\n  ${figures.join('\n  ')}\n`);
       await r.close();
     }
+    releaseCanyon();
     await site?.close();
     await walledSite?.close();
     await proxy?.close();
@@ -231,7 +242,14 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       ),
     ].sort();
     expect(urls).toEqual(expect.arrayContaining(['htmlUrl', 'markdownUrl', 'rawTextUrl'].map((k) => rec.page[k])));
-    const first = await Promise.all(urls.map((u) => r.cdn(u)));
+    // The versions cannot be built yet (their content image is held): S3 has none, and the
+    // distribution sends each request for them to the versions' origin, which holds it.
+    expect(await r.objectExists(key(rec.page.htmlUrl))).toBe(false); // the record came back without waiting for them
+    const asked = Promise.all(urls.map((u) => r.cdn(u)));
+    const versionPaths = ['htmlUrl', 'markdownUrl', 'rawTextUrl'].map((k) => new URL(rec.page[k]).pathname);
+    while (!versionPaths.every((p) => r.cloudFront.toFunction.includes(p))) await new Promise((res) => setTimeout(res, 20));
+    releaseCanyon();
+    const first = await asked;
     for (const [i, a] of first.entries()) expect({ url: urls[i], status: a.status }).toEqual({ url: urls[i], status: 200 });
     const page = first[urls.indexOf(rec.page.htmlUrl)];
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -240,7 +258,10 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     expect(imgs).toHaveLength(1);
     expect(imgs[0]).toMatch(new RegExp(`^${CDN}assets/[0-9a-f]{64}/medium\\.webp$`));
     expect((await r.cdn(imgs[0])).status).toBe(200);
-    figures.push(`page versions asked at once: ${first.filter((a) => a.from === 'function').length} of 3 answered by the versions' origin`);
+    expect(first.filter((a) => a.from === 'function')).toHaveLength(3);
+    figures.push(
+      `page versions asked before they were built: 3 held by the versions' origin, ${first.find((a) => a.from === 'function')!.body.length} B page.html`,
+    );
     // A cold browser worker misses the record's screenshot wait (LINKPREVIEW_SCREENSHOT_WAIT_MS);
     // it still finishes, stores the capture and its memo, and the next preview of the URL has it.
     await r.drained(90_000);

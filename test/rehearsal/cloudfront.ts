@@ -47,6 +47,8 @@ const CACHED_ERRORS = [400, 403, 404, 405, 414, 416, 500, 501, 502, 503, 504];
 const DEFAULT_ERROR_TTL_S = 10;
 
 export class CloudFront {
+  /** Each request sent to a function origin, by path, when it is sent (before its answer). */
+  readonly toFunction: string[] = [];
   private readonly config: any;
   private readonly cache = new Map<string, { answer: CdnAnswer; until: number }>();
   private readonly now: () => number;
@@ -137,6 +139,7 @@ export class CloudFront {
   }
 
   private async fromFunction(fnId: string, path: string, method: string): Promise<CdnAnswer> {
+    this.toFunction.push(path);
     const out = await this.deps.invoke(fnId, functionUrlEvent(path, method));
     const v = out.value as { statusCode?: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean } | undefined;
     if (!out.ok || !v) return { status: 502, headers: {}, body: Buffer.alloc(0), from: 'function' };

@@ -418,6 +418,8 @@ export interface Rehearsal {
   objectExists(key: string): Promise<boolean>;
   /** The distribution, played from the template on the emulated bucket and functions (test/rehearsal/cloudfront.ts): a viewer's request of an asset URL. */
   cdn(url: string, method?: 'GET' | 'HEAD'): Promise<CdnAnswer>;
+  /** That distribution (what it sent to its function origin). */
+  cloudFront: CloudFront;
   /** Messages waiting in each dead-letter queue (queues that others redrive to). */
   deadLetterDepth(): Promise<Record<string, number>>;
   /** Waits until every queue is empty and no poller holds a batch. */
@@ -893,6 +895,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       http,
       invoke: (fn, payload) => fn.invoke(payload, 'invoke'),
       cdn: (url, method = 'GET') => cdn.request(new URL(url).pathname, method),
+      cloudFront: cdn,
       meter,
       reconfigure: (fn, vars) => fn.reconfigure(vars),
       bucket,
