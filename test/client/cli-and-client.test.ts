@@ -91,7 +91,13 @@ describe('the CLI (npx linklens <url>)', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'linklens-cli-versions-'));
     try {
       let out = '';
-      const code = await main([site.url('/article')], { out: (s) => void (out += s), err: () => {}, env: { ...env, LINKPREVIEW_DATA_DIR: dataDir } });
+      const code = await main([site.url('/article')], {
+        out: (s) => {
+          out += s;
+        },
+        err: () => {},
+        env: { ...env, LINKPREVIEW_DATA_DIR: dataDir },
+      });
       expect(code).toBe(0);
       const page = JSON.parse(out).page;
       for (const u of [page.htmlUrl, page.markdownUrl, page.rawTextUrl]) {
