@@ -31,12 +31,20 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     return args[0] === '--help' || args[0] === '-h' ? 0 : 2;
   }
   // Loaded only now: the usage answers without the service's modules.
-  const [{ ConfigError, configWarnings, loadConfig }, { ENV }, { createPreviewHandler }, { createConsoleLogger }, { buildLocalDeps }] = await Promise.all([
+  const [
+    { ConfigError, configWarnings, loadConfig },
+    { ENV },
+    { createPreviewHandler },
+    { createConsoleLogger },
+    { buildLocalDeps },
+    { recordVersionsStored },
+  ] = await Promise.all([
     import('../lib/config.js'),
     import('../lib/core-settings.js'),
     import('../lib/http/preview-handler.js'),
     import('../lib/log.js'),
     import('./wiring.js'),
+    import('../lib/page/page-versions.js'),
   ]);
   let config: Config;
   try {
@@ -66,6 +74,8 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   let result: Record<string, unknown>;
   try {
     result = (await handler({ link: args[0] }, { awsRequestId: `cli-${process.pid}-${started}` })) as Record<string, unknown>;
+    // The page versions the record names are built after it, in this process: the files it names exist before it exits.
+    await recordVersionsStored(deps.blobs, (result as Partial<LinkRecord>).page);
   } finally {
     clearInterval(progress);
   }

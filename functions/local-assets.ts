@@ -1,11 +1,15 @@
 /**
  * The local server's /assets/: stored assets (rendered images, page versions) read back from the
- * local blob store, with an ETag, long-lived caching and a locked-down CSP. The answer is built
- * here; functions/local-http.ts writes it.
+ * local blob store, with an ETag, their own caching (long-lived; a page version's stand-in
+ * `no-cache`) and a locked-down CSP. A page version a record named that is not stored yet is
+ * held until it is (lib/page/page-versions.ts `awaitVersion`: at the latest its job's deadline,
+ * then its stand-in), so an address in a record never answers 404. The answer is built here;
+ * functions/local-http.ts writes it.
  */
 import { createHash } from 'node:crypto';
 import type { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
 import { ASSET_CONTENT_SECURITY_POLICY } from '../lib/asset-metadata.js';
+import { awaitVersion } from '../lib/page/page-versions.js';
 
 export interface AssetAnswer {
   status: 200 | 304;
@@ -22,9 +26,12 @@ export async function assetAnswer(
   ifNoneMatch: string | undefined,
 ): Promise<AssetAnswer | undefined> {
   const key = assetKey(path);
-  // A key that is not a regular file (a directory, nothing), or that went between has() and get(), is 404.
-  const bytes = assets && key && (await assets.has(key).catch(() => false)) ? await assets.get(key).catch(() => undefined) : undefined;
-  if (!assets || !key || bytes === undefined) return undefined;
+  if (!assets || !key) return undefined;
+  // A key that is not a regular file (a directory, nothing), or that went between has() and get(), is
+  // 404, unless it is a page version on its way.
+  const stored = (await assets.has(key).catch(() => false)) || (await awaitVersion(assets, key)) === 'stored';
+  const bytes = stored ? await assets.get(key).catch(() => undefined) : undefined;
+  if (bytes === undefined) return undefined;
   const meta = await assets.meta(key);
   const etag = `"${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}"`;
   const headers = {

@@ -228,12 +228,6 @@ const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
     default: 20_000,
     doc: "The jobs' deadline, counted from when they start (after the fetch), within the request's budget: a late job's part is left out.",
   },
-  pageImagesWaitMs: {
-    env: 'LINKPREVIEW_PAGE_IMAGES_WAIT_MS',
-    type: int(0, 28_000),
-    default: 0,
-    doc: "Once a page's content is read, how long its versions (page.html, page.md) wait for the downloads of the content's images (within the jobs' deadline). 0: they do not wait and do not hold the record; the images are hosted after it, and once all are, the complete versions are stored for the next preview of the same page. A wait the images come within stores the versions once instead of twice (fewer blob writes per page preview), at the cost of up to that much more time before the record when the images are slow (docs/benchmarks.md has measured figures).",
-  },
 });
 
 /** A forward proxy's URL (the credentials in it stay out of every message), or empty. */

@@ -30,7 +30,7 @@ import type { FetchResult } from './fetch/types.js';
 import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { type HostedImages, hostImages, type ImageSources } from './media/host-images.js';
-import { type DescribedPage, describePage } from './page/describe-page.js';
+import { type DescribedPage, describePage, withoutVersions } from './page/describe-page.js';
 import { type PageMemoParts, pageMemoKey, recallPage, rememberPage } from './page/page-memo.js';
 import { runPlatform } from './platforms/run.js';
 import type { RunOptions } from './ports.js';
@@ -185,8 +185,10 @@ interface PageJobsInput {
  *
  * A page that can be described (it answered, no wall) is looked up first in the page memo
  * (lib/page/page-memo.ts, one read): the parts a preview of the same bytes got from its jobs
- * (image, icon, complete versions) are taken from there, and only the others' jobs run (the
- * manifest is not fetched for a remembered icon). What the jobs add is remembered at the end.
+ * (image, icon, the page-content result) are taken from there, and only the others' jobs run (the
+ * manifest is not fetched for a remembered icon). What the jobs add is remembered at the end,
+ * before the record goes out: the memo is what tells whoever serves the versions' addresses the
+ * record names that they are on their way (lib/page/page-versions.ts).
  * A sign-in page on another site (an identity provider's) gives the record the name and icon of
  * the site the link led to instead (lib/preview/sign-in-site.ts).
  */
@@ -245,14 +247,18 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
   const embedSources = { found: page.players, oembed, oembedUrl: read.oembedUrl, remembered, othersReady: Promise.all([othersReady, described]) };
   const played = pagePlayer({ ...embedSources, fetchOEmbed: fetchForPlayer }, run.config);
   const [r, f, hostedImage, hostedIcon, d, m, s, p] = await Promise.all([record, fields, image, icon, described, recalled, site, played]);
+  let kept = d;
   if (memoKey) {
     const failed = { ...hostedImage.failed, ...hostedIcon.failed };
-    const got = { image: hostedImage.image, icon: hostedIcon.icon, site: s, content: d?.content, player: p.fetched, failed };
-    await rememberPage(blobs, memoKey, got, { recalled: m });
+    // A result of a job run now names versions still to be built, by its deadline.
+    const fresh = d?.content && !m?.content ? { content: d.content, versionsUntil: jobOptions.deadline } : {};
+    const got = { image: hostedImage.image, icon: hostedIcon.icon, site: s, player: p.fetched, failed, ...fresh };
+    // The memo tells whoever serves the versions' addresses that they are on their way: without it, no addresses.
+    if ((await rememberPage(blobs, memoKey, got, { recalled: m })) === 'failed' && d && fresh.content) kept = withoutVersions(d);
   }
   const alt = hostedImage.image && f.image?.alt ? { alt: f.image.alt } : {};
   const hosted = { image: hostedImage.image && { ...hostedImage.image, ...alt }, icon: hostedIcon.icon };
-  return { record: settledEmbed(r, p.player), hints: pageHints(f), hosted, described: d };
+  return { record: settledEmbed(r, p.player), hints: pageHints(f), hosted, described: kept };
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * The blob store's key layout, in one place (the local directory and the S3 bucket alike):
  *
- *   assets/<sha256>/<name>              content-addressed assets: image renditions, page versions,
- *                                       a text's body, a video's preview clip. Public (CloudFront on
+ *   assets/<sha256>/<name>              content-addressed assets: image renditions, a text's body, a
+ *                                       video's preview clip; and a page's versions, under the page's
+ *                                       digest (lib/page/page-versions.ts). Public (CloudFront on
  *                                       AWS, /assets/ locally) and immutable.
  *   jobs/<requestId>/<jobId>.json       a job's result (AWS: when it does not travel as a reply)
  *   jobs/<requestId>/<jobId>.input.json a job's input too large for its SQS message

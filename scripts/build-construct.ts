@@ -33,6 +33,7 @@ import {
   PREVIEW_BUNDLE,
   PROJECT_ROOT,
   packageOfFile,
+  VERSION_ORIGIN_BUNDLE,
   WORKER_BUNDLE,
 } from '../cdk/constructs/bundling.js';
 import { LAMBDA_RUNTIME } from '../cdk/constructs/lambda-runtime.js';
@@ -43,7 +44,12 @@ import { FFMPEG_PACKAGES, layerHashes, layerVersions } from '../layers/build-lay
 export const CONSTRUCT_NAME = '@linklens/cdk';
 export const CONSTRUCT_DIR = path.join(PROJECT_ROOT, 'dist', 'packages', 'cdk');
 
-const BUNDLES: Record<string, BundleSpec> = { preview: PREVIEW_BUNDLE, worker: WORKER_BUNDLE, 'browser-worker': BROWSER_WORKER_BUNDLE };
+const BUNDLES: Record<string, BundleSpec> = {
+  preview: PREVIEW_BUNDLE,
+  worker: WORKER_BUNDLE,
+  'browser-worker': BROWSER_WORKER_BUNDLE,
+  'version-origin': VERSION_ORIGIN_BUNDLE,
+};
 /** Packages built for linux-x64 only: optional dependencies, so that `npm install` works on any machine (the construct fetches them there). */
 const LINUX_ONLY = FFMPEG_PACKAGES.map(([name]) => name);
 

@@ -2,12 +2,13 @@ import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { ASSET_CONTENT_SECURITY_POLICY, ASSET_METADATA } from '../../lib/asset-metadata.js';
+import { ASSET_CONTENT_SECURITY_POLICY, ASSET_METADATA, VERSION_ORIGIN } from '../../lib/asset-metadata.js';
 import { ENV, JOBS_EXPIRE_DAYS } from '../../lib/core-settings.js';
 import { ASSETS_PREFIX, JOBS_PREFIX } from '../../lib/storage-keys.js';
+import { VersionOriginFunction } from './version-origin-function.js';
 
 export interface AssetStoreProps {
   /** Days job results and inputs are kept (`jobs/`). Default JOBS_EXPIRE_DAYS (lib/core-settings.ts), which the memos' settings are capped by. */
@@ -19,22 +20,32 @@ export interface AssetStoreProps {
 export type BucketAccess = 'read' | 'write';
 
 /**
- * One private bucket: `assets/` (rendered images, public only through CloudFront with Origin
- * Access Control and an immutable cache policy) and `jobs/` (job inputs and results, expired
- * after a day). No public access, S3-managed encryption, TLS only.
+ * One private bucket: `assets/` (rendered images, page versions; public only through CloudFront
+ * with Origin Access Control and a year-long cache policy) and `jobs/` (job inputs and results,
+ * expired after a day). No public access, S3-managed encryption, TLS only. A page version asked
+ * for before its job stored it is answered by a function once it is (VersionOriginFunction, the
+ * distribution's second origin for `assets/*\/page.*`).
  */
 export class AssetStore extends Construct {
   readonly bucket: s3.Bucket;
   readonly distribution: cloudfront.Distribution;
   readonly cachePolicy: cloudfront.CachePolicy;
   readonly responseHeadersPolicy: cloudfront.ResponseHeadersPolicy;
+  /** The page versions' origin: reached only when S3 has no object yet for a version's address. */
+  readonly versionOrigin: VersionOriginFunction;
 
   constructor(scope: Construct, id: string, props: AssetStoreProps = {}) {
     super(scope, id);
     this.bucket = privateBucket(this, props);
     this.cachePolicy = immutableCachePolicy(this);
     this.responseHeadersPolicy = assetResponseHeadersPolicy(this);
-    this.distribution = assetDistribution(this, { bucket: this.bucket, cachePolicy: this.cachePolicy, responseHeadersPolicy: this.responseHeadersPolicy });
+    this.versionOrigin = new VersionOriginFunction(this, 'VersionOrigin', { bucket: this.bucket });
+    this.distribution = assetDistribution(this, {
+      bucket: this.bucket,
+      cachePolicy: this.cachePolicy,
+      responseHeadersPolicy: this.responseHeadersPolicy,
+      versionOrigin: this.versionOrigin.fn,
+    });
     this.bucket.addToResourcePolicy(cloudFrontReadsAssets(this.bucket, this.distribution));
   }
 
@@ -86,12 +97,17 @@ function privateBucket(scope: Construct, props: AssetStoreProps): s3.Bucket {
   });
 }
 
-/** Asset keys are content-addressed, so they never change: cache them for a year everywhere. */
+/**
+ * Assets never change once built (content-addressed, or a page version at its page's address):
+ * each is stored `immutable` for a year, and cached for as long as it says. The minimum is 0, so
+ * that a page version's stand-in (`no-cache`: lib/page/page-versions.ts) is not kept, and the
+ * version built over it later is what a viewer gets.
+ */
 function immutableCachePolicy(scope: Construct): cloudfront.CachePolicy {
   return new cloudfront.CachePolicy(scope, 'ImmutableCachePolicy', {
-    comment: 'linklens assets: content-addressed, immutable',
+    comment: 'linklens assets: immutable for a year; a page version stand-in no-cache',
     defaultTtl: Duration.days(365),
-    minTtl: Duration.days(365),
+    minTtl: Duration.seconds(0),
     maxTtl: Duration.days(365),
     cookieBehavior: cloudfront.CacheCookieBehavior.none(),
     headerBehavior: cloudfront.CacheHeaderBehavior.none(),
@@ -127,15 +143,27 @@ interface DistributionParts {
   bucket: s3.Bucket;
   cachePolicy: cloudfront.CachePolicy;
   responseHeadersPolicy: cloudfront.ResponseHeadersPolicy;
+  versionOrigin: lambda.Function;
 }
+
+/** The page versions' addresses (`assets/<digest>/page.html|page.md|page.txt`: lib/page/page-versions.ts). */
+export const VERSIONS_PATH_PATTERN = `${ASSETS_PREFIX}*/page.*`;
+
+/** Errors the distribution never keeps: an address asked for too early must not stay a 403 or 404 once it exists. */
+export const UNCACHED_ERRORS = [403, 404, 500, 502, 503, 504];
 
 /**
  * The distribution in front of the bucket, through Origin Access Control. CDK's own grant would
  * open the whole bucket to the distribution; it is given a read-only view of the bucket instead,
  * and one bucket policy statement (cloudFrontReadsAssets) opens `assets/*` only (so `jobs/` stays
  * private even through CloudFront).
+ *
+ * The page versions (VERSIONS_PATH_PATTERN) come from an origin group: S3 first, and when S3
+ * answers 403 or 404 (a version a record named, asked for before its job stored it), the
+ * versions' origin, a Lambda function URL that only CloudFront may call (Origin Access Control,
+ * IAM auth), which answers once the version is stored. No error is cached (UNCACHED_ERRORS, TTL 0).
  */
-function assetDistribution(scope: Construct, { bucket, cachePolicy, responseHeadersPolicy }: DistributionParts): cloudfront.Distribution {
+function assetDistribution(scope: Construct, { bucket, cachePolicy, responseHeadersPolicy, versionOrigin }: DistributionParts): cloudfront.Distribution {
   const bucketView = s3.Bucket.fromBucketAttributes(scope, 'BucketView', {
     bucketName: bucket.bucketName,
     bucketArn: bucket.bucketArn,
@@ -145,16 +173,25 @@ function assetDistribution(scope: Construct, { bucket, cachePolicy, responseHead
     description: 'linklens assets',
     signing: cloudfront.Signing.SIGV4_ALWAYS,
   });
+  const bucketOrigin = origins.S3BucketOrigin.withOriginAccessControl(bucketView, { originAccessControl });
+  const url = versionOrigin.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
+  const versions = new origins.OriginGroup({
+    primaryOrigin: bucketOrigin,
+    fallbackOrigin: origins.FunctionUrlOrigin.withOriginAccessControl(url, { readTimeout: Duration.seconds(VERSION_ORIGIN.timeoutS) }),
+    fallbackStatusCodes: [403, 404],
+  });
+  const behavior = {
+    cachePolicy,
+    viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+    allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+    compress: true,
+    responseHeadersPolicy,
+  };
   const distribution = new cloudfront.Distribution(scope, 'Distribution', {
     comment: 'linklens assets',
-    defaultBehavior: {
-      origin: origins.S3BucketOrigin.withOriginAccessControl(bucketView, { originAccessControl }),
-      cachePolicy,
-      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
-      compress: true,
-      responseHeadersPolicy,
-    },
+    defaultBehavior: { origin: bucketOrigin, ...behavior },
+    additionalBehaviors: { [VERSIONS_PATH_PATTERN]: { origin: versions, ...behavior } },
+    errorResponses: UNCACHED_ERRORS.map((httpStatus) => ({ httpStatus, ttl: Duration.seconds(0) })),
     priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
     httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
   });

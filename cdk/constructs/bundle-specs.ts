@@ -65,6 +65,12 @@ export const WORKER_BUNDLE: BundleSpec = {
   ],
 };
 
+/** The page versions' origin (CloudFront's second origin for a version asked for before it is stored): S3 only, from the runtime's SDK. */
+export const VERSION_ORIGIN_BUNDLE: BundleSpec = {
+  entry: 'functions/version-origin.ts',
+  neverLoaded: BROWSER_ONLY,
+};
+
 /** The browser worker: sharp and @sparticuz/chromium from its layers, playwright-core beside the bundle. */
 export const BROWSER_WORKER_BUNDLE: BundleSpec = {
   entry: 'functions/browser-worker.ts',

@@ -16,7 +16,7 @@ export interface JobContext {
    */
   memory?: MemoryLease;
   /**
-   * Work that finishes after the job's result has gone out (the page versions' remaining images):
+   * Work that finishes after the job's result has gone out (the page versions' build, with their images):
    * the runner runs it under the job's signal and deadline, in an extra's slot, and on AWS before
    * the worker's invocation ends (a frozen Lambda runs nothing). Absent: the work runs on its own.
    */

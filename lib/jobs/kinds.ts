@@ -108,13 +108,18 @@ export interface PageContentInput {
   bytesBase64: string;
   contentType?: string;
   /**
-   * The record's deadline (epoch ms): the page's images are hosted until PAGE_IMAGE_LIMITS.reserveMs
-   * before it, so the versions are stored in time. Absent: PAGE_IMAGE_LIMITS.defaultMs from the start.
+   * The job's deadline (epoch ms): the versions are built by then (the page's images hosted until
+   * PAGE_IMAGE_LIMITS.reserveMs before it), else stand-ins are stored. Absent: PAGE_IMAGE_LIMITS.defaultMs
+   * plus reserveMs from the start.
    */
   deadline?: number;
 }
 
 export interface PageContentResult {
+  /**
+   * The versions' addresses, fixed by the page's digest (lib/page/page-versions.ts): named when the
+   * page has versions to make, before they are built (the job builds them after its result).
+   */
   htmlUrl?: string;
   markdownUrl?: string;
   rawTextUrl?: string;
@@ -128,20 +133,8 @@ export interface PageContentResult {
   excerpt?: string;
   /** Why there are no assets (no text at all, unparseable). */
   reason?: string;
-  /** The content's images: distinct addresses found, and of those hosted (the others were removed). */
+  /** The content's images: distinct addresses found, and of those hosted (the others were removed); only when the versions were built before the result. */
   images?: PageImagesOutcome;
-  /**
-   * True when the versions are complete: every content image the job started was hosted (or is
-   * known to fail), none was cut by the images' wait or the deadline. Only then does the preview
-   * remember them with the page (lib/page/page-memo.ts).
-   */
-  complete?: boolean;
-  /**
-   * Versions not complete yet (their late images go on in the background): the key where the
-   * complete ones will be, a `page.full.html` (lib/page/page-memo.ts `fullVersionsKey`,
-   * `readFullVersions`). A preview of the same content finds them there.
-   */
-  fullKey?: string;
 }
 
 interface PageImagesOutcome {

@@ -28,7 +28,10 @@ export async function readMemo(blobs: BlobStore, key: string): Promise<unknown> 
   }
 }
 
-/** Writes the memo; a failed write is only a lost memo. */
-export async function writeMemo(blobs: BlobStore, key: string, value: unknown): Promise<void> {
-  await blobs.put(key, JSON.stringify(value), { contentType: 'application/json', cacheControl: 'no-store' }).catch(() => undefined);
+/** Writes the memo: whether it was stored (a failed write is only a lost memo). */
+export async function writeMemo(blobs: BlobStore, key: string, value: unknown): Promise<boolean> {
+  return blobs.put(key, JSON.stringify(value), { contentType: 'application/json', cacheControl: 'no-store' }).then(
+    () => true,
+    () => false,
+  );
 }

@@ -1,8 +1,10 @@
 /**
  * The `page` object of a PAGE record, from two jobs started together: `page-content`
- * (readability -> hosted HTML, Markdown and text, reading time) and, when screenshots are enabled,
- * `screenshot` (headless Chromium). Either may fail or come late; the object then has what did
- * arrive, or is left out.
+ * (Readability -> the reading time, and the hosted HTML, Markdown and text versions' addresses)
+ * and, when screenshots are enabled, `screenshot` (headless Chromium). Either may fail or come
+ * late; the object then has what did arrive, or is left out. The page-content job's result comes
+ * once the content is read: the versions it names are built after it, at addresses fixed by the
+ * page's digest, and the record does not wait for them (lib/page/page-versions.ts).
  *
  * The screenshot does not hold the record: once the rest is ready (the page content, and what the
  * caller passes as `othersReady`), the record waits for it at most LINKPREVIEW_SCREENSHOT_WAIT_MS.
@@ -104,6 +106,17 @@ async function screenshotOf(url: string, ports: Ports, run: RunOptions, start?: 
   const outcomes = await ports.jobs.run([{ id: 'screenshot', kind: 'screenshot', input: { url } }], run).catch(() => undefined);
   const outcome = outcomes?.get('screenshot');
   return outcome?.ok ? outcome.result.screenshot : undefined;
+}
+
+/**
+ * The page without the versions' addresses: for a record whose page memo, which tells whoever
+ * serves those addresses that the versions are on their way, could not be written.
+ */
+export function withoutVersions(described: DescribedPage): DescribedPage {
+  if (!described.page) return described;
+  const { htmlUrl: _h, markdownUrl: _m, rawTextUrl: _t, ...page } = described.page;
+  const { content, ...rest } = described;
+  return { ...rest, ...(Object.keys(page).length ? { page } : {}) };
 }
 
 /** What `p` gives within `ms`, else undefined (`p` goes on). */

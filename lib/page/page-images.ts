@@ -18,14 +18,11 @@
  *    record's image job's included). No manifest, no other sizes and no memo by address: the page
  *    memo (lib/page/page-memo.ts) keeps the versions for the same page bytes;
  *  - each is downloaded through the job's guarded fetcher under a byte cap, all under a total byte
- *    cap, a few at once, for at most LINKPREVIEW_PAGE_IMAGES_WAIT_MS (default 0: the versions do
- *    not wait for downloads, they hold the record). What is not hosted by then is removed from these versions;
- *  - the hosting goes on in the background (`rest`): the page-content job hands it to its runner
- *    (JobContext.defer), which finishes it after the result has gone out, as an extra. Once every
- *    image is hosted, the job stores the complete versions and remembers them for the page's
- *    bytes (lib/page/page-memo.ts), so the next preview of the page has them, images included;
- *  - hosting stops outright in time for the versions to be stored before the record's deadline
- *    (or when the job is aborted): what is under way then is stopped.
+ *    cap, a few at once. Nothing waits for them but the versions themselves (the record names the
+ *    versions at their fixed addresses before they exist: lib/page/page-versions.ts), so every
+ *    image is waited for, until the hard stop: PAGE_IMAGE_LIMITS.reserveMs before the job's
+ *    deadline (or when the job is aborted), so the versions are stored in time. What is under way
+ *    then is stopped, and removed from the versions.
  */
 import { createHash } from 'node:crypto';
 import { ExpectedFailure } from '../errors.js';
@@ -51,7 +48,7 @@ export const PAGE_IMAGE_LIMITS = {
   maxTotalBytes: 20 * 1024 * 1024,
   /** Images fetched and rendered at once (renders also wait for the worker's memory admission). */
   concurrency: 3,
-  /** Left before the record's deadline for storing the three versions and returning the result. */
+  /** Left before the job's deadline for writing and storing the three versions. */
   reserveMs: 1500,
   /** The time images may take when the input carries no deadline. */
   defaultMs: 10_000,
@@ -59,86 +56,38 @@ export const PAGE_IMAGE_LIMITS = {
 
 type ImageContext = Pick<JobContext, 'fetch' | 'blobs' | 'config' | 'signal' | 'memory'>;
 
-export interface PageImageTimes {
-  /** Epoch ms: no image is waited for after it (those under way go on in the background). */
-  waitUntil: number;
-  /** Epoch ms: everything still under way is stopped (the versions must be stored before the record's deadline). */
-  until: number;
-}
-
 /**
- * The decision on the images' times: they stop outright PAGE_IMAGE_LIMITS.reserveMs before the
- * record's deadline (else defaultMs after the job started), and are waited for `waitMs`
- * (LINKPREVIEW_PAGE_IMAGES_WAIT_MS; default defaultMs) from `now`.
+ * When the images are stopped outright (epoch ms): PAGE_IMAGE_LIMITS.reserveMs before the job's
+ * deadline (else defaultMs after the job started), so the versions are stored before it.
  */
-export function pageImageTimes(job: { deadline: number | undefined; started: number; now: number; waitMs: number | undefined }): PageImageTimes {
-  const until = job.deadline !== undefined ? job.deadline - PAGE_IMAGE_LIMITS.reserveMs : job.started + PAGE_IMAGE_LIMITS.defaultMs;
-  return { waitUntil: job.now + (job.waitMs ?? PAGE_IMAGE_LIMITS.defaultMs), until };
-}
-
-export interface PageImagesHosted {
-  /** The images hosted in time, by address. */
-  hosted: Map<string, ContentImage>;
-  /** Every image was hosted (or is known to fail) and none was cut by the wait or the deadline: a run on the same page would give the same. */
-  complete: boolean;
-  /**
-   * When the wait left images under way: every image hosted once they are done, or undefined when
-   * some failed or were stopped (the versions then stay as they are).
-   */
-  rest?: Promise<Map<string, ContentImage> | undefined>;
+export function pageImagesUntil(job: { deadline: number | undefined; started: number }): number {
+  return job.deadline !== undefined ? job.deadline - PAGE_IMAGE_LIMITS.reserveMs : job.started + PAGE_IMAGE_LIMITS.defaultMs;
 }
 
 /**
  * Hosts the content's images (`all`: its distinct addresses in document order, the first
- * PAGE_IMAGE_LIMITS.maxImages of them not on a metadata-only host) a few at once under the byte caps until
- * `times.waitUntil` (then in the background: `rest`) or the job's abort.
- * Without a fetcher or a configuration (a caller that only stores text) none is.
+ * PAGE_IMAGE_LIMITS.maxImages of them not on a metadata-only host) a few at once under the byte
+ * caps until `until` or the job's abort: the images hosted by then, by address. Without a
+ * fetcher or a configuration (a caller that only stores text) none is.
  */
 export async function hostPageImages(
   all: string[],
   given: Pick<JobContext, 'blobs' | 'signal'> & Partial<ImageContext>,
-  times: PageImageTimes,
-): Promise<PageImagesHosted> {
-  if (all.length === 0) return { hosted: new Map(), complete: true };
-  if (!given.fetch || !given.config) return { hosted: new Map(), complete: false };
+  until: number,
+): Promise<Map<string, ContentImage>> {
+  if (all.length === 0 || !given.fetch || !given.config) return new Map();
   const ctx = given as ImageContext;
   const rules = hostRulesOf(ctx.config);
   const storable = all.filter((url) => !rules.has(url, 'metadata-only'));
-  if (storable.length === 0) return { hosted: new Map(), complete: true };
-  // Each until the wait is over (then in the background) or the hard stop.
-  const stop = hardStop(ctx.signal, times.until);
-  // The end of the wait: the map returned has what was hosted by then.
-  let waitTimer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => {
-    waitTimer = setTimeout(resolve, Math.max(0, Math.min(times.waitUntil, times.until) - Date.now()));
-  });
+  if (storable.length === 0) return new Map();
+  const stop = hardStop(ctx.signal, until);
   const hosting = new ImageHosting(ctx, stop.signal);
-  const scheduled = hosting.hostAll(storable.slice(0, PAGE_IMAGE_LIMITS.maxImages)).then(
-    () => ({ ok: true as const }),
-    (err: unknown) => ({ ok: false as const, err }),
-  );
-  const first = await Promise.race([scheduled, stop.stopped.then(() => undefined), waited.then(() => undefined)]);
-  clearTimeout(waitTimer);
-  if (first) {
-    // Everything settled within the wait.
-    const complete = first.ok && hosting.whole();
+  try {
+    await Promise.race([hosting.hostAll(storable.slice(0, PAGE_IMAGE_LIMITS.maxImages)), stop.stopped]);
+  } finally {
     stop.end();
-    if (!first.ok) throw first.err;
-    return { hosted: hosting.hosted, complete };
   }
-  // The wait is over (or the hard stop came) with images under way: these versions go with what
-  // is hosted now; the rest goes on in the background (the hard stop and the job's abort still apply).
-  const inTime = new Map(hosting.hosted);
-  if (stop.signal.aborted) {
-    stop.end();
-    return { hosted: inTime, complete: false };
-  }
-  const rest = scheduled.then((r) => {
-    const whole = r.ok && hosting.whole();
-    stop.end();
-    return whole ? hosting.hosted : undefined;
-  });
-  return { hosted: inTime, complete: false, rest };
+  return new Map(hosting.hosted);
 }
 
 /**
@@ -168,8 +117,6 @@ class ImageHosting {
   readonly hosted = new Map<string, ContentImage>();
   private used = 0;
   private reserved = 0;
-  private lost = 0;
-  private cut = false;
   private readonly running = new Set<Promise<void>>();
   private readonly perImage: number;
   /** The job's context, its signal the hard stop's. */
@@ -194,18 +141,10 @@ class ImageHosting {
         await Promise.race(this.running);
       }
       const cap = Math.min(this.perImage, PAGE_IMAGE_LIMITS.maxTotalBytes - this.used - this.reserved);
-      if (cap < 1024) {
-        this.cut = true; // the total is spent: the rest is removed
-        break;
-      }
+      if (cap < 1024) break; // the total is spent: the rest is removed
       void this.hostOne(url, cap);
     }
     await Promise.all(this.running);
-  }
-
-  /** Every image hosted (or failed for a reason of its own), none cut by the total byte cap or the stop: a run on the same page would give the same. */
-  whole(): boolean {
-    return !this.cut && this.lost === 0 && !this.stop.aborted;
   }
 
   private hostOne(url: string, cap: number): Promise<void> {
@@ -216,11 +155,9 @@ class ImageHosting {
           if (r.image && !this.stop.aborted) {
             this.hosted.set(url, r.image);
             this.used += r.bytes;
-          } else if (!r.reason) this.lost++; // a failure of the image's own leaves the versions complete
+          }
         },
-        () => {
-          this.lost++; // aborted, or out of memory turns: the image is left out
-        },
+        () => undefined, // aborted, or out of memory: the image is left out
       )
       .finally(() => {
         this.reserved -= cap;

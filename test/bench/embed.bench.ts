@@ -83,7 +83,7 @@ async function previews(): Promise<void> {
       ['oEmbed fetched for the player', 'https://www.example-talks.com/watch'],
     ]) {
       for (const embeds of ['off', 'on', 'off', 'on'] as const) {
-        const svc = createTestHandler({ fetch, config: { embeds, screenshots: 'off', pageImagesWaitMs: 0 } });
+        const svc = createTestHandler({ fetch, config: { embeds, screenshots: 'off' } });
         let embedded = 0;
         const times = await timeRuns(
           15,

@@ -57,7 +57,7 @@ export async function run(): Promise<void> {
   ];
   try {
     for (const [name, path, overrides] of cases) {
-      const config = testConfig({ ...overrides, pageImagesWaitMs: 100 });
+      const config = testConfig({ ...overrides });
       const handler = createApiHandler(buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test', resolver }));
       const link = `http://${wall.host}:${site.port}${path}`;
       const preview = async () => {

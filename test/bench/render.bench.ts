@@ -41,7 +41,7 @@ export async function run(): Promise<void> {
       ['render auto', { render: 'auto' }],
       ['render off (static, same run)', { render: 'off' }],
     ] as [string, Partial<Config>][]) {
-      const config = testConfig({ ...overrides, pageImagesWaitMs: 100 });
+      const config = testConfig({ ...overrides });
       const handler = createApiHandler(buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' }));
       const renders: number[] = [];
       const totals: number[] = [];

@@ -3,7 +3,7 @@
  * worker has the layer); the worker bundle carries the CPU pool's thread module.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +14,7 @@ import {
   esbuildOptions,
   previewEsbuildOptions,
   RUNTIME_PROVIDED,
+  VERSION_ORIGIN_BUNDLE,
   WORKER_BUNDLE,
 } from '../../cdk/constructs/bundling';
 
@@ -42,6 +43,27 @@ test("the key digests of a parameter or a secret: Powertools parameters is insid
   expect(RUNTIME_PROVIDED).toEqual(['@aws-sdk/*']);
   expect(inputs.some((i) => i.includes('node_modules/@aws-sdk/'))).toBe(false);
 });
+
+test("the page versions' origin is small and self-contained: no job code, no DOM, no image library; S3 from the runtime, and its handler loads", async () => {
+  const out = await esbuild.build({ ...esbuildOptions(VERSION_ORIGIN_BUNDLE, '/tmp/linklens-version-origin-check.mjs'), write: false, metafile: true });
+  const packages = new Set(Object.keys(out.metafile!.inputs).flatMap((i) => /node_modules\/((@[^/]+\/)?[^/]+)/.exec(i)?.[1] ?? []));
+  expect([...packages]).toEqual(['valibot']); // the settings' names (lib/core-settings.ts)
+  expect(Object.keys(out.metafile!.inputs).filter((i) => /lib\/(jobs\/registry|page\/page-content|media|browser)/.test(i))).toEqual([]);
+  expect(out.outputFiles[0].text).toMatch(/from"@aws-sdk\/client-s3"/);
+  expect(out.outputFiles[0].contents.length).toBeLessThan(200 * 1024);
+  const dir = mkdtempSync(path.join(tmpdir(), 'linklens-version-origin-'));
+  try {
+    const built = buildFunctionBundle(VERSION_ORIGIN_BUNDLE, dir);
+    expect(built.packages).toEqual([]);
+    // Loaded as the runtime loads it, the SDK beside it (this project's, as the runtime provides one).
+    symlinkSync(path.resolve('node_modules'), path.join(dir, 'node_modules'));
+    writeFileSync(path.join(dir, 'load.mjs'), `import('./index.mjs').then((m) => process.stdout.write(typeof m.handler))`);
+    const { stdout } = await run(process.execPath, [path.join(dir, 'load.mjs')], { cwd: dir });
+    expect(stdout).toBe('function');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
 
 test("the image placeholders' encoder (blurhash) is inside both workers' bundles (the image job runs in each), not a package beside them", async () => {
   for (const spec of [WORKER_BUNDLE, BROWSER_WORKER_BUNDLE]) {

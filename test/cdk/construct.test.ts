@@ -87,7 +87,7 @@ test("the outputs the user adds are the service's API URL and CloudFront domain;
 });
 
 test('the whole service is inside the construct: its resources and alarm names carry its id', () => {
-  template.resourceCountIs('AWS::Lambda::Function', 4); // preview, worker, browser worker, the caller
+  template.resourceCountIs('AWS::Lambda::Function', 5); // preview, worker, browser worker, the page versions' origin, the caller
   template.resourceCountIs('AWS::SQS::Queue', 3);
   template.resourceCountIs('AWS::ApiGatewayV2::Route', 7); // POST /, GET /oembed, GET /status, GET /openapi.json and the playground's three
   expect(previewId).toMatch(/^LinksPreviewFunction/);
@@ -165,10 +165,10 @@ test('a bad parameter name, a plain key among the hashes or a fractional cache t
 });
 
 describe('the forward proxy (OutboundProxy)', () => {
-  /** Each function's env and the secret/parameter reads of its role, by the service name it logs as. */
+  /** Each function's env and the secret/parameter reads of its role, by the service name it logs as (not the page versions' origin: it fetches nothing). */
   function fetchingFunctions(t: Template) {
     return Object.values(t.findResources('AWS::Lambda::Function'))
-      .filter((r: any) => /^linklens-/.test(r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME ?? ''))
+      .filter((r: any) => /^linklens-(?!version-origin)/.test(r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME ?? ''))
       .map((r: any) => ({
         name: r.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME as string,
         env: r.Properties.Environment.Variables as Record<string, unknown>,

@@ -52,17 +52,23 @@ let proxy: ForwardProxy;
 let secrets: ParameterStoreServer;
 const PROXY_SECRET = 'linklens/proxy-url';
 const PROXY_PASSWORD = 'rehearsal-Pr0xy-pass';
+/** Holds the article's content image until the page case releases it. */
+let releaseCanyon: () => void = () => undefined;
+const canyonGate = new Promise<void>((resolve) => {
+  releaseCanyon = resolve;
+});
 /** `path direct|proxy` for each request the walled site saw. */
 const walledSeen: string[] = [];
 
 describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
   beforeAll(async () => {
-    const [og, icon, clip, song, meteredOg] = await Promise.all([
+    const [og, icon, clip, song, meteredOg, canyon] = await Promise.all([
       jpeg(1600, 1000),
       png(64, 64, '#228833'),
       mp4({ seconds: 4 }),
       mp3({ seconds: 3 }),
       jpeg(1200, 800, '#884422'),
+      jpeg(800, 600, '#336699'),
     ]);
     const article = articlePage('http://placeholder.test').replace(
       '</head>',
@@ -72,6 +78,13 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       '/article': { body: article },
       '/og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: og },
       '/favicon.png': { headers: { 'content-type': 'image/png' }, body: icon },
+      // The article's own image (its <img src="images/canyon.jpg">): hosted inside its page versions;
+      // its first download held until the page case has asked for the versions (canyonGate).
+      '/images/canyon.jpg': async (_req, res) => {
+        await canyonGate;
+        res.writeHead(200, { 'content-type': 'image/jpeg' });
+        res.end(canyon);
+      },
       // The metered page: its own image, so its preview is a cold one.
       '/metered': { body: article.replace('/og.jpg', '/metered-og.jpg') },
       '/metered-og.jpg': { headers: { 'content-type': 'image/jpeg' }, body: meteredOg },
@@ -153,6 +166,7 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       process.stdout.write(`\ndeploy rehearsal figures:\n  ${figures.join('\n  ')}\n`);
       await r.close();
     }
+    releaseCanyon();
     await site?.close();
     await walledSite?.close();
     await proxy?.close();
@@ -174,7 +188,7 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
   };
 
   test('each function fits in Lambda: unzipped code and layers under 250 MB', () => {
-    expect(Object.keys(r.functions)).toHaveLength(3);
+    expect(Object.keys(r.functions)).toHaveLength(4);
     for (const f of Object.values(r.functions)) expect(f.stats.codeBytes + f.stats.layerBytes).toBeLessThan(LAMBDA_UNZIPPED_LIMIT);
   });
 
@@ -217,18 +231,55 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     expect(rec.image.thumbnail).toMatchObject({ width: 320, height: 200 });
     expect(rec.icon?.url).toBeDefined();
     expect(await r.objectExists(key(rec.icon.url))).toBe(true);
-    for (const k of ['htmlUrl', 'markdownUrl', 'rawTextUrl']) expect(await r.objectExists(key(rec.page[k]))).toBe(true);
     figures.push(`page through SQS, cold: ${cold.ms.toFixed(0)} ms (screenshot ${rec.page.screenshot ? 'in the record' : 'late'})`);
+    // Every address in the record, asked of the distribution at once (the versions' before their
+    // job stored them, as far as it goes: S3, then the versions' origin, which holds them) and again later.
+    const urls = [
+      ...new Set(
+        JSON.stringify(rec)
+          .match(/https:\/\/[^"]+/g)!
+          .filter((u) => u.startsWith(CDN)),
+      ),
+    ].sort();
+    expect(urls).toEqual(expect.arrayContaining(['htmlUrl', 'markdownUrl', 'rawTextUrl'].map((k) => rec.page[k])));
+    // The versions cannot be built yet (their content image is held): S3 has none, and the
+    // distribution sends each request for them to the versions' origin, which holds it.
+    expect(await r.objectExists(key(rec.page.htmlUrl))).toBe(false); // the record came back without waiting for them
+    const asked = Promise.all(urls.map((u) => r.cdn(u)));
+    const versionPaths = ['htmlUrl', 'markdownUrl', 'rawTextUrl'].map((k) => new URL(rec.page[k]).pathname);
+    while (!versionPaths.every((p) => r.cloudFront.toFunction.includes(p))) await new Promise((res) => setTimeout(res, 20));
+    releaseCanyon();
+    const first = await asked;
+    for (const [i, a] of first.entries()) expect({ url: urls[i], status: a.status }).toEqual({ url: urls[i], status: 200 });
+    const page = first[urls.indexOf(rec.page.htmlUrl)];
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    // Whole: the article's image, hosted by linklens on the distribution, answers too.
+    const imgs = [...page.body.toString('utf8').matchAll(/<img\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
+    expect(imgs).toHaveLength(1);
+    expect(imgs[0]).toMatch(new RegExp(`^${CDN}assets/[0-9a-f]{64}/medium\\.webp$`));
+    expect((await r.cdn(imgs[0])).status).toBe(200);
+    expect(first.filter((a) => a.from === 'function')).toHaveLength(3);
+    figures.push(
+      `page versions asked before they were built: 3 held by the versions' origin, ${first.find((a) => a.from === 'function')!.body.length} B page.html`,
+    );
     // A cold browser worker misses the record's screenshot wait (LINKPREVIEW_SCREENSHOT_WAIT_MS);
     // it still finishes, stores the capture and its memo, and the next preview of the URL has it.
     await r.drained(90_000);
     const shooter = r.fnByService('linklens-browser-worker');
     expect(shooter.stats.invocations).toBeGreaterThan(0);
 
+    // Later: the same bytes for every address (from the edge, or from S3 for what it did not keep).
+    const later = await Promise.all(urls.map((u) => r.cdn(u)));
+    for (const [i, a] of later.entries()) {
+      expect(a.status).toBe(200);
+      expect(a.body.equals(first[i].body)).toBe(true);
+    }
+
     const warm = await post({ link: site.url('/article') });
     expect(warm.status).toBe(200);
     const again = warm.json();
     expect(again.image).toEqual(rec.image);
+    expect(again.page.htmlUrl).toBe(rec.page.htmlUrl);
     await expectHosted(again.page.screenshot, ['thumbnail', 'original']);
     if (rec.page.screenshot) expect(again.page.screenshot).toEqual(rec.page.screenshot);
     figures.push(`page through SQS, warm: ${warm.ms.toFixed(0)} ms`);

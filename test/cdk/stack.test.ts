@@ -19,12 +19,13 @@ import { LAMBDA_FETCH_TIMEOUT, LAMBDA_JOB_WAIT, PreviewFunction } from '../../cd
 import { WORKER_MEMORY_MB } from '../../cdk/constructs/worker-function';
 import { dropDigest, keygenText, newKey } from '../../cdk/keygen';
 import { LinkPreviewStack, type LinkPreviewStackProps } from '../../cdk/link-preview-stack';
-import { ASSET_CONTENT_SECURITY_POLICY } from '../../lib/asset-metadata';
+import { ASSET_CONTENT_SECURITY_POLICY, VERSION_ORIGIN } from '../../lib/asset-metadata';
 import { AWS_BROWSER_LANES, BROWSER_BASE_MB, browserLanes } from '../../lib/browser/lanes';
 import { DEFAULTS, loadConfig } from '../../lib/config';
 import { LAMBDA_MB_PER_VCPU } from '../../lib/core-settings';
 import { imageRenderMb, WORKER_BASE_MB, WORKER_HEADROOM_MB, workerMemoryBudgetMb } from '../../lib/jobs/memory';
 import { JOB_SPECS, jobMemoryMb, worstCaseMb } from '../../lib/jobs/specs';
+import { VERSION_GRACE_MS } from '../../lib/page/page-versions';
 
 process.env.CDK_VALIDATION = 'false';
 
@@ -172,7 +173,12 @@ describe('resources and wiring', () => {
 
   test('every function (LinklensFunction) is nodejs24.x x86_64 with active tracing, its own log group kept a month, and its Powertools names', () => {
     const fns = Object.values(res('AWS::Lambda::Function')) as any[];
-    expect(fns).toHaveLength(3);
+    expect(fns.map((f) => f.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).sort()).toEqual([
+      'linklens-browser-worker',
+      'linklens-preview',
+      'linklens-version-origin',
+      'linklens-worker',
+    ]);
     const logGroups = res('AWS::Logs::LogGroup');
     for (const fn of fns) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Handler: 'index.handler', Architectures: ['x86_64'], TracingConfig: { Mode: 'Active' } });
@@ -182,7 +188,7 @@ describe('resources and wiring', () => {
         POWERTOOLS_METRICS_NAMESPACE: 'linklens',
       });
     }
-    expect(new Set(fns.map((fn) => fn.Properties.LoggingConfig.LogGroup.Ref)).size).toBe(3);
+    expect(new Set(fns.map((fn) => fn.Properties.LoggingConfig.LogGroup.Ref)).size).toBe(4);
   });
 
   test('the worker has the two media layers, the preview none; every layer is for nodejs24.x x86_64; the worker reserved concurrency is a prop', () => {
@@ -229,7 +235,7 @@ describe('resources and wiring', () => {
   });
 
   test('CloudFront reads the bucket through Origin Access Control, assets/* only, with an immutable cache policy', () => {
-    const [oacId, oac] = one('AWS::CloudFront::OriginAccessControl');
+    const [oacId, oac] = one('AWS::CloudFront::OriginAccessControl', (r) => r.Properties.OriginAccessControlConfig.OriginAccessControlOriginType === 's3');
     expect(oac.Properties.OriginAccessControlConfig).toMatchObject({
       OriginAccessControlOriginType: 's3',
       SigningBehavior: 'always',
@@ -241,7 +247,8 @@ describe('resources and wiring', () => {
     expect(origin.DomainName).toEqual({ 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] });
     expect(origin.S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
     const [policyId, policy] = one('AWS::CloudFront::CachePolicy');
-    expect(policy.Properties.CachePolicyConfig).toMatchObject({ DefaultTTL: 31536000, MinTTL: 31536000, MaxTTL: 31536000 });
+    // A year unless the object says less: every asset is stored immutable for a year, a page version's stand-in no-cache.
+    expect(policy.Properties.CachePolicyConfig).toMatchObject({ DefaultTTL: 31536000, MinTTL: 0, MaxTTL: 31536000 });
     expect(dist.Properties.DistributionConfig.DefaultCacheBehavior).toMatchObject({ CachePolicyId: ref(policyId), ViewerProtocolPolicy: 'redirect-to-https' });
     // The assets' CSP (the local server's too) and the security headers; the S3 metadata kept from viewers.
     const [headersId, headers] = one('AWS::CloudFront::ResponseHeadersPolicy');
@@ -255,7 +262,7 @@ describe('resources and wiring', () => {
     });
     expect(ASSET_CONTENT_SECURITY_POLICY).toMatch(/default-src 'none'.*img-src 'self'.*sandbox/);
     expect(config.RemoveHeadersConfig.Items.map((h: { Header: string }) => h.Header).sort()).toEqual(
-      ['x-amz-meta-images', 'x-amz-meta-manifest', 'x-amz-meta-markdown', 'x-amz-meta-size', 'x-amz-meta-text'].sort(),
+      ['x-amz-meta-images', 'x-amz-meta-manifest', 'x-amz-meta-size', 'x-amz-meta-versions'].sort(),
     );
     const [, bp] = one('AWS::S3::BucketPolicy');
     const allows = bp.Properties.PolicyDocument.Statement.filter((s: any) => s.Effect === 'Allow');
@@ -263,6 +270,63 @@ describe('resources and wiring', () => {
     expect(allows[0]).toMatchObject({ Action: 's3:GetObject', Principal: { Service: 'cloudfront.amazonaws.com' } });
     expect(JSON.stringify(allows[0].Resource)).toContain('/assets/*');
     expect(JSON.stringify(allows[0].Condition)).toContain(distId);
+  });
+
+  test('the page versions: S3 first, then (on its 403 or 404) their origin, a function URL only this distribution may call; no error is cached', () => {
+    const [distId, dist] = one('AWS::CloudFront::Distribution');
+    const config = dist.Properties.DistributionConfig;
+    const [policyId] = one('AWS::CloudFront::CachePolicy');
+    // The versions' addresses (assets/<digest>/page.html|page.md|page.txt) go to an origin group ...
+    expect(config.CacheBehaviors).toHaveLength(1);
+    const [versions] = config.CacheBehaviors;
+    expect(versions).toMatchObject({
+      PathPattern: 'assets/*/page.*',
+      AllowedMethods: ['GET', 'HEAD'],
+      CachePolicyId: ref(policyId),
+      ResponseHeadersPolicyId: config.DefaultCacheBehavior.ResponseHeadersPolicyId,
+      ViewerProtocolPolicy: 'redirect-to-https',
+    });
+    const group = config.OriginGroups.Items.find((g: any) => g.Id === versions.TargetOriginId);
+    expect(group.FailoverCriteria.StatusCodes).toEqual({ Items: [403, 404], Quantity: 2 });
+    const [first, second] = group.Members.Items.map((m: any) => config.Origins.find((o: any) => o.Id === m.OriginId));
+    // ... S3 first, as every other asset ...
+    const [s3OacId] = one('AWS::CloudFront::OriginAccessControl', (r) => r.Properties.OriginAccessControlConfig.OriginAccessControlOriginType === 's3');
+    expect(first).toMatchObject({ DomainName: { 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] }, OriginAccessControlId: { 'Fn::GetAtt': [s3OacId, 'Id'] } });
+    // ... then the versions' origin: the function's URL, IAM auth, signed by CloudFront (OAC), given the function's time to answer.
+    const [fnId, fn] = fnBy('linklens-version-origin');
+    const [urlId, url] = one('AWS::Lambda::Url');
+    expect(url.Properties).toMatchObject({ AuthType: 'AWS_IAM', TargetFunctionArn: { 'Fn::GetAtt': [fnId, 'Arn'] } });
+    expect(JSON.stringify(second.DomainName)).toContain(urlId);
+    const [lambdaOacId, lambdaOac] = one(
+      'AWS::CloudFront::OriginAccessControl',
+      (r) => r.Properties.OriginAccessControlConfig.OriginAccessControlOriginType === 'lambda',
+    );
+    expect(lambdaOac.Properties.OriginAccessControlConfig).toMatchObject({ SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    expect(second).toMatchObject({
+      OriginAccessControlId: { 'Fn::GetAtt': [lambdaOacId, 'Id'] },
+      CustomOriginConfig: { OriginProtocolPolicy: 'https-only', OriginReadTimeout: VERSION_ORIGIN.timeoutS },
+    });
+    expect(fn.Properties.Timeout).toBe(VERSION_ORIGIN.timeoutS);
+    expect(VERSION_ORIGIN.holdMs).toBeLessThan(VERSION_ORIGIN.timeoutS * 1000);
+    // Past the latest a job can end (the request budget's cap, and the grace a version may be missing after it).
+    expect(VERSION_ORIGIN.holdMs).toBeGreaterThan(28_000 + VERSION_GRACE_MS);
+    // Only this distribution may call it, by its URL.
+    const calls = Object.values(res('AWS::Lambda::Permission')).filter((p: any) => p.Properties.Principal === 'cloudfront.amazonaws.com') as any[];
+    expect(calls.map((p) => p.Properties.Action).sort()).toEqual(['lambda:InvokeFunction', 'lambda:InvokeFunctionUrl']);
+    for (const p of calls) expect(JSON.stringify(p.Properties.SourceArn)).toContain(distId);
+    expect(calls.find((p) => p.Properties.Action === 'lambda:InvokeFunction').Properties.InvokedViaFunctionUrl).toBe(true);
+    // No error is cached: an address asked for too early never stays a 403 or 404 at the edge.
+    expect(config.CustomErrorResponses.map((e: any) => [e.ErrorCode, e.ErrorCachingMinTTL])).toEqual([403, 404, 500, 502, 503, 504].map((code) => [code, 0]));
+    expect(config.CustomErrorResponses.some((e: any) => e.ResponsePagePath || e.ResponseCode)).toBe(false);
+    // Its bucket: its own name only (not the distribution's, which names it), the memos and the versions to read and write, nothing else.
+    expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(['LINKPREVIEW_BUCKET', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME']);
+    const statements = statementsOf(roleOf(fn)).filter((s: any) => actions(s).some((a) => a.startsWith('s3:')));
+    const objects = statements.find((s: any) => actions(s).includes('s3:GetObject'));
+    expect(actions(objects).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(JSON.stringify(objects.Resource)).toMatch(/\/assets\/\*.*\/jobs\/page\/\*/);
+    const list = statements.find((s: any) => actions(s).includes('s3:ListBucket'));
+    expect(list.Condition).toEqual({ StringLike: { 's3:prefix': ['assets/*', 'jobs/page/*'] } });
+    expect(statements).toHaveLength(2);
   });
 });
 
@@ -279,7 +343,7 @@ describe('least privilege', () => {
       for (const a of actions(s)) expect(a).not.toContain('*');
       const resources = [].concat(s.Resource).map((r) => JSON.stringify(r));
       for (const r of resources) {
-        if (r.includes(bucketId) && r.includes('/')) expect(r).toMatch(/\/(assets|jobs)\/\*/);
+        if (r.includes(bucketId) && r.includes('/')) expect(r).toMatch(/\/(assets|jobs|jobs\/page)\/\*/);
       }
     }
   });
@@ -354,8 +418,9 @@ describe('settings', () => {
   test('hostRules reaches every function that fetches (preview, worker, browser worker) as LINKPREVIEW_HOST_RULES; a malformed rule fails synth, named', () => {
     const rules = 'intranet.example=deny;photos.example=metadata-only;*.shop.example=proxy,render';
     const t = synth({ hostRules: rules });
+    // Every function that fetches: not the page versions' origin, which only reads and writes the bucket.
     const fns = Object.values(t.findResources('AWS::Lambda::Function')).filter((f: any) =>
-      /^linklens-/.test(f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME ?? ''),
+      /^linklens-(?!version-origin)/.test(f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME ?? ''),
     );
     const services = fns.map((f: any) => f.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).sort();
     expect(services).toEqual(['linklens-browser-worker', 'linklens-preview', 'linklens-worker']);
@@ -370,7 +435,9 @@ describe('settings', () => {
 
   test('the proxy hosts (the proxyHosts context, which cdk/app.ts gives the proxy) are host rules after hostRules: no function gets LINKPREVIEW_PROXY_HOSTS', () => {
     const t = synth({ hostRules: 'intranet.example=deny', proxy: OutboundProxy.fromSecret('linklens/proxy-url', { hosts: ['amazon.com', '*.reddit.com'] }) });
-    const fns = Object.values(t.findResources('AWS::Lambda::Function')).map((f: any) => f.Properties.Environment.Variables);
+    const fns = Object.values(t.findResources('AWS::Lambda::Function'))
+      .map((f: any) => f.Properties.Environment.Variables)
+      .filter((env) => env.POWERTOOLS_SERVICE_NAME !== 'linklens-version-origin');
     expect(fns).toHaveLength(3);
     for (const env of fns) {
       expect(env.LINKPREVIEW_HOST_RULES).toBe('intranet.example=deny;amazon.com=proxy;reddit.com=proxy');

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { main, summary } from '../../functions/cli';
@@ -16,7 +17,25 @@ import { png } from '../media/fixtures';
 const root = path.resolve(__dirname, '../..');
 let site: FixtureServer;
 beforeAll(async () => {
-  site = await startFixtureServer({ '/post': { body: html('<title>CLI page</title><meta name="description" content="Seen by the CLI">', '', 'fr') } });
+  site = await startFixtureServer({
+    '/post': { body: html('<title>CLI page</title><meta name="description" content="Seen by the CLI">', '', 'fr') },
+    '/article': {
+      body: html(
+        '<title>CLI article</title>',
+        `<article><h1>CLI article</h1><p>${'Words about rivers and the stones they carry. '.repeat(40)}</p><p><img src="/river.png" alt="River"></p></article>`,
+        'en',
+      ),
+    },
+  });
+  // Slow to come (the versions are built after the record, with it): a CLI that printed the record
+  // and returned at once would leave the version files to a build still waiting for it.
+  const river = await png(320, 200);
+  site.route('/river.png', (_req, res) => {
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(river);
+    }, 500);
+  });
 });
 afterAll(() => site.close());
 
@@ -66,6 +85,30 @@ describe('the CLI (npx linklens <url>)', () => {
     const out = summary(record);
     expect(out).toContain('image:       1200x675 file:///data/img/large.webp');
     expect(out).not.toContain('1600x900');
+  });
+
+  test('the page versions the record names are files by the time it returns (built after the record, in its process, which exits then)', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'linklens-cli-versions-'));
+    try {
+      let out = '';
+      const code = await main([site.url('/article')], {
+        out: (s) => {
+          out += s;
+        },
+        err: () => {},
+        env: { ...env, LINKPREVIEW_DATA_DIR: dataDir },
+      });
+      expect(code).toBe(0);
+      const page = JSON.parse(out).page;
+      for (const u of [page.htmlUrl, page.markdownUrl, page.rawTextUrl]) {
+        expect(u).toMatch(/^file:\/\//);
+        expect(existsSync(fileURLToPath(u))).toBe(true);
+      }
+      // With the article's image in it, on the same store.
+      expect(readFileSync(fileURLToPath(page.htmlUrl), 'utf8')).toMatch(/<img [^>]*src="file:\/\/[^"]+\/assets\/[0-9a-f]{64}\/medium\.webp"/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   test('invalid input exits non-zero with the error body', async () => {

@@ -77,9 +77,6 @@ export function testConfig(overrides: Partial<Config> = {}): Config & { cleanup(
     // No headless browser in every test that previews a page; test/page turns screenshots and renders on.
     screenshots: 'off' as const,
     render: 'off' as const,
-    // Tests that check a version's images want all of them, on a busy CI machine too; the wait
-    // itself is tested with its own value (test/page/page-images.test.ts).
-    pageImagesWaitMs: 10_000,
     ...overrides,
   };
   return { ...config, cleanup: () => rmSync(dataDir, { recursive: true, force: true }) };

@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../lib/config';
 import type { Resolver } from '../../lib/fetch/address-guard';
+import { awaitVersion } from '../../lib/page/page-versions';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../helpers/service';
 import { png } from '../platforms/harness';
@@ -71,6 +72,9 @@ async function preview(rules: string, link: string) {
   const h = handler(rules);
   try {
     const res = await h.post(JSON.stringify({ link }));
+    // The versions are built after the record: wait for them as whoever serves their address does.
+    const htmlUrl: string | undefined = res.json?.page?.htmlUrl;
+    if (htmlUrl) await awaitVersion(h.deps.blobs, htmlUrl.replace('http://assets.test/', ''));
     const files = filesUnder(h.config.dataDir);
     const pageHtml = files.find((f) => f.endsWith('page.html'));
     return { res, files, pageHtml: pageHtml && readFileSync(path.join(h.config.dataDir, pageHtml), 'utf8') };

@@ -9,8 +9,10 @@ import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { loadConfig } from '../../lib/config';
 import type { ContentImage } from '../../lib/jobs/kinds';
 import * as mediaText from '../../lib/media/text';
-import { PAGE_ASSET_TYPES, runPageContentJob } from '../../lib/page/page-content';
+import { runPageContentJob } from '../../lib/page/page-content';
 import { extractPageContent, nestingDepth, PAGE_CONTENT_LIMITS, readPageContent, writePageVersions } from '../../lib/page/page-content-dom';
+import { pageDigest } from '../../lib/page/page-memo';
+import { PAGE_ASSET_TYPES, storeStandIns } from '../../lib/page/page-versions';
 import { CJK_CHARS_PER_MINUTE, countText, countWords, readingMinutes, WORDS_PER_MINUTE } from '../../lib/page/reading-time';
 import { ARTICLE_PROSE_WORDS, articlePage, CJK_PROSE_CHARS, cjkArticlePage, homePage, hostilePage } from './fixtures';
 
@@ -163,51 +165,55 @@ describe('the page-content job', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('stores HTML, Markdown and text with their charset, content-addressed', async () => {
+  test("stores HTML, Markdown and text with their charset, at the addresses the page's digest fixes; built once", async () => {
     const blobs = new FsBlobStore(dir, () => 'http://assets.test');
     // Windows-1252 bytes declared in the header: decoded before extraction, stored as UTF-8.
     const html = articlePage().replace('<p>Read the <a', '<p>Read — at the café — the <a');
     const bytes = Buffer.from(html.replace('—', '\u0097').replace('é', '\u00e9'), 'latin1');
-    const r = await runPageContentJob({ url: URL_, bytesBase64: bytes.toString('base64'), contentType: 'text/html; charset=windows-1252' }, { blobs });
+    const input = { url: URL_, bytesBase64: bytes.toString('base64'), contentType: 'text/html; charset=windows-1252' };
+    const r = await runPageContentJob(input, { blobs });
     expect(r.article).toBe(true);
     expect(r.estimatedReadingTimeInMinutes).toBe(6);
+    // The addresses are the page's digest (its final URL, Content-Type and bytes), the page memo's own.
+    const digest = pageDigest({ url: URL_, contentType: input.contentType, bytes });
     for (const [u, name, type] of [
       [r.htmlUrl, 'page.html', PAGE_ASSET_TYPES.html],
       [r.markdownUrl, 'page.md', PAGE_ASSET_TYPES.markdown],
       [r.rawTextUrl, 'page.txt', PAGE_ASSET_TYPES.text],
     ] as const) {
-      expect(u).toMatch(new RegExp(`^http://assets\\.test/assets/[0-9a-f]{64}/${name.replace('.', '\\.')}$`));
+      expect(u).toBe(`http://assets.test/assets/${digest}/${name}`);
       const key = u!.replace('http://assets.test/', '');
-      expect((await blobs.meta(key)).contentType).toBe(type);
+      expect(await blobs.meta(key)).toMatchObject({ contentType: type, cacheControl: 'public, max-age=31536000, immutable' });
       expect((await blobs.get(key))!.toString('utf8')).toContain('café');
     }
     expect(PAGE_ASSET_TYPES).toEqual({ html: 'text/html; charset=utf-8', markdown: 'text/markdown; charset=utf-8', text: 'text/plain; charset=utf-8' });
-    // page.html, stored last, names the other two: one HEAD finds all three.
+    // page.html, stored last, carries the images' counts (the article's one image; no fetcher here: removed).
     const htmlKey = r.htmlUrl!.replace('http://assets.test/', '');
-    expect((await blobs.head(htmlKey))?.metadata).toEqual({
-      markdown: r.markdownUrl!.replace('http://assets.test/', ''),
-      text: r.rawTextUrl!.replace('http://assets.test/', ''),
-    });
-    // The same page again: the same keys, found by that one HEAD, nothing put.
+    expect((await blobs.head(htmlKey))?.metadata).toEqual({ images: '1/0' });
+    expect(r.images).toEqual({ found: 1, hosted: 0 });
+    // The same page again: the same addresses, the build found by one HEAD, nothing put.
     const puts = jest.spyOn(blobs, 'put');
     const heads = jest.spyOn(blobs, 'head');
-    const again = await runPageContentJob({ url: URL_, bytesBase64: bytes.toString('base64'), contentType: 'text/html; charset=windows-1252' }, { blobs });
-    expect(again.htmlUrl).toBe(r.htmlUrl);
-    expect(again.markdownUrl).toBe(r.markdownUrl);
+    const again = await runPageContentJob(input, { blobs });
+    expect(again).toEqual(r);
     expect(heads.mock.calls.map(([k]) => k)).toEqual([htmlKey]);
     expect(puts).not.toHaveBeenCalled();
-    // A page.html that does not name its siblings (stored before they were named) has all three put again.
-    const bare = new FsBlobStore(mkdtempSync(path.join(dir, 'bare-')), () => 'http://assets.test');
-    await bare.put(htmlKey, (await blobs.get(htmlKey))!, { contentType: PAGE_ASSET_TYPES.html });
-    const putsBare = jest.spyOn(bare, 'put');
-    await runPageContentJob({ url: URL_, bytesBase64: bytes.toString('base64'), contentType: 'text/html; charset=windows-1252' }, { blobs: bare });
-    expect(putsBare.mock.calls.map(([k]) => k.split('/').pop())).toEqual(['page.md', 'page.txt', 'page.html']);
-    expect(await bare.has(r.markdownUrl!.replace('http://assets.test/', ''))).toBe(true);
+    // Stand-ins in their place (a build that failed before): built again over them, page.html last.
+    const other = new FsBlobStore(mkdtempSync(path.join(dir, 'stand-in-')), () => 'http://assets.test');
+    await storeStandIns(other, digest);
+    expect((await other.get(htmlKey))!.toString('utf8')).not.toContain('café');
+    const putsOther = jest.spyOn(other, 'put');
+    await runPageContentJob(input, { blobs: other });
+    expect(putsOther.mock.calls.map(([k]) => k.split('/').pop())).toEqual(['page.md', 'page.txt', 'page.html']);
+    expect((await other.get(htmlKey))!.equals((await blobs.get(htmlKey))!)).toBe(true);
+    expect((await other.meta(htmlKey)).cacheControl).toBe('public, max-age=31536000, immutable');
   });
 
-  test('an empty page gives no assets and no reading time', async () => {
+  test('an empty page names no versions and gives no reading time; nothing is stored', async () => {
     const blobs = new FsBlobStore(dir, () => 'http://assets.test');
+    const puts = jest.spyOn(blobs, 'put');
     const r = await runPageContentJob({ url: URL_, bytesBase64: Buffer.from('<html><body><script>x()</script></body></html>').toString('base64') }, { blobs });
+    expect(puts).not.toHaveBeenCalled();
     expect(r.htmlUrl).toBeUndefined();
     expect(r.estimatedReadingTimeInMinutes).toBeUndefined();
     expect(r.reason).toBe('no text');
@@ -250,13 +256,18 @@ describe('in the CPU pool (lib/jobs/cpu-pool.ts)', () => {
   test.each(pages)(
     '%s: the job gives the same result and stores the same versions as in-process',
     async (_name, html, url) => {
-      const blobs = new FsBlobStore(dir, () => 'http://assets.test');
+      // Each in a store of its own: the addresses are the page's, the same for both.
+      const blobs = new FsBlobStore(mkdtempSync(path.join(dir, 'pooled-')), () => 'http://assets.test');
+      const direct = new FsBlobStore(mkdtempSync(path.join(dir, 'direct-')), () => 'http://assets.test');
       const input = { url, bytesBase64: Buffer.from(html).toString('base64'), contentType: 'text/html; charset=utf-8' };
       const pooled = await runPageContentJob(input, { blobs, config: { ...loadConfig({}), cpuThreads: 2 } });
-      const inProcess = await runPageContentJob(input, { blobs, config: { ...loadConfig({}), cpuThreads: 0 } });
-      // The asset URLs are content hashes: equal URLs are equal versions.
+      const inProcess = await runPageContentJob(input, { blobs: direct, config: { ...loadConfig({}), cpuThreads: 0 } });
       expect(pooled).toEqual(inProcess);
       expect(pooled.htmlUrl).toMatch(/page\.html$/);
+      for (const u of [pooled.htmlUrl, pooled.markdownUrl, pooled.rawTextUrl]) {
+        const key = u!.replace('http://assets.test/', '');
+        expect((await blobs.get(key))!.equals((await direct.get(key))!)).toBe(true);
+      }
       const text = (await blobs.get(pooled.rawTextUrl!.replace('http://assets.test/', '')))!.toString('utf8');
       expect(text).toBe(extractPageContent(html, url).text);
     },

@@ -1,8 +1,9 @@
 /**
  * The page memo (lib/page/page-memo.ts): what a preview of the exact page bytes got from its jobs
- * (the record's image and icon, complete versions) is remembered, so the next preview of the same
- * bytes takes it without any job; a page whose bytes changed runs them again, and versions that
- * came out incomplete (an image cut by the wait) are not remembered until the job completes them.
+ * (the record's image and icon, the page-content result naming the versions) is remembered, so
+ * the next preview of the same bytes takes it without any job; a page whose bytes changed runs
+ * them again. The memo is written before the record goes out, with the deadline of the job that
+ * builds the versions the record names: whoever serves their addresses reads it there.
  * Jobs are counted with a recording JobRunner around the real one.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -13,8 +14,8 @@ import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { JobKind } from '../../lib/jobs/kinds';
 import { readMemo, writeMemo } from '../../lib/jobs/memo';
-import { FAILED_PART_TTL_MS, fullVersionsKey, PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage, versionsMetadata } from '../../lib/page/page-memo';
-import type { Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
+import { FAILED_PART_TTL_MS, forgetVersions, PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage, versionsNamed } from '../../lib/page/page-memo';
+import type { BlobStore, Job, JobOutcome, JobRunner, PutOptions, RunOptions } from '../../lib/ports';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service';
 import { paragraphs } from './fixtures';
@@ -31,7 +32,6 @@ class CountingRunner implements JobRunner {
 }
 
 let site: FixtureServer;
-let release: () => void = () => undefined;
 // The og:image keeps the record's own image off the content's images (the first <img> is its last resort).
 const article = (extra = '') =>
   html(
@@ -57,20 +57,6 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(article(`<p>Version ${++version}</p>`));
   });
-  site.route('/late.png', async (_req, res) => {
-    await new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    res.writeHead(200, { 'content-type': 'image/png' });
-    res.end(png);
-  });
-  site.route('/with-late-image', { body: article('<p><img src="/late.png" alt="late"></p>') });
-  // The same content in other bytes each time (a comment the extraction drops).
-  let nonce = 0;
-  site.route('/late-nonce', (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(article(`<p><img src="/late.png" alt="late"></p><!-- nonce ${++nonce} -->`));
-  });
 });
 afterAll(() => site.close());
 
@@ -80,9 +66,10 @@ function memos(config: { dataDir: string }): string[] {
   return existsSync(dir) ? readdirSync(dir).filter((f) => !f.endsWith('.meta.json')) : [];
 }
 
-function service(overrides: Parameters<typeof testConfig>[0] = {}) {
+function service(overrides: Parameters<typeof testConfig>[0] = {}, blobs?: (store: BlobStore) => BlobStore) {
   const config = testConfig(overrides);
-  const deps = buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' });
+  const local = buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' });
+  const deps = blobs ? { ...local, blobs: blobs(local.blobs) } : local;
   const jobs = new CountingRunner(deps.jobs);
   const handler = createApiHandler({ ...deps, jobs });
   const preview = async (link: string) => {
@@ -108,6 +95,11 @@ test('the same page bytes again: the same record, without any job', async () => 
     expect(cold.filter((k) => k === 'image').length).toBeGreaterThanOrEqual(2);
     expect(s.contentJobs()).toBe(1);
     expect(memos(s.config)).toHaveLength(1);
+    // Written before the record went out, with the deadline of the job that builds the versions it names.
+    const key = `jobs/page/${memos(s.config)[0]}`;
+    expect(key.replace(/^jobs\/page\/|\.json$/g, '')).toBe(first.page.htmlUrl.split('/').at(-2));
+    const named = await versionsNamed(s.blobs, key);
+    expect(named?.until).toBeGreaterThan(Date.parse(first.updatedAt));
     const second = await s.preview(site.url('/plain'));
     expect(s.jobs()).toEqual(cold);
     expect(second.page).toEqual(first.page);
@@ -158,63 +150,22 @@ test('a page whose bytes changed runs the job again', async () => {
   }
 });
 
-test('versions that came out without an image (cut by the wait) are remembered as first ones with where the complete ones go; once the job stored those, the memo and any later job of the same content use them', async () => {
-  const s = service({ pageImagesWaitMs: 200 });
+test('a memo that could not be written: the record names no versions (nobody serving their addresses would know they are on their way)', async () => {
+  const s = service({}, (store) =>
+    Object.assign(Object.create(store), {
+      put: (key: string, body: Buffer | string, options: PutOptions) =>
+        key.startsWith('jobs/page/') ? Promise.reject(new Error('SlowDown')) : store.put(key, body, options),
+    }),
+  );
   try {
-    const link = site.url('/with-late-image');
-    const first = await s.preview(link);
-    expect(first.page?.htmlUrl).toMatch(/\/page\.html$/);
+    const record = await s.preview(site.url('/plain'));
     expect(s.contentJobs()).toBe(1);
-    const cold = s.jobs();
-    const [memo] = memos(s.config);
-    const key = `jobs/page/${memo}`;
-    // Before the image is in: the card, and the first versions kept aside (not used: a preview now runs the job again).
-    const card = await recallPage(s.blobs, key);
-    expect(card).toMatchObject({ image: first.image, icon: first.icon, pending: { htmlUrl: first.page.htmlUrl } });
-    expect(card?.content).toBeUndefined();
-    expect(card?.pending?.fullKey).toMatch(/^assets\/[0-9a-f]{64}\/page\.full\.html$/);
-    // Released, the job hosts the image in the background and stores the complete versions at fullKey.
-    release();
-    for (let i = 0; i < 200 && !(await recallPage(s.blobs, key))?.content; i++) await new Promise((r) => setTimeout(r, 25));
-    const whole = (await recallPage(s.blobs, key))?.content;
-    expect(whole).toMatchObject({ images: { found: 1, hosted: 1 }, complete: true });
-    expect(whole?.htmlUrl).toBe(`http://assets.test/${card?.pending?.fullKey}`);
-    expect(whole?.markdownUrl).not.toBe(first.page.markdownUrl);
-    expect(whole?.rawTextUrl).toBe(first.page.rawTextUrl);
-    const html = (await s.blobs.get(card!.pending!.fullKey!))!.toString('utf8');
-    expect(html).toMatch(/<img [^>]*src="http:\/\/assets\.test\/assets\/[0-9a-f]{64}\/medium\.webp"/);
-    const second = await s.preview(link);
-    expect(s.jobs()).toEqual(cold);
-    expect(second.page.htmlUrl).toBe(whole?.htmlUrl);
-    expect(second.image).toEqual(first.image);
+    expect(record.page?.estimatedReadingTimeInMinutes).toBeGreaterThan(0);
+    expect(record.page?.htmlUrl).toBeUndefined();
+    expect(record.page?.markdownUrl).toBeUndefined();
+    expect(record.page?.rawTextUrl).toBeUndefined();
+    expect(record.image?.original?.url).toBeDefined();
   } finally {
-    release();
-    s.cleanup();
-  }
-});
-
-test('the same content in other bytes (a nonce): its job finds the complete versions the first one stored, and they are its result at once', async () => {
-  const s = service({ pageImagesWaitMs: 200 });
-  try {
-    const link = site.url('/late-nonce');
-    const first = await s.preview(link);
-    const [memo] = memos(s.config);
-    const fullKey = (await recallPage(s.blobs, `jobs/page/${memo}`))?.pending?.fullKey;
-    expect(fullKey).toBeDefined();
-    release(); // the first job's late image: its complete versions are stored at fullKey
-    for (let i = 0; i < 200 && !(await s.blobs.has(fullKey!)); i++) await new Promise((r) => setTimeout(r, 25));
-    // Other bytes, the same content: the job runs; its own download of the image is held again, but it needs none.
-    const second = await s.preview(link);
-    expect(s.contentJobs()).toBe(2);
-    expect(second.page.htmlUrl).toBe(`http://assets.test/${fullKey}`);
-    expect(second.page.markdownUrl).not.toBe(first.page.markdownUrl);
-    expect(second.page.rawTextUrl).toBe(first.page.rawTextUrl);
-    // Its memo has them as complete: a third preview of those bytes runs no job.
-    const memos2 = memos(s.config).map((m) => `jobs/page/${m}`);
-    const recalled = await Promise.all(memos2.map((k) => recallPage(s.blobs, k)));
-    expect(recalled.filter((r) => r?.content?.complete === true && r.content.htmlUrl === second.page.htmlUrl)).toHaveLength(2);
-  } finally {
-    release();
     s.cleanup();
   }
 });
@@ -226,11 +177,11 @@ test('a player an oEmbed fetch gave for itself is remembered once, beside the ot
     const icon = { url: 'http://assets.test/assets/x/original.webp', width: 32, height: 32, backgroundColor: '#ffffff' };
     const player = { type: 'video' as const, url: 'https://player.vimeo.com/video/76979871', provider: 'Vimeo', aspectRatio: 16 / 9 };
     const t0 = Date.now();
-    expect(await rememberPage(s.blobs, key, { icon, player }, { now: t0 })).toBe(true);
+    expect(await rememberPage(s.blobs, key, { icon, player }, { now: t0 })).toBe('written');
     const recalled = await recallPage(s.blobs, key, t0 + 1000);
     expect(recalled).toEqual({ icon, player });
     // The same player again is nothing new; it stays when another part is added.
-    expect(await rememberPage(s.blobs, key, { player }, { recalled, now: t0 })).toBe(false);
+    expect(await rememberPage(s.blobs, key, { player }, { recalled, now: t0 })).toBe('unchanged');
     const memo = (await readMemo(s.blobs, key)) as Record<string, unknown>;
     await writeMemo(s.blobs, key, { ...memo, player: { url: 42, provider: 'Vimeo' } });
     expect((await recallPage(s.blobs, key, t0 + 1000))?.player).toBeUndefined();
@@ -239,70 +190,57 @@ test('a player an oEmbed fetch gave for itself is remembered once, beside the ot
   }
 });
 
-test('a memo made through another public base, or older than its TTL, is not used; first versions are kept until their complete ones are stored, then those are written in once', async () => {
+test("a memo made through another public base, or older than its TTL, is not used; a result read now is kept with its job's deadline, and forgotten with its stand-ins", async () => {
   const s = service();
   try {
     const key = pageMemoKey({ url: 'https://example.com/a', contentType: 'text/html', bytes: Buffer.from('<p>x</p>') });
     const icon = { url: 'http://assets.test/assets/x/original.webp', width: 32, height: 32, backgroundColor: '#ffffff' };
     const t0 = Date.now();
-    expect(await rememberPage(s.blobs, key, { icon }, { now: t0 })).toBe(true);
+    expect(await rememberPage(s.blobs, key, { icon }, { now: t0 })).toBe('written');
     expect(await recallPage(s.blobs, key, t0 + 1000)).toEqual({ icon });
     // Nothing new: no write.
-    expect(await rememberPage(s.blobs, key, { icon }, { recalled: { icon }, now: t0 })).toBe(false);
-    // Incomplete versions that name no complete ones are never remembered.
-    expect(await rememberPage(s.blobs, key, { content: { words: 1, cjkChars: 0, article: true, htmlUrl: 'x' } }, { recalled: { icon }, now: t0 })).toBe(false);
+    expect(await rememberPage(s.blobs, key, { icon }, { recalled: { icon }, now: t0 })).toBe('unchanged');
+    expect(await versionsNamed(s.blobs, key)).toBeUndefined();
     expect(await recallPage(s.blobs, key, t0 + PAGE_MEMO_TTL_MS)).toBeUndefined();
     const other = buildLocalDeps({ config: s.config, log: silentLog, baseUrl: () => 'http://other.test' });
     expect(await recallPage(other.blobs, key, t0 + 1000)).toBeUndefined();
 
-    // First versions, and where their complete ones will be.
-    const fullKey = fullVersionsKey('assets/aa/page.html', ['https://example.com/i.png']);
-    const firstOnes = {
+    // A result read now: kept with the deadline of the job building the versions it names.
+    const content = {
       words: 1,
       cjkChars: 0,
       article: true,
+      estimatedReadingTimeInMinutes: 1,
       htmlUrl: 'http://assets.test/assets/aa/page.html',
-      markdownUrl: 'http://assets.test/assets/bb/page.md',
-      rawTextUrl: 'http://assets.test/assets/cc/page.txt',
-      images: { found: 1, hosted: 0 },
-      fullKey,
+      markdownUrl: 'http://assets.test/assets/aa/page.md',
+      rawTextUrl: 'http://assets.test/assets/aa/page.txt',
     };
     const key2 = pageMemoKey({ url: 'https://example.com/b', bytes: Buffer.from('<p>y</p>') });
-    expect(await rememberPage(s.blobs, key2, { icon, content: firstOnes }, { now: t0 })).toBe(true);
-    const before = await recallPage(s.blobs, key2, t0 + 1);
-    expect(before).toEqual({ icon, pending: firstOnes });
-    // The same first versions again: nothing new.
-    expect(await rememberPage(s.blobs, key2, { icon, content: firstOnes }, { recalled: before, now: t0 + 2 })).toBe(false);
-    // The job stores the complete versions at fullKey (page.full.html last, naming page.md and page.txt).
-    await s.blobs.put('assets/dd/page.md', 'md', { contentType: 'text/markdown' });
-    await s.blobs.put(fullKey, '<p>full</p>', {
-      contentType: 'text/html',
-      metadata: versionsMetadata({ markdown: 'assets/dd/page.md', text: 'assets/cc/page.txt' }, { found: 1, hosted: 1 }),
-    });
-    const { fullKey: _k, ...rest } = firstOnes;
-    const complete = {
-      ...rest,
-      htmlUrl: `http://assets.test/${fullKey}`,
-      markdownUrl: 'http://assets.test/assets/dd/page.md',
-      images: { found: 1, hosted: 1 },
-      complete: true,
-    };
-    const recalled = await recallPage(s.blobs, key2, t0 + 3);
-    expect(recalled).toEqual({ icon, content: complete, unmerged: true });
-    // The preview writes them into the memo (once): the next recall has them from one read.
-    expect(await rememberPage(s.blobs, key2, {}, { recalled, now: t0 + 4 })).toBe(true);
-    const heads = jest.spyOn(s.blobs, 'head');
-    expect(await recallPage(s.blobs, key2, t0 + 5)).toEqual({ icon, content: complete });
-    expect(heads).not.toHaveBeenCalled();
-    heads.mockRestore();
+    expect(await rememberPage(s.blobs, key2, { icon, content, versionsUntil: t0 + 8000 }, { now: t0 })).toBe('written');
+    const recalled = await recallPage(s.blobs, key2, t0 + 1);
+    expect(recalled).toEqual({ icon, content, versionsUntil: t0 + 8000 });
+    expect(await versionsNamed(s.blobs, key2)).toEqual({ until: t0 + 8000 });
+    // A later job of the same bytes (the memo recalled without its result): the later deadline is kept.
+    expect(await rememberPage(s.blobs, key2, { content, versionsUntil: t0 + 9000 }, { recalled: { icon }, now: t0 + 2 })).toBe('written');
+    expect(await versionsNamed(s.blobs, key2)).toEqual({ until: t0 + 9000 });
+    // Stand-ins stored in the versions' place: the memo forgets them (the next preview runs the job), and keeps the rest.
+    await forgetVersions(s.blobs, key2);
+    expect(await recallPage(s.blobs, key2, t0 + 3)).toEqual({ icon });
+    expect(await versionsNamed(s.blobs, key2)).toBeUndefined();
+    // A page without versions (no text): its reason is remembered, and names nothing.
+    const key4 = pageMemoKey({ url: 'https://example.com/d', bytes: Buffer.from('<p></p>') });
+    const none = { words: 0, cjkChars: 0, article: false, reason: 'no text' };
+    expect(await rememberPage(s.blobs, key4, { content: none, versionsUntil: t0 + 8000 }, { now: t0 })).toBe('written');
+    expect((await recallPage(s.blobs, key4, t0 + 1))?.content).toEqual(none);
+    expect(await versionsNamed(s.blobs, key4)).toBeUndefined();
 
     // A card part that failed for a lasting reason: remembered as failed for FAILED_PART_TTL_MS, its time kept by later writes.
     const key3 = pageMemoKey({ url: 'https://example.com/c', bytes: Buffer.from('<p>z</p>') });
-    expect(await rememberPage(s.blobs, key3, { icon, failed: { image: true } }, { now: t0 })).toBe(true);
+    expect(await rememberPage(s.blobs, key3, { icon, failed: { image: true } }, { now: t0 })).toBe('written');
     const withFailure = await recallPage(s.blobs, key3, t0 + 1);
     expect(withFailure).toMatchObject({ icon, failed: { image: true } });
-    expect(await rememberPage(s.blobs, key3, { failed: { image: true } }, { recalled: withFailure, now: t0 + 2 })).toBe(false);
-    expect(await rememberPage(s.blobs, key3, { content: complete }, { recalled: withFailure, now: t0 + 60_000 })).toBe(true);
+    expect(await rememberPage(s.blobs, key3, { failed: { image: true } }, { recalled: withFailure, now: t0 + 2 })).toBe('unchanged');
+    expect(await rememberPage(s.blobs, key3, { content }, { recalled: withFailure, now: t0 + 60_000 })).toBe('written');
     expect((await recallPage(s.blobs, key3, t0 + FAILED_PART_TTL_MS - 1))?.failed).toEqual({ image: true });
     expect((await recallPage(s.blobs, key3, t0 + FAILED_PART_TTL_MS))?.failed).toBeUndefined();
   } finally {

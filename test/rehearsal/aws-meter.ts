@@ -55,7 +55,8 @@ export interface AwsRequest {
 export interface Invocation {
   /** The function's logical id. */
   fn: string;
-  trigger: 'http' | 'sqs' | 'invoke';
+  /** `url`: a request to its function URL (the page versions' origin, from the rehearsal's CloudFront). */
+  trigger: 'http' | 'sqs' | 'invoke' | 'url';
   memoryMb: number;
   architecture: string;
   /** The handler's run as the function's process timed it (ms). */

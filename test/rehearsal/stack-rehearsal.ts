@@ -14,7 +14,9 @@
  *   /opt/ mapped to the function's /opt), its memory size (V8 heap flags, and the process tree's
  *   RSS watched: over it is Runtime.OutOfMemory) and its timeout (the process is killed).
  * - S3 (s3rver) and SQS (fauxqs, with the template's visibility timeouts and redrive policies) on
- *   loopback; CloudFront's domain is a name nobody resolves: hosted URLs are checked in S3.
+ *   loopback; CloudFront's domain is a name nobody resolves: hosted URLs are checked in S3, or
+ *   asked of the distribution as the template describes it (`cdn`: its behaviours, origin group,
+ *   function URL origin and caching, test/rehearsal/cloudfront.ts).
  * - Each event source mapping played by a poller with the template's batch size and partial batch
  *   responses; the HTTP API by its routes and its integration's timeout.
  * - A meter (test/rehearsal/aws-meter.ts): each function reaches S3 and SQS through counting
@@ -40,6 +42,7 @@ import { runtimeNodeMajor } from '../../cdk/constructs/lambda-runtime';
 import { shipPackages } from '../../cdk/constructs/package-closure';
 import { sqsEvent } from '../adapters/aws/emulators';
 import { AwsMeter, EVENT_SOURCE_MAPPING, type Invocation, startCountingProxy } from './aws-meter';
+import { type CdnAnswer, CloudFront } from './cloudfront';
 
 const REGION = 'us-east-1';
 const ACCOUNT = '000000000000';
@@ -413,6 +416,10 @@ export interface Rehearsal {
   bucket: string;
   s3: S3Client;
   objectExists(key: string): Promise<boolean>;
+  /** The distribution, played from the template on the emulated bucket and functions (test/rehearsal/cloudfront.ts): a viewer's request of an asset URL. */
+  cdn(url: string, method?: 'GET' | 'HEAD'): Promise<CdnAnswer>;
+  /** That distribution (what it sent to its function origin). */
+  cloudFront: CloudFront;
   /** Messages waiting in each dead-letter queue (queues that others redrive to). */
   deadLetterDepth(): Promise<Record<string, number>>;
   /** Waits until every queue is empty and no poller holds a batch. */
@@ -876,6 +883,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
 
     const bucketIds = Object.keys(names);
     const bucket = names[bucketIds[0]];
+    const cdn = new CloudFront({ template, s3, bucketName: (id) => names[id], invoke: (id, event) => functions[id].invoke(event, 'url') });
     const rehearsal: Rehearsal = {
       dir,
       synthMs,
@@ -891,6 +899,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       mappings,
       http,
       invoke: (fn, payload) => fn.invoke(payload, 'invoke'),
+      cdn: (url, method = 'GET') => cdn.request(new URL(url).pathname, method),
+      cloudFront: cdn,
       meter,
       reconfigure: (fn, vars) => fn.reconfigure(vars),
       bucket,

@@ -67,9 +67,29 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** The object with what it is served with (its Content-Type, Cache-Control, ETag), or undefined when there is none: for the page versions' origin (functions/version-origin.ts). */
+  async read(key: string): Promise<StoredObject | undefined> {
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
+      const body = out.Body ? Buffer.from(await out.Body.transformToByteArray()) : Buffer.alloc(0);
+      return { body, contentType: out.ContentType, cacheControl: out.CacheControl, etag: out.ETag };
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+  }
+
   publicUrl(key: string): string {
     return `${this.base}/${key.split('/').map(encodeURIComponent).join('/')}`;
   }
+}
+
+/** An object as S3 serves it. */
+export interface StoredObject {
+  body: Buffer;
+  contentType?: string;
+  cacheControl?: string;
+  etag?: string;
 }
 
 function checkKey(key: string): string {

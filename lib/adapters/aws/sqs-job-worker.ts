@@ -263,7 +263,7 @@ async function run(w: Worker, msg: JobMessage, lease: Lease): Promise<JobRun> {
   const t0 = performance.now();
   // The job's own route, starting from the hosts the preview sent through the proxy.
   const route = new RouteState(msg.route);
-  // What the job leaves for after its result (the page versions' remaining images): run by
+  // What the job leaves for after its result (the page versions' build): run by
   // runRecord, after the reply, within this invocation and the job's memory lease.
   const deferred: (() => Promise<void>)[] = [];
   const { mark, parts } = partsRecorder();
