@@ -94,13 +94,13 @@ export async function withLoadedPage<T>(
   try {
     const used: { browser?: Browser } = {};
     try {
-      return await loadInBrowser(url, options, read, cap, used);
+      return await loadInBrowser(url, options, read, { cap, used });
     } catch (err) {
       // The browser died under the load (it crashed, or was closed: the error says so, or the
       // browser is no longer connected): once more on a fresh one, within the same cap, when
       // enough of it is left for a load.
       if (cap.reason || cap.left() < RETRY_MIN_MS || !(await diedUnder(err, used.browser))) throw err;
-      return await loadInBrowser(url, options, read, cap, {});
+      return await loadInBrowser(url, options, read, { cap, used: {} });
     }
   } finally {
     cap.end();
@@ -140,13 +140,14 @@ export function browserGone(err: unknown): boolean {
   );
 }
 
+/** One load in the shared browser, within `run.cap`; `run.used` learns the browser it used. */
 async function loadInBrowser<T>(
   url: string,
   options: LoadOptions,
   read: (tab: Tab) => Promise<T>,
-  cap: TimeCap,
-  used: { browser?: Browser },
+  run: { cap: TimeCap; used: { browser?: Browser } },
 ): Promise<{ value: T; refused: number; requests: number }> {
+  const { cap, used } = run;
   return await withBrowser(options.config, Math.max(1000, cap.left() - CAPTURE_RESERVE_MS), async (browser) => {
     used.browser = browser;
     const tab = await tabWithin(browser, cap);

@@ -138,10 +138,11 @@ export class ReplyInbox {
 
   /**
    * Hands each reply to `jobIds` of `requestId` to `onReply` as it arrives; resolves once every one
-   * has replied, at `deadline`, or when `signal` aborts (the results came another way), whichever
-   * comes first.
+   * has replied, at `until.deadline`, or when `until.signal` aborts (the results came another
+   * way), whichever comes first.
    */
-  wait(requestId: string, jobIds: Iterable<string>, deadline: number, onReply: (reply: JobReply) => void, signal?: AbortSignal): Promise<void> {
+  wait(requestId: string, jobIds: Iterable<string>, until: { deadline: number; signal?: AbortSignal }, onReply: (reply: JobReply) => void): Promise<void> {
+    const { deadline, signal } = until;
     const pending = new Set(jobIds);
     if (pending.size === 0 || this.now() >= deadline || signal?.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {

@@ -202,32 +202,26 @@ export class SqsJobRunner implements JobRunner {
     // A worker whose reply could not be sent stores the result in S3 instead: looked for there too,
     // for the jobs still without a reply, half-way to the deadline and just before it.
     const stop = new AbortController();
-    const fallback = this.s3Fallback(requestId, pending, deadline, settle, stop);
-    await inbox.wait(
-      requestId,
-      pending,
-      deadline,
-      (reply) => {
-        if (!pending.has(reply.jobId)) return; // found in S3 already
-        if (!('resultKey' in reply)) {
-          pending.delete(reply.jobId);
-          settle(reply.jobId, reply);
-          return;
-        }
-        reads.push(
-          this.options.blobs
-            .get(resultKey(requestId, reply.jobId))
-            .then((text) => {
-              const r = text && parseJobResult(text.toString('utf8'));
-              if (!r) throw new Error('stored result missing');
-              pending.delete(reply.jobId);
-              settle(reply.jobId, r);
-            })
-            .catch((err: Error) => this.options.log?.warn('job result read failed', { requestId, jobId: reply.jobId, error: err.message })),
-        );
-      },
-      stop.signal,
-    );
+    const fallback = this.s3Fallback({ requestId, pending, deadline, settle, stop });
+    await inbox.wait(requestId, pending, { deadline, signal: stop.signal }, (reply) => {
+      if (!pending.has(reply.jobId)) return; // found in S3 already
+      if (!('resultKey' in reply)) {
+        pending.delete(reply.jobId);
+        settle(reply.jobId, reply);
+        return;
+      }
+      reads.push(
+        this.options.blobs
+          .get(resultKey(requestId, reply.jobId))
+          .then((text) => {
+            const r = text && parseJobResult(text.toString('utf8'));
+            if (!r) throw new Error('stored result missing');
+            pending.delete(reply.jobId);
+            settle(reply.jobId, r);
+          })
+          .catch((err: Error) => this.options.log?.warn('job result read failed', { requestId, jobId: reply.jobId, error: err.message })),
+      );
+    });
     stop.abort();
     await Promise.all([fallback, ...reads]);
     return pending;
@@ -238,13 +232,14 @@ export class SqsJobRunner implements JobRunner {
    * deadline, and REPLY_FALLBACK_LEAD_MS before it (at most two GETs per late job, none for a job
    * that replied). Settles what it finds; when nothing is pending any more it stops the wait.
    */
-  private async s3Fallback(
-    requestId: string,
-    pending: Set<string>,
-    deadline: number,
-    settle: (id: string, r: JobResultObject) => void,
-    stop: AbortController,
-  ): Promise<void> {
+  private async s3Fallback(late: {
+    requestId: string;
+    pending: Set<string>;
+    deadline: number;
+    settle: (id: string, r: JobResultObject) => void;
+    stop: AbortController;
+  }): Promise<void> {
+    const { requestId, pending, deadline, settle, stop } = late;
     const start = Date.now();
     const times = [start + (deadline - start) / 2, deadline - REPLY_FALLBACK_LEAD_MS].filter((t) => t - start >= REPLY_FALLBACK_MIN_MS);
     for (const at of times) {
