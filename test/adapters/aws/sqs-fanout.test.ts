@@ -459,7 +459,8 @@ describe("reply queue: the results come back on the preview container's own queu
     const summaries: RunSummary[] = [];
     const outcomes = await replyRunner({ log: runnerLog, onRun: (x) => summaries.push(x) }).run([echo('lost', 'reply')], {
       requestId: 'req-noreply',
-      deadline: Date.now() + 3000,
+      // Long enough that the worker has stored the result by the first look (half-way), however busy the machine.
+      deadline: Date.now() + 10_000,
     });
     expect(outcomes.get('lost')).toMatchObject({ ok: true, result: { value: 'reply' } });
     expect(summaries[0]).toMatchObject({ pickup: 'reply-queue', done: 1, late: 0 });
