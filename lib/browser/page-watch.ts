@@ -23,6 +23,8 @@ const POLL_MS = 200;
 
 /** The reason of a page stopped at its CPU cap. */
 export const cpuCapReason = (capMs: number) => `the page passed its CPU cap (${capMs} ms): its scripts were stopped`;
+/** The CPU watch's other stop: the renderer did not answer its poll for the cap's length (too busy to say how busy). */
+export const unresponsiveReason = (capMs: number) => `the page stopped answering for ${capMs} ms: its scripts were stopped`;
 
 /** The CPU time of a page's renderers, from successive readings of a renderer's cumulative `ProcessTime` (seconds). */
 export class CpuMeter {
@@ -61,7 +63,7 @@ export async function watchPage(tab: Tab, cpuCapMs: number, stop: (reason: strin
   const tick = async () => {
     const now = performance.now();
     if (askedAt !== undefined) {
-      if (now - askedAt > cpuCapMs) stop(`the page stopped answering for ${cpuCapMs} ms: its scripts were stopped`);
+      if (now - askedAt > cpuCapMs) stop(unresponsiveReason(cpuCapMs));
       return;
     }
     askedAt = now;

@@ -8,7 +8,7 @@
  */
 import { browserAvailable } from '../../lib/browser/availability';
 import { closeBrowser } from '../../lib/browser/browser';
-import { cpuCapReason } from '../../lib/browser/page-watch';
+import { cpuCapReason, unresponsiveReason } from '../../lib/browser/page-watch';
 import { loadConfig } from '../../lib/config';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher, createTestHandler, recordingLog, type TestHandler } from '../helpers/service';
@@ -75,7 +75,7 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
-withBrowser('four pages that never stop and one real shell, in parallel: the shell is rendered, each hostile page stops at its CPU cap', async () => {
+withBrowser('four pages that never stop and one real shell, in parallel: the shell is rendered, each hostile page is stopped by its CPU watch', async () => {
   const hostile = HOSTILE.map((path) => preview(path));
   // The shell comes once two hostile pages hold both lanes and the other two wait: it is queued behind them.
   await until(() => hostileAsked() >= HOSTILE.length + 2);
@@ -85,9 +85,11 @@ withBrowser('four pages that never stop and one real shell, in parallel: the she
   expect(res.statusCode).toBe(200);
   expect(res.json).toMatchObject({ ok: true, title: 'Ridge trail guide', description: 'Twelve kilometres along the ridge, with the lake at the end.' });
   expect(rendered('/react')).toEqual({ reason: 'empty #root with scripts', ok: true });
-  // Every hostile page's render failed at the CPU cap; its record keeps the static fields.
+  // Every hostile page's render was stopped by its CPU watch (its CPU cap measured, or, on a busy
+  // machine, its renderer too busy to answer the poll for as long); its record keeps the static fields.
   for (const [i, path] of HOSTILE.entries()) {
-    expect(rendered(path)).toEqual({ reason: 'empty #root with scripts', ok: false, error: cpuCapReason(CPU_CAP_MS) });
+    expect(rendered(path)).toEqual({ reason: 'empty #root with scripts', ok: false, error: expect.any(String) });
+    expect([cpuCapReason(CPU_CAP_MS), unresponsiveReason(CPU_CAP_MS)]).toContain((rendered(path) as { error?: string } | undefined)?.error);
     expect(hostileRes[i].json).toMatchObject({ ok: true, status: 200, title: path.startsWith('/loop') ? 'Loop' : 'Storm' });
   }
 });
