@@ -14,17 +14,11 @@
 import type { Embed, ImageAsset, ImageSet, LinkRecord, OEmbed } from '../contract/link.js';
 import type { OEmbedBounds } from './request.js';
 
-interface OEmbedCommon {
-  version: '1.0';
-  title?: string;
-  author_name?: string;
-  author_url?: string;
-  provider_name?: string;
-  provider_url?: string;
-  thumbnail_url?: string;
-  thumbnail_width?: number;
-  thumbnail_height?: number;
-}
+/** What every type carries (openapi.yaml's OEmbed). */
+type OEmbedCommon = Pick<
+  OEmbed,
+  'version' | 'title' | 'author_name' | 'author_url' | 'provider_name' | 'provider_url' | 'thumbnail_url' | 'thumbnail_width' | 'thumbnail_height'
+>;
 
 /** The four types with what the specification requires of each. */
 export type OEmbedAnswer =

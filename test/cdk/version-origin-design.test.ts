@@ -7,6 +7,7 @@
  * version is kept and answers the same bytes later. The full stack, with the function hosted as
  * Lambda hosts it, is the deploy rehearsal's (test/cdk/rehearsal.test.ts).
  */
+
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,7 @@ import { pageMemoKey, rememberPage } from '../../lib/page/page-memo';
 import { PAGE_ASSET_TYPES, pageVersionKeys, STAND_IN_CACHE, storeStandIns, VERSION_GRACE_MS } from '../../lib/page/page-versions';
 import { IMMUTABLE_CACHE } from '../../lib/ports';
 import { type Emulators, startEmulators } from '../adapters/aws/emulators';
+import { rememberNamedVersions } from '../helpers/page-versions';
 import { CloudFront } from '../rehearsal/cloudfront';
 
 process.env.CDK_VALIDATION = 'false';
@@ -67,20 +69,7 @@ beforeAll(async () => {
 });
 afterAll(() => em.close());
 
-async function named(name: string, until: number) {
-  const page = { url: `https://example.com/${name}`, contentType: 'text/html', bytes: Buffer.from(`<p>${name}</p>`) };
-  const keys = pageVersionKeys(page);
-  const content = {
-    words: 1,
-    cjkChars: 0,
-    article: true,
-    htmlUrl: blobs.publicUrl(keys.html),
-    markdownUrl: blobs.publicUrl(keys.markdown),
-    rawTextUrl: blobs.publicUrl(keys.text),
-  };
-  expect(await rememberPage(blobs, pageMemoKey(page), { content, versionsUntil: until })).toBe('written');
-  return keys;
-}
+const named = (name: string, until: number) => rememberNamedVersions(blobs, name, until).then((n) => n.keys);
 
 test('a version asked for while its job builds it: the second origin holds the request, answers 200 with the version, and the edge keeps it', async () => {
   const keys = await named('building', Date.now() + 20_000);

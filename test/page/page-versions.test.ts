@@ -7,6 +7,7 @@
  * a stand-in at its address, never a 404; a page without text, or a record whose page memo could
  * not be written, names none.
  */
+
 import sharp from 'sharp';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { readMemo } from '../../lib/jobs/memo';
@@ -14,6 +15,7 @@ import { pageMemoKey, rememberPage, versionsNamed } from '../../lib/page/page-me
 import { awaitVersion, pageVersionKeys, VERSION_GRACE_MS, versionDigest } from '../../lib/page/page-versions';
 import type { PutOptions } from '../../lib/ports';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
+import { rememberNamedVersions } from '../helpers/page-versions';
 import { startTestServer, testConfig } from '../helpers/service';
 import { paragraphs } from './fixtures';
 
@@ -228,20 +230,8 @@ describe('awaitVersion: what serves an address the record named', () => {
     const config = testConfig();
     try {
       const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
-      const page = { url: 'https://example.com/lost', contentType: 'text/html', bytes: Buffer.from('<p>lost</p>') };
-      const keys = pageVersionKeys(page);
-      const memoKey = pageMemoKey(page);
-      const content = {
-        words: 1,
-        cjkChars: 0,
-        article: true,
-        htmlUrl: blobs.publicUrl(keys.html),
-        markdownUrl: blobs.publicUrl(keys.markdown),
-        rawTextUrl: blobs.publicUrl(keys.text),
-      };
       // A job whose deadline has passed by more than the grace (a local server restarted under it, say).
-      const deadline = Date.now() - VERSION_GRACE_MS - 1;
-      expect(await rememberPage(blobs, memoKey, { content, versionsUntil: deadline })).toBe('written');
+      const { keys, memoKey } = await rememberNamedVersions(blobs, 'lost', Date.now() - VERSION_GRACE_MS - 1);
       expect(await awaitVersion(blobs, keys.markdown)).toBe('stored');
       for (const key of Object.values(keys)) expect((await blobs.meta(key)).metadata).toEqual({ versions: 'stand-in' });
       expect(await versionsNamed(blobs, memoKey)).toBeUndefined();

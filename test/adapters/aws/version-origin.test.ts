@@ -4,12 +4,14 @@
  * record named is held until its job stores it and answered as S3 serves it; past its job's
  * deadline, its stand-in; an address no record named is a 404 no cache keeps.
  */
+
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { createVersionOrigin } from '../../../functions/version-origin';
 import { S3BlobStore } from '../../../lib/adapters/aws/s3-blob-store';
-import { pageMemoKey, rememberPage, versionsNamed } from '../../../lib/page/page-memo';
-import { PAGE_ASSET_TYPES, pageVersionKeys, VERSION_GRACE_MS } from '../../../lib/page/page-versions';
+import { versionsNamed } from '../../../lib/page/page-memo';
+import { PAGE_ASSET_TYPES, VERSION_GRACE_MS } from '../../../lib/page/page-versions';
 import { IMMUTABLE_CACHE } from '../../../lib/ports';
+import { rememberNamedVersions } from '../../helpers/page-versions';
 import { type Emulators, startEmulators } from './emulators';
 
 jest.setTimeout(30_000);
@@ -48,21 +50,7 @@ function event(path: string, method = 'GET'): LambdaFunctionURLEvent {
   };
 }
 
-/** A page whose versions a record named, their job ending at `until`. */
-async function named(name: string, until: number) {
-  const page = { url: `https://example.com/${name}`, contentType: 'text/html', bytes: Buffer.from(`<p>${name}</p>`) };
-  const keys = pageVersionKeys(page);
-  const content = {
-    words: 1,
-    cjkChars: 0,
-    article: true,
-    htmlUrl: blobs.publicUrl(keys.html),
-    markdownUrl: blobs.publicUrl(keys.markdown),
-    rawTextUrl: blobs.publicUrl(keys.text),
-  };
-  expect(await rememberPage(blobs, pageMemoKey(page), { content, versionsUntil: until })).toBe('written');
-  return { keys, memoKey: pageMemoKey(page) };
-}
+const named = (name: string, until: number) => rememberNamedVersions(blobs, name, until);
 
 test('a version asked for before its job stored it: held until it is, then answered as S3 serves it; HEAD too', async () => {
   const { keys } = await named('held', Date.now() + 20_000);
