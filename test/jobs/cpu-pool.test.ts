@@ -5,10 +5,11 @@
  * from the TypeScript sources by a pool thread, gives what it gives in-process.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ExpectedFailure } from '../../lib/errors';
 import { CpuPool, CpuPoolFull, CpuStepCancelled, cpuPool, cpuThreadCount, runCpuTask } from '../../lib/jobs/cpu-pool';
+import { POOL_THREAD_NICE } from '../../lib/jobs/thread-priority';
 import { readPageContent } from '../../lib/page/page-content-dom';
 import { articlePage } from '../page/fixtures';
 
@@ -111,4 +112,15 @@ test('the real task module runs in a pool thread from the TypeScript sources and
   expect(pooled).toEqual(readPageContent(source));
   expect(pooled.article).toBe(true);
   expect(pooled.images?.urls).toEqual(['https://news.example/2024/images/canyon.jpg']);
+}, 30_000);
+
+test("the pool's threads run at the lowest priority, the process at its own; in-process (the pool off) the main thread keeps its priority", async () => {
+  const settings = { cpuThreads: 1, cpuQueue: 4, functionMemoryMb: 0 } as const;
+  const before = getPriority(process.pid);
+  // A nice value is per thread on Linux (the only platform the service and its tests run on).
+  await expect(runCpuTask(settings, 'threadNice', undefined)).resolves.toBe(POOL_THREAD_NICE);
+  expect(getPriority(process.pid)).toBe(before);
+  await expect(runCpuTask({ ...settings, cpuThreads: 0 }, 'threadNice', undefined)).resolves.toBeUndefined();
+  expect(getPriority(process.pid)).toBe(before);
+  expect(POOL_THREAD_NICE).toBe(19);
 }, 30_000);
