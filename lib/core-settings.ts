@@ -414,6 +414,12 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots and the browser',
     default: 3000,
     doc: "The CPU time one page may take in the browser (its renderer's, scripts, layout and workers included), in ms: past it, its scripts are stopped and its load fails (the record keeps the static fields). A page that never stops (a script in an endless loop) ends here, within the render's or the screenshot's time cap.",
   },
+  contentWaitMs: {
+    env: 'LINKPREVIEW_CONTENT_WAIT_MS',
+    type: int(0, 28_000),
+    default: 0,
+    doc: "Once the rest of the card is ready (its fields, image and icon), how long the record waits for the page's content to be read, for its reading time (within the jobs' deadline). 0: not at all, the record goes out with the card. The versions' addresses are named either way, and a reading time that came late is in the next preview of the same page. A page with no description of its own waits for the read in any case (its excerpt is the description).",
+  },
   screenshotWaitMs: {
     env: 'LINKPREVIEW_SCREENSHOT_WAIT_MS',
     type: int(0, 28_000),

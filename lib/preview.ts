@@ -31,7 +31,8 @@ import { canonicalUrl, domainOf, stableId } from './ids.js';
 import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
 import { type HostedImages, hostImages, type ImageSources } from './media/host-images.js';
 import { type DescribedPage, describePage, withoutVersions } from './page/describe-page.js';
-import { type PageMemoParts, pageMemoKey, recallPage, rememberPage } from './page/page-memo.js';
+import { type PageMemoParts, pageDigest, recallPage, rememberPage } from './page/page-memo.js';
+import { versionAddresses } from './page/page-versions.js';
 import { runPlatform } from './platforms/run.js';
 import type { RunOptions } from './ports.js';
 import { type Extraction, extract } from './preview/extract.js';
@@ -53,6 +54,7 @@ import { renderedPage } from './preview/render.js';
 import { Run } from './preview/run.js';
 import { ownSite } from './preview/sign-in-site.js';
 import type { PipelineOutcome, PreviewContext, PreviewOutcome, PreviewPorts, SoFar } from './preview/types.js';
+import { memoKeyFromDigest } from './storage-keys.js';
 
 /** After the budget's end the pipeline has this long to wind down; then the record built so far goes out. */
 const BUDGET_GRACE_MS = 250;
@@ -200,8 +202,9 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
   // metadata-only (a host rule): the fields, nothing stored: no image, icon, versions, screenshot or memo.
   const storing = !run.metadataOnly(res.finalUrl);
   const contentType = header(res.headers, 'content-type');
-  const memoKey = describable && storing ? pageMemoKey({ url: res.finalUrl, contentType, bytes: res.body }) : undefined;
-  const recalled: Promise<PageMemoParts | undefined> = memoKey ? recallPage(blobs, memoKey) : Promise.resolve(undefined);
+  const digest = describable && storing ? pageDigest({ url: res.finalUrl, contentType, bytes: res.body }) : undefined;
+  const memoKey = digest && memoKeyFromDigest('page', digest);
+  const recalled: Promise<PageMemoParts | undefined> = digest ? recallPage(blobs, digest) : Promise.resolve(undefined);
   const oUrl = oembedToFetch(read, found, recordOEmbedFields(found));
   const oembed = oUrl ? timer.time('subfetch', () => fetchOEmbed(fetch, oUrl)) : undefined;
   const fields: Promise<PageFields> = oembed ? oembed.then((o) => (o ? pageFields(read, o) : found)) : Promise.resolve(found);
@@ -235,12 +238,16 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
     sofar.outcome = () => ({ record: finalize(structuredClone(r), pageHints(f)) });
     return r;
   });
-  // The screenshot's wait (LINKPREVIEW_SCREENSHOT_WAIT_MS) starts once the rest of the record is ready.
+  // The screenshot's wait (LINKPREVIEW_SCREENSHOT_WAIT_MS) starts once the rest of the record is
+  // ready; the page's content is waited for only until then, unless the record needs its excerpt.
   const othersReady = Promise.all([record, image, icon]);
-  const described =
-    describable && storing
-      ? recalled.then((m) => describePage(res, contentType, run.ports, { ...jobOptions, othersReady, content: m?.content })).catch((): DescribedPage => ({}))
-      : undefined;
+  const versions = digest ? versionAddresses(blobs, digest) : undefined;
+  const needsExcerpt = fields.then((f) => !f.description);
+  const described = digest
+    ? recalled
+        .then((m) => describePage(res, contentType, run.ports, { ...jobOptions, othersReady, content: m?.content, versions, needsExcerpt }))
+        .catch((): DescribedPage => ({}))
+    : undefined;
   // The player (lib/embed/pipeline.ts): a fetch for it alone never outlasts the rest of the record.
   const fetchForPlayer = (url: string, signal: AbortSignal) => timer.time('subfetch', () => fetchOEmbed(fetch, url, signal));
   const remembered = recalled.then((m) => m?.player);
@@ -250,11 +257,12 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
   let kept = d;
   if (memoKey) {
     const failed = { ...hostedImage.failed, ...hostedIcon.failed };
-    // A result of a job run now names versions still to be built, by its deadline.
-    const fresh = d?.content && !m?.content ? { content: d.content, versionsUntil: jobOptions.deadline } : {};
+    // Versions a job run now builds (named by its result, or before it: `named`), by its deadline.
+    const ran = d?.content && !m?.content ? { content: d.content } : {};
+    const fresh = { ...ran, ...(d?.page?.htmlUrl && (d.named || ran.content) ? { versionsUntil: jobOptions.deadline } : {}) };
     const got = { image: hostedImage.image, icon: hostedIcon.icon, site: s, player: p.fetched, failed, ...fresh };
     // The memo tells whoever serves the versions' addresses that they are on their way: without it, no addresses.
-    if ((await rememberPage(blobs, memoKey, got, { recalled: m })) === 'failed' && d && fresh.content) kept = withoutVersions(d);
+    if ((await rememberPage(blobs, memoKey, got, { recalled: m })) === 'failed' && d && fresh.versionsUntil) kept = withoutVersions(d);
   }
   const alt = hostedImage.image && f.image?.alt ? { alt: f.image.alt } : {};
   const hosted = { image: hostedImage.image && { ...hostedImage.image, ...alt }, icon: hostedIcon.icon };

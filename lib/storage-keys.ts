@@ -40,7 +40,7 @@ export function isAssetKey(key: string): boolean {
  * URL (lib/browser/screenshot-memo.ts), a walled host (lib/fetch/wall-memo.ts), a page's parts
  * (lib/page/page-memo.ts).
  */
-export type MemoKind = 'image-url' | 'screenshot-url' | 'proxy-walls' | 'page';
+export type MemoKind = 'image-url' | 'screenshot-url' | 'proxy-walls' | 'page' | 'page-content';
 
 /** `jobs/<kind>/<sha256>.json`: a memo's key, from the digest of what it is for. */
 export function memoKeyFromDigest(kind: MemoKind, sha256: string): string {

@@ -4,7 +4,10 @@
  * and, when screenshots are enabled, `screenshot` (headless Chromium). Either may fail or come
  * late; the object then has what did arrive, or is left out. The page-content job's result comes
  * once the content is read: the versions it names are built after it, at addresses fixed by the
- * page's digest, and the record does not wait for them (lib/page/page-versions.ts).
+ * page's digest, and the record does not wait for them (lib/page/page-versions.ts). Nor does it
+ * wait for the read beyond the rest of the card (LINKPREVIEW_CONTENT_WAIT_MS past it; a page with
+ * no description of its own waits for its excerpt): given the addresses (the preview knows the
+ * digest), it names them without the reading time, which the job remembers for the next preview.
  *
  * The screenshot does not hold the record: once the rest is ready (the page content, and what the
  * caller passes as `othersReady`), the record waits for it at most LINKPREVIEW_SCREENSHOT_WAIT_MS.
@@ -20,6 +23,7 @@
  * neither the DOM nor the browser code.
  */
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { screenshotsEnabled } from '../browser/availability.js';
 import { recallScreenshot } from '../browser/screenshot-memo.js';
 import type { Config } from '../config.js';
@@ -30,6 +34,11 @@ import type { BlobStore, JobRunner, RunOptions } from '../ports.js';
 
 export interface DescribedPage {
   page?: PageInfo;
+  /**
+   * The page's versions are named (the addresses the preview gave: DescribePageOptions.versions)
+   * before their content was read: the rest of the card was ready first. No reading time then.
+   */
+  named?: true;
   /** Readability's excerpt, for a record that has no description of its own. */
   excerpt?: string;
   /** The page-content result the fields come from (the preview remembers complete ones with the page: lib/page/page-memo.ts). */
@@ -43,14 +52,23 @@ export interface DescribePageOptions extends RunOptions {
   screenshot?: ImageSet;
   /** The page-content result remembered for these page bytes (lib/page/page-memo.ts): no page-content job then. */
   content?: PageContentResult;
+  /**
+   * The versions' addresses (from the page's digest: lib/page/page-versions.ts): with them, the
+   * content is waited for only until `othersReady` (the rest of the card), and the record names
+   * these when it is not in by then. Without them, the content is waited for.
+   */
+  versions?: Required<Pick<PageInfo, 'htmlUrl' | 'markdownUrl' | 'rawTextUrl'>>;
+  /** Whether the record needs the excerpt (it has no description of its own): the content is waited for then. */
+  needsExcerpt?: Promise<boolean>;
 }
 
 type Ports = { config: Config; jobs: JobRunner; blobs: BlobStore };
 
 export async function describePage(res: FetchResult, contentType: string | undefined, ports: Ports, options: DescribePageOptions): Promise<DescribedPage> {
   const run: RunOptions = { requestId: options.requestId, deadline: options.deadline };
-  const content = res.body.length > 0 ? pageContent({ res, contentType, remembered: options.content }, ports, run) : undefined;
+  const read = res.body.length > 0 ? pageContent({ res, contentType, remembered: options.content }, ports, run) : undefined;
   const othersReady = options.othersReady?.catch(() => undefined);
+  const content = read && othersReady ? contentByCard(read, othersReady, ports, options) : read;
   const restReady = Promise.all([content?.catch(() => undefined), othersReady]);
   // Jobs on this machine's cores: the capture starts once the rest is ready, not beside it.
   const shotStart = ports.jobs.sharesCpu ? restReady : undefined;
@@ -64,7 +82,11 @@ export async function describePage(res: FetchResult, contentType: string | undef
   const [described] = await Promise.all([content ?? ({} as DescribedPage), othersReady]);
   const screenshot = shot && (await atMost(shot, ports.config.screenshotWaitMs));
   const page: PageInfo = { ...described.page, ...(screenshot ? { screenshot } : {}) };
-  const rest = { excerpt: described.excerpt, ...(described.content ? { content: described.content } : {}) };
+  const rest = {
+    excerpt: described.excerpt,
+    ...(described.content ? { content: described.content } : {}),
+    ...(described.named ? { named: described.named } : {}),
+  };
   return Object.keys(page).length ? { page, ...rest } : rest;
 }
 
@@ -88,6 +110,28 @@ async function pageContent(
   if (r.markdownUrl) page.markdownUrl = r.markdownUrl;
   if (r.rawTextUrl) page.rawTextUrl = r.rawTextUrl;
   return { ...(Object.keys(page).length ? { page } : {}), excerpt: r.excerpt, content: r };
+}
+
+/**
+ * The content as far as it came by the time the rest of the card was ready: its read, or (not in
+ * yet, and the record needs no excerpt) the versions' addresses without it. The read goes on, and
+ * the job remembers it for the next preview.
+ */
+async function contentByCard(
+  read: Promise<DescribedPage>,
+  cardReady: Promise<unknown>,
+  ports: Pick<Ports, 'config'>,
+  options: DescribePageOptions,
+): Promise<DescribedPage> {
+  const { versions, needsExcerpt } = options;
+  if (!versions) return read;
+  const grace = ports.config.contentWaitMs;
+  const ready = grace > 0 ? cardReady.then(() => sleep(grace)) : cardReady;
+  const first = await Promise.race([read.then((d) => ({ d })), ready.then(() => undefined)]);
+  if (first) return first.d;
+  if (await needsExcerpt) return read;
+  // In meanwhile (the excerpt's check took a turn): the read, else the addresses.
+  return Promise.race([read, Promise.resolve<DescribedPage>({ page: { ...versions }, named: true })]);
 }
 
 async function runPageContent(input: PageContentInput, jobs: JobRunner, run: RunOptions): Promise<PageContentResult | undefined> {
@@ -115,7 +159,7 @@ async function screenshotOf(url: string, ports: Ports, run: RunOptions, start?: 
 export function withoutVersions(described: DescribedPage): DescribedPage {
   if (!described.page) return described;
   const { htmlUrl: _h, markdownUrl: _m, rawTextUrl: _t, ...page } = described.page;
-  const { content, ...rest } = described;
+  const { content: _c, named: _n, ...rest } = described;
   return { ...rest, ...(Object.keys(page).length ? { page } : {}) };
 }
 

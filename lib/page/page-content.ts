@@ -9,7 +9,9 @@
  *
  * The result comes once the content is read: the reading time and the excerpt (the card's), and
  * the versions' addresses, fixed by the page's digest (lib/page/page-versions.ts), when the page
- * has versions to make. The record waits for that, never for the versions: they are built after
+ * has versions to make. The job remembers it for these bytes (lib/page/page-memo.ts
+ * `rememberContent`), since the record waits for it only until the rest of the card is ready;
+ * it never waits for the versions: they are built after
  * the result (JobContext.defer; without it, before the result): the content's images are hosted
  * (lib/page/page-images.ts), each <img> rewritten or removed (the hosted HTML allows images from
  * its own origin only), then the versions are written with them and stored at those addresses.
@@ -24,8 +26,8 @@ import { runCpuTask } from '../jobs/cpu-pool.js';
 import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
 import type { PageContentRead, PageVersions } from './page-content-dom.js';
 import { hostPageImages, PAGE_IMAGE_LIMITS, pageImagesUntil } from './page-images.js';
-import { pageDigest } from './page-memo.js';
-import { builtVersions, storeStandIns, storeVersions, versionKeysOf } from './page-versions.js';
+import { pageDigest, rememberContent } from './page-memo.js';
+import { builtVersions, storeStandIns, storeVersions, versionAddresses, versionKeysOf } from './page-versions.js';
 import { readingMinutes } from './reading-time.js';
 
 type Context = Pick<JobContext, 'blobs' | 'signal'> & Partial<JobContext>;
@@ -40,28 +42,30 @@ export async function runPageContentJob(input: PageContentInput, ctx: Context): 
   const started = Date.now();
   const read = await runCpuTask(ctx.config, 'readPageContent', { url: input.url, bytesBase64: input.bytesBase64, contentType: input.contentType }, ctx.signal);
   ctx.signal?.throwIfAborted();
+  const digest = pageDigest({ url: input.url, contentType: input.contentType, bytes: Buffer.from(input.bytesBase64, 'base64') });
   const result: PageContentResult = { words: read.words, cjkChars: read.cjkChars, article: read.article };
   if (read.title) result.title = read.title;
   if (read.excerpt) result.excerpt = read.excerpt;
-  // No versions, for a reason of the page's own: the record names none.
-  if (read.refused) return { ...result, reason: read.refused };
-  if (!read.versions && !read.images) return { ...result, reason: 'no text' };
+  // No versions, for a reason of the page's own. A record that named them before the read (its card
+  // was ready first) finds stand-ins there; the memo tells the next preview to name none.
+  const reason = read.refused ?? (!read.versions && !read.images ? 'no text' : undefined);
+  if (reason) {
+    const none = { ...result, reason };
+    await Promise.all([storeStandIns(ctx.blobs, digest, { forget: false }), rememberContent(ctx.blobs, digest, { content: none })]).catch(() => undefined);
+    return none;
+  }
   result.estimatedReadingTimeInMinutes = readingMinutes(read);
-  const digest = pageDigest({ url: input.url, contentType: input.contentType, bytes: Buffer.from(input.bytesBase64, 'base64') });
-  const keys = versionKeysOf(digest);
-  const named: PageContentResult = {
-    ...result,
-    htmlUrl: ctx.blobs.publicUrl(keys.html),
-    markdownUrl: ctx.blobs.publicUrl(keys.markdown),
-    rawTextUrl: ctx.blobs.publicUrl(keys.text),
-  };
+  const named: PageContentResult = { ...result, ...versionAddresses(ctx.blobs, digest) };
   const deadline = input.deadline ?? started + PAGE_IMAGE_LIMITS.defaultMs + PAGE_IMAGE_LIMITS.reserveMs;
   const build = () => buildVersions(read, { digest, deadline, started }, ctx);
+  // The result for the next preview of these bytes (the record may have gone out without it).
+  const remember = () => rememberContent(ctx.blobs, digest, { content: named, until: deadline }).then(() => undefined);
   if (ctx.defer) {
+    ctx.defer(remember);
     ctx.defer(async () => void (await build()));
     return named;
   }
-  const built = await build();
+  const [built] = await Promise.all([build(), remember()]);
   return built?.images ? { ...named, images: built.images } : named;
 }
 

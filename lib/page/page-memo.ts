@@ -1,28 +1,34 @@
 /**
  * The page memo: what a preview of exactly one page (its final URL, Content-Type and bytes) got
- * from its jobs, as one small JSON object under `jobs/` (private; on AWS expired with the job
- * results after a day): the record's hosted `image` and `icon`, the `page-content` job's
- * result (reading time, excerpt, the versions' addresses), and the player an oEmbed fetch for it alone gave
- * (lib/embed/pipeline.ts). It is content-addressed like the images: the same bytes
+ * from its jobs, as small JSON objects under `jobs/` (private; on AWS expired with the job
+ * results after a day): the preview's (`jobs/page/<digest>.json`: the record's hosted `image` and
+ * `icon`, the player an oEmbed fetch for it alone gave (lib/embed/pipeline.ts), and whether a
+ * record named the versions), and the `page-content` job's own (`jobs/page-content/<digest>.json`:
+ * its result, the reading time, excerpt and the versions' addresses, or why the page has none).
+ * The job writes its part itself, once it has read the content, because the record no longer
+ * waits for it: what came after the record went out is there for the next preview all the same;
+ * a result that came in time is in the preview's too (written before the record goes out, so the
+ * very next preview finds it, whenever the job's own write lands).
+ * It is content-addressed like the images: the same bytes
  * give the same record, so a preview that takes its parts from here is as fresh as one that runs
  * the jobs; a page whose bytes changed in any way (a timestamp, a nonce) misses it. The hosted
  * `image` is kept whole, placeholders (dominantColor, blurhash) included.
  *
- *  - The preview reads it before it submits any job (one GET) and runs only the jobs for the
- *    parts it lacks: a page seen before costs no job, no queue message and no worker invocation.
- *  - The preview writes it (one PUT) when its jobs gave a part the memo did not have: the image,
- *    the icon, and the page-content result. A part that came late, or failed for a reason that may pass, is
+ *  - The preview reads both before it submits any job (two GETs at once) and runs only the jobs for
+ *    the parts it lacks: a page seen before costs no job, no queue message and no worker invocation.
+ *  - The preview writes its own (one PUT) when its jobs gave a part the memo did not have: the
+ *    image, the icon, the page-content result, the versions named. A part that came late, or failed for a reason that may pass, is
  *    left out and tried again; an image or icon that failed for a lasting reason of its own (a
  *    404, undecodable: ImageJobResult.lasting) is remembered as failed for FAILED_PART_TTL_MS,
  *    as the image job remembers a failed URL.
  *  - The page's versions (lib/page/page-versions.ts) are at addresses fixed by the same digest as
  *    the memo, `assets/<digest>/page.html|page.md|page.txt`, so a record names them before they
- *    are written. The memo keeps the `page-content` result that named them (its reading time,
- *    excerpt and addresses) and, with it, `versionsUntil`: the deadline of the job that builds them.
- *    It is written before the record goes out, so whoever serves an address the record named and
+ *    are written, even before the content is read. The preview's memo keeps `versionsUntil`: that a
+ *    record named them, and the deadline of the job that builds them. It is written before the
+ *    record goes out, so whoever serves an address the record named and
  *    finds nothing there yet (the local server's /assets/, the CDN's origin on AWS) learns from
  *    it that the versions are on their way, and until when (versionsNamed). Versions that could
- *    not be built are stored as stand-ins, and the memo forgets them (forgetVersions), so the next
+ *    not be built are stored as stand-ins, and both memos forget them (forgetVersions), so the next
  *    preview of the same bytes builds them again.
  *
  * Addresses are stored as the reader's public URLs, with the base they were made with: a memo read
@@ -63,9 +69,16 @@ export interface PageMemoParts {
   site?: SiteFacts;
   /** The card's parts that failed for a lasting reason (recalled: within FAILED_PART_TTL_MS). */
   failed?: { [P in CardPart]?: true };
-  /** The page-content result: its reading time and excerpt, and the versions' addresses (or why the page has none). */
+  /**
+   * The page-content result (its reading time and excerpt, and the versions' addresses, or why the
+   * page has none): the preview's, when the result came before the record went out; else the
+   * job's own memo's (rememberContent), which the job writes once it has read the content.
+   */
   content?: PageContentResult;
-  /** When the job that builds the versions `content` names ends at the latest (epoch ms): a job run now, not a recalled result. */
+  /**
+   * A record named the versions, and the job that builds them ends at the latest then (epoch ms;
+   * the latest of the jobs run for these bytes).
+   */
   versionsUntil?: number;
   /**
    * The player an oEmbed answer fetched for it alone gave (lib/embed/pipeline.ts): that fetch is
@@ -123,11 +136,12 @@ export interface RecalledPage extends PageMemoParts {
 /** A remembered result: its versions, or why the page has none (deterministic for these bytes). */
 const hasVersions = (c: PageContentResult | undefined): c is PageContentResult => typeof c?.htmlUrl === 'string' || typeof c?.reason === 'string';
 
-/** The parts remembered for the page under `key`, or undefined when there is no memo. */
-export async function recallPage(blobs: BlobStore, key: string, now = Date.now()): Promise<RecalledPage | undefined> {
-  const memo = await readPageMemo(blobs, key, now);
-  if (!memo) return undefined;
-  const parts: RecalledPage = {};
+/** The parts remembered for the page with this digest (both memos, read at once), or undefined when there is neither. */
+export async function recallPage(blobs: BlobStore, digest: string, now = Date.now()): Promise<RecalledPage | undefined> {
+  const [memo, jobs] = await Promise.all([readPageMemo(blobs, memoKeyFromDigest('page', digest), now), recallContent(blobs, digest, now)]);
+  if (!memo) return jobs ? { content: jobs } : undefined;
+  const content = hasVersions(memo.content) ? memo.content : jobs;
+  const parts: RecalledPage = content ? { content } : {};
   // An image remembered before the placeholders is not used: its job runs again (the image job
   // reuses its renditions and adds them), and the memo is written with them.
   if (typeof memo.image?.original?.url === 'string' && typeof memo.image.blurhash === 'string') parts.image = memo.image;
@@ -143,16 +157,16 @@ export async function recallPage(blobs: BlobStore, key: string, now = Date.now()
   }
   const player = memo.player;
   if (typeof player?.url === 'string' && typeof player.provider === 'string' && typeof player.type === 'string') parts.player = player;
-  if (hasVersions(memo.content)) parts.content = memo.content;
   if (typeof memo.versionsUntil === 'number') parts.versionsUntil = memo.versionsUntil;
   return parts;
 }
 
 /**
- * Writes the memo with the parts of `got` that `recalled` (what the preview read) lacks, added to
- * those: `written`, or `unchanged` when there was nothing new. A failed write is only a lost
- * memo (`failed`), except for versions it was to name: the record leaves them out then (nobody
- * serving their addresses would know they are on their way). `now` (default: the clock) dates it.
+ * Writes the preview's memo with the parts of `got` that `recalled` (what the preview read) lacks,
+ * added to those: `written`, or `unchanged` when there was nothing new. A failed write is only a
+ * lost memo (`failed`), except for versions it was to name: the record leaves them out then
+ * (nobody serving their addresses would know they are on their way). `now` (default: the clock)
+ * dates it.
  */
 export async function rememberPage(
   blobs: BlobStore,
@@ -186,10 +200,14 @@ export async function rememberPage(
     next.site = got.site;
     added = true;
   }
-  // A result of a job run now: it and its job's deadline (the versions it names are on their way).
-  if (got.content && hasVersions(got.content)) {
+  // A result of a job run now that came before the record went out (the job remembers it too).
+  if (got.content && hasVersions(got.content) && !hasVersions(next.content)) {
     next.content = got.content;
-    if (got.versionsUntil !== undefined) next.versionsUntil = Math.max(got.versionsUntil, next.versionsUntil ?? 0);
+    added = true;
+  }
+  // Versions a record of a job run now names: on their way until its deadline.
+  if (got.versionsUntil !== undefined && got.versionsUntil > (next.versionsUntil ?? 0)) {
+    next.versionsUntil = got.versionsUntil;
     added = true;
   }
   if (!added) return 'unchanged';
@@ -197,21 +215,68 @@ export async function rememberPage(
   return (await writeMemo(blobs, key, memo)) ? 'written' : 'failed';
 }
 
-/** The memo's own view of the versions at `memoKey`'s digest: whether a record named them, and until when their job runs (0: unknown). */
-export async function versionsNamed(blobs: BlobStore, memoKey: string): Promise<{ until: number } | undefined> {
-  const memo = (await readMemo(blobs, memoKey)) as Partial<PageMemo> | undefined;
-  if (memo?.v !== MEMO_VERSION || typeof memo.content?.htmlUrl !== 'string') return undefined;
-  return { until: typeof memo.versionsUntil === 'number' ? memo.versionsUntil : 0 };
+/**
+ * The memos' view of the versions of the page with this digest: whether a record named them (the
+ * preview's memo says so; or the job's names them, since a later record may take them from there),
+ * and until when their job runs at the latest.
+ */
+export async function versionsNamed(blobs: BlobStore, digest: string): Promise<{ until: number } | undefined> {
+  const [memo, job] = await Promise.all([
+    readMemo(blobs, memoKeyFromDigest('page', digest)) as Promise<Partial<PageMemo> | undefined>,
+    readMemo(blobs, memoKeyFromDigest('page-content', digest)) as Promise<Partial<ContentMemo> | undefined>,
+  ]);
+  const untils = [
+    memo?.v === MEMO_VERSION ? memo.versionsUntil : undefined,
+    job?.v === MEMO_VERSION && typeof job.content?.htmlUrl === 'string' ? job.versionsUntil : undefined,
+  ].filter((u): u is number => typeof u === 'number');
+  return untils.length ? { until: Math.max(...untils) } : undefined;
 }
 
 /**
- * The memo without its versions (their stand-ins were stored: lib/page/page-versions.ts), so the
- * next preview of the same bytes runs the job, which builds them again. Nothing when the memo
- * names none.
+ * Both memos without the versions (their stand-ins were stored: lib/page/page-versions.ts), so the
+ * next preview of the same bytes runs the job, which builds them again.
  */
-export async function forgetVersions(blobs: BlobStore, memoKey: string): Promise<void> {
-  const memo = (await readMemo(blobs, memoKey)) as Partial<PageMemo> | undefined;
-  if (memo?.v !== MEMO_VERSION || memo.content === undefined) return;
-  const { content: _content, versionsUntil: _until, ...rest } = memo;
-  await writeMemo(blobs, memoKey, rest);
+export async function forgetVersions(blobs: BlobStore, digest: string): Promise<void> {
+  const key = memoKeyFromDigest('page', digest);
+  const memo = (await readMemo(blobs, key)) as Partial<PageMemo> | undefined;
+  const contentKey = memoKeyFromDigest('page-content', digest);
+  const content = (await readMemo(blobs, contentKey)) as Partial<ContentMemo> | undefined;
+  await Promise.all([
+    memo?.v === MEMO_VERSION && (memo.versionsUntil !== undefined || memo.content !== undefined)
+      ? writeMemo(blobs, key, { ...memo, content: undefined, versionsUntil: undefined })
+      : undefined,
+    content?.v === MEMO_VERSION && content.content !== undefined
+      ? writeMemo(blobs, contentKey, { ...content, content: undefined, versionsUntil: undefined })
+      : undefined,
+  ]);
+}
+
+/** The page-content job's memo: its result for these bytes, written by the job (rememberContent). */
+interface ContentMemo {
+  v: number;
+  at: number;
+  base: string;
+  content?: PageContentResult;
+  /** The job's deadline, by which the versions `content` names are built (or stand-ins stored). */
+  versionsUntil?: number;
+}
+
+/**
+ * Remembers the page-content job's result for the page with this digest (the job writes it once
+ * it has read the content, whether or not a record waited for it), with the deadline of the job
+ * building the versions it names (`until`). Whether it was stored.
+ */
+export function rememberContent(blobs: BlobStore, digest: string, job: { content: PageContentResult; until?: number; now?: number }): Promise<boolean> {
+  const { content, until, now = Date.now() } = job;
+  const memo: ContentMemo = { v: MEMO_VERSION, at: now, base: blobs.publicUrl(''), content, ...(until !== undefined ? { versionsUntil: until } : {}) };
+  return writeMemo(blobs, memoKeyFromDigest('page-content', digest), memo);
+}
+
+/** The page-content result remembered for these bytes (made with this store's base, within PAGE_MEMO_TTL_MS), or undefined. */
+async function recallContent(blobs: BlobStore, digest: string, now: number): Promise<PageContentResult | undefined> {
+  const memo = (await readMemo(blobs, memoKeyFromDigest('page-content', digest))) as Partial<ContentMemo> | undefined;
+  if (memo?.v !== MEMO_VERSION || typeof memo.at !== 'number' || memo.base !== blobs.publicUrl('')) return undefined;
+  const age = now - memo.at;
+  if (age < 0 || age >= PAGE_MEMO_TTL_MS) return undefined;
+  return hasVersions(memo.content) ? memo.content : undefined;
 }

@@ -7,9 +7,12 @@
  * Content-Type and bytes: lib/page/page-memo.ts `pageDigest`, the page memo's own):
  * `assets/<digest>/page.html|page.md|page.txt`. So the record names them before they exist. The
  * `page-content` job reads the content first (its result: the reading time and excerpt, which the
- * card shows and the record waits for), then builds the versions after its result
- * (JobContext.defer): it hosts the content's images, writes the HTML and Markdown with them, and
- * stores the three, page.html last (`storeVersions`).
+ * record carries when they came before the rest of the card was ready, and which the job
+ * remembers for the next preview: lib/page/page-memo.ts), then builds the versions after its
+ * result (JobContext.defer): it hosts the content's images, writes the HTML and Markdown with
+ * them, and stores the three, page.html last (`storeVersions`). The record never waits for the
+ * read: when the card is ready first, it names the addresses all the same (the preview knows the
+ * digest), and a page whose content turns out to have nothing to read gets stand-ins there.
  *
  *  - Stored: each address is the object itself (the local server's /assets/; S3 behind CloudFront).
  *  - Not stored yet: the page memo, written before the record goes out, says a record named them
@@ -29,7 +32,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ASSET_METADATA } from '../asset-metadata.js';
 import { type BlobStore, IMMUTABLE_CACHE } from '../ports.js';
-import { ASSETS_PREFIX, assetKey, memoKeyFromDigest } from '../storage-keys.js';
+import { ASSETS_PREFIX, assetKey } from '../storage-keys.js';
 import { forgetVersions, type PageIdentity, pageDigest, versionsNamed } from './page-memo.js';
 
 export const PAGE_ASSET_TYPES = {
@@ -56,6 +59,12 @@ const POLL = { firstMs: 20, maxMs: 200 };
 /** The three versions' keys of the page with this digest. */
 export function versionKeysOf(digest: string): VersionKeys {
   return { html: assetKey(digest, FILE_NAMES.html), markdown: assetKey(digest, FILE_NAMES.markdown), text: assetKey(digest, FILE_NAMES.text) };
+}
+
+/** The three versions' public addresses of the page with this digest, as a record's `page` names them. */
+export function versionAddresses(blobs: Pick<BlobStore, 'publicUrl'>, digest: string): { htmlUrl: string; markdownUrl: string; rawTextUrl: string } {
+  const keys = versionKeysOf(digest);
+  return { htmlUrl: blobs.publicUrl(keys.html), markdownUrl: blobs.publicUrl(keys.markdown), rawTextUrl: blobs.publicUrl(keys.text) };
 }
 
 /** The three versions' keys of a page. */
@@ -112,9 +121,11 @@ const STAND_IN: Record<VersionName, string> = {
 /**
  * What could be made of versions that could not be built: for each of the page's versions not
  * stored, an empty document (`versions: stand-in`, served `no-cache`), page.html last; then the
- * page memo forgets them, so the next preview of the same bytes builds them again.
+ * page memos forget them, so the next preview of the same bytes builds them again. A page that has
+ * no versions to make (its content cannot be read: the `page-content` job's `reason`) keeps its
+ * memos (`forget: false`): the same bytes never give any.
  */
-export async function storeStandIns(blobs: BlobStore, digest: string): Promise<void> {
+export async function storeStandIns(blobs: BlobStore, digest: string, options: { forget?: boolean } = {}): Promise<void> {
   const keys = versionKeysOf(digest);
   const put = async (name: VersionName) => {
     if (await blobs.has(keys[name])) return;
@@ -126,7 +137,7 @@ export async function storeStandIns(blobs: BlobStore, digest: string): Promise<v
   };
   await Promise.all([put('markdown'), put('text')]);
   await put('html');
-  await forgetVersions(blobs, memoKeyFromDigest('page', digest));
+  if (options.forget !== false) await forgetVersions(blobs, digest);
 }
 
 export interface AwaitVersionOptions {
@@ -144,7 +155,7 @@ export async function awaitVersion(blobs: BlobStore, key: string, options: Await
   const digest = versionDigest(key);
   if (!digest) return 'unknown';
   if (await blobs.has(key)) return 'stored';
-  const named = await versionsNamed(blobs, memoKeyFromDigest('page', digest));
+  const named = await versionsNamed(blobs, digest);
   // Stored meanwhile, and the memo forgot it (a stand-in): there after all.
   if (!named) return (await blobs.has(key)) ? 'stored' : 'unknown';
   const now = options.now ?? Date.now;

@@ -75,7 +75,7 @@ beforeAll(async () => {
   site.route('/to-nowhere', page(shell(`location.replace('http://nowhere.invalid/');`, 'Ferry Times')));
   // The closed guard (as in production): the fixture's address is trusted, 127.0.0.3 is not.
   const fetch = closedGuardFetcher([site.port, priv.port], guardedNames);
-  handler = createTestHandler({ fetch, log, config: { render: 'auto', allowPrivateNetworks: false, renderTimeoutMs: 8000 } });
+  handler = createTestHandler({ fetch, log, config: { render: 'auto', allowPrivateNetworks: false, renderTimeoutMs: 8000, contentWaitMs: 20_000 } });
 });
 
 afterAll(async () => {

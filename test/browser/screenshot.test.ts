@@ -300,7 +300,13 @@ describe('what the route cannot see, with the network walls down', () => {
 describe('a PAGE record from the local server', () => {
   test('has `page` with the five fields, and each URL serves its version', async () => {
     const site = await startFixtureServer({ '/2024/rivers.html': { body: articlePage() } });
-    const server = await startTestServer({ screenshots: HAS_BROWSER ? 'on' : 'off', screenshotWaitMs: 20_000, jobWaitMs: 20_000, publicUrl: '' });
+    const server = await startTestServer({
+      screenshots: HAS_BROWSER ? 'on' : 'off',
+      screenshotWaitMs: 20_000,
+      contentWaitMs: 20_000,
+      jobWaitMs: 20_000,
+      publicUrl: '',
+    });
     try {
       const res = await fetch(`${server.url}/`, {
         method: 'POST',

@@ -280,6 +280,8 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     const again = warm.json();
     expect(again.image).toEqual(rec.image);
     expect(again.page.htmlUrl).toBe(rec.page.htmlUrl);
+    // The content job remembered its read (in S3, from the worker): the reading time, whether or not it came in time for the first record.
+    expect(again.page.estimatedReadingTimeInMinutes).toBeGreaterThan(0);
     await expectHosted(again.page.screenshot, ['thumbnail', 'original']);
     if (rec.page.screenshot) expect(again.page.screenshot).toEqual(rec.page.screenshot);
     figures.push(`page through SQS, warm: ${warm.ms.toFixed(0)} ms`);

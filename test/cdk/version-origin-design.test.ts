@@ -107,8 +107,7 @@ test('no error is kept at the edge: an address no record named is a 404 each tim
   expect(await cdn.request(image)).toMatchObject({ status: 200, from: 's3' });
   expect(invoked.length).toBe(calls);
   // Named and built later: 200 at once.
-  const content = { words: 1, cjkChars: 0, article: true, htmlUrl: blobs.publicUrl(keys.html) };
-  await rememberPage(blobs, pageMemoKey(page), { content, versionsUntil: Date.now() + 20_000 });
+  await rememberPage(blobs, pageMemoKey(page), { versionsUntil: Date.now() + 20_000 });
   await blobs.put(keys.html, '<p>now</p>', { contentType: PAGE_ASSET_TYPES.html, cacheControl: IMMUTABLE_CACHE });
   expect(await cdn.request(`/${keys.html}`)).toMatchObject({ status: 200, from: 's3' });
 });

@@ -103,7 +103,8 @@ const oembedRequests = () => site.requests.filter((r) => r.url.startsWith('/oemb
 const names = (timing: string) => timing.split(', ').map((p) => p.split(';')[0]);
 
 test('the image job goes before page-content, the manifest holds only the icon job, and oEmbed is not fetched when the og tags gave every field', async () => {
-  const s = service({ screenshots: 'on' });
+  // The record waits for the content's read here, so its Server-Timing has every phase.
+  const s = service({ screenshots: 'on', contentWaitMs: 20_000 });
   // The manifest answers only once page-content is submitted: were anything but the icon job
   // waiting for it, the order below would show it.
   releaseManifest = () => s.jobs.submitted('page-content');

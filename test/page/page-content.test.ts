@@ -8,11 +8,12 @@ import path from 'node:path';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { loadConfig } from '../../lib/config';
 import type { ContentImage } from '../../lib/jobs/kinds';
+import { readMemo } from '../../lib/jobs/memo';
 import * as mediaText from '../../lib/media/text';
 import { runPageContentJob } from '../../lib/page/page-content';
 import { extractPageContent, nestingDepth, PAGE_CONTENT_LIMITS, readPageContent, writePageVersions } from '../../lib/page/page-content-dom';
-import { pageDigest } from '../../lib/page/page-memo';
-import { PAGE_ASSET_TYPES, storeStandIns } from '../../lib/page/page-versions';
+import { pageDigest, recallPage } from '../../lib/page/page-memo';
+import { PAGE_ASSET_TYPES, pageVersionKeys, storeStandIns } from '../../lib/page/page-versions';
 import { CJK_CHARS_PER_MINUTE, countText, countWords, readingMinutes, WORDS_PER_MINUTE } from '../../lib/page/reading-time';
 import { ARTICLE_PROSE_WORDS, articlePage, CJK_PROSE_CHARS, cjkArticlePage, homePage, hostilePage } from './fixtures';
 
@@ -191,32 +192,42 @@ describe('the page-content job', () => {
     const htmlKey = r.htmlUrl!.replace('http://assets.test/', '');
     expect((await blobs.head(htmlKey))?.metadata).toEqual({ images: '1/0' });
     expect(r.images).toEqual({ found: 1, hosted: 0 });
-    // The same page again: the same addresses, the build found by one HEAD, nothing put.
+    // The job's result is remembered for these bytes (the record may have gone out without it).
+    const { images: _counts, ...named } = r;
+    expect(((await readMemo(blobs, `jobs/page-content/${digest}.json`)) as { content: unknown }).content).toEqual(named);
+    // The same page again: the same addresses, the build found by one HEAD, nothing put but the job's memo.
     const puts = jest.spyOn(blobs, 'put');
     const heads = jest.spyOn(blobs, 'head');
     const again = await runPageContentJob(input, { blobs });
     expect(again).toEqual(r);
     expect(heads.mock.calls.map(([k]) => k)).toEqual([htmlKey]);
-    expect(puts).not.toHaveBeenCalled();
+    expect(puts.mock.calls.map(([k]) => k)).toEqual([`jobs/page-content/${digest}.json`]);
     // Stand-ins in their place (a build that failed before): built again over them, page.html last.
     const other = new FsBlobStore(mkdtempSync(path.join(dir, 'stand-in-')), () => 'http://assets.test');
     await storeStandIns(other, digest);
     expect((await other.get(htmlKey))!.toString('utf8')).not.toContain('café');
     const putsOther = jest.spyOn(other, 'put');
     await runPageContentJob(input, { blobs: other });
-    expect(putsOther.mock.calls.map(([k]) => k.split('/').pop())).toEqual(['page.md', 'page.txt', 'page.html']);
+    const versionPuts = putsOther.mock.calls.map(([k]) => k).filter((k) => k.startsWith('assets/'));
+    expect(versionPuts.map((k) => k.split('/').pop())).toEqual(['page.md', 'page.txt', 'page.html']);
     expect((await other.get(htmlKey))!.equals((await blobs.get(htmlKey))!)).toBe(true);
     expect((await other.meta(htmlKey)).cacheControl).toBe('public, max-age=31536000, immutable');
   });
 
-  test('an empty page names no versions and gives no reading time; nothing is stored', async () => {
-    const blobs = new FsBlobStore(dir, () => 'http://assets.test');
+  test('an empty page names no versions and gives no reading time; its addresses get stand-ins (a record may have named them before the read), and its memo says why', async () => {
+    const blobs = new FsBlobStore(mkdtempSync(path.join(dir, 'empty-')), () => 'http://assets.test');
     const puts = jest.spyOn(blobs, 'put');
-    const r = await runPageContentJob({ url: URL_, bytesBase64: Buffer.from('<html><body><script>x()</script></body></html>').toString('base64') }, { blobs });
-    expect(puts).not.toHaveBeenCalled();
+    const bytes = Buffer.from('<html><body><script>x()</script></body></html>');
+    const r = await runPageContentJob({ url: URL_, bytesBase64: bytes.toString('base64') }, { blobs });
     expect(r.htmlUrl).toBeUndefined();
     expect(r.estimatedReadingTimeInMinutes).toBeUndefined();
     expect(r.reason).toBe('no text');
+    const digest = pageDigest({ url: URL_, bytes });
+    const keys = Object.values(pageVersionKeys({ url: URL_, bytes }));
+    expect(puts.mock.calls.map(([k]) => k).sort()).toEqual([...keys, `jobs/page-content/${digest}.json`].sort());
+    for (const key of keys) expect((await blobs.meta(key)).metadata).toEqual({ versions: 'stand-in' });
+    // The same bytes never give versions: the memo keeps the reason (the next preview names none and runs no job).
+    expect((await recallPage(blobs, digest))?.content).toEqual(r);
   });
 
   test('a page nested deeper than browsers nest (512) gets no versions, before any DOM is built (it cost seconds, then overflowed the stack)', async () => {

@@ -223,7 +223,7 @@ describe('the images of page.html (the page-content job)', () => {
     }
   });
 
-  test('the same page again (its memo gone): the versions built before are found by one HEAD; no image is downloaded, nothing is stored', async () => {
+  test("the same page again (its memo gone): the versions built before are found by one HEAD; no image is downloaded, nothing is stored but the job's memo", async () => {
     const before = site.requests.length;
     const page = await globalThis.fetch(site.url('/2024/gallery/story.html')).then((x) => x.arrayBuffer());
     const puts = jest.spyOn(blobs, 'put');
@@ -235,7 +235,7 @@ describe('the images of page.html (the page-content job)', () => {
       );
       expect(again.htmlUrl).toBe(r.htmlUrl);
       expect(again.images).toEqual(r.images);
-      expect(puts).not.toHaveBeenCalled();
+      expect(puts.mock.calls.map(([k]) => k)).toEqual([expect.stringMatching(/^jobs\/page-content\/[0-9a-f]{64}\.json$/)]);
       expect(heads.mock.calls.map(([k]) => k)).toEqual([r.htmlUrl!.replace(`${ASSETS}/`, '')]);
     } finally {
       puts.mockRestore();
@@ -387,10 +387,13 @@ describe('caps: count, total bytes and the deadline', () => {
     expect(r.htmlUrl).toMatch(/^http:\/\/assets\.test\/assets\/[0-9a-f]{64}\/page\.html$/);
     expect(r.estimatedReadingTimeInMinutes).toBeGreaterThan(0);
     expect(r.images).toBeUndefined();
-    expect(deferred).toHaveLength(1);
+    // After the result: the job's memo (its result for the next preview), and the build.
+    expect(deferred).toHaveLength(2);
     expect(puts).not.toHaveBeenCalled();
+    await deferred[0]();
+    expect(puts.mock.calls.map(([k]) => k)).toEqual([expect.stringMatching(/^jobs\/page-content\/[0-9a-f]{64}\.json$/)]);
     // The build waits for the late image: nothing of the versions is stored until it is released.
-    const building = deferred[0]();
+    const building = deferred[1]();
     const versionPuts = () => puts.mock.calls.map(([k]) => k).filter((k) => /\/page\.(html|md|txt)$/.test(k));
     await new Promise((resolve) => setImmediate(resolve));
     expect(versionPuts()).toEqual([]);

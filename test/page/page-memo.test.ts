@@ -14,7 +14,17 @@ import { createApiHandler } from '../../lib/http/api-handler';
 import type { HttpResponse } from '../../lib/http/preview-handler';
 import type { JobKind } from '../../lib/jobs/kinds';
 import { readMemo, writeMemo } from '../../lib/jobs/memo';
-import { FAILED_PART_TTL_MS, forgetVersions, PAGE_MEMO_TTL_MS, pageMemoKey, recallPage, rememberPage, versionsNamed } from '../../lib/page/page-memo';
+import {
+  FAILED_PART_TTL_MS,
+  forgetVersions,
+  PAGE_MEMO_TTL_MS,
+  pageDigest,
+  pageMemoKey,
+  recallPage,
+  rememberContent,
+  rememberPage,
+  versionsNamed,
+} from '../../lib/page/page-memo';
 import type { BlobStore, Job, JobOutcome, JobRunner, PutOptions, RunOptions } from '../../lib/ports';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { httpApiEvent, silentLog, TEST_KEY, testConfig } from '../helpers/service';
@@ -67,7 +77,8 @@ function memos(config: { dataDir: string }): string[] {
 }
 
 function service(overrides: Parameters<typeof testConfig>[0] = {}, blobs?: (store: BlobStore) => BlobStore) {
-  const config = testConfig(overrides);
+  // The record waits for the content's read, so what it remembers of a preview does not depend on the machine's speed.
+  const config = testConfig({ contentWaitMs: 20_000, ...overrides });
   const local = buildLocalDeps({ config, log: silentLog, baseUrl: () => 'http://assets.test' });
   const deps = blobs ? { ...local, blobs: blobs(local.blobs) } : local;
   const jobs = new CountingRunner(deps.jobs);
@@ -98,7 +109,7 @@ test('the same page bytes again: the same record, without any job', async () => 
     // Written before the record went out, with the deadline of the job that builds the versions it names.
     const key = `jobs/page/${memos(s.config)[0]}`;
     expect(key.replace(/^jobs\/page\/|\.json$/g, '')).toBe(first.page.htmlUrl.split('/').at(-2));
-    const named = await versionsNamed(s.blobs, key);
+    const named = await versionsNamed(s.blobs, key.replace(/^jobs\/page\/|\.json$/g, ''));
     expect(named?.until).toBeGreaterThan(Date.parse(first.updatedAt));
     const second = await s.preview(site.url('/plain'));
     expect(s.jobs()).toEqual(cold);
@@ -173,39 +184,43 @@ test('a memo that could not be written: the record names no versions (nobody ser
 test('a player an oEmbed fetch gave for itself is remembered once, beside the other parts; a malformed one is not recalled', async () => {
   const s = service();
   try {
-    const key = pageMemoKey({ url: 'https://example.com/talk', contentType: 'text/html', bytes: Buffer.from('<p>talk</p>') });
+    const digest = pageDigest({ url: 'https://example.com/talk', contentType: 'text/html', bytes: Buffer.from('<p>talk</p>') });
+    const key = `jobs/page/${digest}.json`;
     const icon = { url: 'http://assets.test/assets/x/original.webp', width: 32, height: 32, backgroundColor: '#ffffff' };
     const player = { type: 'video' as const, url: 'https://player.vimeo.com/video/76979871', provider: 'Vimeo', aspectRatio: 16 / 9 };
     const t0 = Date.now();
     expect(await rememberPage(s.blobs, key, { icon, player }, { now: t0 })).toBe('written');
-    const recalled = await recallPage(s.blobs, key, t0 + 1000);
+    const recalled = await recallPage(s.blobs, digest, t0 + 1000);
     expect(recalled).toEqual({ icon, player });
     // The same player again is nothing new; it stays when another part is added.
     expect(await rememberPage(s.blobs, key, { player }, { recalled, now: t0 })).toBe('unchanged');
     const memo = (await readMemo(s.blobs, key)) as Record<string, unknown>;
     await writeMemo(s.blobs, key, { ...memo, player: { url: 42, provider: 'Vimeo' } });
-    expect((await recallPage(s.blobs, key, t0 + 1000))?.player).toBeUndefined();
+    expect((await recallPage(s.blobs, digest, t0 + 1000))?.player).toBeUndefined();
   } finally {
     s.cleanup();
   }
 });
 
-test("a memo made through another public base, or older than its TTL, is not used; a result read now is kept with its job's deadline, and forgotten with its stand-ins", async () => {
+test("a memo made through another public base, or older than its TTL, is not used; the job's result is recalled from its own memo; versions named are kept with their job's deadline, and forgotten with their stand-ins", async () => {
   const s = service();
   try {
-    const key = pageMemoKey({ url: 'https://example.com/a', contentType: 'text/html', bytes: Buffer.from('<p>x</p>') });
+    const digestOf = (name: string, contentType?: string) =>
+      pageDigest({ url: `https://example.com/${name}`, contentType, bytes: Buffer.from(`<p>${name}</p>`) });
+    const memoKey = (digest: string) => `jobs/page/${digest}.json`;
+    const a = digestOf('a', 'text/html');
     const icon = { url: 'http://assets.test/assets/x/original.webp', width: 32, height: 32, backgroundColor: '#ffffff' };
     const t0 = Date.now();
-    expect(await rememberPage(s.blobs, key, { icon }, { now: t0 })).toBe('written');
-    expect(await recallPage(s.blobs, key, t0 + 1000)).toEqual({ icon });
+    expect(await rememberPage(s.blobs, memoKey(a), { icon }, { now: t0 })).toBe('written');
+    expect(await recallPage(s.blobs, a, t0 + 1000)).toEqual({ icon });
     // Nothing new: no write.
-    expect(await rememberPage(s.blobs, key, { icon }, { recalled: { icon }, now: t0 })).toBe('unchanged');
-    expect(await versionsNamed(s.blobs, key)).toBeUndefined();
-    expect(await recallPage(s.blobs, key, t0 + PAGE_MEMO_TTL_MS)).toBeUndefined();
+    expect(await rememberPage(s.blobs, memoKey(a), { icon }, { recalled: { icon }, now: t0 })).toBe('unchanged');
+    expect(await versionsNamed(s.blobs, a)).toBeUndefined();
+    expect(await recallPage(s.blobs, a, t0 + PAGE_MEMO_TTL_MS)).toBeUndefined();
     const other = buildLocalDeps({ config: s.config, log: silentLog, baseUrl: () => 'http://other.test' });
-    expect(await recallPage(other.blobs, key, t0 + 1000)).toBeUndefined();
+    expect(await recallPage(other.blobs, a, t0 + 1000)).toBeUndefined();
 
-    // A result read now: kept with the deadline of the job building the versions it names.
+    // Versions a record named: kept with the deadline of the job building them; the job's result from its own memo.
     const content = {
       words: 1,
       cjkChars: 0,
@@ -215,34 +230,50 @@ test("a memo made through another public base, or older than its TTL, is not use
       markdownUrl: 'http://assets.test/assets/aa/page.md',
       rawTextUrl: 'http://assets.test/assets/aa/page.txt',
     };
-    const key2 = pageMemoKey({ url: 'https://example.com/b', bytes: Buffer.from('<p>y</p>') });
-    expect(await rememberPage(s.blobs, key2, { icon, content, versionsUntil: t0 + 8000 }, { now: t0 })).toBe('written');
-    const recalled = await recallPage(s.blobs, key2, t0 + 1);
-    expect(recalled).toEqual({ icon, content, versionsUntil: t0 + 8000 });
-    expect(await versionsNamed(s.blobs, key2)).toEqual({ until: t0 + 8000 });
-    // A later job of the same bytes (the memo recalled without its result): the later deadline is kept.
-    expect(await rememberPage(s.blobs, key2, { content, versionsUntil: t0 + 9000 }, { recalled: { icon }, now: t0 + 2 })).toBe('written');
-    expect(await versionsNamed(s.blobs, key2)).toEqual({ until: t0 + 9000 });
-    // Stand-ins stored in the versions' place: the memo forgets them (the next preview runs the job), and keeps the rest.
-    await forgetVersions(s.blobs, key2);
-    expect(await recallPage(s.blobs, key2, t0 + 3)).toEqual({ icon });
-    expect(await versionsNamed(s.blobs, key2)).toBeUndefined();
-    // A page without versions (no text): its reason is remembered, and names nothing.
-    const key4 = pageMemoKey({ url: 'https://example.com/d', bytes: Buffer.from('<p></p>') });
+    const b = digestOf('b');
+    expect(await rememberPage(s.blobs, memoKey(b), { icon, versionsUntil: t0 + 8000 }, { now: t0 })).toBe('written');
+    expect(await recallPage(s.blobs, b, t0 + 1)).toEqual({ icon, versionsUntil: t0 + 8000 });
+    expect(await versionsNamed(s.blobs, b)).toEqual({ until: t0 + 8000 });
+    expect(await rememberContent(s.blobs, b, { content, until: t0 + 8500, now: t0 + 1 })).toBe(true);
+    expect(await versionsNamed(s.blobs, b)).toEqual({ until: t0 + 8500 });
+    expect(await recallPage(s.blobs, b, t0 + 2)).toEqual({ icon, content, versionsUntil: t0 + 8000 });
+    expect(await recallPage(s.blobs, b, t0 + 1 + PAGE_MEMO_TTL_MS)).toBeUndefined();
+    expect((await recallPage(other.blobs, b, t0 + 2))?.content).toBeUndefined();
+    // The job's memo alone (the preview's could not be written): its result all the same.
+    const e = digestOf('e');
+    await rememberContent(s.blobs, e, { content, until: t0 + 100, now: t0 });
+    expect(await recallPage(s.blobs, e, t0 + 1)).toEqual({ content });
+    // A later record may name them from there: named until the job's deadline.
+    expect(await versionsNamed(s.blobs, e)).toEqual({ until: t0 + 100 });
+    // A later job of the same bytes: the later deadline is kept, an earlier one changes nothing.
+    expect(await rememberPage(s.blobs, memoKey(b), { versionsUntil: t0 + 9000 }, { recalled: { icon }, now: t0 + 2 })).toBe('written');
+    expect(await versionsNamed(s.blobs, b)).toEqual({ until: t0 + 9000 });
+    // A result that came before the record went out is in the preview's memo too (the job's write may land later).
+    const f = digestOf('f');
+    expect(await rememberPage(s.blobs, memoKey(f), { content, versionsUntil: t0 + 700 }, { now: t0 })).toBe('written');
+    expect(await recallPage(s.blobs, f, t0 + 1)).toEqual({ content, versionsUntil: t0 + 700 });
+    const recalled = await recallPage(s.blobs, b, t0 + 3);
+    expect(await rememberPage(s.blobs, memoKey(b), { versionsUntil: t0 + 5000 }, { recalled, now: t0 + 3 })).toBe('unchanged');
+    // Stand-ins stored in the versions' place: both memos forget them (the next preview runs the job), and keep the rest.
+    await forgetVersions(s.blobs, b);
+    expect(await recallPage(s.blobs, b, t0 + 3)).toEqual({ icon });
+    expect(await versionsNamed(s.blobs, b)).toBeUndefined();
+    // A page without versions (no text): its reason is recalled, and names nothing.
+    const d = digestOf('d');
     const none = { words: 0, cjkChars: 0, article: false, reason: 'no text' };
-    expect(await rememberPage(s.blobs, key4, { content: none, versionsUntil: t0 + 8000 }, { now: t0 })).toBe('written');
-    expect((await recallPage(s.blobs, key4, t0 + 1))?.content).toEqual(none);
-    expect(await versionsNamed(s.blobs, key4)).toBeUndefined();
+    await rememberContent(s.blobs, d, { content: none, now: t0 });
+    expect((await recallPage(s.blobs, d, t0 + 1))?.content).toEqual(none);
+    expect(await versionsNamed(s.blobs, d)).toBeUndefined();
 
     // A card part that failed for a lasting reason: remembered as failed for FAILED_PART_TTL_MS, its time kept by later writes.
-    const key3 = pageMemoKey({ url: 'https://example.com/c', bytes: Buffer.from('<p>z</p>') });
-    expect(await rememberPage(s.blobs, key3, { icon, failed: { image: true } }, { now: t0 })).toBe('written');
-    const withFailure = await recallPage(s.blobs, key3, t0 + 1);
+    const c = digestOf('c');
+    expect(await rememberPage(s.blobs, memoKey(c), { icon, failed: { image: true } }, { now: t0 })).toBe('written');
+    const withFailure = await recallPage(s.blobs, c, t0 + 1);
     expect(withFailure).toMatchObject({ icon, failed: { image: true } });
-    expect(await rememberPage(s.blobs, key3, { failed: { image: true } }, { recalled: withFailure, now: t0 + 2 })).toBe('unchanged');
-    expect(await rememberPage(s.blobs, key3, { content }, { recalled: withFailure, now: t0 + 60_000 })).toBe('written');
-    expect((await recallPage(s.blobs, key3, t0 + FAILED_PART_TTL_MS - 1))?.failed).toEqual({ image: true });
-    expect((await recallPage(s.blobs, key3, t0 + FAILED_PART_TTL_MS))?.failed).toBeUndefined();
+    expect(await rememberPage(s.blobs, memoKey(c), { failed: { image: true } }, { recalled: withFailure, now: t0 + 2 })).toBe('unchanged');
+    expect(await rememberPage(s.blobs, memoKey(c), { versionsUntil: t0 + 1 }, { recalled: withFailure, now: t0 + 60_000 })).toBe('written');
+    expect((await recallPage(s.blobs, c, t0 + FAILED_PART_TTL_MS - 1))?.failed).toEqual({ image: true });
+    expect((await recallPage(s.blobs, c, t0 + FAILED_PART_TTL_MS))?.failed).toBeUndefined();
   } finally {
     s.cleanup();
   }

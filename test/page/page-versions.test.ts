@@ -15,13 +15,11 @@ import { pageMemoKey, rememberPage, versionsNamed } from '../../lib/page/page-me
 import { awaitVersion, pageVersionKeys, VERSION_GRACE_MS, versionDigest } from '../../lib/page/page-versions';
 import type { PutOptions } from '../../lib/ports';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
-import { rememberNamedVersions } from '../helpers/page-versions';
+import { assetUrls, get, preview, rememberNamedVersions, until } from '../helpers/page-versions';
 import { startTestServer, testConfig } from '../helpers/service';
 import { paragraphs } from './fixtures';
 
 jest.setTimeout(60_000);
-
-type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 const article = (body: string) =>
   html(
@@ -31,37 +29,6 @@ const article = (body: string) =>
       .join('')}${body}</article>`,
     'en',
   );
-
-/** Every address of a record on the server's /assets/ (images, icon, versions), wherever it is in the record. */
-function assetUrls(record: unknown, server: Server): string[] {
-  const found = new Set<string>();
-  const walk = (v: unknown) => {
-    if (typeof v === 'string' && v.startsWith(`${server.url}/assets/`)) found.add(v);
-    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
-  };
-  walk(record);
-  return [...found].sort();
-}
-
-async function preview(server: Server, link: string): Promise<any> {
-  const res = await fetch(`${server.url}/`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ link }),
-  });
-  expect(res.status).toBe(200);
-  return res.json();
-}
-
-async function get(url: string, method = 'GET'): Promise<{ status: number; body: Buffer; headers: Headers }> {
-  const res = await fetch(url, { method });
-  return { status: res.status, body: Buffer.from(await res.arrayBuffer()), headers: res.headers };
-}
-
-/** Until `check` holds, looking again after each turn of the event loop (no time is assumed). */
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 10));
-}
 
 let site: FixtureServer;
 let png: Buffer;
@@ -81,9 +48,10 @@ beforeAll(async () => {
 afterAll(() => site.close());
 
 describe('every address of a record answers 200 with the whole object, at once and later', () => {
-  let server: Server;
+  let server: Awaited<ReturnType<typeof startTestServer>>;
   beforeAll(async () => {
-    server = await startTestServer({ jobWaitMs: 20_000 });
+    // The record waits for the content's read (its reading time): these tests are about the versions' addresses.
+    server = await startTestServer({ jobWaitMs: 20_000, contentWaitMs: 20_000 });
   });
   afterAll(async () => {
     await server.close();
@@ -231,11 +199,11 @@ describe('awaitVersion: what serves an address the record named', () => {
     try {
       const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
       // A job whose deadline has passed by more than the grace (a local server restarted under it, say).
-      const { keys, memoKey } = await rememberNamedVersions(blobs, 'lost', Date.now() - VERSION_GRACE_MS - 1);
+      const { keys, memoKey, digest } = await rememberNamedVersions(blobs, 'lost', Date.now() - VERSION_GRACE_MS - 1);
       expect(await awaitVersion(blobs, keys.markdown)).toBe('stored');
       for (const key of Object.values(keys)) expect((await blobs.meta(key)).metadata).toEqual({ versions: 'stand-in' });
-      expect(await versionsNamed(blobs, memoKey)).toBeUndefined();
-      expect((await readMemo(blobs, memoKey)) as object).not.toHaveProperty('content');
+      expect(await versionsNamed(blobs, digest)).toBeUndefined();
+      expect(((await readMemo(blobs, memoKey)) as { versionsUntil?: number }).versionsUntil).toBeUndefined();
       // Stored now (the stand-in): at once, without the memo.
       expect(await awaitVersion(blobs, keys.html)).toBe('stored');
       // Not a version's key, or a version no memo names: unknown (404).
@@ -253,8 +221,7 @@ describe('awaitVersion: what serves an address the record named', () => {
       const blobs = new FsBlobStore(config.dataDir, () => 'http://assets.test');
       const page = { url: 'https://example.com/slow', contentType: 'text/html', bytes: Buffer.from('<p>slow</p>') };
       const keys = pageVersionKeys(page);
-      const content = { words: 1, cjkChars: 0, article: true, htmlUrl: blobs.publicUrl(keys.html) };
-      await rememberPage(blobs, pageMemoKey(page), { content, versionsUntil: Date.now() + 600_000 });
+      await rememberPage(blobs, pageMemoKey(page), { versionsUntil: Date.now() + 600_000 });
       expect(await awaitVersion(blobs, keys.html, { capMs: 0 })).toBe('stored');
       expect((await blobs.meta(keys.html)).metadata).toEqual({ versions: 'stand-in' });
     } finally {

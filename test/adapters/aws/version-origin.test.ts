@@ -74,13 +74,13 @@ test('a version asked for before its job stored it: held until it is, then answe
 });
 
 test("a version whose job is past its deadline and the grace: its stand-in, stored in S3 (the next request is S3's), served no-cache; the memo forgets it", async () => {
-  const { keys, memoKey } = await named('lost', Date.now() - VERSION_GRACE_MS - 1);
+  const { keys, digest } = await named('lost', Date.now() - VERSION_GRACE_MS - 1);
   const answer = (await origin()(event(`/${keys.markdown}`))) as { statusCode: number; headers: Record<string, string>; body: string };
   expect(answer.statusCode).toBe(200);
   expect(answer.headers['cache-control']).toBe('no-cache');
   expect(Buffer.from(answer.body, 'base64').length).toBe(0);
   for (const key of Object.values(keys)) expect((await blobs.head(key))?.metadata).toEqual({ versions: 'stand-in' });
-  expect(await versionsNamed(blobs, memoKey)).toBeUndefined();
+  expect(await versionsNamed(blobs, digest)).toBeUndefined();
 });
 
 test('an address no record named, or not a version: a 404 no cache keeps; only GET and HEAD', async () => {
