@@ -38,13 +38,18 @@ export function isAssetKey(key: string): boolean {
 /**
  * The memos under `jobs/`, by kind: a failed image URL (lib/media/images.ts), the screenshot of a
  * URL (lib/browser/screenshot-memo.ts), a walled host (lib/fetch/wall-memo.ts), a page's parts
- * (lib/page/page-memo.ts).
+ * and its page-content job's result (lib/page/page-memo.ts).
  */
 export type MemoKind = 'image-url' | 'screenshot-url' | 'proxy-walls' | 'page' | 'page-content';
 
+/** `jobs/<kind>/`: where the memos of a kind are. */
+export function memoPrefix(kind: MemoKind): string {
+  return `${JOBS_PREFIX}${kind}/`;
+}
+
 /** `jobs/<kind>/<sha256>.json`: a memo's key, from the digest of what it is for. */
 export function memoKeyFromDigest(kind: MemoKind, sha256: string): string {
-  return `${JOBS_PREFIX}${kind}/${sha256}.json`;
+  return `${memoPrefix(kind)}${sha256}.json`;
 }
 
 /** `jobs/status-probe/<id>.json`: a deep status check's probe blob. */

@@ -5,12 +5,13 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { VERSION_ORIGIN } from '../../lib/asset-metadata.js';
 import { ENV } from '../../lib/core-settings.js';
-import { ASSETS_PREFIX, JOBS_PREFIX } from '../../lib/storage-keys.js';
+import { ASSETS_PREFIX, memoPrefix } from '../../lib/storage-keys.js';
 import { VERSION_ORIGIN_BUNDLE } from './bundle-specs.js';
 import { LinklensFunction } from './linklens-function.js';
 
 /** The page memos, which say whether a record named a version and until when its job runs (lib/page/page-memo.ts). */
-const PAGE_MEMOS = `${JOBS_PREFIX}page/`;
+/** The page memos it reads (the preview's and the page-content job's), and writes when it stores stand-ins. */
+const PAGE_MEMOS = [memoPrefix('page'), memoPrefix('page-content')];
 
 export interface VersionOriginFunctionProps {
   bucket: s3.IBucket;
@@ -22,7 +23,8 @@ export interface VersionOriginFunctionProps {
 /**
  * The page versions' origin (functions/version-origin.ts): CloudFront's second origin for a
  * version asked for before its job stored it. It reads the page memos and the versions, and writes
- * a version's stand-in and the memo that forgets it: `jobs/page/` and `assets/` only. Its own
+ * a version's stand-in and the memos that forget it: `jobs/page/`, `jobs/page-content/` and
+ * `assets/` only. Its own
  * environment names the bucket, not the distribution (which names it: no cycle).
  */
 export class VersionOriginFunction extends LinklensFunction {
@@ -37,7 +39,7 @@ export class VersionOriginFunction extends LinklensFunction {
       environment: { [ENV.bucket]: props.bucket.bucketName },
     });
     const { bucket } = props;
-    const prefixes = [ASSETS_PREFIX, PAGE_MEMOS];
+    const prefixes = [ASSETS_PREFIX, ...PAGE_MEMOS];
     const objects = prefixes.map((p) => bucket.arnForObjects(`${p}*`));
     this.fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: objects }));
     // A missing key is then a 404, not a 403.

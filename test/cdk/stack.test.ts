@@ -323,9 +323,9 @@ describe('resources and wiring', () => {
     const statements = statementsOf(roleOf(fn)).filter((s: any) => actions(s).some((a) => a.startsWith('s3:')));
     const objects = statements.find((s: any) => actions(s).includes('s3:GetObject'));
     expect(actions(objects).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
-    expect(JSON.stringify(objects.Resource)).toMatch(/\/assets\/\*.*\/jobs\/page\/\*/);
+    expect(JSON.stringify(objects.Resource)).toMatch(/\/assets\/\*.*\/jobs\/page\/\*.*\/jobs\/page-content\/\*/);
     const list = statements.find((s: any) => actions(s).includes('s3:ListBucket'));
-    expect(list.Condition).toEqual({ StringLike: { 's3:prefix': ['assets/*', 'jobs/page/*'] } });
+    expect(list.Condition).toEqual({ StringLike: { 's3:prefix': ['assets/*', 'jobs/page/*', 'jobs/page-content/*'] } });
     expect(statements).toHaveLength(2);
   });
 });
@@ -343,7 +343,7 @@ describe('least privilege', () => {
       for (const a of actions(s)) expect(a).not.toContain('*');
       const resources = [].concat(s.Resource).map((r) => JSON.stringify(r));
       for (const r of resources) {
-        if (r.includes(bucketId) && r.includes('/')) expect(r).toMatch(/\/(assets|jobs|jobs\/page)\/\*/);
+        if (r.includes(bucketId) && r.includes('/')) expect(r).toMatch(/\/(assets|jobs|jobs\/page|jobs\/page-content)\/\*/);
       }
     }
   });
