@@ -1,12 +1,16 @@
 /**
  * The replies of one request's jobs in one worker invocation, sent together. A preview waits for
- * every job it sends at once (a page's image, icon and versions: lib/preview.ts), so a reply that
- * is ready before its siblings helps nobody until the last of them is. The preview sends them in
- * one SendMessageBatch, and the event source mapping hands them to one invocation: there each
- * reply is held until every job of its request in the invocation has its own, and then they all
- * go out as one SendMessageBatch (MessageBatcher, beside this file), which the preview's one
+ * its card's jobs (a page's image and icon: lib/preview.ts), so a card reply that is ready before
+ * its siblings helps nobody until the last of them is. The preview sends its jobs in one
+ * SendMessageBatch, and the event source mapping hands them to one invocation: there each card
+ * reply is held until every card job of its request in the invocation has its own, and then they
+ * all go out as one SendMessageBatch (MessageBatcher, beside this file), which the preview's one
  * long-polled ReceiveMessage takes at once. Three jobs then cost one send and one receive, not
  * three of each.
+ *
+ * An extra (a job the record does not wait for beyond its card: the page's content, a
+ * screenshot; its kind's `priority`, lib/jobs/specs.ts) never holds the card's replies: ready
+ * while they are held, it goes out with them; ready after them, on its own.
  *
  * A held reply never waits for a sibling past its own deadline less HOLD_MARGIN_MS: a sibling
  * still running then (a slow download) does not cost the preview the replies that are ready. A job
@@ -27,7 +31,7 @@ interface Held {
 
 interface Group {
   queueUrl: string;
-  /** The group's jobs that have not yet replied or left. */
+  /** The group's card jobs that have not yet replied or left. */
   open: number;
   held: Held[];
   /** Epoch ms: the earliest time a held reply must go out. */
@@ -51,11 +55,15 @@ export class ReplyGroups {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A job of `requestId` that will reply to `queueUrl` (every job of the invocation joins before any replies). */
-  join(queueUrl: string, requestId: string): ReplyMember {
+  /**
+   * A job of `requestId` that will reply to `queueUrl` (every job of the invocation joins before any
+   * replies): a card job (the default), or an `extra` that holds no sibling's reply.
+   */
+  join(queueUrl: string, requestId: string, priority: 'card' | 'extra' = 'card'): ReplyMember {
     const key = groupKey(queueUrl, requestId);
     const g = this.groups.get(key) ?? { queueUrl, open: 0, held: [], sendBy: Number.POSITIVE_INFINITY };
-    g.open++;
+    const card = priority === 'card';
+    if (card) g.open++;
     this.groups.set(key, g);
     let done = false;
     return {
@@ -64,7 +72,7 @@ export class ReplyGroups {
         done = true;
         return new Promise<void>((resolve, reject) => {
           g.held.push({ body, label, resolve, reject });
-          g.open--;
+          if (card) g.open--;
           g.sendBy = Math.min(g.sendBy, deadline - HOLD_MARGIN_MS);
           this.settle(key, g);
         });
@@ -72,6 +80,7 @@ export class ReplyGroups {
       leave: () => {
         if (done) return;
         done = true;
+        if (!card) return;
         g.open--;
         this.settle(key, g);
       },

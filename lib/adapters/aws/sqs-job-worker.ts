@@ -129,14 +129,14 @@ async function handleBatch(w: Worker, event: SQSEvent): Promise<SQSBatchResponse
   // Powertools starts every record at once; at most jobConcurrency of them run, the card's jobs
   // first and the extras in at most half of the slots (lib/jobs/concurrency-gate.ts).
   const lanes = new PriorityGate(Math.max(1, w.deps.config.jobConcurrency));
-  // Every job that will reply joins its request's group first: a reply waits for its siblings'.
+  // Every job that will reply joins its request's group first: a card's reply waits for its card siblings'.
   const records = event.Records ?? [];
   const messages = new Map(records.map((r) => [r, readRecord(w, r)] as const));
   const groups = w.batcher && new ReplyGroups(w.batcher, w.now);
   const members = new Map<SQSRecord, ReplyMember>();
   for (const [record, msg] of messages) {
     const replyTo = msg instanceof RetryRecord ? undefined : replyQueue(w, msg);
-    if (groups && replyTo && !(msg instanceof RetryRecord)) members.set(record, groups.join(replyTo, msg.requestId));
+    if (groups && replyTo && !(msg instanceof RetryRecord)) members.set(record, groups.join(replyTo, msg.requestId, w.registry.spec(msg.kind)?.priority));
   }
   const processRecord = async (record: SQSRecord): Promise<RecordOutcome> => {
     const member = members.get(record);

@@ -75,3 +75,27 @@ test('a reply whose deadline is already within the margin, or whose request has 
   await groups.join(Q, 'lone').reply('L', 'l', now() + 60_000);
   expect(sent.map((m) => m.body)).toEqual(['A', 'L']);
 });
+
+test("an extra (the page's content, a screenshot) holds no card reply: ready before the card's, it goes with them; after them, on its own", async () => {
+  const { groups, sent, now } = setup();
+  const far = now() + 60_000;
+  const [image, icon] = ['image', 'icon'].map(() => groups.join(Q, 'req-1'));
+  const content = groups.join(Q, 'req-1', 'extra');
+  const late = groups.join(Q, 'req-1', 'extra');
+  // Ready first: held with the card's replies, not sent alone.
+  const pc = content.reply('CONTENT', 'content', far);
+  const pi = image.reply('IMAGE', 'image', far);
+  await jest.advanceTimersByTimeAsync(10_000);
+  expect(sent).toEqual([]);
+  // The card's last reply: all three at once, without waiting for the other extra.
+  await Promise.all([pc, pi, icon.reply('ICON', 'icon', far)]);
+  expect(sent.map((m) => m.body)).toEqual(['CONTENT', 'IMAGE', 'ICON']);
+  // The other extra, later: on its own, at once.
+  await late.reply('SHOT', 'shot', far);
+  expect(sent.map((m) => m.body)).toEqual(['CONTENT', 'IMAGE', 'ICON', 'SHOT']);
+  // A request of extras only: each goes at once; an extra that leaves changes nothing.
+  const alone = groups.join(Q, 'req-2', 'extra');
+  groups.join(Q, 'req-2', 'extra').leave();
+  await alone.reply('ALONE', 'alone', far);
+  expect(sent.map((m) => m.body).at(-1)).toBe('ALONE');
+});
