@@ -3,19 +3,24 @@
  * JPEG: ./card-images.ts): the peer's recipe (a clone per size, four at once) at sharp's default
  * effort and at 0, one decode then four encodes at effort 0, and renderImage, interleaved in one
  * process (BENCH_FLOOR_RUNS each, 30; BENCH_FLOOR=0 leaves them out, BENCH_FLOOR_ONLY=1 runs only
- * them). Then the median time to render the four WebP sizes (lib/media/images.ts
- * renderImage: one decode, each size resized from the next larger one, encode; no storage) of a
- * 1600x1000 and a 4000x3000 JPEG, and of three 1600x1000 JPEGs at once (a page's images), with
- * libvips at one thread per pipeline (sharp.concurrency(1), what sharp picks on glibc and what the
- * service keeps) and at two; BENCH_POOL=1 keeps a CPU pool thread parsing a 300 KB page meanwhile
- * (a page-content job beside the renders). Then one effort for every size for comparison (4 is
- * sharp's default). BENCH_RUNS sets the runs (9). Each row: median (p50), p90 and min; a render's
- * figures include its placeholders (dominant colour, blurhash: lib/media/placeholders.ts), and a
- * last row times them alone, from a thumbnail's raw pixels as a render has them (200 runs).
+ * them), and the job's puts into the local blob store (storeRows). Then the median time to render
+ * the four WebP sizes (lib/media/images.ts renderImage: one decode, each size resized from the
+ * next larger one, encode; no storage) of a 1600x1000 and a 4000x3000 JPEG, and of three
+ * 1600x1000 JPEGs at once (a page's images), with libvips at one thread per pipeline
+ * (sharp.concurrency(1), what sharp picks on glibc and what the service keeps) and at two;
+ * BENCH_POOL=1 keeps a CPU pool thread parsing a 300 KB page meanwhile (a page-content job beside
+ * the renders). Then one effort for every size for comparison (4 is sharp's default). BENCH_RUNS
+ * sets the runs (9). Each row: median (p50), p90 and min; a render's figures include its
+ * placeholders (dominant colour, blurhash: lib/media/placeholders.ts), and a last row times them
+ * alone, from a thumbnail's raw pixels as a render has them (200 runs).
  */
 
-import { loadavg } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
 import sharp from 'sharp';
+import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store.js';
 import { CpuPool } from '../../lib/jobs/cpu-pool.js';
 import { imagePlaceholders, renderImage } from '../../lib/media/render-image.js';
 import { median, timeRuns } from './bench.js';
@@ -121,8 +126,37 @@ async function floorRows(): Promise<void> {
   }
 }
 
+/**
+ * `images-store` on a local disk: the image job's puts into an FsBlobStore (the manifest's HEAD,
+ * then thumbnail and medium at once, then the original with the manifest: lib/media/images.ts)
+ * under a fresh directory of BENCH_STORE_DIR (the OS temp dir), 200 runs; and what one file
+ * created there costs (the store makes seven a job: three bodies, three sidecars, a directory).
+ */
+async function storeRows(): Promise<void> {
+  const root = mkdtempSync(path.join(process.env.BENCH_STORE_DIR ?? tmpdir(), 'images-bench-'));
+  try {
+    const store = new FsBlobStore(root, () => '');
+    const [thumbnail, medium, original] = [5_000, 15_000, 40_000].map((n) => randomBytes(n));
+    const webp = { contentType: 'image/webp', cacheControl: 'public, max-age=31536000, immutable' };
+    let job = 0;
+    const puts = await timeRuns(200, async () => {
+      const key = (name: string) => `assets/${(job++).toString(16).padStart(64, '0')}/${name}.webp`;
+      await store.head(key('original'));
+      await Promise.all([store.put(key('thumbnail'), thumbnail, { ...webp, metadata: { size: '320x168' } }), store.put(key('medium'), medium, webp)]);
+      await store.put(key('original'), original, { ...webp, metadata: { manifest: 'x'.repeat(600) } });
+    });
+    process.stdout.write(`${"the job's puts into FsBlobStore (3 blobs)".padEnd(52)} ${figures(puts)}\n`);
+    let n = 0;
+    const create = await timeRuns(200, () => fs.writeFile(path.join(root, `create-${n++}`), thumbnail));
+    process.stdout.write(`${'one file created there (5 KB)'.padEnd(52)} ${figures(create)}\n`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 export async function run(): Promise<void> {
   if (process.env.BENCH_FLOOR !== '0') await floorRows();
+  if (process.env.BENCH_FLOOR !== '0') await storeRows();
   if (process.env.BENCH_FLOOR_ONLY === '1') return;
   const small = await photoJpeg(1600, 1000);
   const big = await photoJpeg(4000, 3000);
