@@ -61,16 +61,19 @@ export interface RenderOptions {
 }
 
 /**
- * WebP settings. Encoding the two big sizes dominates the time, so they use the fastest method
- * (effort 0: much faster than the default 4 for a few percent more bytes); the small, most-viewed
- * sizes use a higher effort, which costs no wall time because they finish while the big ones
- * encode (figures: docs/benchmarks.md, `npm run bench -- images`).
+ * WebP settings, chosen per size on card-like images (`npm run bench -- image-encoder`; table and
+ * reasons: docs/benchmarks.md, "The image path at its floor"). Quality 80 (75 loses visibly on
+ * photos, 85 costs 12-45% more bytes). The two big sizes dominate the time: effort 1, the same
+ * pixels as effort 0 (the same SSIM) in 16-32% fewer bytes for about a quarter more of their
+ * encode (2: 7-13% fewer again, at half as much again). The small, most-viewed sizes: effort 4
+ * for the thumbnail (3: the same; 2: 3-6% more bytes), 2 for medium (4: 2-7% fewer at twice the
+ * time); they cost little wall time, finishing while the big ones encode.
  */
 const WEBP_QUALITY = 80;
 function webpEffortFor(box: number | undefined): number {
   if (box !== undefined && box <= 320) return 4;
   if (box !== undefined && box <= 640) return 2;
-  return 0;
+  return 1;
 }
 /** A vector image has no pixel size of its own: it is rasterized so its longer side is at least this. */
 const SVG_MIN_RASTER = 512;
