@@ -62,11 +62,11 @@ export interface RenderOptions {
 
 /**
  * WebP settings, chosen per size on card-like images (`npm run bench -- image-encoder`; table and
- * reasons: docs/benchmarks.md, "The image path at its floor"). Quality 80 (75 loses visibly on
- * photos, 85 costs 12-45% more bytes). The two big sizes dominate the time: effort 1, the same
- * pixels as effort 0 (the same SSIM) in 16-32% fewer bytes for about a quarter more of their
- * encode (2: 7-13% fewer again, at half as much again). The small, most-viewed sizes: effort 4
- * for the thumbnail (3: the same; 2: 3-6% more bytes), 2 for medium (4: 2-7% fewer at twice the
+ * reasons: docs/benchmarks.md, "The image path at its floor"). Quality 80 (75 loses up to 0.017
+ * SSIM on photos, 85 costs 12-45% more bytes). The two big sizes dominate the time: effort 1, the
+ * SSIM of effort 0 in 16-32% fewer bytes for about a quarter more of their encode (2: 9-13% fewer
+ * again, at half as much again). The small, most-viewed sizes: effort 4
+ * for the thumbnail (3: the same; 2: 3-6% more bytes), 2 for medium (4: 3-7% fewer at 2-3x the
  * time); they cost little wall time, finishing while the big ones encode.
  */
 const WEBP_QUALITY = 80;

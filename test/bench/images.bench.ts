@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- images`: first sharp's floor for a card image (1200x630 PNG and JPEG, 1600x1000
  * JPEG: ./card-images.ts): the peer's recipe (a clone per size, four at once) at sharp's default
- * effort and at 0, one decode then four encodes at effort 0, and renderImage, interleaved in one
+ * effort and at 0, one decode then four encodes at effort 0 and at renderImage's efforts (4/2/1/1,
+ * `large` of a source within 1280 px encoded once), and renderImage, interleaved in one
  * process (BENCH_FLOOR_RUNS each, 30; BENCH_FLOOR=0 leaves them out, BENCH_FLOOR_ONLY=1 runs only
  * them), and the job's puts into the local blob store (storeRows). Then the median time to render
  * the four WebP sizes (lib/media/images.ts renderImage: one decode, each size resized from the
@@ -79,17 +80,22 @@ function peerRender(bytes: Buffer, effort?: number): Promise<Buffer[]> {
  * The simplest fast render from one decode: the source's raw pixels once, then each size resized
  * from them and encoded at effort 0 in its own pipeline, all four at once.
  */
-async function oneDecodeRender(bytes: Buffer): Promise<Buffer[]> {
+async function oneDecodeRender(bytes: Buffer, effortFor: (box: number | undefined) => number = () => 0): Promise<Buffer[]> {
   const { data, info } = await sharp(bytes, { failOn: 'none' }).raw().toBuffer({ resolveWithObject: true });
   const raw = { raw: { width: info.width, height: info.height, channels: info.channels } };
+  // With renderImage's efforts, a size the source fits in (`large` of a 1200x630) is the original's encode.
+  const boxes = BOXES.filter((box) => box === undefined || effortFor(box) !== effortFor(undefined) || Math.max(info.width, info.height) > box);
   return Promise.all(
-    BOXES.map((box) => {
+    boxes.map((box) => {
       const p = sharp(data, raw);
       if (box !== undefined) p.resize(box, box, { fit: 'inside', withoutEnlargement: true });
-      return p.webp({ effort: 0 }).toBuffer();
+      return p.webp({ effort: effortFor(box) }).toBuffer();
     }),
   );
 }
+
+/** renderImage's efforts (lib/media/render-image.ts webpEffortFor). */
+const renderEfforts = (box: number | undefined) => (box === undefined ? 1 : box <= 320 ? 4 : box <= 640 ? 2 : 1);
 
 /**
  * Sharp's floor for a card image: each contender on each input in turn (A, B, C, A, B, C ... with
@@ -106,7 +112,8 @@ async function floorRows(): Promise<void> {
   const contenders: [string, (b: Buffer) => Promise<unknown>][] = [
     ['peer: clone x4, effort 4', (b) => peerRender(b)],
     ['peer: clone x4, effort 0', (b) => peerRender(b, 0)],
-    ['one decode, 4 encodes at effort 0', oneDecodeRender],
+    ['one decode, 4 encodes at effort 0', (b) => oneDecodeRender(b)],
+    ["one decode, renderImage's efforts", (b) => oneDecodeRender(b, renderEfforts)],
     ['renderImage', (b) => renderImage(b, { maxPixels: MAX_PIXELS })],
   ];
   for (const [label, bytes] of inputs) {
