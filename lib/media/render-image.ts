@@ -61,16 +61,19 @@ export interface RenderOptions {
 }
 
 /**
- * WebP settings. Encoding the two big sizes dominates the time, so they use the fastest method
- * (effort 0: much faster than the default 4 for a few percent more bytes); the small, most-viewed
- * sizes use a higher effort, which costs no wall time because they finish while the big ones
- * encode (figures: docs/benchmarks.md, `npm run bench -- images`).
+ * WebP settings, chosen per size on card-like images (`npm run bench -- image-encoder`; table and
+ * reasons: docs/benchmarks.md, "The image path at its floor"). Quality 80 (75 loses up to 0.017
+ * SSIM on photos, 85 costs 12-45% more bytes). The two big sizes dominate the time: effort 1, the
+ * SSIM of effort 0 in 16-32% fewer bytes for about a quarter more of their encode (2: 9-13% fewer
+ * again, at half as much again). The small, most-viewed sizes: effort 4
+ * for the thumbnail (3: the same; 2: 3-6% more bytes), 2 for medium (4: 3-7% fewer at 2-3x the
+ * time); they cost little wall time, finishing while the big ones encode.
  */
 const WEBP_QUALITY = 80;
 function webpEffortFor(box: number | undefined): number {
   if (box !== undefined && box <= 320) return 4;
   if (box !== undefined && box <= 640) return 2;
-  return 0;
+  return 1;
 }
 /** A vector image has no pixel size of its own: it is rasterized so its longer side is at least this. */
 const SVG_MIN_RASTER = 512;
@@ -122,7 +125,7 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
         animated: source.animated,
       },
       renditions,
-      edgeColor: await edgeColorOf(renditions),
+      edgeColor: await encoded.edgeColor,
       placeholders: await encoded.placeholders,
     };
   } finally {
@@ -204,19 +207,27 @@ function planRenditions(source: SourceFacts, options: RenderOptions): RenditionP
   };
 }
 
-/** The sizes encoded, and the placeholders (awaited once the renders are done: computed meanwhile). */
+/** The sizes encoded, the placeholders and the edge colour (awaited once the renders are done: computed meanwhile). */
 interface EncodedSizes {
   renditions: Rendition[];
   placeholders: Promise<Placeholders>;
+  edgeColor: Promise<string>;
 }
 
 /** Encodes the planned sizes (an animation's `original` is the animated render when there is one), and the placeholders. */
 async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: RenditionPlan): Promise<EncodedSizes> {
   const animatedOriginal = source.animated ? renderAnimatedOriginal(prepared, source, plan) : undefined;
+  // The edge colour from the thumbnail's encode, else the original's, as soon as it is done (edgeColorOf).
+  const edgeSize = plan.encoded.find((s) => s.name === 'thumbnail') ?? plan.encoded.find((s) => s.name === 'original');
+  let edgeColor = Promise.resolve('');
   const render = (s: ImageSize, p: () => Sharp): Promise<Rendition> => {
     const still = () => encode(s, p(), plan);
     const r = s.name === 'original' && animatedOriginal ? animatedOriginal.then((a) => a ?? still()) : still();
     r.catch(() => undefined); // awaited with the others below; marked handled now, as it can fail before
+    if (s === edgeSize) {
+      edgeColor = r.then(edgeColorOf);
+      edgeColor.catch(() => undefined); // the same
+    }
     return r;
   };
   if (prepared.format === 'svg' || source.width * source.height > ONE_DECODE_MAX_PIXELS) {
@@ -229,7 +240,7 @@ async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: R
     // first frame of an animated `original`): a small decode, where the source again would be a
     // large one (or an SVG rasterized once more).
     const smallest = renditions.reduce((a, b) => (b.width * b.height < a.width * a.height ? b : a));
-    return { renditions, placeholders: imagePlaceholders(sharp(smallest.data).timeout({ seconds: SHARP_TIMEOUT_SECONDS })) };
+    return { renditions, placeholders: imagePlaceholders(sharp(smallest.data).timeout({ seconds: SHARP_TIMEOUT_SECONDS })), edgeColor };
   }
   // One decode (the first frame, oriented), then each size resized from the next larger one's
   // pixels (less work than a decode per size: `npm run bench -- images`) and encoded while the
@@ -248,7 +259,7 @@ async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: R
   // memory, computed while the sizes encode. No decode at all: sharp's stats() would read the
   // source (decode it again), and a rendition's WebP would be decoded again too.
   const placeholders = imagePlaceholders(pipeline(image));
-  return { renditions: await Promise.all(renders), placeholders };
+  return { renditions: await Promise.all(renders), placeholders, edgeColor };
 }
 
 /**
@@ -289,13 +300,13 @@ async function renderAnimatedOriginal(prepared: PreparedInput, source: SourceFac
 }
 
 /**
- * The edge colour from the thumbnail (the smallest decode), else from the original (an icon's
- * only size; an animation's first frame): the same colour but for WebP's small losses.
+ * The edge colour of a rendition's WebP: the thumbnail's (the smallest decode), else the
+ * original's (an icon's only size; an animation's first frame), which is the same colour but for
+ * WebP's small losses. Computed while the other sizes encode (encodeSizes).
  */
-async function edgeColorOf(renditions: Rendition[]): Promise<string> {
-  const edge = renditions.find((r) => r.name === 'thumbnail') ?? renditions.find((r) => r.name === 'original');
-  const tiny = edge && (await sharp(edge.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer());
-  return tiny ? iconBackgroundColor(tiny, 32, 32) : '';
+async function edgeColorOf(edge: Rendition): Promise<string> {
+  const tiny = await sharp(edge.data).resize(32, 32, { fit: 'fill' }).ensureAlpha().raw().toBuffer();
+  return iconBackgroundColor(tiny, 32, 32);
 }
 /** Raw pixels in memory, as a pipeline's input. */
 interface DecodedImage {

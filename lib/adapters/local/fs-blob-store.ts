@@ -22,18 +22,58 @@ export class FsBlobStore implements BlobStore {
     return full;
   }
 
+  /**
+   * Writes the body to a temporary file and renames it into place, so a reader (the local server's
+   * /assets/, a HEAD) sees the whole blob or none; the sidecar is written before the rename (beside
+   * the body's write: they do not depend on each other), so a blob that exists has its
+   * Content-Type and metadata. No fsync: the data directory is a cache of renders and versions a
+   * preview can make again, not a record of its own. A directory is made once per process
+   * (`dirs`), and again if it went missing since.
+   */
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
     const file = this.resolve(key);
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    const dir = path.dirname(file);
+    await this.directory(dir);
     const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    await fs.writeFile(tmp, body);
     const meta: StoredMeta = {
       contentType: options.contentType,
       cacheControl: options.cacheControl,
       ...(options.metadata ? { metadata: options.metadata } : {}),
     };
-    await fs.writeFile(`${file}.meta.json`, JSON.stringify(meta));
+    // Both settled before a retry, so no write to `tmp` is still running when it starts again.
+    const write = async () => {
+      const failed = (await Promise.allSettled([fs.writeFile(tmp, body), fs.writeFile(`${file}.meta.json`, JSON.stringify(meta))])).find(
+        (r) => r.status === 'rejected',
+      );
+      if (failed) throw failed.reason;
+    };
+    try {
+      await write();
+    } catch (err) {
+      // The directory was removed since it was made (a test, an operator clearing the cache): once more.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      this.dirs.delete(dir);
+      await this.directory(dir);
+      await write();
+    }
     await fs.rename(tmp, file);
+  }
+
+  /**
+   * The directories this store made (or is making), so a key's `assets/<sha>` is made once, by the
+   * first of its puts, and the puts after it (or beside it) wait for that one. Bounded: cleared when full.
+   */
+  private readonly dirs = new Map<string, Promise<unknown>>();
+
+  private directory(dir: string): Promise<unknown> {
+    let made = this.dirs.get(dir);
+    if (!made) {
+      if (this.dirs.size >= 10_000) this.dirs.clear();
+      made = fs.mkdir(dir, { recursive: true });
+      made.catch(() => this.dirs.delete(dir));
+      this.dirs.set(dir, made);
+    }
+    return made;
   }
 
   /** A blob is a regular file: a directory on the way to blobs (`assets/<sha>`) is none. */
