@@ -136,7 +136,7 @@ class PageParser {
 
   /** An element that has content: onto the stack, with whether its text is skipped (chrome, hidden) and its itemscope. */
   private enter(name: string, a: Record<string, string>): void {
-    const skip = SKIP_TEXT.has(name) || a.hidden !== undefined || /display\s*:\s*none/i.test(a.style ?? '');
+    const skip = SKIP_TEXT.has(name) || a.hidden !== undefined || (a.style !== undefined && /display\s*:\s*none/i.test(a.style));
     this.stack.push(name);
     if (this.stack.length > PAGE_LIMITS.maxDepth) this.stop();
     this.skipFlags.push(skip);
