@@ -76,12 +76,16 @@ export class MarkCollector {
     if (this.articleDepth && this.articleDepth >= depth) this.articleDepth = 0;
   }
 
+  /** Called for every tag: the attributes a tag lacks are not tested (most tags have no class or id). */
   private kindOf(name: string, a: Record<string, string>): PageMark['kind'] | undefined {
-    const rel = (a.rel ?? '').toLowerCase().split(/\s+/);
-    if (name === 'a' && rel.includes('author')) return 'rel-author';
-    if (name === 'a' && (AUTHOR_CLASS.test(a.class ?? '') || (a.href && AUTHOR_HREF.test(a.href)))) return 'author-link';
-    if (name !== 'a' && name !== 'meta' && name !== 'link' && AUTHOR_CLASS.test(`${a.class ?? ''} ${a.id ?? ''}`)) return 'byline';
-    return undefined;
+    if (name === 'a') {
+      if (a.rel && /author/i.test(a.rel) && a.rel.toLowerCase().split(/\s+/).includes('author')) return 'rel-author';
+      if ((a.class && AUTHOR_CLASS.test(a.class)) || (a.href && AUTHOR_HREF.test(a.href))) return 'author-link';
+      return undefined;
+    }
+    if (name === 'meta' || name === 'link') return undefined;
+    // The class and the id apart: a name the pattern finds in `${class} ${id}` lies wholly in one of them.
+    return (a.class && AUTHOR_CLASS.test(a.class)) || (a.id && AUTHOR_CLASS.test(a.id)) ? 'byline' : undefined;
   }
 
   private add(mark: PageMark): boolean {

@@ -8,6 +8,7 @@ import { Parser } from 'htmlparser2';
 import iconv from 'iconv-lite';
 import { DATA_SCRIPT, MOUNT_IDS, MOUNT_TAGS, PAGE_LIMITS, type PageData } from './page-data.js';
 import { MarkCollector } from './page-marks.js';
+import { PageTokenizer } from './page-tokenizer.js';
 import { cutByStrayQuote } from './stray-quote.js';
 
 /** Microdata properties whose value is text even on elements with an href or src. */
@@ -90,7 +91,7 @@ class PageParser {
         onclosetag: (name) => this.close(name),
         ontext: (text) => this.onText(text),
       },
-      { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true },
+      { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true, Tokenizer: PageTokenizer },
     );
   }
 
@@ -136,7 +137,7 @@ class PageParser {
 
   /** An element that has content: onto the stack, with whether its text is skipped (chrome, hidden) and its itemscope. */
   private enter(name: string, a: Record<string, string>): void {
-    const skip = SKIP_TEXT.has(name) || a.hidden !== undefined || /display\s*:\s*none/i.test(a.style ?? '');
+    const skip = SKIP_TEXT.has(name) || a.hidden !== undefined || (a.style !== undefined && /display\s*:\s*none/i.test(a.style));
     this.stack.push(name);
     if (this.stack.length > PAGE_LIMITS.maxDepth) this.stop();
     this.skipFlags.push(skip);
