@@ -76,19 +76,16 @@ export function openExchange(url: URL, options: HopExchangeOptions): HopExchange
   }
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const secure = url.protocol === 'https:';
-  try {
-    const headers = requestHeaders(url, options.headers);
-    req = (secure ? https : http).request(url, {
-      method: options.method,
-      headers,
-      agent: secure ? options.agents.https : options.agents.http,
-      lookup: options.lookup,
-    });
-  } catch (err) {
-    // Credentials in the URL that do not decode: the request is never sent.
-    end(err as Error);
-    return { response, destroy: () => end() };
-  }
+  const headers: Record<string, string> = {};
+  // Header names case-insensitively, the last one given winning (as got merged them).
+  for (const [name, value] of Object.entries(options.headers)) headers[name.toLowerCase()] = value;
+  headers['accept-encoding'] ??= ACCEPT_ENCODING;
+  req = (secure ? https : http).request(url, {
+    method: options.method,
+    headers,
+    agent: secure ? options.agents.https : options.agents.http,
+    lookup: options.lookup,
+  });
   timer = setTimeout(() => end(timeoutError(options.timeoutMs, !req?.socket)), options.timeoutMs);
   req.on('error', (err) => end(err));
   req.on('response', (res) => {
@@ -101,18 +98,6 @@ export function openExchange(url: URL, options: HopExchangeOptions): HopExchange
   });
   req.end(options.body);
   return { response, destroy: () => end() };
-}
-
-/** The request's headers: names in lower case (the last one given wins), got's Accept-Encoding, the URL's credentials as Basic authorization. */
-function requestHeaders(url: URL, given: Record<string, string>): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(given)) headers[name.toLowerCase()] = value;
-  headers['accept-encoding'] ??= ACCEPT_ENCODING;
-  // Over any Authorization given, as got did.
-  if (url.username || url.password) {
-    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-  }
-  return headers;
 }
 
 /** The body as sent, or decoded when it is encoded and may have a body (not a HEAD's, 1xx, 204, 205 or 304). */
