@@ -1,10 +1,10 @@
 /**
  * Reading HTTP headers, one way everywhere: a header's value, all headers flattened to strings,
  * and the file name of a Content-Disposition header. Header names are lower case, as Node gives
- * them (IncomingMessage, the fetcher's answers, Playwright).
+ * them (got's response headers, IncomingMessage, Playwright).
  */
 
-/** Headers as Node holds them: a value, a list of values (Set-Cookie), or nothing. */
+/** Headers as Node and got hold them: a value, a list of values (Set-Cookie), or nothing. */
 export type HeaderBag = Readonly<Record<string, string | string[] | number | undefined>>;
 
 /** One header's value; the first when it came more than once. */

@@ -11,6 +11,7 @@
  */
 import type https from 'node:https';
 import type tls from 'node:tls';
+import type { Headers } from 'got';
 import { LinkNotAllowedError } from '../errors.js';
 import type { Log } from '../log.js';
 import type { guardedLookup } from './address-guard.js';
@@ -20,7 +21,7 @@ import { type HopExchange, openExchange } from './hop-exchange.js';
 import type { ProxyPolicy } from './proxy-route.js';
 import { ProxyError, tunnelAgents } from './proxy-tunnel.js';
 import type { ProxyEndpoint } from './proxy-url.js';
-import type { FetchOptions, FetchResult, Headers } from './types.js';
+import type { FetchOptions, FetchResult } from './types.js';
 
 /** The answers that redirect (their Location says where): their body is not read. */
 export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);

@@ -3,10 +3,8 @@
  * and the Fetcher itself. The one implementation is lib/fetch/safe-fetch.ts; the pipeline, the
  * jobs, the platforms and the browser take a Fetcher through their ports.
  */
+import type { Headers } from 'got';
 import type { RouteState, RouteTaken } from './proxy-route.js';
-
-/** A response's headers as node:http gives them: a value, a list of values (Set-Cookie), or nothing. */
-export type Headers = Record<string, string | string[] | undefined>;
 
 export interface FetchOptions {
   /** POST is for platform APIs (an OAuth token call); its redirects are not followed. */
