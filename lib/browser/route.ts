@@ -105,7 +105,7 @@ export class PageTraffic {
     readonly timeLeft: () => number,
     private readonly onRequest?: (url: string, outcome: RequestOutcome, detail?: string) => void,
   ) {
-    // Every request of the page in flight listens on this signal (the fetch's abort listener, taken off
+    // Every request of the page in flight listens on this signal (got's abort listener, taken off
     // when its request ends): up to PAGE_LIMITS.maxRequests at once, which is no leak. Node's
     // default cap (10) would warn MaxListenersExceededWarning on any page with many images.
     setMaxListeners(PAGE_LIMITS.maxRequests + 16, signal);

@@ -1,7 +1,7 @@
 /**
  * One hop's HTTP request (lib/fetch/safe-fetch.ts follows the redirects, and chooses each hop's
  * route): the request on its agents, its answer read under the caps, or the FetchFailure it is.
- *  - the name is resolved by `guardedLookup` (the request's lookup) on a fresh connection: direct, the
+ *  - the name is resolved by `guardedLookup` (got's dnsLookup) on a fresh connection: direct, the
  *    fetcher's agents (lib/fetch/connection-agents.ts); through the proxy, a tunnel to the address
  *    the guard checked, never the name (lib/fetch/proxy-tunnel.ts);
  *  - the hop has the time left of the fetch's own timeout, and reads at most `maxBytes` after
@@ -11,15 +11,14 @@
  */
 import type https from 'node:https';
 import type tls from 'node:tls';
-import type { Headers } from 'got';
+import got, { type Headers } from 'got';
 import { LinkNotAllowedError } from '../errors.js';
 import type { Log } from '../log.js';
 import type { guardedLookup } from './address-guard.js';
 import type { connectionAgents } from './connection-agents.js';
 import { classifyError, DNS_FAILURE_MESSAGE, FetchFailure } from './fetch-failure.js';
-import { type HopExchange, openExchange } from './hop-exchange.js';
 import type { ProxyPolicy } from './proxy-route.js';
-import { ProxyError, tunnelAgents } from './proxy-tunnel.js';
+import { tunnelAgents } from './proxy-tunnel.js';
 import type { ProxyEndpoint } from './proxy-url.js';
 import type { FetchOptions, FetchResult } from './types.js';
 
@@ -73,11 +72,8 @@ export interface HopRequest {
   hop: number;
 }
 
-/** A request's agents; through the proxy, with the proxy's name for its failures. */
-type HopAgents = ReturnType<typeof connectionAgents> & { proxyLabel?: string };
-
 /** The agents of one request: the fetcher's own (direct), or a tunnel through the proxy to the checked address. */
-async function agentsFor(deps: HopDeps, req: HopRequest): Promise<HopAgents> {
+async function agentsFor(deps: HopDeps, req: HopRequest): Promise<ReturnType<typeof connectionAgents>> {
   if (!req.viaProxy) return deps.agents;
   let endpoint: ProxyEndpoint | undefined;
   try {
@@ -95,23 +91,22 @@ async function agentsFor(deps: HopDeps, req: HopRequest): Promise<HopAgents> {
       deps.lookup(host, {}, (err, address) => (err ? fail(err) : ok(address as string)));
     });
   const secureContext = (deps.agents.https as https.Agent & { options: { secureContext?: tls.SecureContext } }).options.secureContext;
-  return { ...tunnelAgents(endpoint, resolve, { timeoutMs: req.timeoutMs, signal: req.chain.options.signal, secureContext }), proxyLabel: endpoint.label };
+  return tunnelAgents(endpoint, resolve, { timeoutMs: req.timeoutMs, signal: req.chain.options.signal, secureContext });
 }
 /** One hop's request: its answer (a redirect's or a HEAD's without a body), or a FetchFailure. */
 export async function requestOnce(deps: HopDeps, req: HopRequest): Promise<HopAnswer> {
-  const agents = await hopAgents(deps, req);
-  const exchange = openHop(deps, req, agents);
+  const stream = openStream(deps, req, await hopAgents(deps, req));
   const received: Received = { status: 0, headers: {}, chunks: [], bytes: 0 };
   try {
-    return await receive(exchange, req, received);
+    return await receive(stream, req, received);
   } catch (err) {
-    exchange.destroy();
-    return brokenOff(deps, req, proxyTimedOut(err, agents.proxyLabel), received);
+    stream.destroy();
+    return brokenOff(deps, req, err, received);
   }
 }
 
 /** The hop's agents (agentsFor); any failure to get them is the proxy's. */
-async function hopAgents(deps: HopDeps, req: HopRequest): Promise<HopAgents> {
+async function hopAgents(deps: HopDeps, req: HopRequest): Promise<ReturnType<typeof connectionAgents>> {
   try {
     return await agentsFor(deps, req);
   } catch (err) {
@@ -121,26 +116,26 @@ async function hopAgents(deps: HopDeps, req: HopRequest): Promise<HopAgents> {
   }
 }
 
-/**
- * The cap reached while the proxy's tunnel had not given the request its connection: the proxy did
- * not answer in time (the tunnel's own timer, of the same time but started after the lookup, has not fired yet).
- */
-function proxyTimedOut(err: unknown, proxyLabel: string | undefined): unknown {
-  return proxyLabel && (err as { connecting?: boolean }).connecting ? new ProxyError(`The proxy ${proxyLabel} did not answer in time.`) : err;
-}
+type HopStream = ReturnType<typeof got.stream>;
 
-function openHop(deps: HopDeps, req: HopRequest, agents: HopAgents): HopExchange {
+function openStream(deps: HopDeps, req: HopRequest, agents: ReturnType<typeof connectionAgents>): HopStream {
   const { options } = req.chain;
-  return openExchange(req.chain.current, {
+  const { headers, timeoutMs } = req;
+  return got.stream(req.chain.current, {
     method: options.method ?? 'GET',
-    headers: req.headers,
-    body: options.method === 'POST' ? options.body : undefined,
+    headers,
+    ...(options.method === 'POST' && options.body !== undefined ? { body: options.body } : {}),
+    followRedirect: false,
+    throwHttpErrors: false,
+    decompress: true,
+    retry: { limit: 0 },
+    dnsLookup: deps.lookup as never,
     // Direct: the fetcher's agents (connectionAgents), a fresh connection per request, TLS sessions
     // resumed per host. Through the proxy: this request's tunnel (tunnelAgents).
-    agents,
-    lookup: deps.lookup,
-    timeoutMs: req.timeoutMs,
+    agent: agents,
+    timeout: { lookup: timeoutMs, connect: timeoutMs, secureConnect: timeoutMs, send: timeoutMs, response: timeoutMs, request: timeoutMs },
     signal: options.signal,
+    http2: false,
   });
 }
 
@@ -153,41 +148,44 @@ interface Received {
 }
 
 /** Reads the response: its status and headers, then its body under the byte cap. */
-async function receive(exchange: HopExchange, req: HopRequest, received: Received): Promise<HopAnswer> {
+async function receive(stream: HopStream, req: HopRequest, received: Received): Promise<HopAnswer> {
   const { options, trail } = req.chain;
   const maxBytes = options.maxBytes;
-  const response = await exchange.response;
+  const response = await new Promise<{ statusCode: number; headers: Headers }>((resolve, reject) => {
+    stream.once('response', resolve);
+    stream.once('error', reject);
+  });
   const status = response.statusCode;
   received.status = status;
   received.headers = response.headers;
   const declared = parseDeclaredSize(response.headers);
   const isRedirect = REDIRECT_STATUSES.has(status) && typeof response.headers.location === 'string';
   if (isRedirect || options.method === 'HEAD') {
-    exchange.destroy();
+    stream.destroy();
     return { status, headers: response.headers, body: Buffer.alloc(0), truncated: false, declaredSize: declared };
   }
   if (declared !== undefined && declared > maxBytes && options.onTooLarge === 'fail' && !options.rangePrefixBytes) {
-    exchange.destroy();
+    stream.destroy();
     throw new FetchFailure('TOO_LARGE', `The resource is larger than ${maxBytes} bytes.`, { trail, status });
   }
   let truncated = false;
-  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
     if (received.bytes + chunk.length > maxBytes) {
       if (options.onTooLarge === 'fail') {
-        exchange.destroy();
+        stream.destroy();
         throw new FetchFailure('TOO_LARGE', `The resource is larger than ${maxBytes} bytes.`, { trail, status });
       }
       received.chunks.push(chunk.subarray(0, maxBytes - received.bytes));
       received.bytes = maxBytes;
       truncated = true;
-      exchange.destroy();
+      stream.destroy();
       break;
     }
     received.chunks.push(chunk);
     received.bytes += chunk.length;
   }
-  // The exchange's timer and abort listener go with it.
-  exchange.destroy();
+  // got takes its abort listener off the caller's signal when its stream is destroyed, not at the body's end.
+  stream.destroy();
   return { status, headers: response.headers, body: Buffer.concat(received.chunks, received.bytes), truncated, declaredSize: declared };
 }
 
