@@ -47,6 +47,8 @@ const cases = loadCases(corpus)
 const seen = new Map(); // url -> first answer's sha
 const broken = [];
 let records = 0;
+let named = 0;
+let withReadingTime = 0;
 let versions = 0;
 let versionImages = 0;
 for (const c of cases) {
@@ -65,6 +67,8 @@ for (const c of cases) {
     continue;
   }
   records++;
+  if (record.page?.htmlUrl) named++;
+  if (record.page?.estimatedReadingTimeInMinutes !== undefined) withReadingTime++;
   const urls = ownUrls(record);
   const answers = await Promise.all(urls.map(get));
   for (const [i, a] of answers.entries()) {
@@ -88,7 +92,17 @@ for (const [url, first] of seen) {
   if (a.status !== 200) broken.push({ case: first.case, url, what: `later GET ${a.status}` });
   else if (a.sha !== first.sha) broken.push({ case: first.case, url, what: 'later GET: other bytes' });
 }
-const summary = { cases: cases.length, records, urls: seen.size, askedAgain: again, pageVersionsHtml: versions, imagesInVersions: versionImages, broken };
+const summary = {
+  cases: cases.length,
+  records,
+  namedVersions: named,
+  withReadingTime,
+  urls: seen.size,
+  askedAgain: again,
+  pageVersionsHtml: versions,
+  imagesInVersions: versionImages,
+  broken,
+};
 fs.writeFileSync(out, JSON.stringify(summary, null, 1));
 console.log(JSON.stringify({ ...summary, broken: broken.length }));
 for (const b of broken.slice(0, 30)) console.log('BROKEN', JSON.stringify(b));
