@@ -112,8 +112,6 @@ export type JobPriority = 'card' | 'extra';
 export class PriorityGate {
   private active = { card: 0, extra: 0 };
   private readonly waiting: Record<JobPriority, (() => void)[]> = { card: [], extra: [] };
-  /** Those waiting for no card job to run or wait (whenCardsIdle). */
-  private idleWaiters = new Set<() => void>();
   readonly maxExtra: number;
 
   constructor(
@@ -146,32 +144,7 @@ export class PriorityGate {
     } finally {
       this.active[priority]--;
       this.wake();
-      if (this.cardsIdle) for (const resolve of [...this.idleWaiters]) resolve();
     }
-  }
-
-  private get cardsIdle(): boolean {
-    return this.active.card === 0 && this.waiting.card.length === 0;
-  }
-
-  /**
-   * Settles once no card job runs or waits (at once when none does), or at `until` (epoch ms), or
-   * when `signal` aborts, whichever comes first: for work in an extra's slot that gives the card's
-   * jobs the cores first (the page versions' content images: JobContext.cardIdle).
-   */
-  whenCardsIdle(until: number, signal?: AbortSignal): Promise<void> {
-    if (this.cardsIdle || signal?.aborted || until <= Date.now()) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        this.idleWaiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, until - Date.now());
-      signal?.addEventListener('abort', done, { once: true });
-      this.idleWaiters.add(done);
-    });
   }
 
   /** Hands free slots to the waiters: card jobs first, then extras within their share. */

@@ -26,13 +26,6 @@ export interface JobContext {
    * parts with the job's outcome (ports.ts JobParts) and Server-Timing reports them. Absent: not kept.
    */
   mark?: (part: string, ms: number) => void;
-  /**
-   * Settles once none of the runner's card jobs runs or waits, or at `until` (epoch ms) or on
-   * `signal`'s abort: work no record waits for (the page versions' content images) takes the
-   * cores only when the cards leave them (the in-process runner's shared lanes; absent elsewhere:
-   * no wait).
-   */
-  cardIdle?: (until: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** A JobContext.mark that keeps the parts in `parts` (the runners'), each rounded to 0.1 ms when read. */

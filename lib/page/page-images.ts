@@ -54,7 +54,7 @@ export const PAGE_IMAGE_LIMITS = {
   defaultMs: 10_000,
 };
 
-type ImageContext = Pick<JobContext, 'fetch' | 'blobs' | 'config' | 'signal' | 'memory' | 'cardIdle'>;
+type ImageContext = Pick<JobContext, 'fetch' | 'blobs' | 'config' | 'signal' | 'memory'>;
 
 /**
  * When the images are stopped outright (epoch ms): PAGE_IMAGE_LIMITS.reserveMs before the job's
@@ -81,7 +81,7 @@ export async function hostPageImages(
   const storable = all.filter((url) => !rules.has(url, 'metadata-only'));
   if (storable.length === 0) return new Map();
   const stop = hardStop(ctx.signal, until);
-  const hosting = new ImageHosting(ctx, { signal: stop.signal, until });
+  const hosting = new ImageHosting(ctx, stop.signal);
   try {
     await Promise.race([hosting.hostAll(storable.slice(0, PAGE_IMAGE_LIMITS.maxImages)), stop.stopped]);
   } finally {
@@ -122,16 +122,11 @@ class ImageHosting {
   /** The job's context, its signal the hard stop's. */
   private readonly ctx: ImageContext;
 
-  private readonly stop: AbortSignal;
-  /** Settles once no card job runs, or at the hosting's end. */
-  private readonly idle: () => Promise<void>;
-
-  constructor(ctx: ImageContext, stop: { signal: AbortSignal; until: number }) {
-    this.stop = stop.signal;
-    this.ctx = { ...ctx, signal: stop.signal };
-    // No record waits for these: each download and render waits until no card job runs (within the hosting's own time).
-    const cardIdle = ctx.cardIdle;
-    this.idle = () => cardIdle?.(stop.until, stop.signal) ?? Promise.resolve();
+  constructor(
+    ctx: ImageContext,
+    private readonly stop: AbortSignal,
+  ) {
+    this.ctx = { ...ctx, signal: stop };
     this.perImage = Math.min(PAGE_IMAGE_LIMITS.maxImageBytes, ctx.config.maxImageBytes);
   }
 
@@ -154,7 +149,7 @@ class ImageHosting {
 
   private hostOne(url: string, cap: number): Promise<void> {
     this.reserved += cap;
-    const p: Promise<void> = hostContentImage(url, this.ctx, { cap, idle: this.idle })
+    const p: Promise<void> = hostContentImage(url, this.ctx, cap)
       .then(
         (r) => {
           if (r.image && !this.stop.aborted) {
@@ -179,16 +174,11 @@ class ImageHosting {
 /**
  * Downloads `url` (at most `cap` bytes) and hosts its `medium` size: found by one HEAD when the
  * source was hosted before (content-addressed, its dimensions in the metadata), else rendered and
- * stored; the download and the render each once `idle` settles (no card job runs). A failure of the image's own (a 404, undecodable, too large for the cap) is a `{reason}`.
+ * stored. A failure of the image's own (a 404, undecodable, too large for the cap) is a `{reason}`.
  */
-async function hostContentImage(
-  url: string,
-  ctx: ImageContext,
-  { cap, idle }: { cap: number; idle: () => Promise<void> },
-): Promise<{ image?: ContentImage; bytes: number; reason?: string }> {
+async function hostContentImage(url: string, ctx: ImageContext, cap: number): Promise<{ image?: ContentImage; bytes: number; reason?: string }> {
   let bytes: Buffer;
   try {
-    await idle();
     bytes = await sourceBytes({ url }, { ...ctx, config: { ...ctx.config, maxImageBytes: cap } });
   } catch (err) {
     if (!(err instanceof ExpectedFailure)) throw err;
@@ -203,7 +193,6 @@ async function hostContentImage(
   const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
   let medium: { width: number; height: number; data: Buffer };
   try {
-    await idle();
     const rendered = await renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve, sizes: ['medium'] });
     medium = rendered.renditions[0];
   } catch (err) {

@@ -2,7 +2,7 @@
  * The gate's give-up time, on an injected clock: a task whose start would come too late gives up
  * at once instead of running late, and its slot goes to the next task still in time.
  */
-import { ConcurrencyGate, PriorityGate, TooLateToStart } from '../../lib/jobs/concurrency-gate';
+import { ConcurrencyGate, TooLateToStart } from '../../lib/jobs/concurrency-gate';
 
 /** A task that runs until `release()` is called. */
 function held() {
@@ -67,69 +67,5 @@ describe('on fake timers', () => {
     await running;
     expect(await c).toBe('c');
     expect(jest.getTimerCount()).toBe(0);
-  });
-});
-
-describe('PriorityGate.whenCardsIdle', () => {
-  const deferred = () => {
-    let resolve!: () => void;
-    const promise = new Promise<void>((r) => {
-      resolve = r;
-    });
-    return { promise, resolve };
-  };
-  const settled = async (p: Promise<unknown>) => {
-    let done = false;
-    void p.then(() => {
-      done = true;
-    });
-    for (let i = 0; i < 5; i++) await Promise.resolve();
-    return done;
-  };
-
-  test('at once when no card job runs or waits; else once the last card job ends (an extra running does not count)', async () => {
-    const gate = new PriorityGate(2);
-    await expect(settled(gate.whenCardsIdle(Date.now() + 60_000))).resolves.toBe(true);
-    const extra = deferred();
-    const extraJob = gate.run('extra', () => extra.promise);
-    await expect(settled(gate.whenCardsIdle(Date.now() + 60_000))).resolves.toBe(true);
-    const a = deferred();
-    const b = deferred();
-    const c = deferred();
-    const jobs = [gate.run('card', () => a.promise), gate.run('card', () => b.promise), gate.run('card', () => c.promise)];
-    const idle = gate.whenCardsIdle(Date.now() + 60_000);
-    a.resolve();
-    await expect(settled(idle)).resolves.toBe(false);
-    b.resolve();
-    // The third card job (it waited for a slot) still runs.
-    await expect(settled(idle)).resolves.toBe(false);
-    c.resolve();
-    await Promise.all(jobs);
-    await expect(settled(idle)).resolves.toBe(true);
-    extra.resolve();
-    await extraJob;
-  });
-
-  test('at `until` or on abort, whatever the card jobs do', async () => {
-    jest.useFakeTimers();
-    try {
-      const gate = new PriorityGate(1);
-      const card = deferred();
-      const job = gate.run('card', () => card.promise);
-      const byTime = gate.whenCardsIdle(Date.now() + 500);
-      await jest.advanceTimersByTimeAsync(499);
-      await expect(settled(byTime)).resolves.toBe(false);
-      await jest.advanceTimersByTimeAsync(1);
-      await expect(settled(byTime)).resolves.toBe(true);
-      const stop = new AbortController();
-      const byAbort = gate.whenCardsIdle(Date.now() + 60_000, stop.signal);
-      await expect(settled(byAbort)).resolves.toBe(false);
-      stop.abort();
-      await expect(settled(byAbort)).resolves.toBe(true);
-      card.resolve();
-      await job;
-    } finally {
-      jest.useRealTimers();
-    }
   });
 });

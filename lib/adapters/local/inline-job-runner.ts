@@ -19,9 +19,7 @@ import type { Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
  *
  * In the shared lanes the card's jobs come first (their kind's `priority`, lib/jobs/specs.ts): an
  * extra (the page versions with their images) holds at most half of the slots and waits behind
- * every card job waiting, so a slow extra never delays the image and icon of any record; and the
- * versions' content images, which no record waits for, start each download and render only once
- * no card job runs (JobContext.cardIdle, within their own time).
+ * every card job waiting, so a slow extra never delays the image and icon of any record.
  */
 export class InlineJobRunner implements JobRunner {
   /** The jobs share this process's cores with the requests. */
@@ -57,11 +55,10 @@ export class InlineJobRunner implements JobRunner {
     const deferred: (() => Promise<void>)[] = [];
     const defer = (work: () => Promise<void>) => void deferred.push(work);
     const { mark, parts } = partsRecorder();
-    const cardIdle = (until: number, signal?: AbortSignal) => this.shared.whenCardsIdle(until, signal);
     const outcome = await untilDeadline(options.deadline, (signal) =>
       inLane(async () => {
         if (signal.aborted) throw new Error('never started');
-        return handler(job.input as never, { ...this.ctx, fetch, signal, defer, mark, cardIdle });
+        return handler(job.input as never, { ...this.ctx, fetch, signal, defer, mark });
       }),
     );
     // What the job left for after its result: in the background, in an extra's slot.
