@@ -8,6 +8,7 @@
 import { pageDigest, pageMemoKey, rememberPage } from '../../lib/page/page-memo';
 import { pageVersionKeys } from '../../lib/page/page-versions';
 import type { BlobStore } from '../../lib/ports';
+import { previewOn } from './service';
 
 /** A local server (startTestServer's): its URL and key. */
 type Server = { url: string; apiKey: string };
@@ -23,15 +24,8 @@ export function assetUrls(record: unknown, server: Server): string[] {
   return [...found].sort();
 }
 
-export async function preview(server: Server, link: string): Promise<any> {
-  const res = await fetch(`${server.url}/`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ link }),
-  });
-  expect(res.status).toBe(200);
-  return res.json();
-}
+/** A preview through the local server's handler (test/helpers/service.ts previewOn). */
+export const preview = previewOn;
 
 export async function get(url: string, method = 'GET'): Promise<{ status: number; body: Buffer; headers: Headers }> {
   const res = await fetch(url, { method });

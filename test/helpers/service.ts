@@ -204,6 +204,19 @@ function observeAnswers(server: http.Server, violations: string[]): void {
  * The real local server on a free loopback port, with the guard opened for loopback. Its
  * answers are checked against openapi.yaml; close() fails when one did not match.
  */
+/** POST / of `link` to a local server (startTestServer's): 200, and the record, checked against the OpenAPI document. */
+export async function previewOn(server: { url: string; apiKey: string }, link: string): Promise<any> {
+  const res = await fetch(`${server.url}/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ link }),
+  });
+  expect(res.status).toBe(200);
+  const record = await res.json();
+  assertConforms(record);
+  return record;
+}
+
 export async function startTestServer(config: Partial<Config> = {}, resolver?: Resolver): Promise<LocalServer & { cleanup(): void }> {
   const c = testConfig(config);
   const server = await startLocalServer({ host: '127.0.0.1', port: 0, env: {}, config: c, log: silentLog, resolver });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import type { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
-import { startTestServer } from '../helpers/service';
+import { previewOn, startTestServer } from '../helpers/service';
 import * as fx from './fixtures';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
@@ -57,15 +57,7 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-async function preview(link: string): Promise<any> {
-  const res = await fetch(`${server.url}/`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ link }),
-  });
-  expect(res.status).toBe(200);
-  return res.json();
-}
+const preview = (link: string) => previewOn(server, link);
 
 /** Every image asset URL anywhere in a record (the page object's text versions are tested in test/page). */
 function assetUrls(value: unknown, out: string[] = []): string[] {
