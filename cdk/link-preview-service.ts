@@ -177,6 +177,7 @@ export class LinkPreviewService extends Construct {
       deadLetterQueue: this.jobs.deadLetterQueue,
       preview: this.preview,
       workers: { Worker: this.worker.fn, ...(this.browserWorker && { BrowserWorker: this.browserWorker.fn }) },
+      versionOrigin: this.store.versionOrigin.fn,
       topicArn: props.alarms?.topicArn,
       email: props.alarms?.email,
     });

@@ -24,6 +24,8 @@ export interface AlarmsProps {
   preview: { fn: lambda.IFunction; timeout: Duration; serviceName: string; metricsNamespace: string };
   /** The SQS workers, by the name their alarm gets (e.g. { Worker: fn, BrowserWorker: fn }). */
   workers: Record<string, lambda.IFunction>;
+  /** The page versions' origin (functions/version-origin.ts: CloudFront's second origin for the versions). */
+  versionOrigin?: lambda.IFunction;
   /** An existing SNS topic (ARN): alarm and OK actions go there. */
   topicArn?: string;
   /** Create a topic with this email subscribed (the address must confirm the subscription). */
@@ -32,7 +34,7 @@ export interface AlarmsProps {
 
 /**
  * The production alarms: the dead-letter queue holds a message; the preview fails, is throttled or
- * runs close to its timeout; a worker invocation fails. Missing data is healthy for all of them (no
+ * runs close to its timeout; a worker invocation fails; the page versions' origin fails. Missing data is healthy for all of them (no
  * traffic: no errors, an idle empty queue sends no metrics). Alarm and OK notifications go to
  * `topicArn` or to a topic created for `email`; with neither the alarms exist without actions.
  */
@@ -43,6 +45,8 @@ export class Alarms extends Construct {
   readonly previewDuration: cloudwatch.Alarm;
   /** Errors of each worker, keyed like `props.workers`. */
   readonly workerErrors: Record<string, cloudwatch.Alarm>;
+  /** Errors of the page versions' origin (when the stack has one). */
+  readonly versionOriginErrors?: cloudwatch.Alarm;
   readonly all: cloudwatch.Alarm[];
   /** Where the alarms notify (imported or created); undefined: no actions. */
   readonly topic?: sns.ITopic;
@@ -72,7 +76,21 @@ export class Alarms extends Construct {
     });
     this.previewDuration = previewDurationAlarm(this, name, props.preview);
     this.workerErrors = workerErrorsAlarms(this, name, props.workers);
-    this.all = [this.deadLetterQueue, this.previewErrors, this.previewThrottles, this.previewDuration, ...Object.values(this.workerErrors)];
+    if (props.versionOrigin) {
+      this.versionOriginErrors = atLeastOneAlarm(this, 'VersionOriginErrors', {
+        alarmName: name('version-origin-errors'),
+        alarmDescription: DESCRIPTIONS.versionOriginErrors,
+        metric: props.versionOrigin.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
+      });
+    }
+    this.all = [
+      this.deadLetterQueue,
+      this.previewErrors,
+      this.previewThrottles,
+      this.previewDuration,
+      ...Object.values(this.workerErrors),
+      ...(this.versionOriginErrors ? [this.versionOriginErrors] : []),
+    ];
     if (this.topic) notifyTopic(this.topic, this.all);
   }
 }
@@ -85,6 +103,8 @@ const DESCRIPTIONS = {
     'A preview invocation failed (timeout, out of memory, init failure such as a bad setting), or the preview answered a 500 (a bug it caught). See its log group.',
   previewThrottles:
     'The preview function was throttled (account or reserved concurrency): those requests failed. Raise the concurrency quota or lower the API throttle.',
+  versionOriginErrors:
+    "The page versions' origin failed (timeout, out of memory, unhandled error): a viewer who asked for a page version before it was stored got CloudFront's 5xx instead of the version. See its log group.",
 };
 
 /** An alarm's full name from its own (`<namePrefix>-<alarm>`). */

@@ -92,7 +92,7 @@ test('the whole service is inside the construct: its resources and alarm names c
   template.resourceCountIs('AWS::ApiGatewayV2::Route', 7); // POST /, GET /oembed, GET /status, GET /openapi.json and the playground's three
   expect(previewId).toMatch(/^LinksPreviewFunction/);
   const names = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties.AlarmName);
-  expect(names).toHaveLength(6);
+  expect(names).toHaveLength(7);
   for (const n of names) expect(n).toMatch(/^MyApp-Links-/);
   expect(stack.resolve(stack.stackName)).toBe('MyApp');
 });

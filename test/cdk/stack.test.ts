@@ -728,12 +728,24 @@ describe('alarms', () => {
       ...gte1,
     });
     const t = synth({ screenshots: false, render: 'off' });
-    expect(alarms(t).filter((p: any) => p.MetricName === 'Errors')).toHaveLength(1); // the worker (the preview's is an expression)
+    // The worker and the page versions' origin (the preview's is an expression).
+    expect(alarms(t).filter((p: any) => p.MetricName === 'Errors')).toHaveLength(2);
     expect(lastStack!.service.alarms.workerErrors.BrowserWorker).toBeUndefined();
   });
 
+  test("the page versions' origin alarms on its invocation errors (a viewer's early request for a version got a 5xx)", () => {
+    const [originId] = fnBy('linklens-version-origin');
+    expect(alarm('Errors', ofFunction(originId))).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Statistic: 'Sum',
+      AlarmName: 'Test-version-origin-errors',
+      ...gte1,
+    });
+    expect(mainStack.service.alarms.versionOriginErrors).toBeDefined();
+  });
+
   test('without a topic or an email the alarms have no actions and no topic is created', () => {
-    expect(alarms()).toHaveLength(6);
+    expect(alarms()).toHaveLength(7);
     for (const p of alarms()) {
       expect(p.TreatMissingData).toBe('notBreaching');
       expect(p.AlarmActions).toBeUndefined();
@@ -747,7 +759,7 @@ describe('alarms', () => {
   test('alarmEmail: a topic with the email subscribed; alarm and OK actions go to it', () => {
     const t = synth({ alarms: { email: 'ops@example.com' } });
     const stack = lastStack!;
-    expect(stack.service.alarms.all).toHaveLength(6);
+    expect(stack.service.alarms.all).toHaveLength(7);
     const [topicId] = Object.keys(t.findResources('AWS::SNS::Topic'));
     t.resourceCountIs('AWS::SNS::Topic', 1);
     t.resourceCountIs('AWS::SNS::TopicPolicy', 0); // the default policy lets CloudWatch publish
@@ -764,7 +776,7 @@ describe('alarms', () => {
     const t = synth({ alarms: { topicArn: arn } });
     t.resourceCountIs('AWS::SNS::Topic', 0);
     t.resourceCountIs('AWS::SNS::Subscription', 0);
-    expect(alarms(t)).toHaveLength(6);
+    expect(alarms(t)).toHaveLength(7);
     for (const p of alarms(t)) {
       expect(p.AlarmActions).toEqual([arn]);
       expect(p.OKActions).toEqual([arn]);
