@@ -126,7 +126,8 @@ async function contentByCard(
   const { versions, needsExcerpt } = options;
   if (!versions) return read;
   const grace = ports.config.contentWaitMs;
-  const ready = grace > 0 ? cardReady.then(() => sleep(grace)) : cardReady;
+  // Unref'd: a read that came first leaves no timer holding the process.
+  const ready = grace > 0 ? cardReady.then(() => sleep(grace, undefined, { ref: false })) : cardReady;
   const first = await Promise.race([read.then((d) => ({ d })), ready.then(() => undefined)]);
   if (first) return first.d;
   if (await needsExcerpt) return read;
