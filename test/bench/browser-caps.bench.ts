@@ -9,11 +9,12 @@
  * `BENCH_BROWSER=lambda`: the AWS layer's Chromium (@sparticuz/chromium, unpacked to /tmp, with its
  * flags: one process, as the browser worker runs it, one lane).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { browserAvailable } from '../../lib/browser/availability.js';
 import { closeBrowser, configureBrowser } from '../../lib/browser/browser.js';
 import { withLoadedPage } from '../../lib/browser/screenshot.js';
 import type { Fetcher } from '../../lib/fetch/types.js';
+import { descendants } from '../helpers/proc-tree.js';
 import { testConfig } from '../helpers/service.js';
 
 const PAGES: Record<string, string> = {
@@ -31,30 +32,6 @@ const fetch: Fetcher = async (url) => {
   const body = Object.values(PAGES)[Number(new URL(url).pathname.slice(1))] ?? '';
   return { url, finalUrl: url, status: 200, headers: { 'content-type': 'text/html' }, body: Buffer.from(body), truncated: false, trail: [url] };
 };
-
-/** Every process under `pid`, from each process's parent in /proc. */
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      /* gone */
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(pid);
-  return out;
-}
 
 /** The browser's memory now: resident and private, summed over its processes, in MB. */
 function memory(): { rss: number; private: number } {

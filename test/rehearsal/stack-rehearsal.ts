@@ -41,6 +41,7 @@ import { PROJECT_ROOT } from '../../cdk/constructs/bundling';
 import { runtimeNodeMajor } from '../../cdk/constructs/lambda-runtime';
 import { shipPackages } from '../../cdk/constructs/package-closure';
 import { sqsEvent } from '../adapters/aws/emulators';
+import { descendants } from '../helpers/proc-tree';
 import { AwsMeter, EVENT_SOURCE_MAPPING, type Invocation, startCountingProxy } from './aws-meter';
 import { type CdnAnswer, CloudFront } from './cloudfront';
 
@@ -258,31 +259,6 @@ function treeRssMb(pid: number): number {
     }
   }
   return kb / 1024;
-}
-
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(entry));
-      children.set(ppid, list);
-    } catch {
-      /* exited */
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(pid);
-  return out;
 }
 
 class HostedFunction {
