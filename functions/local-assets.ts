@@ -18,18 +18,25 @@ export interface AssetAnswer {
   body?: Buffer;
 }
 
+/** Where the assets are read from, and the builds of page versions this process holds (AwaitVersionOptions.pending). */
+export interface AssetSource {
+  store: FsBlobStore;
+  pending?: (digest: string) => Promise<void> | undefined;
+}
+
 /** The answer for a GET or HEAD of an /assets/ path, or undefined when it names no asset (404). */
 export async function assetAnswer(
-  assets: FsBlobStore | undefined,
+  source: AssetSource | undefined,
   method: string,
   path: string,
   ifNoneMatch: string | undefined,
 ): Promise<AssetAnswer | undefined> {
   const key = assetKey(path);
-  if (!assets || !key) return undefined;
+  if (!source || !key) return undefined;
+  const assets = source.store;
   // A key that is not a regular file (a directory, nothing), or that went between has() and get(), is
-  // 404, unless it is a page version on its way.
-  const stored = (await assets.has(key).catch(() => false)) || (await awaitVersion(assets, key)) === 'stored';
+  // 404, unless it is a page version on its way (a build parked here starts now).
+  const stored = (await assets.has(key).catch(() => false)) || (await awaitVersion(assets, key, { pending: source.pending })) === 'stored';
   const bytes = stored ? await assets.get(key).catch(() => undefined) : undefined;
   if (bytes === undefined) return undefined;
   const meta = await assets.meta(key);

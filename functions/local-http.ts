@@ -11,6 +11,7 @@ import { API_GATEWAY_LIMIT_MS } from '../lib/core-settings.js';
 import { InternalError, LinkPreviewError, toErrorBody } from '../lib/errors.js';
 import { flatHeaders } from '../lib/fetch/headers.js';
 import type { HttpResponse, PreviewHandler } from '../lib/http/preview-handler.js';
+import type { IdleWork } from '../lib/jobs/idle-work.js';
 import { errorFields, type Log } from '../lib/log.js';
 import type { KeyStore } from '../lib/ports.js';
 import { PhaseTimer } from '../lib/timing.js';
@@ -24,6 +25,8 @@ export interface LocalHttpDeps {
   keys: KeyStore;
   /** Where /assets/ are read from; undefined: every asset is 404. */
   assets?: FsBlobStore;
+  /** The work parked until the server is idle (lib/jobs/idle-work.ts): a POST marks it busy; a version asked for starts its build. */
+  idle?: IdleWork;
   log: Log;
 }
 
@@ -74,11 +77,24 @@ async function handle(deps: LocalHttpDeps, x: Exchange): Promise<void> {
   const { req, requestId } = x;
   const path = (req.url ?? '/').split('?')[0];
   if ((req.method === 'GET' || req.method === 'HEAD') && path.startsWith('/assets/')) {
-    const asset = await assetAnswer(deps.assets, req.method, path, req.headers['if-none-match']);
+    const source = deps.assets && { store: deps.assets, pending: deps.idle && ((digest: string) => deps.idle?.want(digest)) };
+    const asset = await assetAnswer(source, req.method, path, req.headers['if-none-match']);
     if (asset) send(x, asset);
     else sendJson(x, 404, toErrorBody(new LinkPreviewError(404, 'NOT_FOUND', 'No such asset.'), requestId));
     return;
   }
+  // A preview (any POST) in flight: nothing parked starts meanwhile.
+  const ended = req.method === 'POST' ? deps.idle?.busy() : undefined;
+  try {
+    await answer(deps, x, path);
+  } finally {
+    ended?.();
+  }
+}
+
+/** Everything but /assets/: the handler's answer. */
+async function answer(deps: LocalHttpDeps, x: Exchange, path: string): Promise<void> {
+  const { req, requestId } = x;
   // The key before the body: only a POST with a valid key has its body read (up to the cap).
   // Anything else reaches the handler with no body, which answers it (401, 404, 405, /status)
   // without it; an unread body is never drained, the connection is closed after the answer.

@@ -15,6 +15,7 @@ import type { Resolver } from '../lib/fetch/address-guard.js';
 import { createApiHandler } from '../lib/http/api-handler.js';
 import { PreviewGate } from '../lib/http/overload.js';
 import type { HandlerDeps } from '../lib/http/preview-handler.js';
+import { IdleWork } from '../lib/jobs/idle-work.js';
 import { createConsoleLogger, type Log } from '../lib/log.js';
 import { createLocalHttpServer } from './local-http.js';
 import { buildLocalDeps } from './wiring.js';
@@ -42,18 +43,26 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
+/** Page versions' builds waiting for the server to be idle, at most (LINKPREVIEW_VERSIONS_IDLE_MS's doc says so). */
+const MAX_PARKED_BUILDS = 128;
+/** How long a stopping server builds the versions still waiting (the same doc). */
+const STOP_BUILDS_MS = 5000;
+
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const { config, keyGenerated } = localConfig(options);
   const log = options.log ?? createConsoleLogger(config.logLevel);
   let url = '';
-  const deps = buildLocalDeps({ config, log, baseUrl: () => url, resolver: options.resolver });
+  // The page versions' builds with images wait until the server is idle (LINKPREVIEW_VERSIONS_IDLE_MS), and the disk store writes behind.
+  const idle = config.versionsIdleMs > 0 ? new IdleWork({ idleMs: config.versionsIdleMs, maxParked: MAX_PARKED_BUILDS }) : undefined;
+  const deps = buildLocalDeps({ config, log, baseUrl: () => url, resolver: options.resolver, idle, writeBehind: true });
   const handler = createApiHandler({
     ...deps,
     status: localStatusDeps(config),
     gate: new PreviewGate(config.maxConcurrentPreviews, config.maxQueuedPreviews),
   });
   noteMissingBrowser(config, log);
-  const server = createLocalHttpServer({ handler, keys: deps.keys, assets: deps.blobs instanceof FsBlobStore ? deps.blobs : undefined, log });
+  const store = deps.blobs instanceof FsBlobStore ? deps.blobs : undefined;
+  const server = createLocalHttpServer({ handler, keys: deps.keys, assets: store, idle, log });
   url = await listen(server, options.host ?? config.host, options.port ?? config.port);
   return {
     url,
@@ -61,11 +70,15 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     keyGenerated,
     deps,
     server,
+    // Stopping: the builds still waiting get STOP_BUILDS_MS, then every write still behind is finished.
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }).then(() => closeBrowser()),
+      })
+        .then(() => idle?.drain(STOP_BUILDS_MS))
+        .then(() => store?.flush())
+        .then(() => closeBrowser()),
   };
 }
 

@@ -18,7 +18,8 @@ import { fetcherFromConfig } from '../lib/fetch/safe-fetch.js';
 import type { Fetcher } from '../lib/fetch/types.js';
 import { blobWallMemo } from '../lib/fetch/wall-memo.js';
 import type { HandlerDeps } from '../lib/http/preview-handler.js';
-import type { Log } from '../lib/log.js';
+import type { IdleWork } from '../lib/jobs/idle-work.js';
+import { errorFields, type Log } from '../lib/log.js';
 import type { BlobStore, JobRunner } from '../lib/ports.js';
 
 export interface LocalDepsOptions {
@@ -32,6 +33,10 @@ export interface LocalDepsOptions {
   fetch?: Fetcher;
   blobs?: BlobStore;
   jobs?: JobRunner;
+  /** The local server's: the page versions' builds wait here until it is idle (lib/jobs/idle-work.ts). */
+  idle?: IdleWork;
+  /** The local server's: the disk store writes behind its puts (FsBlobStoreOptions.writeBehind). */
+  writeBehind?: boolean;
 }
 
 /**
@@ -51,8 +56,13 @@ export function buildFetcher(
 /** The embedded defaults: assets on the local disk, jobs in-process. */
 export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs: BlobStore } {
   const { config, log } = options;
-  const blobs = options.blobs ?? new FsBlobStore(config.dataDir, () => config.publicUrl || options.baseUrl());
+  const blobs =
+    options.blobs ??
+    new FsBlobStore(config.dataDir, () => config.publicUrl || options.baseUrl(), {
+      writeBehind: options.writeBehind,
+      onWriteError: (key, err) => log.error('asset write failed', { key, ...errorFields(err) }),
+    });
   const fetch = options.fetch ?? buildFetcher(config, { resolver: options.resolver, log, blobs });
-  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config }, config.jobConcurrency, { browser: browserLanes(config) });
+  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config, idle: options.idle }, config.jobConcurrency, { browser: browserLanes(config) });
   return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };
 }

@@ -420,6 +420,12 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots and the browser',
     default: 0,
     doc: "Once the rest of the card is ready (its fields, image and icon), how long the record waits for the page's content to be read, for its reading time (within the jobs' deadline). 0: not at all, the record goes out with the card. The versions' addresses are named either way, and a reading time that came late is in the next preview of the same page. A page with no description of its own waits for the read in any case (its excerpt is the description).",
   },
+  versionsIdleMs: {
+    env: 'LINKPREVIEW_VERSIONS_IDLE_MS',
+    type: int(0, 60_000),
+    default: 250,
+    doc: "The local server: a page's versions whose content has images to host are built once the server has had no preview in flight for this long (ms), one page at a time, or at once when one of their addresses is asked for (the request is held until they are built), so they never share the cores with a record still being made. At most 128 pages wait; past that, the oldest is built at once. A stopping server builds those still waiting for up to 5 s. 0: built right after the page is read, as the worker Lambda does on AWS, where they have cores of their own.",
+  },
   screenshotWaitMs: {
     env: 'LINKPREVIEW_SCREENSHOT_WAIT_MS',
     type: int(0, 28_000),

@@ -15,6 +15,8 @@ export interface PutOptions {
    * ASCII values, 2 KB in all): an image's manifest on its `original` (lib/media/images.ts).
    */
   metadata?: Record<string, string>;
+  /** The put returns only once the object is where every reader finds it (a store writing behind, the local one, waits for this one). */
+  durable?: boolean;
 }
 
 /** What `head` tells of a stored object. */

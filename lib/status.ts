@@ -90,7 +90,7 @@ function probeBlobStore(blobs: BlobStore): Promise<DependencyState> {
     // One per deep check, under jobs/ (which expires after a day in S3).
     const key = statusProbeKey(randomUUID());
     const stamp = JSON.stringify({ probe: randomUUID(), at: new Date().toISOString() });
-    await blobs.put(key, stamp, { contentType: 'application/json', cacheControl: 'no-store' });
+    await blobs.put(key, stamp, { contentType: 'application/json', cacheControl: 'no-store', durable: true });
     const back = await blobs.get(key);
     if (back?.toString() !== stamp) throw new Error('read back a different value');
   });

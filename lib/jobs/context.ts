@@ -4,6 +4,12 @@ import type { Fetcher } from '../fetch/types.js';
 import type { BlobStore, JobParts } from '../ports.js';
 import type { MemoryLease } from './memory.js';
 
+/** How deferred work may wait (JobContext.defer). */
+export interface DeferOptions {
+  /** The key its result is asked for by (lib/jobs/idle-work.ts `want`). */
+  key?: string;
+}
+
 /** The guarded fetcher, the blob store and the configuration; the signal and memory lease of this run. */
 export interface JobContext {
   fetch: Fetcher;
@@ -19,8 +25,11 @@ export interface JobContext {
    * Work that finishes after the job's result has gone out (the page versions' build, with their images):
    * the runner runs it under the job's signal and deadline, in an extra's slot, and on AWS before
    * the worker's invocation ends (a frozen Lambda runs nothing). Absent: the work runs on its own.
+   * With a `key` (the page's digest), a runner that parks such work (the local server's:
+   * lib/jobs/idle-work.ts) runs it when the process is idle or when its result is asked for by that
+   * key; the others run it at once.
    */
-  defer?: (work: () => Promise<void>) => void;
+  defer?: (work: () => Promise<void>, options?: DeferOptions) => void;
   /**
    * Adds `ms` to the job's part `part` (a download, a render, a store): the runner returns the
    * parts with the job's outcome (ports.ts JobParts) and Server-Timing reports them. Absent: not kept.

@@ -12,7 +12,8 @@
  * has versions to make. The job remembers it for these bytes (lib/page/page-memo.ts
  * `rememberContent`), since the record waits for it only until the rest of the card is ready;
  * it never waits for the versions: they are built after
- * the result (JobContext.defer; without it, before the result): the content's images are hosted
+ * the result (JobContext.defer; without it, before the result; the local server parks a build
+ * with images until it is idle or the versions are asked for: lib/jobs/idle-work.ts): the content's images are hosted
  * (lib/page/page-images.ts), each <img> rewritten or removed (the hosted HTML allows images from
  * its own origin only), then the versions are written with them and stored at those addresses.
  * Whoever serves an address before that holds the request until they are stored. A build that
@@ -57,12 +58,19 @@ export async function runPageContentJob(input: PageContentInput, ctx: Context): 
   result.estimatedReadingTimeInMinutes = readingMinutes(read);
   const named: PageContentResult = { ...result, ...versionAddresses(ctx.blobs, digest) };
   const deadline = input.deadline ?? started + PAGE_IMAGE_LIMITS.defaultMs + PAGE_IMAGE_LIMITS.reserveMs;
-  const build = () => buildVersions(read, { digest, deadline, started }, ctx);
+  // A build that starts later than now (parked until the process is idle or its versions are
+  // asked for: JobContext.defer's key) has as much time from its start as it has from now.
+  const allowance = deadline - Date.now();
+  const build = () => {
+    const late = Math.max(0, Date.now() + allowance - deadline);
+    return buildVersions(read, { digest, deadline: deadline + late, started: started + late }, ctx);
+  };
   // The result for the next preview of these bytes (the record may have gone out without it).
   const remember = () => rememberContent(ctx.blobs, digest, { content: named, until: deadline }).then(() => undefined);
   if (ctx.defer) {
     ctx.defer(remember);
-    ctx.defer(async () => void (await build()));
+    // Only a build with images to host may be parked: the others are three writes.
+    ctx.defer(async () => void (await build()), read.images ? { key: digest } : undefined);
     return named;
   }
   const [built] = await Promise.all([build(), remember()]);

@@ -20,6 +20,8 @@
  *    holds the request and looks again until it is there (`awaitVersion`): the local server
  *    (functions/local-assets.ts), and on AWS the CDN's second origin, a function reached when S3
  *    answers 403/404 (functions/version-origin.ts). An address no record named is a 404 at once.
+ *    The local server parks a build with images until it is idle (lib/jobs/idle-work.ts): asked
+ *    for one of its addresses, it starts that build at once and holds the request until it is done.
  *  - Never built: when the job's build fails, or the versions are still missing VERSION_GRACE_MS
  *    past its deadline, what could be made is stored in their place (`storeStandIns`): an empty
  *    document for each version not stored (a build cut before page.html keeps the page.md and
@@ -144,6 +146,12 @@ export interface AwaitVersionOptions {
   now?: () => number;
   /** The longest the caller may hold the request (ms; the origin function's own time): past it, the stand-in. Default: no cap beyond the job's deadline. */
   capMs?: number;
+  /**
+   * The build of the page with this digest, when this process holds it (parked or running: the
+   * local server's lib/jobs/idle-work.ts `want`, which starts a parked one): waited for before the
+   * memo's deadline is consulted. Absent, or undefined for the digest: none here.
+   */
+  pending?: (digest: string) => Promise<void> | undefined;
 }
 
 /**
@@ -155,6 +163,11 @@ export async function awaitVersion(blobs: BlobStore, key: string, options: Await
   const digest = versionDigest(key);
   if (!digest) return 'unknown';
   if (await blobs.has(key)) return 'stored';
+  const building = options.pending?.(digest);
+  if (building) {
+    await building;
+    if (await blobs.has(key)) return 'stored';
+  }
   const named = await versionsNamed(blobs, digest);
   // Stored meanwhile, and the memo forgot it (a stand-in): there after all.
   if (!named) return (await blobs.has(key)) ? 'stored' : 'unknown';

@@ -5,6 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { startLocalServer } from '../../functions/local-server';
+import type { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { silentLog, startTestServer, TEST_KEY } from '../helpers/service';
 
@@ -265,6 +266,7 @@ test("/assets/: directories, the store's .meta.json files and anything outside a
   try {
     await server.deps.blobs.put('assets/abc/medium.webp', Buffer.from('RIFF-MEDIUM-WEBP'), { contentType: 'image/webp' });
     await server.deps.blobs.put('jobs/j1/result.json', Buffer.from('{"job":"SECRET-JOB"}'), { contentType: 'application/json' });
+    await (server.deps.blobs as FsBlobStore).flush(); // the server's store writes behind its puts
     const dataDir = (server.deps.blobs as unknown as { root: string }).root;
     writeFileSync(path.join(dataDir, 'secret.txt'), 'SECRET-FILE');
     mkdirSync(path.join(dataDir, 'assets', 'empty'), { recursive: true });

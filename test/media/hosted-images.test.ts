@@ -66,9 +66,10 @@ function assetUrls(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
-/** The objects stored beside an asset URL's (under its `assets/<sha256>/`), without the local store's own `.meta.json` files. */
-function storedBeside(url: string): string[] {
+/** The objects stored beside an asset URL's (under its `assets/<sha256>/`), without the local store's own `.meta.json` files; once its writes behind are done. */
+async function storedBeside(url: string): Promise<string[]> {
   const blobs = server.deps.blobs as FsBlobStore;
+  await blobs.flush();
   const dir = path.dirname(blobs.resolve(new URL(url).pathname.slice(1)));
   return fs
     .readdirSync(dir)
@@ -116,8 +117,8 @@ test('a page with og:image gets all four sizes of `image` and an `icon`, each se
   expect(assetUrls(record)).toHaveLength(5);
   // Stored: the image's four sizes (each its own: the source is larger than every box), the
   // manifest on the original; the icon only in the size the record uses.
-  expect(storedBeside(record.image.original.url)).toEqual(['large.webp', 'medium.webp', 'original.webp', 'thumbnail.webp']);
-  expect(storedBeside(record.icon.url)).toEqual(['original.webp']);
+  expect(await storedBeside(record.image.original.url)).toEqual(['large.webp', 'medium.webp', 'original.webp', 'thumbnail.webp']);
+  expect(await storedBeside(record.icon.url)).toEqual(['original.webp']);
 
   // Second time: the same assets (content-addressed), nothing rendered again.
   const again = await preview(fixture.url('/page'));
@@ -131,8 +132,8 @@ test("a 1200x630 og:image: `large` is the original's object (3 renditions stored
   expect(record.image.original).toMatchObject({ width: 1200, height: 630, url: expect.stringMatching(/\/original\.webp$/) });
   expect(record.image.medium).toMatchObject({ width: 640, height: 336 });
   expect(record.icon).toMatchObject({ width: 64, height: 64, url: expect.stringMatching(/\/original\.webp$/) });
-  expect(storedBeside(record.image.original.url)).toEqual(['medium.webp', 'original.webp', 'thumbnail.webp']);
-  expect(storedBeside(record.icon.url)).toEqual(['original.webp']);
+  expect(await storedBeside(record.image.original.url)).toEqual(['medium.webp', 'original.webp', 'thumbnail.webp']);
+  expect(await storedBeside(record.icon.url)).toEqual(['original.webp']);
   await expectServed(assetUrls(record));
 });
 

@@ -9,11 +9,35 @@ interface StoredMeta {
   metadata?: Record<string, string>;
 }
 
+export interface FsBlobStoreOptions {
+  /**
+   * A put returns once the blob is held in memory, and is written to disk behind it: until it is
+   * there, this store's reads (has, head, get, meta: the local server's /assets/) answer from
+   * memory, so a record's address answers the moment the record goes out, and the writes of one
+   * preview never hold its record up nor share the disk's time with the next one's reads. Puts of
+   * one key are written in their order. `flush` waits for every write. Off: a put returns once the
+   * file is in place (another process reading the directory sees it then).
+   */
+  writeBehind?: boolean;
+  /** A write behind that failed (the blob is then gone from memory as well: a 404). */
+  onWriteError?: (key: string, err: unknown) => void;
+}
+
+/** A put being written behind: its bytes and sidecar, served until the file is in place. */
+interface Writing {
+  body: Buffer;
+  meta: StoredMeta;
+  done: Promise<void>;
+}
+
 /** Blobs as files under a data directory; `<key>` plus a `<key>.meta.json` with its Content-Type, Cache-Control and metadata. */
 export class FsBlobStore implements BlobStore {
+  private readonly writing = new Map<string, Writing>();
+
   constructor(
     readonly root: string,
     private readonly baseUrl: () => string,
+    private readonly options: FsBlobStoreOptions = {},
   ) {}
 
   resolve(key: string): string {
@@ -32,14 +56,36 @@ export class FsBlobStore implements BlobStore {
    */
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
     const file = this.resolve(key);
-    const dir = path.dirname(file);
-    await this.directory(dir);
-    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     const meta: StoredMeta = {
       contentType: options.contentType,
       cacheControl: options.cacheControl,
       ...(options.metadata ? { metadata: options.metadata } : {}),
     };
+    if (!this.options.writeBehind) return this.write(file, body, meta);
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    const before = this.writing.get(key)?.done ?? Promise.resolve();
+    const written = before.then(() => this.write(file, bytes, meta));
+    const entry: Writing = { body: bytes, meta, done: before };
+    entry.done = written
+      .catch((err: unknown) => this.options.onWriteError?.(key, err))
+      .finally(() => {
+        if (this.writing.get(key) === entry) this.writing.delete(key);
+      });
+    this.writing.set(key, entry);
+    // A durable put is this put's own write, its failure included.
+    if (options.durable) await written;
+  }
+
+  /** Once every put made so far is on disk (each written or failed). */
+  async flush(): Promise<void> {
+    while (this.writing.size) await Promise.all([...this.writing.values()].map((w) => w.done));
+  }
+
+  /** The file and its sidecar, in place. */
+  private async write(file: string, body: Buffer | string, meta: StoredMeta): Promise<void> {
+    const dir = path.dirname(file);
+    await this.directory(dir);
+    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     // Both settled before a retry, so no write to `tmp` is still running when it starts again.
     const write = async () => {
       const failed = (await Promise.allSettled([fs.writeFile(tmp, body), fs.writeFile(`${file}.meta.json`, JSON.stringify(meta))])).find(
@@ -78,6 +124,7 @@ export class FsBlobStore implements BlobStore {
 
   /** A blob is a regular file: a directory on the way to blobs (`assets/<sha>`) is none. */
   async has(key: string): Promise<boolean> {
+    if (this.writing.has(key)) return true;
     try {
       return (await fs.stat(this.resolve(key))).isFile();
     } catch {
@@ -86,12 +133,16 @@ export class FsBlobStore implements BlobStore {
   }
 
   async head(key: string): Promise<BlobHead | undefined> {
+    const writing = this.writing.get(key);
+    if (writing) return { metadata: writing.meta.metadata ?? {} };
     if (!(await this.has(key))) return undefined;
     const { metadata } = await this.meta(key);
     return { metadata: metadata && typeof metadata === 'object' ? metadata : {} };
   }
 
   async get(key: string): Promise<Buffer | undefined> {
+    const writing = this.writing.get(key);
+    if (writing) return writing.body;
     try {
       return await fs.readFile(this.resolve(key));
     } catch {
@@ -100,6 +151,8 @@ export class FsBlobStore implements BlobStore {
   }
 
   async meta(key: string): Promise<Partial<StoredMeta>> {
+    const writing = this.writing.get(key);
+    if (writing) return writing.meta;
     try {
       return JSON.parse(await fs.readFile(`${this.resolve(key)}.meta.json`, 'utf8'));
     } catch {

@@ -1,7 +1,8 @@
 import { routedFetcher } from '../../fetch/safe-fetch.js';
 import { ConcurrencyGate, PriorityGate } from '../../jobs/concurrency-gate.js';
-import { type JobContext, partsRecorder } from '../../jobs/context.js';
+import { type DeferOptions, type JobContext, partsRecorder } from '../../jobs/context.js';
 import { untilDeadline } from '../../jobs/deadline.js';
+import type { IdleWork } from '../../jobs/idle-work.js';
 import type { JobKind } from '../../jobs/kinds.js';
 import { JOB_REGISTRY, type JobRegistry } from '../../jobs/registry.js';
 import type { JobWorker } from '../../jobs/specs.js';
@@ -20,6 +21,10 @@ import type { Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
  * In the shared lanes the card's jobs come first (their kind's `priority`, lib/jobs/specs.ts): an
  * extra (the page versions with their images) holds at most half of the slots and waits behind
  * every card job waiting, so a slow extra never delays the image and icon of any record.
+ *
+ * Deferred work with a key (the page versions' build) is parked in `idle` when the context has one
+ * (the local server: lib/jobs/idle-work.ts), so it runs when no preview is in flight or when its
+ * result is asked for; without one, at once.
  */
 export class InlineJobRunner implements JobRunner {
   /** The jobs share this process's cores with the requests. */
@@ -28,13 +33,19 @@ export class InlineJobRunner implements JobRunner {
   private readonly lanes: Partial<Record<JobWorker, ConcurrencyGate>>;
 
   constructor(
-    private readonly ctx: Omit<JobContext, 'signal'>,
+    private readonly ctx: Omit<JobContext, 'signal'> & { idle?: IdleWork },
     concurrency: number,
     lanes: Partial<Record<JobWorker, number>> = {},
     private readonly registry: JobRegistry = JOB_REGISTRY,
   ) {
     this.shared = new PriorityGate(concurrency);
     this.lanes = Object.fromEntries(Object.entries(lanes).map(([worker, size]) => [worker, new ConcurrencyGate(size)]));
+  }
+
+  /** What a handler is given of the runner's context (not its idle work). */
+  private get jobContext(): Omit<JobContext, 'signal'> {
+    const { idle: _idle, ...ctx } = this.ctx;
+    return ctx;
   }
 
   async run<K extends JobKind>(jobs: Job<K>[], options: RunOptions): Promise<Map<string, JobOutcome<K>>> {
@@ -53,12 +64,16 @@ export class InlineJobRunner implements JobRunner {
     // The preview's route: a host it sent through the proxy goes there for this job's fetches too.
     const fetch = routedFetcher(this.ctx.fetch, options.route);
     const deferred: (() => Promise<void>)[] = [];
-    const defer = (work: () => Promise<void>) => void deferred.push(work);
+    const { idle } = this.ctx;
+    const defer = (work: () => Promise<void>, options?: DeferOptions) => {
+      if (idle && options?.key !== undefined) idle.park(options.key, () => this.shared.run('extra', work));
+      else deferred.push(work);
+    };
     const { mark, parts } = partsRecorder();
     const outcome = await untilDeadline(options.deadline, (signal) =>
       inLane(async () => {
         if (signal.aborted) throw new Error('never started');
-        return handler(job.input as never, { ...this.ctx, fetch, signal, defer, mark });
+        return handler(job.input as never, { ...this.jobContext, fetch, signal, defer, mark });
       }),
     );
     // What the job left for after its result: in the background, in an extra's slot.

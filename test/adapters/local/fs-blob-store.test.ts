@@ -1,9 +1,10 @@
 /**
  * The local blob store's put: a blob appears whole with its sidecar (Content-Type, Cache-Control,
  * metadata) or not at all, its directory is made once by the first put (the others beside it wait
- * for that one), and a directory removed since is made again.
+ * for that one), and a directory removed since is made again. Writing behind: a put held in memory
+ * answers every read until its file is in place.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, promises as fsPromises, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FsBlobStore } from '../../../lib/adapters/local/fs-blob-store';
@@ -47,4 +48,78 @@ test('a directory removed after its first put is made again by the next', async 
 test('a put that cannot be written fails (a file where its directory should be)', async () => {
   await store.put('assets/file', Buffer.from('x'), webp);
   await expect(store.put('assets/file/medium.webp', Buffer.from('y'), webp)).rejects.toThrow();
+});
+
+describe('writing behind (the local server: FsBlobStoreOptions.writeBehind)', () => {
+  let behind: FsBlobStore;
+  const failures: string[] = [];
+  beforeEach(() => {
+    failures.length = 0;
+    behind = new FsBlobStore(root, () => 'http://localhost:1', { writeBehind: true, onWriteError: (key) => failures.push(key) });
+  });
+
+  /** Holds every file write until the returned function is called. */
+  function holdWrites(): () => void {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const real = fsPromises.writeFile.bind(fsPromises);
+    const spy = jest.spyOn(fsPromises, 'writeFile').mockImplementation(async (...args: Parameters<typeof fsPromises.writeFile>) => {
+      await gate;
+      return real(...args);
+    });
+    return () => {
+      release();
+      spy.mockRestore();
+    };
+  }
+
+  test('a put returns before its file is written; every read answers from memory until it is, then from the disk', async () => {
+    const release = holdWrites();
+    try {
+      await behind.put('assets/wb/medium.webp', Buffer.from('held'), { ...webp, metadata: { size: '640x336' } });
+      expect(existsSync(path.join(root, 'assets/wb/medium.webp'))).toBe(false);
+      expect(await behind.has('assets/wb/medium.webp')).toBe(true);
+      expect(await behind.get('assets/wb/medium.webp')).toEqual(Buffer.from('held'));
+      expect(await behind.head('assets/wb/medium.webp')).toEqual({ metadata: { size: '640x336' } });
+      expect(await behind.meta('assets/wb/medium.webp')).toEqual({ ...webp, metadata: { size: '640x336' } });
+      await behind.put('assets/wb/page.txt', 'text, as UTF-8: é', { contentType: 'text/plain; charset=utf-8' });
+      expect(await behind.get('assets/wb/page.txt')).toEqual(Buffer.from('text, as UTF-8: é', 'utf8'));
+    } finally {
+      release();
+    }
+    await behind.flush();
+    expect(readFileSync(path.join(root, 'assets/wb/medium.webp'), 'utf8')).toBe('held');
+    expect(readFileSync(path.join(root, 'assets/wb/page.txt'), 'utf8')).toBe('text, as UTF-8: é');
+    // Another store on the same directory (what a restarted server reads) sees the same blob.
+    expect(await store.head('assets/wb/medium.webp')).toEqual({ metadata: { size: '640x336' } });
+    expect(failures).toEqual([]);
+  });
+
+  test('puts of one key are written in their order: the last one is what the disk keeps', async () => {
+    const release = holdWrites();
+    try {
+      await behind.put('assets/wb/original.webp', Buffer.from('one'), { ...webp, metadata: { manifest: '1' } });
+      await behind.put('assets/wb/original.webp', Buffer.from('two'), { ...webp, metadata: { manifest: '2' } });
+      expect(await behind.get('assets/wb/original.webp')).toEqual(Buffer.from('two'));
+    } finally {
+      release();
+    }
+    await behind.flush();
+    expect(await store.get('assets/wb/original.webp')).toEqual(Buffer.from('two'));
+    expect(await store.head('assets/wb/original.webp')).toEqual({ metadata: { manifest: '2' } });
+    expect(await behind.head('assets/wb/original.webp')).toEqual({ metadata: { manifest: '2' } });
+  });
+
+  test('a write that fails is reported and the blob is gone; a durable put waits for its write and fails with it', async () => {
+    await behind.put('assets/file', Buffer.from('x'), { ...webp, durable: true });
+    await behind.put('assets/file/medium.webp', Buffer.from('y'), webp);
+    await behind.flush();
+    expect(failures).toEqual(['assets/file/medium.webp']);
+    expect(await behind.get('assets/file/medium.webp')).toBeUndefined();
+    await expect(behind.put('assets/file/large.webp', Buffer.from('z'), { ...webp, durable: true })).rejects.toThrow();
+    await behind.put('jobs/probe.json', '{}', { contentType: 'application/json', durable: true });
+    expect(existsSync(path.join(root, 'jobs/probe.json'))).toBe(true);
+  });
 });
