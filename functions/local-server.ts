@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
 import { browserAvailable } from '../lib/browser/availability.js';
 import { closeBrowser } from '../lib/browser/browser.js';
@@ -43,17 +44,22 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-/** Page versions' builds waiting for the server to be idle, at most (LINKPREVIEW_VERSIONS_IDLE_MS's doc says so). */
-const MAX_PARKED_BUILDS = 128;
-/** How long a stopping server builds the versions still waiting (the same doc). */
+/** Pages whose content waits for the server to be idle, at most (LINKPREVIEW_CONTENT_IDLE_MS's doc says so). */
+const MAX_PARKED = 256;
+/** What they hold at most: a sixteenth of the memory the process may use, 256 MB at most (the same doc). */
+function maxParkedBytes(): number {
+  const memory = process.constrainedMemory?.() || os.totalmem();
+  return Math.min(256 * 1024 * 1024, Math.floor(memory / 16));
+}
+/** How long a stopping server makes the content still waiting (the same doc). */
 const STOP_BUILDS_MS = 5000;
 
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const { config, keyGenerated } = localConfig(options);
   const log = options.log ?? createConsoleLogger(config.logLevel);
   let url = '';
-  // The page versions' builds with images wait until the server is idle (LINKPREVIEW_VERSIONS_IDLE_MS), and the disk store writes behind.
-  const idle = config.versionsIdleMs > 0 ? new IdleWork({ idleMs: config.versionsIdleMs, maxParked: MAX_PARKED_BUILDS }) : undefined;
+  // The page's content waits until the server is idle (LINKPREVIEW_CONTENT_IDLE_MS), and the disk store writes behind.
+  const idle = config.contentIdleMs > 0 ? new IdleWork({ idleMs: config.contentIdleMs, maxParked: MAX_PARKED, maxBytes: maxParkedBytes() }) : undefined;
   const deps = buildLocalDeps({ config, log, baseUrl: () => url, resolver: options.resolver, idle, writeBehind: true });
   const handler = createApiHandler({
     ...deps,

@@ -420,11 +420,11 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots and the browser',
     default: 0,
     doc: "Once the rest of the card is ready (its fields, image and icon), how long the record waits for the page's content to be read, for its reading time (within the jobs' deadline). 0: not at all, the record goes out with the card. The versions' addresses are named either way, and a reading time that came late is in the next preview of the same page. A page with no description of its own waits for the read in any case (its excerpt is the description).",
   },
-  versionsIdleMs: {
-    env: 'LINKPREVIEW_VERSIONS_IDLE_MS',
+  contentIdleMs: {
+    env: 'LINKPREVIEW_CONTENT_IDLE_MS',
     type: int(0, 60_000),
     default: 250,
-    doc: "The local server: a page's versions whose content has images to host are built once the server has had no preview in flight for this long (ms), one page at a time, or at once when one of their addresses is asked for (the request is held until they are built), so they never share the cores with a record still being made. At most 128 pages wait; past that, the oldest is built at once. A stopping server builds those still waiting for up to 5 s. 0: built right after the page is read, as the worker Lambda does on AWS, where they have cores of their own.",
+    doc: "The local server: the page's content (its read for the reading time, and its versions with their images) is not made while previews are in flight. When the record needs neither its excerpt nor its reading time (the page has a description, and `LINKPREVIEW_CONTENT_WAIT_MS` is 0), the whole `page-content` job waits; otherwise the read runs at once and the versions' build with images waits. It runs once the server has had no preview in flight for this long (ms), one page at a time, or at once when one of the versions' addresses is asked for (the request is held until they are built), so it never shares the cores with a record still being made; its reading time is in the next preview of the page. At most 256 pages wait, holding at most a sixteenth of the memory (256 MB at most); past that, the oldest is made at once. A stopping server makes those still waiting for up to 5 s. 0: made at once, as the worker Lambda does on AWS, where it has cores of its own.",
   },
   screenshotWaitMs: {
     env: 'LINKPREVIEW_SCREENSHOT_WAIT_MS',

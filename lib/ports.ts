@@ -64,7 +64,18 @@ export interface RunOptions {
    * proxy through the proxy too. In process the state itself; on AWS its hint travels with the job.
    */
   route?: RouteState;
+  /**
+   * The caller goes without these jobs' outcome for now (the page's content, when the record needs
+   * neither its excerpt nor its reading time): a runner whose jobs share the process's cores and
+   * that parks such work (the local server's: lib/jobs/idle-work.ts) may run them only when the
+   * process is idle, or when this key is asked for (the page's digest: its versions' addresses),
+   * and answers PARKED for each at once. Other runners run them as usual.
+   */
+  idleKey?: string;
 }
+
+/** The outcome error of a job parked until the process is idle (RunOptions.idleKey). */
+export const PARKED = 'parked until idle';
 
 /** Runs heavy jobs (image renditions, media probes, ...) and waits for them, up to a deadline. */
 export interface JobRunner {

@@ -243,9 +243,12 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
   const othersReady = Promise.all([record, image, icon]);
   const versions = digest ? versionAddresses(blobs, digest) : undefined;
   const needsExcerpt = fields.then((f) => !f.description);
+  // The record goes without the content (oEmbed gives no description, so `found`'s is final): a
+  // runner that parks such work may keep it until idle (the local server: lib/jobs/idle-work.ts).
+  const idleKey = digest && found.description && run.config.contentWaitMs === 0 ? digest : undefined;
   const described = digest
     ? recalled
-        .then((m) => describePage(res, contentType, run.ports, { ...jobOptions, othersReady, content: m?.content, versions, needsExcerpt }))
+        .then((m) => describePage(res, contentType, run.ports, { ...jobOptions, othersReady, content: m?.content, versions, needsExcerpt, idleKey }))
         .catch((): DescribedPage => ({}))
     : undefined;
   // The player (lib/embed/pipeline.ts): a fetch for it alone never outlasts the rest of the record.

@@ -5,7 +5,7 @@
  */
 import { validParts } from './jobs/context.js';
 import { JOB_SPECS, type JobSpecs, jobSpec } from './jobs/specs.js';
-import type { JobParts, JobRunner } from './ports.js';
+import { type JobParts, type JobRunner, PARKED } from './ports.js';
 
 /** The phases that are no job kind's: the platform's own code, and the sub-requests (oEmbed, the manifest). */
 const STEP_PHASES = ['platform', 'subfetch'];
@@ -99,7 +99,8 @@ export function timedJobRunner(jobs: JobRunner, timer: PhaseTimer, specs: JobSpe
       for (const job of list) {
         const phase = specs(job.kind)?.phase;
         const outcome = outcomes.get(job.id);
-        if (phase && outcome) timer.record(phase, submitted, submitted + outcome.ms);
+        // A job parked until the process is idle (RunOptions.idleKey) did not run for this request.
+        if (phase && outcome && !(!outcome.ok && outcome.error === PARKED)) timer.record(phase, submitted, submitted + outcome.ms);
         if (phase && outcome?.ok && outcome.parts) timer.jobParts(phase, outcome.parts);
       }
       return outcomes;

@@ -1,7 +1,9 @@
 /**
  * Work a process does when it has nothing better to do, or when someone asks for its result: the
- * local server's page versions with their content images (lib/page/page-content.ts), which no
- * card shows and most records never have followed. On AWS the worker Lambda builds them at once,
+ * local server's page content (the `page-content` job: Readability, the versions and their
+ * content images: lib/page/page-content.ts), which no card shows and most records never have
+ * followed, when the record goes without it (lib/adapters/local/inline-job-runner.ts,
+ * RunOptions.idleKey), and the versions' build of a content read at once. On AWS the worker Lambda builds them at once,
  * on cores of its own; in the local server they would share the cores with the next previews
  * (their image downloads, renders and writes), so they are parked here instead, by a key (the
  * page's digest), and run:
@@ -10,7 +12,8 @@
  *    the page's versions, and holds the request until it is built);
  *  - when the process has been idle for `idleMs` (no preview in flight: `busy`), oldest first, one
  *    at a time, each only while the process is still idle when it starts;
- *  - when more than `maxParked` are waiting, the oldest at once (the memory they hold is bounded);
+ *  - when more than `maxParked` are waiting, or they hold more than `maxBytes`, the oldest at once
+ *    (the memory they hold is bounded);
  *  - all of them when the server stops (`drain`, within a time cap).
  *
  * A parked piece of work holds what it needs in memory (the page's content), so one that never
@@ -32,12 +35,20 @@ export interface IdleWorkOptions {
   idleMs: number;
   /** Parked at most; past it, the oldest starts at once. */
   maxParked: number;
+  /** The bytes the parked pieces hold at most (what `park` is told); past it, the oldest start at once. */
+  maxBytes?: number;
   timer?: IdleTimer;
+}
+
+interface Parked {
+  work: () => Promise<void>;
+  bytes: number;
 }
 
 export class IdleWork {
   private inFlight = 0;
-  private readonly parked = new Map<string, () => Promise<void>>();
+  private readonly parked = new Map<string, Parked>();
+  private parkedBytes = 0;
   private readonly running = new Map<string, Promise<void>>();
   /** The idle timer's cancel while it is armed. */
   private armed: (() => void) | undefined;
@@ -54,11 +65,13 @@ export class IdleWork {
     return this.parked.size;
   }
 
-  /** Parks `work` under `key` (nothing when a piece of that key is parked or running already). */
-  park(key: string, work: () => Promise<void>): void {
+  /** Parks `work`, which holds `bytes` meanwhile, under `key` (nothing when a piece of that key is parked or running already). */
+  park(key: string, work: () => Promise<void>, bytes = 0): void {
     if (this.parked.has(key) || this.running.has(key)) return;
-    this.parked.set(key, work);
-    while (this.parked.size > this.options.maxParked) this.start(this.oldest() as string);
+    this.parked.set(key, { work, bytes });
+    this.parkedBytes += bytes;
+    const maxBytes = this.options.maxBytes ?? Number.POSITIVE_INFINITY;
+    while (this.parked.size > this.options.maxParked || (this.parked.size > 1 && this.parkedBytes > maxBytes)) this.start(this.oldest() as string);
     this.armIfIdle();
   }
 
@@ -122,11 +135,12 @@ export class IdleWork {
   }
 
   private start(key: string): Promise<void> {
-    const work = this.parked.get(key);
-    if (!work) return this.running.get(key) ?? Promise.resolve();
+    const piece = this.parked.get(key);
+    if (!piece) return this.running.get(key) ?? Promise.resolve();
     this.parked.delete(key);
+    this.parkedBytes -= piece.bytes;
     const done = Promise.resolve()
-      .then(work)
+      .then(piece.work)
       .catch(() => undefined)
       .finally(() => this.running.delete(key));
     this.running.set(key, done);

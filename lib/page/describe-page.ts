@@ -30,7 +30,7 @@ import type { Config } from '../config.js';
 import type { ImageSet, PageInfo } from '../contract/link.js';
 import type { FetchResult } from '../fetch/types.js';
 import type { PageContentInput, PageContentResult } from '../jobs/kinds.js';
-import type { BlobStore, JobRunner, RunOptions } from '../ports.js';
+import { type BlobStore, type JobRunner, PARKED, type RunOptions } from '../ports.js';
 
 export interface DescribedPage {
   page?: PageInfo;
@@ -60,13 +60,21 @@ export interface DescribePageOptions extends RunOptions {
   versions?: Required<Pick<PageInfo, 'htmlUrl' | 'markdownUrl' | 'rawTextUrl'>>;
   /** Whether the record needs the excerpt (it has no description of its own): the content is waited for then. */
   needsExcerpt?: Promise<boolean>;
+  /**
+   * With `versions`: the record goes without the content for now (it needs neither the excerpt nor,
+   * LINKPREVIEW_CONTENT_WAIT_MS 0, the reading time), so a runner that parks such work may keep
+   * the page-content job until its process is idle or these versions are asked for
+   * (RunOptions.idleKey: the page's digest); the record then names the versions.
+   */
+  idleKey?: string;
 }
 
 type Ports = { config: Config; jobs: JobRunner; blobs: BlobStore };
 
 export async function describePage(res: FetchResult, contentType: string | undefined, ports: Ports, options: DescribePageOptions): Promise<DescribedPage> {
   const run: RunOptions = { requestId: options.requestId, deadline: options.deadline };
-  const read = res.body.length > 0 ? pageContent({ res, contentType, remembered: options.content }, ports, run) : undefined;
+  const parkable = options.versions && options.idleKey !== undefined ? { idleKey: options.idleKey, versions: options.versions } : undefined;
+  const read = res.body.length > 0 ? pageContent({ res, contentType, remembered: options.content, parkable }, ports, run) : undefined;
   const othersReady = options.othersReady?.catch(() => undefined);
   const content = read && othersReady ? contentByCard(read, othersReady, ports, options) : read;
   const restReady = Promise.all([content?.catch(() => undefined), othersReady]);
@@ -95,14 +103,16 @@ export async function describePage(res: FetchResult, contentType: string | undef
  * `remembered` for these page bytes (lib/page/page-memo.ts) without the job.
  */
 async function pageContent(
-  fetched: { res: FetchResult; contentType: string | undefined; remembered?: PageContentResult },
+  fetched: { res: FetchResult; contentType: string | undefined; remembered?: PageContentResult; parkable?: Parkable },
   ports: Ports,
   run: RunOptions,
 ): Promise<DescribedPage> {
-  const { res, contentType, remembered } = fetched;
+  const { res, contentType, remembered, parkable } = fetched;
   // The deadline lets the job stop hosting the content's images in time to store its versions.
   const input = (): PageContentInput => ({ url: res.finalUrl, bytesBase64: res.body.toString('base64'), contentType, deadline: run.deadline });
-  const r = remembered ?? (await runPageContent(input(), ports.jobs, run));
+  const r = remembered ?? (await runPageContent(input(), ports.jobs, parkable ? { ...run, idleKey: parkable.idleKey } : run));
+  // Parked until the process is idle or the versions are asked for: they are named now.
+  if (r === PARKED) return parkable ? { page: { ...parkable.versions }, named: true } : {};
   if (!r) return {};
   const page: PageInfo = {};
   if (r.estimatedReadingTimeInMinutes !== undefined) page.estimatedReadingTimeInMinutes = r.estimatedReadingTimeInMinutes;
@@ -135,8 +145,15 @@ async function contentByCard(
   return Promise.race([read, Promise.resolve<DescribedPage>({ page: { ...versions }, named: true })]);
 }
 
-async function runPageContent(input: PageContentInput, jobs: JobRunner, run: RunOptions): Promise<PageContentResult | undefined> {
+/** The content may be parked under `idleKey`; the record then names `versions`. */
+interface Parkable {
+  idleKey: string;
+  versions: NonNullable<DescribePageOptions['versions']>;
+}
+
+async function runPageContent(input: PageContentInput, jobs: JobRunner, run: RunOptions): Promise<PageContentResult | typeof PARKED | undefined> {
   const outcome = (await jobs.run([{ id: 'page-content', kind: 'page-content', input }], run)).get('page-content');
+  if (outcome && !outcome.ok && outcome.error === PARKED) return PARKED;
   return outcome?.ok ? outcome.result : undefined;
 }
 

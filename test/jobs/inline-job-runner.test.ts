@@ -4,9 +4,10 @@
  * wall-clock figures are in `npm run bench` (test/bench/hostile.bench.ts).
  */
 import { InlineJobRunner } from '../../lib/adapters/local/inline-job-runner';
+import { IdleWork } from '../../lib/jobs/idle-work';
 import { JOB_REGISTRY, withJobKind } from '../../lib/jobs/registry';
 import { JOB_SPECS } from '../../lib/jobs/specs';
-import type { Job, JobOutcome } from '../../lib/ports';
+import { type Job, type JobOutcome, PARKED } from '../../lib/ports';
 import { testConfig } from '../helpers/service';
 
 const config = testConfig();
@@ -218,4 +219,64 @@ test("a job's marked parts come back with its outcome, summed per part; a job th
   );
   expect(out.get('m')).toMatchObject({ ok: true, parts: { download: 5, render: 4 } });
   expect(out.get('e')).not.toHaveProperty('parts');
+});
+
+/** A job that records when it ran, with which deadline in its input, and defers work of its own. */
+const seen: { input: { deadline?: number }; deferredDone: boolean }[] = [];
+const deferring = withJobKind(JOB_REGISTRY, 'deferring', { ...JOB_SPECS.echo, priority: 'extra' }, async (input: unknown, c) => {
+  const entry = { input: input as { deadline?: number }, deferredDone: false };
+  seen.push(entry);
+  c.defer?.(
+    async () => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      entry.deferredDone = true;
+    },
+    { key: 'page-1' },
+  );
+  return input as never;
+});
+
+describe('jobs the caller goes without for now (RunOptions.idleKey), with idle work', () => {
+  test('parked: PARKED at once; asked for by the key, the job runs with the time it had, and the piece ends with its deferred work', async () => {
+    seen.length = 0;
+    const idle = new IdleWork({ idleMs: 250, maxParked: 10 });
+    const runner = new InlineJobRunner({ ...ctx, idle } as never, 2, {}, deferring);
+    const busy = idle.busy();
+    const submitted = Date.now();
+    const out = await runner.run([{ id: 'c', kind: 'deferring' as never, input: { value: 1, deadline: submitted + 5000 } as never }], {
+      requestId: 'r',
+      deadline: submitted + 5000,
+      idleKey: 'page-1',
+    });
+    expect(out.get('c')).toMatchObject({ ok: false, error: PARKED });
+    await jest.advanceTimersByTimeAsync(3000);
+    expect(seen).toEqual([]); // a preview in flight: not run
+    const wanted = watch(idle.want('page-1') as Promise<void>);
+    await jest.advanceTimersByTimeAsync(0);
+    // Run 3 s after it was submitted: its input's deadline moved by as much.
+    expect(seen).toHaveLength(1);
+    expect(seen[0].input.deadline).toBe(submitted + 8000);
+    expect(wanted.done).toBe(false);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(seen[0].deferredDone).toBe(true);
+    expect(wanted.done).toBe(true);
+    busy();
+  });
+
+  test('without idle work, or without a key, a job runs as usual', async () => {
+    seen.length = 0;
+    const plain = new InlineJobRunner(ctx as never, 2, {}, deferring);
+    const out = await plain.run([{ id: 'c', kind: 'deferring' as never, input: { value: 2 } as never }], {
+      requestId: 'r',
+      deadline: Date.now() + 5000,
+      idleKey: 'page-1',
+    });
+    expect(out.get('c')).toMatchObject({ ok: true, result: { value: 2 } });
+    const idle = new IdleWork({ idleMs: 250, maxParked: 10 });
+    const withIdle = new InlineJobRunner({ ...ctx, idle } as never, 2, {}, deferring);
+    const out2 = await withIdle.run([{ id: 'd', kind: 'deferring' as never, input: { value: 3 } as never }], { requestId: 'r', deadline: Date.now() + 5000 });
+    expect(out2.get('d')).toMatchObject({ ok: true, result: { value: 3 } });
+    // Its keyed deferred work is parked (the versions' build of a read made at once).
+    expect(idle.waiting).toBe(1);
+  });
 });

@@ -53,7 +53,7 @@ describe('every address of a record answers 200 with the whole object, at once a
     // The record waits for the content's read (its reading time): these tests are about the versions' addresses.
     // The versions are built right after the read (as on AWS), not when the server is idle: a request
     // held for them reads the page memo (test/page/versions-when-idle.test.ts has the other way).
-    server = await startTestServer({ jobWaitMs: 20_000, contentWaitMs: 20_000, versionsIdleMs: 0 });
+    server = await startTestServer({ jobWaitMs: 20_000, contentWaitMs: 20_000, contentIdleMs: 0 });
   });
   afterAll(async () => {
     await server.close();

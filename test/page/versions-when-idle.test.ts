@@ -1,10 +1,12 @@
 /**
- * The local server builds a page's versions with images when it is idle, or at once when one of
- * their addresses is asked for (LINKPREVIEW_VERSIONS_IDLE_MS, lib/jobs/idle-work.ts), on the real
- * server and handler: the record names the addresses and comes back without any content image
- * having been asked for; an address asked for is held while the build runs, and answers 200 with
- * the whole version, its image hosted by linklens; an idle server builds what was parked by itself;
- * a stopping server builds what is still parked before it ends.
+ * The local server makes a page's content when it is idle, or at once when one of its versions'
+ * addresses is asked for (LINKPREVIEW_CONTENT_IDLE_MS, lib/jobs/idle-work.ts), on the real server
+ * and handler: the whole page-content job when the record goes without it (the page has a
+ * description, LINKPREVIEW_CONTENT_WAIT_MS 0), else the versions' build with images. The record
+ * names the addresses and comes back without any content image having been asked for; an address
+ * asked for is held while the content is made, and answers 200 with the whole version, its image
+ * hosted by linklens; an idle server makes what was parked by itself; a stopping server makes what
+ * is still parked before it ends.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -39,7 +41,7 @@ beforeAll(async () => {
     '/card.png': { headers: { 'content-type': 'image/png' }, body: card },
     '/icon.png': { headers: { 'content-type': 'image/png' }, body: icon },
   });
-  for (const name of ['asked', 'idle', 'stopping']) {
+  for (const name of ['asked', 'idle', 'stopping', 'unread']) {
     site.route(`/${name}`, { body: article(name) });
     site.route(`/content-${name}.png`, (_req, res) => {
       asked.set(name, (asked.get(name) ?? 0) + 1);
@@ -54,7 +56,7 @@ const hostedImages = (page: string) => [...page.matchAll(/<img\b[^>]*\bsrc="([^"
 
 test('parked while the server is never idle: the record names the versions, and an address asked for starts their build and answers the whole version', async () => {
   // Never idle within the test: only the request for an address builds the versions.
-  const server = await startTestServer({ jobWaitMs: 20_000, contentWaitMs: 20_000, versionsIdleMs: 60_000 });
+  const server = await startTestServer({ jobWaitMs: 20_000, contentWaitMs: 20_000, contentIdleMs: 60_000 });
   try {
     const record = await preview(server, site.url('/asked'));
     const { htmlUrl, markdownUrl } = record.page ?? {};
@@ -83,7 +85,7 @@ test('parked while the server is never idle: the record names the versions, and 
 });
 
 test('an idle server builds what was parked by itself; a stopping one builds what is still parked before it ends', async () => {
-  const idleServer = await startTestServer({ jobWaitMs: 20_000, contentWaitMs: 20_000, versionsIdleMs: 20 });
+  const idleServer = await startTestServer({ jobWaitMs: 20_000, contentWaitMs: 20_000, contentIdleMs: 20 });
   try {
     const record = await preview(idleServer, site.url('/idle'));
     const key = (record.page.htmlUrl as string).slice(idleServer.url.length + 1);
@@ -96,7 +98,7 @@ test('an idle server builds what was parked by itself; a stopping one builds wha
     idleServer.cleanup();
   }
 
-  const stopping = await startTestServer({ jobWaitMs: 20_000, contentWaitMs: 20_000, versionsIdleMs: 60_000 });
+  const stopping = await startTestServer({ jobWaitMs: 20_000, contentWaitMs: 20_000, contentIdleMs: 60_000 });
   try {
     const record = await preview(stopping, site.url('/stopping'));
     const key = (record.page.htmlUrl as string).slice(stopping.url.length + 1);
@@ -108,5 +110,36 @@ test('an idle server builds what was parked by itself; a stopping one builds wha
     expect(existsSync(path.join(dataDir, key))).toBe(true);
   } finally {
     stopping.cleanup();
+  }
+});
+
+test('the record goes without the content (it has a description, no wait for the reading time): nothing of it is made until a version is asked for; the next preview has the reading time', async () => {
+  const server = await startTestServer({ jobWaitMs: 20_000, contentIdleMs: 60_000 });
+  try {
+    const record = await preview(server, site.url('/unread'));
+    const { htmlUrl, markdownUrl, rawTextUrl } = record.page ?? {};
+    expect(htmlUrl).toMatch(new RegExp(`^${server.url}/assets/[0-9a-f]{64}/page\\.html$`));
+    expect(record.page.estimatedReadingTimeInMinutes).toBeUndefined();
+    expect(record.description).toBe('Rivers');
+    const store = server.deps.blobs as FsBlobStore;
+    const digest = /assets\/([0-9a-f]{64})\//.exec(htmlUrl)?.[1];
+    // Not read: the job's memo is not there, and the content's image was never asked for.
+    expect(await store.has(`jobs/page-content/${digest}.json`)).toBe(false);
+    expect(asked.get('unread') ?? 0).toBe(0);
+
+    const [text, page] = await Promise.all([get(rawTextUrl), get(htmlUrl)]);
+    expect([text.status, page.status]).toEqual([200, 200]);
+    expect(text.body.toString('utf8')).toContain('unread');
+    expect(asked.get('unread')).toBe(1);
+    expect(hostedImages(page.body.toString('utf8'))).toHaveLength(1);
+    expect((await get(markdownUrl)).status).toBe(200);
+
+    const again = await preview(server, site.url('/unread'));
+    expect(again.page).toEqual({ ...record.page, estimatedReadingTimeInMinutes: expect.any(Number) });
+    expect(again.page.estimatedReadingTimeInMinutes).toBeGreaterThan(0);
+    expect(asked.get('unread')).toBe(1);
+  } finally {
+    await server.close();
+    server.cleanup();
   }
 });

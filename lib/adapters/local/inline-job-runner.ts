@@ -6,7 +6,7 @@ import type { IdleWork } from '../../jobs/idle-work.js';
 import type { JobKind } from '../../jobs/kinds.js';
 import { JOB_REGISTRY, type JobRegistry } from '../../jobs/registry.js';
 import type { JobWorker } from '../../jobs/specs.js';
-import type { Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
+import { type Job, type JobOutcome, type JobRunner, PARKED, type RunOptions } from '../../ports.js';
 
 /**
  * Runs jobs in this process with a concurrency limit shared by all requests. A job still running
@@ -24,7 +24,9 @@ import type { Job, JobOutcome, JobRunner, RunOptions } from '../../ports.js';
  *
  * Deferred work with a key (the page versions' build) is parked in `idle` when the context has one
  * (the local server: lib/jobs/idle-work.ts), so it runs when no preview is in flight or when its
- * result is asked for; without one, at once.
+ * result is asked for; without one, at once. So are whole jobs the caller goes without for now
+ * (RunOptions.idleKey: the page's content, when the record needs neither its excerpt nor its
+ * reading time): their outcome is PARKED at once.
  */
 export class InlineJobRunner implements JobRunner {
   /** The jobs share this process's cores with the requests. */
@@ -49,11 +51,34 @@ export class InlineJobRunner implements JobRunner {
   }
 
   async run<K extends JobKind>(jobs: Job<K>[], options: RunOptions): Promise<Map<string, JobOutcome<K>>> {
+    const { idle } = this.ctx;
+    const { idleKey } = options;
+    if (idle && idleKey !== undefined) {
+      for (const job of jobs) this.park(idle, idleKey, job, options);
+      return new Map(jobs.map((job) => [job.id, { id: job.id, ok: false, error: PARKED, ms: 0 }]));
+    }
     const outcomes = await Promise.all(jobs.map((job) => this.runOne(job, options)));
     return new Map(outcomes.map((o) => [o.id, o]));
   }
 
-  private async runOne<K extends JobKind>(job: Job<K>, options: RunOptions): Promise<JobOutcome<K>> {
+  /**
+   * Parks a job the caller goes without (RunOptions.idleKey) until the process is idle or its key
+   * is asked for. It then runs with as much time as it had when it was submitted (its deadline,
+   * and its input's own `deadline`, the page-content job's, move with it), and the piece ends with
+   * the work it deferred (the versions' build), so whoever asked for the key has them.
+   */
+  private park<K extends JobKind>(idle: IdleWork, key: string, job: Job<K>, options: RunOptions): void {
+    const submitted = Date.now();
+    const later = () => {
+      const late = Math.max(0, Date.now() - submitted);
+      const input = job.input as { deadline?: unknown };
+      const moved = typeof input.deadline === 'number' ? { ...job, input: { ...job.input, deadline: input.deadline + late } } : job;
+      return this.runOne(moved as Job<K>, { ...options, idleKey: undefined, deadline: options.deadline + late }, true).then(() => undefined);
+    };
+    idle.park(key, later, inputBytes(job.input));
+  }
+
+  private async runOne<K extends JobKind>(job: Job<K>, options: RunOptions, fromIdle = false): Promise<JobOutcome<K>> {
     const t0 = performance.now();
     const spec = this.registry.spec(job.kind);
     const handler = this.registry.handler(job.kind);
@@ -66,7 +91,7 @@ export class InlineJobRunner implements JobRunner {
     const deferred: (() => Promise<void>)[] = [];
     const { idle } = this.ctx;
     const defer = (work: () => Promise<void>, options?: DeferOptions) => {
-      if (idle && options?.key !== undefined) idle.park(options.key, () => this.shared.run('extra', work));
+      if (idle && options?.key !== undefined && !fromIdle) idle.park(options.key, () => this.shared.run('extra', work));
       else deferred.push(work);
     };
     const { mark, parts } = partsRecorder();
@@ -76,9 +101,11 @@ export class InlineJobRunner implements JobRunner {
         return handler(job.input as never, { ...this.jobContext, fetch, signal, defer, mark });
       }),
     );
-    // What the job left for after its result: in the background, in an extra's slot.
+    // What the job left for after its result: in the background, in an extra's slot (a parked
+    // job's piece ends with it).
     if (deferred.length) {
-      void this.shared.run('extra', () => Promise.all(deferred.map((w) => w().catch(() => undefined))));
+      const rest = this.shared.run('extra', () => Promise.all(deferred.map((w) => w().catch(() => undefined))));
+      if (fromIdle) await rest;
     }
     const ms = performance.now() - t0;
     const marked = parts();
@@ -87,4 +114,10 @@ export class InlineJobRunner implements JobRunner {
       ? ({ id: job.id, kind: job.kind, ok: true, result: outcome.value, ms, ...(marked ? { parts: marked } : {}) } as JobOutcome<K>)
       : { id: job.id, ok: false, error: outcome.error, ms };
   }
+}
+
+/** What a parked job's input holds in memory, roughly: its strings (a page's bytes, as base64). */
+function inputBytes(input: unknown): number {
+  if (!input || typeof input !== 'object') return 0;
+  return Object.values(input).reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0);
 }
