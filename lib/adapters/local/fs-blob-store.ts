@@ -76,9 +76,9 @@ export class FsBlobStore implements BlobStore {
     if (options.durable) await written;
   }
 
-  /** Once every put made so far is on disk (each written or failed). */
+  /** Once every put made so far is on disk (each written or failed); puts made meanwhile are not waited for. */
   async flush(): Promise<void> {
-    while (this.writing.size) await Promise.all([...this.writing.values()].map((w) => w.done));
+    await Promise.all([...this.writing.values()].map((w) => w.done));
   }
 
   /** The file and its sidecar, in place. */
