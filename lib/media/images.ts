@@ -170,7 +170,8 @@ async function renderSource(input: ImageJobInput, sizes: readonly ImageSizeName[
 
   const memory = ctx.memory;
   const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
-  const rendering = renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve, sizes: toRender }).catch((err: unknown) => {
+  const placeholders = wantsPlaceholders(sizes);
+  const rendering = renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve, sizes: toRender, placeholders }).catch((err: unknown) => {
     // sharp's errors are about the input (unsupported, truncated, over the pixel limit ...); our own bugs are not.
     if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof MemoryWaitAborted) throw err;
     throw err instanceof ExpectedFailure ? err : new ImageRejected(`undecodable image: ${(err as Error).message}`);
@@ -191,7 +192,9 @@ async function renderSource(input: ImageJobInput, sizes: readonly ImageSizeName[
   // only its `original` is rendered again (for the placeholders: missingSizes).
   const thumbnail = rendered.renditions.some((r) => r.name === 'thumbnail');
   const edgeColor = (thumbnail ? rendered.edgeColor : stored?.edgeColor) || rendered.edgeColor || '';
-  const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor, ...rendered.placeholders, renditions };
+  // A render without them (an icon's) keeps those a manifest stored before had.
+  const kept = rendered.placeholders ?? (stored ? manifestPlaceholders(stored) : {});
+  const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor, ...kept, renditions };
   // No HEAD before each put: the manifest was missing (or lacked these sizes), so the renditions
   // are (most likely) too, and a key names its content, so a put over a stored rendition writes
   // the same image again.
@@ -265,7 +268,16 @@ function missingSizes(m: ImageManifest, sizes: readonly ImageSizeName[]): ImageS
     );
   };
   const missing = sizes.filter((name) => !has(name));
-  return hasPlaceholders(m) || missing.includes('original') ? missing : [...missing, 'original'];
+  return hasPlaceholders(m) || missing.includes('original') || !wantsPlaceholders(sizes) ? missing : [...missing, 'original'];
+}
+
+/**
+ * Whether a job for `sizes` makes the placeholders: not an icon's (`original` alone: a record's
+ * icon carries none, and they cost a resize and a blurhash on the card's path); a later job that
+ * hosts the same source as an image renders its `original` again once for them (missingSizes).
+ */
+function wantsPlaceholders(sizes: readonly ImageSizeName[]): boolean {
+  return sizes.some((name) => name !== 'original');
 }
 
 const hasPlaceholders = (m: ImageManifest): m is ImageManifest & Placeholders => typeof m.dominantColor === 'string' && typeof m.blurhash === 'string';

@@ -39,8 +39,8 @@ export interface RenderedImage {
   source: { format: ImageFormat; size: number; width: number; height: number; hasAlphaChannel: boolean; animated: boolean };
   renditions: Rendition[];
   edgeColor: string;
-  /** The dominant colour and blurhash of the first frame, flattened on white. */
-  placeholders: Placeholders;
+  /** The dominant colour and blurhash of the first frame, flattened on white (none when RenderOptions.placeholders is false). */
+  placeholders?: Placeholders;
 }
 
 export interface RenderOptions {
@@ -58,6 +58,8 @@ export interface RenderOptions {
    * (an icon is rendered in `original` only); without either there is none ('').
    */
   sizes?: readonly ImageSizeName[];
+  /** false: no placeholders (an icon's render: a record's icon has none). Default true. */
+  placeholders?: boolean;
 }
 
 /**
@@ -157,6 +159,8 @@ async function readSource(prepared: PreparedInput, maxPixels: number): Promise<S
 /** Which sizes are encoded, with what settings, and which take the original's encode. */
 interface RenditionPlan {
   quality: number;
+  /** Whether the placeholders are computed (RenderOptions.placeholders). */
+  placeholders: boolean;
   effortFor: (box: number | undefined) => number;
   /** The sizes encoded, in IMAGE_SIZES order. */
   encoded: ImageSize[];
@@ -201,6 +205,7 @@ function planRenditions(source: SourceFacts, options: RenderOptions): RenditionP
   };
   return {
     quality: options.quality ?? WEBP_QUALITY,
+    placeholders: options.placeholders !== false,
     effortFor,
     encoded: IMAGE_SIZES.filter((s) => wanted.has(s.name) && !sharesEncode(s)),
     name,
@@ -210,7 +215,7 @@ function planRenditions(source: SourceFacts, options: RenderOptions): RenditionP
 /** The sizes encoded, the placeholders and the edge colour (awaited once the renders are done: computed meanwhile). */
 interface EncodedSizes {
   renditions: Rendition[];
-  placeholders: Promise<Placeholders>;
+  placeholders: Promise<Placeholders | undefined>;
   edgeColor: Promise<string>;
 }
 
@@ -240,7 +245,8 @@ async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: R
     // first frame of an animated `original`): a small decode, where the source again would be a
     // large one (or an SVG rasterized once more).
     const smallest = renditions.reduce((a, b) => (b.width * b.height < a.width * a.height ? b : a));
-    return { renditions, placeholders: imagePlaceholders(sharp(smallest.data).timeout({ seconds: SHARP_TIMEOUT_SECONDS })), edgeColor };
+    const placeholders = plan.placeholders ? imagePlaceholders(sharp(smallest.data).timeout({ seconds: SHARP_TIMEOUT_SECONDS })) : Promise.resolve(undefined);
+    return { renditions, placeholders, edgeColor };
   }
   // One decode (the first frame, oriented), then each size resized from the next larger one's
   // pixels (less work than a decode per size: `npm run bench -- images`) and encoded while the
@@ -258,7 +264,7 @@ async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: R
   // the decode itself for an icon, rendered in `original` only): a 32 px resize of pixels in
   // memory, computed while the sizes encode. No decode at all: sharp's stats() would read the
   // source (decode it again), and a rendition's WebP would be decoded again too.
-  const placeholders = imagePlaceholders(pipeline(image));
+  const placeholders = plan.placeholders ? imagePlaceholders(pipeline(image)) : Promise.resolve(undefined);
   return { renditions: await Promise.all(renders), placeholders, edgeColor };
 }
 

@@ -132,12 +132,12 @@ describe('placeholders of the render', () => {
     const grey = await sharp(Buffer.alloc(64 * 64, 77), { raw: { width: 64, height: 64, channels: 1 } })
       .png()
       .toBuffer();
-    expect((await renderImage(grey, { maxPixels: MAX })).placeholders.dominantColor).toBe('#4d4d4d');
+    expect((await renderImage(grey, { maxPixels: MAX })).placeholders?.dominantColor).toBe('#4d4d4d');
     const greyAlpha = await sharp(Buffer.from(Array.from({ length: 64 * 64 }, () => [77, 128]).flat()), { raw: { width: 64, height: 64, channels: 2 } })
       .png()
       .toBuffer();
     // 77 at half opacity over white: (77 + 255) / 2.
-    expect(distance(rgbOf((await renderImage(greyAlpha, { maxPixels: MAX })).placeholders.dominantColor), [166, 166, 166])).toBeLessThanOrEqual(1);
+    expect(distance(rgbOf((await renderImage(greyAlpha, { maxPixels: MAX })).placeholders?.dominantColor ?? ''), [166, 166, 166])).toBeLessThanOrEqual(1);
   });
 
   test.each([
@@ -156,7 +156,7 @@ describe('placeholders of the render', () => {
   test('an icon rendered in `original` only, and an SVG (a decode per size), have them too', async () => {
     const bytes = await mostlyOne(64, 64, '#2288ee', '#ffffff');
     const icon = await renderImage(bytes, { maxPixels: MAX, sizes: ['original'] });
-    expect(icon.placeholders.dominantColor).toBe('#2288ee');
+    expect(icon.placeholders?.dominantColor).toBe('#2288ee');
     const svg = fx.svg('<rect width="100" height="50" fill="#123456"/>');
     for (const sizes of [undefined, ['original'] as const]) {
       const r = await renderImage(svg, { maxPixels: MAX, sizes });
@@ -207,6 +207,28 @@ describe('placeholders in the image job', () => {
     puts.length = 0;
     expect(await run(ctx, bytes)).toEqual({ ...upgraded, reused: true });
     expect(puts).toEqual([]);
+  });
+
+  test('an icon (`original` alone) is rendered without them, and its manifest reused as is; the same source hosted as an image then gets them, with one put', async () => {
+    const { ctx, puts, store } = jobContext();
+    const bytes = await mostlyOne(180, 180, '#2288ee', '#ffffff');
+    const icon = await runImageJob({ bytesBase64: bytes.toString('base64'), sizes: ['original'] }, ctx);
+    expect(icon.image).toBeDefined();
+    expect(icon.image).not.toHaveProperty('blurhash');
+    expect(icon.image).not.toHaveProperty('dominantColor');
+    const original = `assets/${icon.image!.sha256}/original.webp`;
+    expect(JSON.parse((await store.head(original))!.metadata.manifest)).not.toHaveProperty('blurhash');
+    puts.length = 0;
+    expect((await runImageJob({ bytesBase64: bytes.toString('base64'), sizes: ['original'] }, ctx)).image).toMatchObject({ reused: true });
+    expect(puts).toEqual([]);
+    const image = await run(ctx, bytes);
+    expectPlaceholders(image);
+    expect(image.dominantColor).toBe('#2288ee');
+    expect(puts).toContain(original);
+    // An icon job after it keeps them in the manifest.
+    puts.length = 0;
+    expect((await runImageJob({ bytesBase64: bytes.toString('base64'), sizes: ['original'] }, ctx)).image).toMatchObject({ reused: true });
+    expect(JSON.parse((await store.head(original))!.metadata.manifest)).toMatchObject({ blurhash: image.blurhash });
   });
 
   test('the ImageSet and the MediaImage of a hosted image carry them', async () => {
