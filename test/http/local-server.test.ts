@@ -415,7 +415,9 @@ test('`npm start` (functions/start-local.ts) honours HOST, PORT and LINKPREVIEW_
     expect(res.status).toBe(200);
     expect(((await res.json()) as { title: string }).title).toBe('Local page');
   } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
+    await exited;
   }
 });
 

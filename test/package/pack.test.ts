@@ -98,10 +98,12 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  // A stopping server makes the page content it parked and finishes its writes (up to 5 s): its data dir goes once it has exited.
+  const exited = server && server.exitCode === null ? new Promise((resolve) => server?.once('exit', resolve)) : undefined;
   server?.kill('SIGTERM');
-  await site?.close();
+  await Promise.all([exited, site?.close()]);
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, 30_000);
 
 test("the tarball holds the server's build, the bin, openapi.yaml and the README: no sources, tests, build stamp or client", () => {
   const files = packed.files.map((f) => f.path).sort();
