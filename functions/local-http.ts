@@ -25,7 +25,7 @@ export interface LocalHttpDeps {
   keys: KeyStore;
   /** Where /assets/ are read from; undefined: every asset is 404. */
   assets?: FsBlobStore;
-  /** The work parked until the server is idle (lib/jobs/idle-work.ts): a POST marks it busy; a version asked for starts its build. */
+  /** The work parked until the server is idle (lib/jobs/idle-work.ts): a request for the handler marks it busy; a version asked for starts its build. */
   idle?: IdleWork;
   log: Log;
 }
@@ -83,8 +83,8 @@ async function handle(deps: LocalHttpDeps, x: Exchange): Promise<void> {
     else sendJson(x, 404, toErrorBody(new LinkPreviewError(404, 'NOT_FOUND', 'No such asset.'), requestId));
     return;
   }
-  // A preview (any POST) in flight: nothing parked starts meanwhile.
-  const ended = req.method === 'POST' ? deps.idle?.busy() : undefined;
+  // A request for the handler in flight (a preview, GET /oembed's too): nothing parked starts meanwhile.
+  const ended = deps.idle?.busy();
   try {
     await answer(deps, x, path);
   } finally {

@@ -58,7 +58,16 @@ export function retireBrowser(browser: Browser): void {
     current = undefined;
     latest = undefined;
   }
+  closing.add(browser);
   retiring = retiring.then(() => browser.close().catch(() => {}));
+}
+
+/** The browsers this process closes itself (closeBrowser, retireBrowser): their end is no page's crash. */
+const closing = new WeakSet<Browser>();
+
+/** Whether `browser` is being closed by this process (its disconnection is not a page's doing: lib/browser/page-watch.ts). */
+export function closedHere(browser: Browser): boolean {
+  return closing.has(browser);
 }
 
 /** Runs `fn` with the shared browser (launched on demand). */
@@ -212,7 +221,9 @@ export async function closeBrowser(): Promise<void> {
   current = undefined;
   if (!b) return;
   try {
-    await (await b).close();
+    const browser = await b;
+    closing.add(browser);
+    await browser.close();
   } catch {
     /* it was not running */
   }

@@ -15,6 +15,7 @@
  * (lib/browser/memory-watch.ts), fires the page's `crash` event, which fails the load at once; so
  * does the browser's end (a single-process browser the memory watch killed, or that V8 stopped).
  */
+import { closedHere } from './browser.js';
 import { recentKill } from './memory-watch.js';
 import type { Tab } from './tab.js';
 
@@ -55,8 +56,12 @@ export async function watchPage(tab: Tab, cpuCapMs: number, stop: (reason: strin
   const since = Date.now();
   const meter = new CpuMeter();
   let askedAt: number | undefined;
-  // The renderer died, or the whole browser (a single-process one the memory watch killed).
-  const onCrash = () => stop(crashReason(since));
+  // The renderer died, or the whole browser (a single-process one the memory watch killed). A
+  // browser this process closes itself (closeBrowser under a load) is no page's doing: the load
+  // fails as the browser's, and is tried once more on a fresh one (lib/browser/screenshot.ts).
+  const onCrash = () => {
+    if (!closedHere(tab.browser)) stop(crashReason(since));
+  };
   tab.page.on('crash', onCrash);
   tab.browser.on('disconnected', onCrash);
   await tab.cdp.send('Performance.enable');
