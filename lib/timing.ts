@@ -100,7 +100,7 @@ export function timedJobRunner(jobs: JobRunner, timer: PhaseTimer, specs: JobSpe
         const phase = specs(job.kind)?.phase;
         const outcome = outcomes.get(job.id);
         // A job parked until the process is idle (RunOptions.idleKey) did not run for this request.
-        if (phase && outcome && !(!outcome.ok && outcome.error === PARKED)) timer.record(phase, submitted, submitted + outcome.ms);
+        if (phase && outcome && (outcome.ok || outcome.error !== PARKED)) timer.record(phase, submitted, submitted + outcome.ms);
         if (phase && outcome?.ok && outcome.parts) timer.jobParts(phase, outcome.parts);
       }
       return outcomes;

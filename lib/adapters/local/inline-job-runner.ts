@@ -32,6 +32,8 @@ export class InlineJobRunner implements JobRunner {
   /** The jobs share this process's cores with the requests. */
   readonly sharesCpu = true;
   private readonly shared: PriorityGate;
+  /** What a handler is given of the runner's context (not its idle work). */
+  private readonly jobContext: Omit<JobContext, 'signal'>;
   private readonly lanes: Partial<Record<JobWorker, ConcurrencyGate>>;
 
   constructor(
@@ -40,14 +42,10 @@ export class InlineJobRunner implements JobRunner {
     lanes: Partial<Record<JobWorker, number>> = {},
     private readonly registry: JobRegistry = JOB_REGISTRY,
   ) {
+    const { idle: _idle, ...jobContext } = ctx;
+    this.jobContext = jobContext;
     this.shared = new PriorityGate(concurrency);
     this.lanes = Object.fromEntries(Object.entries(lanes).map(([worker, size]) => [worker, new ConcurrencyGate(size)]));
-  }
-
-  /** What a handler is given of the runner's context (not its idle work). */
-  private get jobContext(): Omit<JobContext, 'signal'> {
-    const { idle: _idle, ...ctx } = this.ctx;
-    return ctx;
   }
 
   async run<K extends JobKind>(jobs: Job<K>[], options: RunOptions): Promise<Map<string, JobOutcome<K>>> {
