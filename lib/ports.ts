@@ -33,6 +33,23 @@ export interface BlobStore {
   get(key: string): Promise<Buffer | undefined>;
   /** The public address of an asset key (CloudFront or the local server's /assets/). */
   publicUrl(key: string): string;
+  /**
+   * A put whose bytes are still being made (an image's WebP encodes): from now on the key is
+   * there to this store's readers, who wait for the bytes, so its address may go out in a record
+   * at once. Only a store that can hold a read does it (the local server's, writing behind:
+   * lib/adapters/local/fs-blob-store.ts); S3 cannot (a reader through CloudFront would get a
+   * 404), so there the object is put once made. Its file is written once `made` is there and,
+   * when given, once `after` settled (a manifest after the sizes it names); readers do not wait
+   * for `after`. Resolves once written; `made` failing: logged, and the key is what it was before
+   * (as a failed write behind).
+   */
+  putLater?(key: string, made: Promise<BlobToPut>, after?: Promise<unknown>): Promise<void>;
+}
+
+/** The bytes and options of a put (BlobStore.putLater). */
+export interface BlobToPut {
+  body: Buffer | string;
+  options: PutOptions;
 }
 
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';

@@ -26,10 +26,10 @@ import type { JobContext } from '../jobs/context.js';
 import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.js';
 import { FAILED_MEMO_TTL_MS, memoKey, readMemo, writeMemo } from '../jobs/memo.js';
 import { imageRenderMb, MemoryWaitAborted, type RenderSize } from '../jobs/memory.js';
-import { IMMUTABLE_CACHE } from '../ports.js';
+import { type BlobStore, IMMUTABLE_CACHE, type PutOptions } from '../ports.js';
 import { IMAGE_SIZE_NAMES, type ImageSizeName, RENDITION_CONTENT_TYPE, renditionKey, renditionSizeMetadata } from './image-sizes.js';
 import type { Placeholders } from './placeholders.js';
-import { ImageRejected, type Rendition, renderImage } from './render-image.js';
+import { ImageRejected, type PlannedRendition, type RenderedImage, type RenderOptions, type Rendition, renderImage, startRender } from './render-image.js';
 import type { ImageFormat } from './sniff-image.js';
 
 interface RenditionInfo {
@@ -171,21 +171,45 @@ async function renderSource(input: ImageJobInput, sizes: readonly ImageSizeName[
   const memory = ctx.memory;
   const reserve = memory && ((size: RenderSize) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels), ctx.signal));
   const placeholders = wantsPlaceholders(sizes);
-  const rendering = renderImage(bytes, { maxPixels: ctx.config.maxImagePixels, reserve, sizes: toRender, placeholders }).catch((err: unknown) => {
-    // sharp's errors are about the input (unsupported, truncated, over the pixel limit ...); our own bugs are not.
-    if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof MemoryWaitAborted) throw err;
-    throw err instanceof ExpectedFailure ? err : new ImageRejected(`undecodable image: ${(err as Error).message}`);
-  });
-  const rendered = await timed('render', rendering);
+  // A store that holds reads (the local server's): the result goes out once the sizes are known,
+  // their encodes still running (not an icon's: its record's background is its encode's edge colour).
+  const later = placeholders ? ctx.blobs.putLater?.bind(ctx.blobs) : undefined;
+  const options: RenderOptions = { maxPixels: ctx.config.maxImagePixels, reserve, sizes: toRender, placeholders, early: !!later };
+  const started = await timed('render', startRender(bytes, options).catch(asImageFailure));
   checkAborted(ctx.signal);
+  if (later) {
+    // Encodes of pixels in memory do not fail but for want of memory or time: once more, from the
+    // bytes, with no deadline (the addresses are out), before the sizes would be missing.
+    const again = () =>
+      renderImage(bytes, { ...options, early: false, reserve: memory && ((size) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels))) });
+    const finished = started.done.catch(again).then((rendered) => ({ rendered, manifest: manifestOf(sha256, rendered, stored) }));
+    storeLater(later, sha256, started.sizes, finished);
+    const planned = { source: started.source, renditions: started.sizes, edgeColor: '', placeholders: started.placeholders };
+    return toHostedImage(manifestOf(sha256, planned, stored), sizes, ctx, false);
+  }
+  const rendered = await timed('render', started.done.catch(asImageFailure));
+  checkAborted(ctx.signal);
+  const manifest = manifestOf(sha256, rendered, stored);
+  await timed('store', storeRendered(ctx.blobs, sha256, rendered, manifest));
+  return toHostedImage(manifest, sizes, ctx, false);
+}
+
+/** sharp's errors are about the input (unsupported, truncated, over the pixel limit ...): an ImageRejected; our own bugs are not. */
+function asImageFailure(err: unknown): never {
+  if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof MemoryWaitAborted) throw err;
+  throw err instanceof ExpectedFailure ? err : new ImageRejected(`undecodable image: ${(err as Error).message}`);
+}
+
+/** A render's manifest (its sizes' bytes unknown, 0, while they encode: startRender), over what `stored` had. */
+function manifestOf(
+  sha256: string,
+  rendered: Pick<RenderedImage, 'source' | 'edgeColor' | 'placeholders'> & { renditions: (PlannedRendition & { data?: Buffer })[] },
+  stored: ImageManifest | undefined,
+): ImageManifest {
   const renditions: ImageManifest['renditions'] = { ...stored?.renditions };
-  let original: Rendition | undefined;
-  const others: Rendition[] = [];
   for (const r of rendered.renditions) {
     // A size that is the original's bytes is not put again: the manifest sends it to `original.webp`.
-    renditions[r.name] = { width: r.width, height: r.height, bytes: r.data.length, ...(r.sameAs ? { sameAs: r.sameAs } : {}) };
-    if (r.name === 'original') original = r;
-    else if (!r.sameAs) others.push(r);
+    renditions[r.name] = { width: r.width, height: r.height, bytes: r.data?.length ?? 0, ...(r.sameAs ? { sameAs: r.sameAs } : {}) };
   }
   // The edge colour comes from the thumbnail, else the original (renderImage): a manifest of an
   // icon (`original` only) gets the thumbnail's once a later job renders it, and keeps it when
@@ -194,21 +218,52 @@ async function renderSource(input: ImageJobInput, sizes: readonly ImageSizeName[
   const edgeColor = (thumbnail ? rendered.edgeColor : stored?.edgeColor) || rendered.edgeColor || '';
   // A render without them (an icon's) keeps those a manifest stored before had.
   const kept = rendered.placeholders ?? (stored ? manifestPlaceholders(stored) : {});
-  const manifest: ImageManifest = { sha256, ...rendered.source, edgeColor, ...kept, renditions };
-  // No HEAD before each put: the manifest was missing (or lacked these sizes), so the renditions
-  // are (most likely) too, and a key names its content, so a put over a stored rendition writes
-  // the same image again.
-  const put = (r: Rendition, metadata: Record<string, string>) =>
-    ctx.blobs.put(renditionKey(sha256, r.name), r.data, { contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE, metadata });
-  await timed(
-    'store',
-    (async () => {
-      await Promise.all(others.map((r) => put(r, renditionSizeMetadata(r))));
-      // The original goes last, with the manifest: its manifest means every size it names is stored.
-      await put(required(original, 'the original rendition'), { [MANIFEST_METADATA]: JSON.stringify(manifest) });
-    })(),
+  return { sha256, ...rendered.source, edgeColor, ...kept, renditions };
+}
+
+const putOptions = (metadata: Record<string, string>): PutOptions => ({ contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE, metadata });
+
+/**
+ * Stores a render's sizes, the `original` last with the manifest: its manifest means every size it
+ * names is stored. No HEAD before each put: the manifest was missing (or lacked these sizes), so
+ * the renditions are (most likely) too, and a key names its content, so a put over a stored
+ * rendition writes the same image again.
+ */
+async function storeRendered(blobs: BlobStore, sha256: string, rendered: RenderedImage, manifest: ImageManifest): Promise<void> {
+  const others = rendered.renditions.filter((r) => r.name !== 'original' && !r.sameAs);
+  await Promise.all(others.map((r) => blobs.put(renditionKey(sha256, r.name), r.data, putOptions(renditionSizeMetadata(r)))));
+  await blobs.put(
+    renditionKey(sha256, 'original'),
+    required(
+      rendered.renditions.find((r) => r.name === 'original'),
+      'the original rendition',
+    ).data,
+    putOptions({ [MANIFEST_METADATA]: JSON.stringify(manifest) }),
   );
-  return toHostedImage(manifest, sizes, ctx, false);
+}
+
+/** storeRendered through BlobStore.putLater: every size's key held at once, the `original`'s file written last. */
+function storeLater(
+  later: NonNullable<BlobStore['putLater']>,
+  sha256: string,
+  sizes: readonly PlannedRendition[],
+  finished: Promise<{ rendered: RenderedImage; manifest: ImageManifest }>,
+): void {
+  const made = (name: ImageSizeName, metadata: (r: Rendition, manifest: ImageManifest) => Record<string, string>) =>
+    finished.then(({ rendered, manifest }) => {
+      const r = required(
+        rendered.renditions.find((x) => x.name === name),
+        `the ${name} rendition`,
+      );
+      return { body: r.data, options: putOptions(metadata(r, manifest)) };
+    });
+  const others = sizes.filter((s) => s.name !== 'original' && !s.sameAs);
+  const written = others.map((s) => later(renditionKey(sha256, s.name), made(s.name, renditionSizeMetadata)));
+  later(
+    renditionKey(sha256, 'original'),
+    made('original', (_r, manifest) => ({ [MANIFEST_METADATA]: JSON.stringify(manifest) })),
+    Promise.all(written),
+  );
 }
 
 function checkAborted(signal: AbortSignal | undefined): void {

@@ -2,29 +2,28 @@
  * The sharp renderer: bytes in, WebP renditions out, no I/O (the image job, lib/media/images.ts,
  * downloads, reuses and stores). Exported for the job, the page images, the bench and tests.
  *
- *  - sniff the real format from the bytes; ICO and BMP are decoded here (sharp cannot read them),
- *    SVG is made safe first (lib/media/svg-safety.ts);
+ *  - the bytes made ready for sharp (lib/media/image-input.ts: the real format, ICO and BMP
+ *    decoded, SVG made safe);
  *  - decode with sharp under `limitInputPixels` (decompression bombs are refused), honour EXIF
  *    orientation, strip metadata, never upscale, keep alpha; the first frame of an animation is
  *    used for the stills and `original` stays animated;
  *  - a still size that would be the original's bytes again is not encoded twice (`sameAs`);
  *  - the placeholders (dominant colour, blurhash: lib/media/placeholders.ts) from the smallest
- *    pixels the render made (imagePlaceholders).
+ *    pixels the render made (imagePlaceholders);
+ *  - `startRender` answers once the sizes and the placeholders are known, the encodes still
+ *    running (the image job on a store that holds reads: lib/media/images.ts).
  * Anything wrong with the image is an ImageRejected (an ExpectedFailure).
  */
 import type { Sharp, SharpOptions } from 'sharp';
-import { ExpectedFailure, required } from '../errors.js';
+import { required } from '../errors.js';
 import { ONE_DECODE_MAX_PIXELS, type RenderSize } from '../jobs/memory.js';
-import { decodeBmp } from './bmp.js';
-import { decodeIcoEntry, type IcoImage, icoEntries } from './ico.js';
 import { iconBackgroundColor } from './icon-background.js';
+import { ImageRejected, type PreparedInput, prepareInput } from './image-input.js';
 import { fitWithin, IMAGE_SIZES, type ImageSizeName } from './image-sizes.js';
 import { PLACEHOLDER_BOX, type Placeholders, placeholdersOf } from './placeholders.js';
-import { type ImageFormat, sniffImageFormat } from './sniff-image.js';
-import { sanitizeSvg } from './svg-safety.js';
+import type { ImageFormat } from './sniff-image.js';
 
-/** Raised for an image that cannot be hosted (the job turns it into a `{reason}` result). */
-export class ImageRejected extends ExpectedFailure {}
+export { ImageRejected } from './image-input.js';
 
 export interface Rendition {
   name: ImageSizeName;
@@ -60,6 +59,12 @@ export interface RenderOptions {
   sizes?: readonly ImageSizeName[];
   /** false: no placeholders (an icon's render: a record's icon has none). Default true. */
   placeholders?: boolean;
+  /**
+   * The caller goes on once the sizes are known (startRender's answer): the encodes start once the
+   * resizes and the placeholders are made, rather than beside them, which makes that answer sooner
+   * and the whole render a little later.
+   */
+  early?: boolean;
 }
 
 /**
@@ -77,8 +82,6 @@ function webpEffortFor(box: number | undefined): number {
   if (box !== undefined && box <= 640) return 2;
   return 1;
 }
-/** A vector image has no pixel size of its own: it is rasterized so its longer side is at least this. */
-const SVG_MIN_RASTER = 512;
 /** sharp stops a pipeline that runs longer than this. */
 const SHARP_TIMEOUT_SECONDS = 20;
 
@@ -92,19 +95,36 @@ async function loadSharp(): Promise<void> {
   sharp ??= (await import('sharp')).default;
 }
 
-interface PreparedInput {
-  input: Buffer;
-  options: SharpOptions;
-  format: ImageFormat;
-  /** Known alpha for inputs decoded here (ICO/BMP); sharp's metadata says for the rest. */
-  hasAlpha?: boolean;
-}
-
 type ImageSize = (typeof IMAGE_SIZES)[number];
 
 export async function renderImage(bytes: Buffer, options: RenderOptions): Promise<RenderedImage> {
+  return (await startRender(bytes, options)).done;
+}
+
+/** A size of a render under way: its name and pixel size (and `sameAs`), as the finished rendition will have them. */
+export type PlannedRendition = Omit<Rendition, 'data'>;
+
+/** A render whose sizes are known and whose encodes may still run (startRender). */
+export interface StartedRender {
+  source: RenderedImage['source'];
+  /** The sizes asked for, in IMAGE_SIZES order, as `done` gives them (no bytes). */
+  sizes: PlannedRendition[];
+  /** RenderedImage.placeholders, already made. */
+  placeholders?: Placeholders;
+  /** The whole render; the memory `reserve` took is released when it settles. */
+  done: Promise<RenderedImage>;
+}
+
+/**
+ * A render, answered once what a record says of it is known: the source's facts, each size's
+ * pixel size and the placeholders. For a still raster image (one decode) that is once the decode,
+ * the resizes and the placeholders are done, while the WebP encodes still run (they then only
+ * take pixels in memory); for the rest (a vector, a very large or an animated image) once `done`
+ * is. A source that does not decode fails here, not in `done`.
+ */
+export async function startRender(bytes: Buffer, options: RenderOptions): Promise<StartedRender> {
   await loadSharp();
-  const prepared = await prepareInput(bytes, options.maxPixels);
+  const prepared = await prepareInput(sharp, bytes, options.maxPixels);
   const source = await readSource(prepared, options.maxPixels);
   const plan = planRenditions(source, options);
   const release = await options.reserve?.({
@@ -114,25 +134,31 @@ export async function renderImage(bytes: Buffer, options: RenderOptions): Promis
     hasAlpha: prepared.hasAlpha ?? !!source.hasAlpha,
     pages: source.animated ? source.pages : 1,
   });
+  const facts = {
+    format: prepared.format,
+    size: bytes.length,
+    width: source.width,
+    height: source.height,
+    hasAlphaChannel: prepared.hasAlpha ?? source.hasAlpha,
+    animated: source.animated,
+  };
+  let encoding: EncodedSizes;
   try {
-    const encoded = await encodeSizes(prepared, source, plan);
-    const renditions = plan.name(encoded.renditions);
-    return {
-      source: {
-        format: prepared.format,
-        size: bytes.length,
-        width: source.width,
-        height: source.height,
-        hasAlphaChannel: prepared.hasAlpha ?? source.hasAlpha,
-        animated: source.animated,
-      },
-      renditions,
-      edgeColor: await encoded.edgeColor,
-      placeholders: await encoded.placeholders,
-    };
-  } finally {
+    encoding = await encodeSizes(prepared, source, plan);
+  } catch (err) {
     release?.();
+    throw err;
   }
+  const done = (async (): Promise<RenderedImage> => {
+    try {
+      const renditions = plan.name(await encoding.renditions);
+      return { source: facts, renditions, edgeColor: await encoding.edgeColor, placeholders: await encoding.placeholders };
+    } finally {
+      release?.();
+    }
+  })();
+  done.catch(() => undefined); // the caller's to await; marked handled now, as it can fail before
+  return { source: facts, sizes: plan.name(encoding.sizes), placeholders: await encoding.placeholders, done };
 }
 
 /** What sharp's metadata says of the source: its oriented size (of the first frame), frames and alpha. */
@@ -161,11 +187,13 @@ interface RenditionPlan {
   quality: number;
   /** Whether the placeholders are computed (RenderOptions.placeholders). */
   placeholders: boolean;
+  /** RenderOptions.early. */
+  early: boolean;
   effortFor: (box: number | undefined) => number;
   /** The sizes encoded, in IMAGE_SIZES order. */
   encoded: ImageSize[];
-  /** The renditions asked for, in IMAGE_SIZES order, from those encoded. */
-  name: (done: Rendition[]) => Rendition[];
+  /** The renditions asked for, in IMAGE_SIZES order, from those encoded (or their planned sizes). */
+  name: <R extends PlannedRendition>(done: R[]) => R[];
 }
 
 /**
@@ -192,8 +220,8 @@ function planRenditions(source: SourceFacts, options: RenderOptions): RenditionP
   };
   /** Given the original's encode rather than encoded itself. */
   const sharesEncode = (s: ImageSize) => wanted.has('original') && isOriginal(s);
-  const name = (done: Rendition[]): Rendition[] => {
-    const byName = (n: ImageSizeName) =>
+  const name = <R extends PlannedRendition>(done: R[]): R[] => {
+    const byName = (n: ImageSizeName): R =>
       required(
         done.find((r) => r.name === n),
         `the ${n} rendition`,
@@ -206,15 +234,17 @@ function planRenditions(source: SourceFacts, options: RenderOptions): RenditionP
   return {
     quality: options.quality ?? WEBP_QUALITY,
     placeholders: options.placeholders !== false,
+    early: options.early === true,
     effortFor,
     encoded: IMAGE_SIZES.filter((s) => wanted.has(s.name) && !sharesEncode(s)),
     name,
   };
 }
 
-/** The sizes encoded, the placeholders and the edge colour (awaited once the renders are done: computed meanwhile). */
+/** The sizes encoded (their pixel sizes known, their bytes maybe still on the way), the placeholders and the edge colour. */
 interface EncodedSizes {
-  renditions: Rendition[];
+  sizes: PlannedRendition[];
+  renditions: Promise<Rendition[]>;
   placeholders: Promise<Placeholders | undefined>;
   edgeColor: Promise<string>;
 }
@@ -246,7 +276,7 @@ async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: R
     // large one (or an SVG rasterized once more).
     const smallest = renditions.reduce((a, b) => (b.width * b.height < a.width * a.height ? b : a));
     const placeholders = plan.placeholders ? imagePlaceholders(sharp(smallest.data).timeout({ seconds: SHARP_TIMEOUT_SECONDS })) : Promise.resolve(undefined);
-    return { renditions, placeholders, edgeColor };
+    return { sizes: renditions.map(planned), renditions: Promise.resolve(renditions), placeholders, edgeColor };
   }
   // One decode (the first frame, oriented), then each size resized from the next larger one's
   // pixels (less work than a decode per size: `npm run bench -- images`) and encoded while the
@@ -255,17 +285,34 @@ async function encodeSizes(prepared: PreparedInput, source: SourceFacts, plan: R
   const full = await decoded(prepared);
   let image = full;
   const renders: Promise<Rendition>[] = [];
+  const sizes: PlannedRendition[] = [];
+  const encodes: (() => Promise<Rendition>)[] = [];
   for (const s of [...plan.encoded].reverse()) {
     image = await resized(image, s.box, fitWithin(full.width, full.height, s.box));
     const pixels = image;
-    renders.unshift(render(s, () => pipeline(pixels)));
+    const start = () => render(s, () => pipeline(pixels));
+    if (plan.early) encodes.unshift(start);
+    else renders.unshift(start());
+    sizes.unshift({ name: s.name, width: pixels.width, height: pixels.height });
   }
   // The placeholders from the smallest raw pixels of that chain (the thumbnail's, 320 px at most;
   // the decode itself for an icon, rendered in `original` only): a 32 px resize of pixels in
-  // memory, computed while the sizes encode. No decode at all: sharp's stats() would read the
-  // source (decode it again), and a rendition's WebP would be decoded again too.
+  // memory, computed while the sizes encode (RenderOptions.early: before). No decode at all:
+  // sharp's stats() would read the source (decode it again), and a rendition's WebP would be
+  // decoded again too.
   const placeholders = plan.placeholders ? imagePlaceholders(pipeline(image)) : Promise.resolve(undefined);
-  return { renditions: await Promise.all(renders), placeholders, edgeColor };
+  if (plan.early) {
+    await placeholders.catch(() => undefined);
+    renders.push(...encodes.map((start) => start()));
+  }
+  const renditions = Promise.all(renders);
+  // An animated `original` has its size once rendered (its frames'): the sizes wait for it.
+  if (animatedOriginal) {
+    const all = await renditions;
+    return { sizes: all.map(planned), renditions: Promise.resolve(all), placeholders, edgeColor };
+  }
+  renditions.catch(() => undefined); // awaited by startRender's `done`; marked handled now, as it can fail before
+  return { sizes, renditions, placeholders, edgeColor };
 }
 
 /**
@@ -286,6 +333,8 @@ export function imagePlaceholders(p: Sharp): Promise<Placeholders> {
   placeholders.catch(() => undefined); // awaited by renderImage once the renders are done: marked handled now, as it can fail before
   return placeholders;
 }
+
+const planned = ({ name, width, height }: Rendition): PlannedRendition => ({ name, width, height });
 
 async function encode(s: ImageSize, p: Sharp, plan: RenditionPlan): Promise<Rendition> {
   const { data, info } = await p.webp({ quality: plan.quality, effort: plan.effortFor(s.box) }).toBuffer({ resolveWithObject: true });
@@ -345,61 +394,4 @@ async function resized(image: DecodedImage, box: number | undefined, size: { wid
   const inside = fitWithin(image.width, image.height, box);
   const exact = inside.width === size.width && inside.height === size.height;
   return decoded(image, (p) => p.resize(exact && box !== undefined ? insideBox(box) : { ...size, fit: 'fill' }));
-}
-
-async function prepareInput(bytes: Buffer, maxPixels: number): Promise<PreparedInput> {
-  const format = sniffImageFormat(bytes);
-  if (!format) throw new ImageRejected('not an image format we can read');
-  const base: SharpOptions = { limitInputPixels: maxPixels, failOn: 'truncated', autoOrient: true, sequentialRead: true };
-  try {
-    switch (format) {
-      case 'ico':
-        return await prepareIco(bytes, maxPixels, base);
-      case 'bmp': {
-        const img = decodeBmp(bytes, maxPixels);
-        return { input: img.data, options: { ...base, raw: { width: img.width, height: img.height, channels: 4 } }, format, hasAlpha: img.hasAlpha };
-      }
-      case 'svg':
-        return await prepareSvg(bytes, maxPixels, base);
-      default:
-        return { input: bytes, options: base, format };
-    }
-  } catch (err) {
-    // A decoder's refusal (bitmap, ICO, unsafe SVG) is the image's: rejected, with its format said.
-    if (err instanceof ExpectedFailure && !(err instanceof ImageRejected)) throw new ImageRejected(`${format}: ${err.message}`);
-    throw err;
-  }
-}
-
-async function prepareIco(bytes: Buffer, maxPixels: number, base: SharpOptions): Promise<PreparedInput> {
-  let lastError: unknown;
-  // Largest entry first; an entry that does not decode gives way to the next.
-  for (const entry of icoEntries(bytes)) {
-    let img: IcoImage;
-    try {
-      img = decodeIcoEntry(bytes, entry, maxPixels);
-      if (img.kind === 'png') {
-        await sharp(img.bytes, base).metadata();
-        return { input: img.bytes, options: base, format: 'ico' };
-      }
-      return { input: img.data, options: { ...base, raw: { width: img.width, height: img.height, channels: 4 } }, format: 'ico', hasAlpha: img.hasAlpha };
-    } catch (err) {
-      lastError = err;
-    }
-  }
-  throw lastError instanceof Error ? new ImageRejected(`ico: ${lastError.message}`) : new ImageRejected('ico: no entry decodes');
-}
-
-async function prepareSvg(bytes: Buffer, maxPixels: number, base: SharpOptions): Promise<PreparedInput> {
-  const safe = sanitizeSvg(bytes);
-  const meta = await sharp(safe, base).metadata();
-  const longest = Math.max(meta.width ?? 0, meta.height ?? 0);
-  let density = 72;
-  if (longest > 0 && longest < SVG_MIN_RASTER) {
-    density = Math.min(72 * (SVG_MIN_RASTER / longest), 72 * 64);
-    // Stay under the pixel limit at the raised density.
-    const scale = density / 72;
-    if ((meta.width ?? 0) * (meta.height ?? 0) * scale * scale > maxPixels) density = 72;
-  }
-  return { input: safe, options: { ...base, density }, format: 'svg' };
 }

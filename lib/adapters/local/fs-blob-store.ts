@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { BlobHead, BlobStore, PutOptions } from '../../ports.js';
+import type { BlobHead, BlobStore, BlobToPut, PutOptions } from '../../ports.js';
 
 /** What `<key>.meta.json` holds. */
 interface StoredMeta {
@@ -23,12 +23,18 @@ export interface FsBlobStoreOptions {
   onWriteError?: (key: string, err: unknown) => void;
 }
 
-/** A put being written behind: its bytes and sidecar, served until the file is in place. */
+/** A put being written behind: its bytes and sidecar (once made: BlobStore.putLater), served until the file is in place. */
 interface Writing {
-  body: Buffer;
-  meta: StoredMeta;
+  /** The bytes and sidecar; undefined once their making failed. */
+  ready: Promise<{ body: Buffer; meta: StoredMeta } | undefined>;
   done: Promise<void>;
 }
+
+const metaOf = (options: PutOptions): StoredMeta => ({
+  contentType: options.contentType,
+  cacheControl: options.cacheControl,
+  ...(options.metadata ? { metadata: options.metadata } : {}),
+});
 
 /** Blobs as files under a data directory; `<key>` plus a `<key>.meta.json` with its Content-Type, Cache-Control and metadata. */
 export class FsBlobStore implements BlobStore {
@@ -38,7 +44,14 @@ export class FsBlobStore implements BlobStore {
     readonly root: string,
     private readonly baseUrl: () => string,
     private readonly options: FsBlobStoreOptions = {},
-  ) {}
+  ) {
+    if (options.writeBehind)
+      this.putLater = (key, made, after) => {
+        const written = this.hold(key, this.resolve(key), made, after);
+        written.catch(() => undefined); // logged by hold (onWriteError)
+        return written;
+      };
+  }
 
   resolve(key: string): string {
     const full = path.resolve(this.root, key);
@@ -56,24 +69,31 @@ export class FsBlobStore implements BlobStore {
    */
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
     const file = this.resolve(key);
-    const meta: StoredMeta = {
-      contentType: options.contentType,
-      cacheControl: options.cacheControl,
-      ...(options.metadata ? { metadata: options.metadata } : {}),
-    };
-    if (!this.options.writeBehind) return this.write(file, body, meta);
-    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    if (!this.options.writeBehind) return this.write(file, body, metaOf(options));
+    const written = this.hold(key, file, Promise.resolve({ body, options }));
+    // A durable put is this put's own write, its failure included.
+    if (options.durable) await written;
+  }
+
+  /**
+   * BlobStore.putLater, when this store writes behind (else absent: a put waits for its file):
+   * the key is held, and its readers wait for the bytes, from now on.
+   */
+  readonly putLater?: (key: string, made: Promise<BlobToPut>, after?: Promise<unknown>) => Promise<void>;
+
+  /** A put held in memory until its file is written (after the key's earlier puts); its own write, failure included. */
+  private hold(key: string, file: string, made: Promise<BlobToPut>, after?: Promise<unknown>): Promise<void> {
     const before = this.writing.get(key)?.done ?? Promise.resolve();
-    const written = before.then(() => this.write(file, bytes, meta));
-    const entry: Writing = { body: bytes, meta, done: before };
+    const ready = made.then(({ body, options }) => ({ body: typeof body === 'string' ? Buffer.from(body, 'utf8') : body, meta: metaOf(options) }));
+    const written = Promise.all([ready, before, after?.catch(() => undefined)]).then(([r]) => this.write(file, r.body, r.meta));
+    const entry: Writing = { ready: ready.catch(() => undefined), done: before };
     entry.done = written
       .catch((err: unknown) => this.options.onWriteError?.(key, err))
       .finally(() => {
         if (this.writing.get(key) === entry) this.writing.delete(key);
       });
     this.writing.set(key, entry);
-    // A durable put is this put's own write, its failure included.
-    if (options.durable) await written;
+    return written;
   }
 
   /** Once every put made so far is on disk (each written or failed); puts made meanwhile are not waited for. */
@@ -132,8 +152,13 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  /** The bytes and sidecar of a put held here, once made (undefined: none held, or its making failed). */
+  private async held(key: string): Promise<{ body: Buffer; meta: StoredMeta } | undefined> {
+    return this.writing.get(key)?.ready;
+  }
+
   async head(key: string): Promise<BlobHead | undefined> {
-    const writing = this.writing.get(key);
+    const writing = await this.held(key);
     if (writing) return { metadata: writing.meta.metadata ?? {} };
     if (!(await this.has(key))) return undefined;
     const { metadata } = await this.meta(key);
@@ -141,7 +166,7 @@ export class FsBlobStore implements BlobStore {
   }
 
   async get(key: string): Promise<Buffer | undefined> {
-    const writing = this.writing.get(key);
+    const writing = await this.held(key);
     if (writing) return writing.body;
     try {
       return await fs.readFile(this.resolve(key));
@@ -151,7 +176,7 @@ export class FsBlobStore implements BlobStore {
   }
 
   async meta(key: string): Promise<Partial<StoredMeta>> {
-    const writing = this.writing.get(key);
+    const writing = await this.held(key);
     if (writing) return writing.meta;
     try {
       return JSON.parse(await fs.readFile(`${this.resolve(key)}.meta.json`, 'utf8'));

@@ -122,4 +122,78 @@ describe('writing behind (the local server: FsBlobStoreOptions.writeBehind)', ()
     await behind.put('jobs/probe.json', '{}', { contentType: 'application/json', durable: true });
     expect(existsSync(path.join(root, 'jobs/probe.json'))).toBe(true);
   });
+  /** A promise settled by hand: what a put's bytes still being made look like (BlobStore.putLater). */
+  function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
+    let resolve!: (v: T) => void;
+    let reject!: (e: unknown) => void;
+    const promise = new Promise<T>((ok, fail) => {
+      resolve = ok;
+      reject = fail;
+    });
+    return { promise, resolve, reject };
+  }
+  /** Whether a promise is still pending once everything already queued has run. */
+  const pending = async (p: Promise<unknown>) =>
+    (await Promise.race([
+      p.then(
+        () => 'settled',
+        () => 'settled',
+      ),
+      new Promise((r) => setImmediate(() => r('pending'))),
+    ])) === 'pending';
+
+  test('putLater: the key is there at once, its readers wait for the bytes, and its file follows', async () => {
+    const made = deferred<{ body: Buffer; options: typeof webp & { metadata: Record<string, string> } }>();
+    const written = behind.putLater?.('assets/pl/medium.webp', made.promise);
+    expect(written).toBeDefined();
+    expect(await behind.has('assets/pl/medium.webp')).toBe(true);
+    const read = behind.get('assets/pl/medium.webp');
+    const head = behind.head('assets/pl/medium.webp');
+    expect(await pending(read)).toBe(true);
+    expect(await pending(head)).toBe(true);
+    made.resolve({ body: Buffer.from('encoded'), options: { ...webp, metadata: { size: '640x336' } } });
+    expect(await read).toEqual(Buffer.from('encoded'));
+    expect(await head).toEqual({ metadata: { size: '640x336' } });
+    await written;
+    expect(readFileSync(path.join(root, 'assets/pl/medium.webp'), 'utf8')).toBe('encoded');
+    expect(await store.meta('assets/pl/medium.webp')).toEqual({ ...webp, metadata: { size: '640x336' } });
+    expect(failures).toEqual([]);
+  });
+
+  test('putLater with `after`: its readers do not wait for it, its file does (a manifest after the sizes it names)', async () => {
+    const sizes = deferred<void>();
+    const written = behind.putLater?.('assets/pl/original.webp', Promise.resolve({ body: Buffer.from('orig'), options: webp }), sizes.promise);
+    expect(await behind.get('assets/pl/original.webp')).toEqual(Buffer.from('orig'));
+    expect(await pending(written as Promise<void>)).toBe(true);
+    expect(existsSync(path.join(root, 'assets/pl/original.webp'))).toBe(false);
+    sizes.reject(new Error('a size failed')); // the file is written once `after` settled, however
+    await written;
+    expect(readFileSync(path.join(root, 'assets/pl/original.webp'), 'utf8')).toBe('orig');
+  });
+
+  test("putLater whose bytes fail: reported, and the key is what it was before (the disk's blob, or none)", async () => {
+    await store.put('assets/pl/large.webp', Buffer.from('stored before'), webp);
+    const made = deferred<{ body: Buffer; options: typeof webp }>();
+    const written = behind.putLater?.('assets/pl/large.webp', made.promise);
+    const gone = behind.putLater?.('assets/pl/thumbnail.webp', Promise.reject(new Error('encode failed')));
+    const read = behind.get('assets/pl/large.webp');
+    made.reject(new Error('encode failed'));
+    await expect(written).rejects.toThrow('encode failed');
+    await expect(gone).rejects.toThrow('encode failed');
+    expect(await read).toEqual(Buffer.from('stored before'));
+    expect(await behind.get('assets/pl/thumbnail.webp')).toBeUndefined();
+    expect(await behind.has('assets/pl/thumbnail.webp')).toBe(false);
+    expect(failures.sort()).toEqual(['assets/pl/large.webp', 'assets/pl/thumbnail.webp']);
+  });
+
+  test("flush waits for a putLater's bytes and file; a store that does not write behind has no putLater", async () => {
+    const made = deferred<{ body: string; options: { contentType: string } }>();
+    void behind.putLater?.('assets/pl/page.txt', made.promise);
+    const flushed = behind.flush();
+    expect(await pending(flushed)).toBe(true);
+    made.resolve({ body: 'later', options: { contentType: 'text/plain' } });
+    await flushed;
+    expect(readFileSync(path.join(root, 'assets/pl/page.txt'), 'utf8')).toBe('later');
+    expect(store.putLater).toBeUndefined();
+  });
 });
