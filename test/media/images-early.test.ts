@@ -6,6 +6,8 @@
  * stores are those of the job that waits (the plain store), but for the record's edge colour
  * (an icon's, and an icon's job still waits).
  */
+
+import sharp from 'sharp';
 import { buildFetcher } from '../../functions/wiring';
 import { FsBlobStore } from '../../lib/adapters/local/fs-blob-store';
 import type { JobContext } from '../../lib/jobs/context';
@@ -14,7 +16,9 @@ import { IMAGE_SIZE_NAMES } from '../../lib/media/image-sizes';
 import { runImageJob } from '../../lib/media/images';
 import { renderImage, startRender } from '../../lib/media/render-image';
 import type { BlobToPut } from '../../lib/ports';
-import { testConfig } from '../helpers/service';
+import { html, startFixtureServer } from '../helpers/fixture-server';
+import { get } from '../helpers/page-versions';
+import { previewOn, startTestServer, testConfig } from '../helpers/service';
 import * as fx from './fixtures';
 
 const MAX = 50_000_000;
@@ -149,5 +153,41 @@ describe('the image job on a store that holds reads', () => {
     const icon = (await runImageJob({ bytesBase64: (await fx.gradientPng(64, 64)).toString('base64'), sizes: ['original'] }, ctx)).image as HostedImage;
     expect(icon.edgeColor).toMatch(/^#[0-9a-f]{6}$/);
     expect(await pending(store.get(`assets/${icon.sha256}/original.webp`))).toBe(false);
+  });
+});
+
+describe('on the local server', () => {
+  test("a record's image addresses, asked for the moment it is back, answer 200 with each size's WebP; the same bytes later", async () => {
+    const photo = await fx.jpeg(1600, 1000);
+    const site = await startFixtureServer({
+      '/photo.jpg': { headers: { 'content-type': 'image/jpeg' }, body: photo },
+      '/story': {
+        body: html(
+          '<title>Kites</title><meta name="description" content="Kites over the bay"><meta property="og:image" content="/photo.jpg">',
+          '<p>Kites.</p>',
+          'en',
+        ),
+      },
+    });
+    const server = await startTestServer();
+    try {
+      const record = await previewOn(server, site.url('/story'));
+      const urls: string[] = IMAGE_SIZE_NAMES.map((n) => record.image[n].url);
+      expect(new Set(urls).size).toBe(4);
+      const first = await Promise.all(urls.map((u) => get(u)));
+      for (const [i, a] of first.entries()) {
+        expect(a.status).toBe(200);
+        expect(a.headers.get('content-type')).toBe('image/webp');
+        const meta = await sharp(a.body).metadata();
+        const size = record.image[IMAGE_SIZE_NAMES[i]];
+        expect([meta.format, meta.width, meta.height]).toEqual(['webp', size.width, size.height]);
+      }
+      const later = await Promise.all(urls.map((u) => get(u)));
+      for (const [i, a] of later.entries()) expect(a.body).toEqual(first[i].body);
+    } finally {
+      await server.close();
+      server.cleanup();
+      await site.close();
+    }
   });
 });
