@@ -179,13 +179,28 @@ async function loadAndRead<T>(
   read: (tab: Tab) => Promise<T>,
 ): Promise<T> {
   await loadPage(tab.page, url, cap);
-  await cap.race(networkQuiet(traffic, quietMs, Math.min(QUIET_CAP_MS, cap.left() - CAPTURE_RESERVE_MS / 2), cap.signal));
-  const value = await cap.race(read(tab));
+  const quiet = () => cap.race(networkQuiet(traffic, quietMs, Math.min(QUIET_CAP_MS, cap.left() - CAPTURE_RESERVE_MS / 2), cap.signal));
+  await quiet();
   // What was read must be the link's page: a page that ended on the browser's error or
   // interstitial page (its script sent it where the guard refuses, to a name that does not
   // resolve) is a failed load, for the render and the screenshot alike.
-  const notThePage = await cap.race(browserPage(tab, traffic));
-  if (notThePage) throw new Error(`the page ended on ${notThePage}`);
+  const notThePage = async () => {
+    const where = await cap.race(browserPage(tab, traffic));
+    if (where) throw new Error(`the page ended on ${where}`);
+  };
+  let value: T;
+  try {
+    value = await cap.race(read(tab));
+  } catch (err) {
+    // A read that failed as the page left (its script navigating on while it was read: Chromium
+    // cannot capture a frame being replaced) is read once more once the page settled, and the
+    // check then says where it went.
+    if (cap.reason) throw err;
+    await quiet();
+    await notThePage();
+    value = await cap.race(read(tab));
+  }
+  await notThePage();
   return value;
 }
 
