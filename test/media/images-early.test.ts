@@ -18,6 +18,7 @@ import { renderImage, startRender } from '../../lib/media/render-image';
 import type { BlobToPut } from '../../lib/ports';
 import { html, startFixtureServer } from '../helpers/fixture-server';
 import { get } from '../helpers/page-versions';
+import { stillPending } from '../helpers/pending';
 import { previewOn, startTestServer, testConfig } from '../helpers/service';
 import * as fx from './fixtures';
 
@@ -36,16 +37,6 @@ function jobContext(writeBehind: boolean) {
   const ctx: JobContext = { fetch: buildFetcher(config), blobs: store, config, mark: (part) => void marked.push(part) };
   return { ctx, store, marked };
 }
-
-/** Whether a promise is still pending once everything already queued has run. */
-const pending = async (p: Promise<unknown>) =>
-  (await Promise.race([
-    p.then(
-      () => 'settled',
-      () => 'settled',
-    ),
-    new Promise((r) => setImmediate(() => r('pending'))),
-  ])) === 'pending';
 
 const withoutData = (r: { name: string; width: number; height: number; sameAs?: string }) => ({
   name: r.name,
@@ -152,7 +143,7 @@ describe('the image job on a store that holds reads', () => {
     const { ctx, store } = jobContext(true);
     const icon = (await runImageJob({ bytesBase64: (await fx.gradientPng(64, 64)).toString('base64'), sizes: ['original'] }, ctx)).image as HostedImage;
     expect(icon.edgeColor).toMatch(/^#[0-9a-f]{6}$/);
-    expect(await pending(store.get(`assets/${icon.sha256}/original.webp`))).toBe(false);
+    expect(await stillPending(store.get(`assets/${icon.sha256}/original.webp`))).toBe(false);
   });
 });
 

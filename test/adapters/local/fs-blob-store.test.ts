@@ -8,6 +8,7 @@ import { existsSync, promises as fsPromises, mkdtempSync, readdirSync, readFileS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FsBlobStore } from '../../../lib/adapters/local/fs-blob-store';
+import { stillPending } from '../../helpers/pending';
 
 let root: string;
 let store: FsBlobStore;
@@ -132,16 +133,6 @@ describe('writing behind (the local server: FsBlobStoreOptions.writeBehind)', ()
     });
     return { promise, resolve, reject };
   }
-  /** Whether a promise is still pending once everything already queued has run. */
-  const pending = async (p: Promise<unknown>) =>
-    (await Promise.race([
-      p.then(
-        () => 'settled',
-        () => 'settled',
-      ),
-      new Promise((r) => setImmediate(() => r('pending'))),
-    ])) === 'pending';
-
   test('putLater: the key is there at once, its readers wait for the bytes, and its file follows', async () => {
     const made = deferred<{ body: Buffer; options: typeof webp & { metadata: Record<string, string> } }>();
     const written = behind.putLater?.('assets/pl/medium.webp', made.promise);
@@ -149,8 +140,8 @@ describe('writing behind (the local server: FsBlobStoreOptions.writeBehind)', ()
     expect(await behind.has('assets/pl/medium.webp')).toBe(true);
     const read = behind.get('assets/pl/medium.webp');
     const head = behind.head('assets/pl/medium.webp');
-    expect(await pending(read)).toBe(true);
-    expect(await pending(head)).toBe(true);
+    expect(await stillPending(read)).toBe(true);
+    expect(await stillPending(head)).toBe(true);
     made.resolve({ body: Buffer.from('encoded'), options: { ...webp, metadata: { size: '640x336' } } });
     expect(await read).toEqual(Buffer.from('encoded'));
     expect(await head).toEqual({ metadata: { size: '640x336' } });
@@ -164,7 +155,7 @@ describe('writing behind (the local server: FsBlobStoreOptions.writeBehind)', ()
     const sizes = deferred<void>();
     const written = behind.putLater?.('assets/pl/original.webp', Promise.resolve({ body: Buffer.from('orig'), options: webp }), sizes.promise);
     expect(await behind.get('assets/pl/original.webp')).toEqual(Buffer.from('orig'));
-    expect(await pending(written as Promise<void>)).toBe(true);
+    expect(await stillPending(written as Promise<void>)).toBe(true);
     expect(existsSync(path.join(root, 'assets/pl/original.webp'))).toBe(false);
     sizes.reject(new Error('a size failed')); // the file is written once `after` settled, however
     await written;
@@ -190,7 +181,7 @@ describe('writing behind (the local server: FsBlobStoreOptions.writeBehind)', ()
     const made = deferred<{ body: string; options: { contentType: string } }>();
     void behind.putLater?.('assets/pl/page.txt', made.promise);
     const flushed = behind.flush();
-    expect(await pending(flushed)).toBe(true);
+    expect(await stillPending(flushed)).toBe(true);
     made.resolve({ body: 'later', options: { contentType: 'text/plain' } });
     await flushed;
     expect(readFileSync(path.join(root, 'assets/pl/page.txt'), 'utf8')).toBe('later');
