@@ -27,9 +27,10 @@ import type { HostedImage, ImageJobInput, ImageJobResult } from '../jobs/kinds.j
 import { FAILED_MEMO_TTL_MS, memoKey, readMemo, writeMemo } from '../jobs/memo.js';
 import { imageRenderMb, MemoryWaitAborted, type RenderSize } from '../jobs/memory.js';
 import { type BlobStore, IMMUTABLE_CACHE, type PutOptions } from '../ports.js';
+import { ImageRejected } from './image-input.js';
 import { IMAGE_SIZE_NAMES, type ImageSizeName, RENDITION_CONTENT_TYPE, renditionKey, renditionSizeMetadata } from './image-sizes.js';
 import type { Placeholders } from './placeholders.js';
-import { ImageRejected, type PlannedRendition, type RenderedImage, type RenderOptions, type Rendition, renderImage, startRender } from './render-image.js';
+import { type PlannedRendition, type RenderedImage, type RenderOptions, type Rendition, renderImage, startRender } from './render-image.js';
 import type { ImageFormat } from './sniff-image.js';
 
 interface RenditionInfo {
@@ -183,7 +184,7 @@ async function renderSource(input: ImageJobInput, sizes: readonly ImageSizeName[
     const again = () =>
       renderImage(bytes, { ...options, early: false, reserve: memory && ((size) => memory.hold(imageRenderMb(size, ctx.config.maxImagePixels))) });
     const finished = started.done.catch(again).then((rendered) => ({ rendered, manifest: manifestOf(sha256, rendered, stored) }));
-    storeLater(later, sha256, started.sizes, finished);
+    void storeSizes(later, sha256, started.sizes, finished).catch(() => undefined); // a failure is the store's to log
     const planned = { source: started.source, renditions: started.sizes, edgeColor: '', placeholders: started.placeholders };
     return toHostedImage(manifestOf(sha256, planned, stored), sizes, ctx, false);
   }
@@ -224,31 +225,30 @@ function manifestOf(
 const putOptions = (metadata: Record<string, string>): PutOptions => ({ contentType: RENDITION_CONTENT_TYPE, cacheControl: IMMUTABLE_CACHE, metadata });
 
 /**
- * Stores a render's sizes, the `original` last with the manifest: its manifest means every size it
- * names is stored. No HEAD before each put: the manifest was missing (or lacked these sizes), so
- * the renditions are (most likely) too, and a key names its content, so a put over a stored
- * rendition writes the same image again.
+ * Stores a render's sizes now, the `original` last with the manifest: its manifest means every
+ * size it names is stored. No HEAD before each put: the manifest was missing (or lacked these
+ * sizes), so the renditions are (most likely) too, and a key names its content, so a put over a
+ * stored rendition writes the same image again.
  */
-async function storeRendered(blobs: BlobStore, sha256: string, rendered: RenderedImage, manifest: ImageManifest): Promise<void> {
-  const others = rendered.renditions.filter((r) => r.name !== 'original' && !r.sameAs);
-  await Promise.all(others.map((r) => blobs.put(renditionKey(sha256, r.name), r.data, putOptions(renditionSizeMetadata(r)))));
-  await blobs.put(
-    renditionKey(sha256, 'original'),
-    required(
-      rendered.renditions.find((r) => r.name === 'original'),
-      'the original rendition',
-    ).data,
-    putOptions({ [MANIFEST_METADATA]: JSON.stringify(manifest) }),
-  );
+function storeRendered(blobs: BlobStore, sha256: string, rendered: RenderedImage, manifest: ImageManifest): Promise<void> {
+  const now: NonNullable<BlobStore['putLater']> = async (key, made, after) => {
+    const [{ body, options }] = await Promise.all([made, after]);
+    await blobs.put(key, body, options);
+  };
+  return storeSizes(now, sha256, rendered.renditions, Promise.resolve({ rendered, manifest }));
 }
 
-/** storeRendered through BlobStore.putLater: every size's key held at once, the `original`'s file written last. */
-function storeLater(
-  later: NonNullable<BlobStore['putLater']>,
+/**
+ * Puts each size of a render through `put` (BlobStore.putLater: every key held at once, the bytes
+ * once `finished`), the `original` with the manifest after the others are written. Resolves once
+ * the `original` is.
+ */
+function storeSizes(
+  put: NonNullable<BlobStore['putLater']>,
   sha256: string,
   sizes: readonly PlannedRendition[],
   finished: Promise<{ rendered: RenderedImage; manifest: ImageManifest }>,
-): void {
+): Promise<void> {
   const made = (name: ImageSizeName, metadata: (r: Rendition, manifest: ImageManifest) => Record<string, string>) =>
     finished.then(({ rendered, manifest }) => {
       const r = required(
@@ -258,8 +258,8 @@ function storeLater(
       return { body: r.data, options: putOptions(metadata(r, manifest)) };
     });
   const others = sizes.filter((s) => s.name !== 'original' && !s.sameAs);
-  const written = others.map((s) => later(renditionKey(sha256, s.name), made(s.name, renditionSizeMetadata)));
-  later(
+  const written = others.map((s) => put(renditionKey(sha256, s.name), made(s.name, renditionSizeMetadata)));
+  return put(
     renditionKey(sha256, 'original'),
     made('original', (_r, manifest) => ({ [MANIFEST_METADATA]: JSON.stringify(manifest) })),
     Promise.all(written),

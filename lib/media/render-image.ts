@@ -23,8 +23,6 @@ import { fitWithin, IMAGE_SIZES, type ImageSizeName } from './image-sizes.js';
 import { PLACEHOLDER_BOX, type Placeholders, placeholdersOf } from './placeholders.js';
 import type { ImageFormat } from './sniff-image.js';
 
-export { ImageRejected } from './image-input.js';
-
 export interface Rendition {
   name: ImageSizeName;
   width: number;
