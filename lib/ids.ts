@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { withoutWww } from './host.js';
 
 /** The canonical form of a link for ids: lower-case host, no default port, no fragment. */
 export function canonicalUrl(link: string): string {
@@ -16,19 +17,5 @@ export function stableId(key: string): number {
 
 /** The `domain` of a record: the host of the original URL without `www.`. */
 export function domainOf(link: string): string {
-  return new URL(link).hostname.replace(/^www\./i, '');
-}
-
-/** Second-level labels under which a country's names are registered (`bbc.co.uk`, `example.com.au`). */
-const SECOND_LEVEL = /^(co|com|org|net|gov|ac|edu|ne|or)$/;
-
-/**
- * The site a host belongs to, roughly its registrable domain: its last two labels, three under a
- * country's second level (`news.bbc.co.uk` → `bbc.co.uk`). No public-suffix list: `a.github.io`
- * and `b.github.io` are the same site here.
- */
-export function siteOf(host: string): string {
-  const labels = host.toLowerCase().replace(/\.$/, '').split('.');
-  const n = labels.length > 2 && SECOND_LEVEL.test(labels[labels.length - 2]) ? 3 : 2;
-  return labels.slice(-n).join('.');
+  return withoutWww(new URL(link).hostname);
 }

@@ -7,7 +7,8 @@
  * less an autoplay parameter (a preview never starts playing by itself).
  * A host rule `no-embed` or `deny` on the player's host drops it.
  */
-import { domainOf, siteOf } from '../ids.js';
+import { sameSite, siteOf } from '../host.js';
+import { domainOf } from '../ids.js';
 import { httpsAddress, playerHostAllowed } from './address.js';
 import { PROVIDERS } from './players/index.js';
 import type { LinkContext, Player, PlayerProvider, PlayerSize } from './types.js';
@@ -92,12 +93,4 @@ export function playerAt(raw: string | undefined, hint: AddressHint, ctx: LinkCo
     player = { type: hint.type, url: withoutAutoplay(src).href, provider: hint.provider ?? domainOf(src.href), ...sizeFor(hint.type, hint.size) };
   }
   return player && playerHostAllowed(ctx.config, player.url) ? player : undefined;
-}
-
-function sameSite(src: URL, page: string): boolean {
-  try {
-    return siteOf(src.hostname) === siteOf(new URL(page).hostname);
-  } catch {
-    return false;
-  }
 }

@@ -13,7 +13,7 @@
  * `WWW-Authenticate`; a small captcha page asking to prove one is human. The full table, with what
  * each gives with and without a proxy, is in docs/proxy.md.
  */
-import { siteOf } from '../ids.js';
+import { hostOf, siteOf, withoutWww } from '../host.js';
 import type { PageData } from './page-data.js';
 
 export type WallKind =
@@ -49,13 +49,8 @@ export interface WallInput {
   size?: number;
 }
 
-const hostOf = (u: string) => {
-  try {
-    return new URL(u).hostname.toLowerCase().replace(/^www\./, '');
-  } catch {
-    return '';
-  }
-};
+/** A URL's host without `www.` ('' for no URL). */
+const bareHost = (u: string) => withoutWww(hostOf(u));
 const pathOf = (u: string) => {
   try {
     return new URL(u).pathname;
@@ -93,8 +88,8 @@ export function isWallTitle(t: string | undefined): boolean {
 
 export function detectWall(input: WallInput): WallKind | undefined {
   const { page, headers, status } = input;
-  const finalHost = hostOf(input.finalUrl);
-  const startHost = hostOf(input.url);
+  const finalHost = bareHost(input.finalUrl);
+  const startHost = bareHost(input.url);
   const title = (page?.title ?? input.title)?.trim() ?? '';
   const head = input.head ?? '';
 
@@ -172,7 +167,7 @@ export function wallUpstreamError(wall: string | undefined): 'LOGIN_REQUIRED' | 
 export function signInWallSite(wall: string | undefined, trail: readonly string[]): 'same-site' | 'elsewhere' | undefined {
   if (!wall || !SIGN_IN_WALLS.has(wall)) return undefined;
   const final = trail[trail.length - 1] ?? '';
-  return siteOf(hostOf(signInFrom(trail))) === siteOf(hostOf(final)) ? 'same-site' : 'elsewhere';
+  return siteOf(bareHost(signInFrom(trail))) === siteOf(bareHost(final)) ? 'same-site' : 'elsewhere';
 }
 
 /**
@@ -291,21 +286,16 @@ function platformLoginPath(host: string, path: string): boolean {
  */
 function loginWall(input: WallInput): WallKind | undefined {
   const { url, finalUrl } = input;
-  const finalHost = hostOf(finalUrl);
+  const finalHost = bareHost(finalUrl);
   const finalPath = pathOf(finalUrl);
-  if (finalHost === hostOf(url) && finalPath === pathOf(url)) return undefined;
+  if (finalHost === bareHost(url) && finalPath === pathOf(url)) return undefined;
   if (platformLoginPath(finalHost, finalPath)) return 'login-redirect';
   // The link asked for a sign-in page: it is the page, not a wall.
   if (identityProvider(url) || isSignInPath(url)) return undefined;
   if (identityProvider(finalUrl)) return 'identity-provider';
   const from = signInFrom(input.trail ?? [url, finalUrl]);
-  if (siteOf(finalHost) === siteOf(hostOf(from)) && isSignInPath(finalUrl)) return 'login-redirect';
+  if (siteOf(finalHost) === siteOf(bareHost(from)) && isSignInPath(finalUrl)) return 'login-redirect';
   return undefined;
-}
-
-/** True when two URLs are on the same site (`docs.example.com` and `sso.example.com` are). */
-export function sameSite(a: string, b: string): boolean {
-  return siteOf(hostOf(a)) === siteOf(hostOf(b));
 }
 
 /** The captcha widgets: reCAPTCHA, hCaptcha, Turnstile (their scripts and their elements). */

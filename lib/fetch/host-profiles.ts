@@ -11,6 +11,7 @@
  * (LINKPREVIEW_USER_AGENT, default DEFAULT_USER_AGENT in lib/core-settings.ts), which identifies
  * linklens.
  */
+import { hostOf, onAnyHost } from '../host.js';
 
 export interface HostProfile {
   /** Host suffixes this profile applies to (`youtube.com` matches `www.youtube.com` and `m.youtube.com`). */
@@ -43,18 +44,10 @@ export const OTHER_HOST_PROFILES: readonly HostProfile[] = [
   },
 ];
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase().replace(/\.$/, '');
-  } catch {
-    return '';
-  }
-}
-
 export function hostProfileFor(url: string, profiles: readonly HostProfile[]): HostProfile | undefined {
   const host = hostOf(url);
   if (!host) return undefined;
-  return profiles.find((p) => p.hosts.some((h) => host === h || host.endsWith(`.${h}`)));
+  return profiles.find((p) => onAnyHost(host, p.hosts));
 }
 
 /** The headers a profile adds: its User-Agent (`{ua}` the configured one), its cookies and other headers. */

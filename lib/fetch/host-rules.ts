@@ -11,6 +11,7 @@
  * (lib/embed/address.ts). The former host lists (LINKPREVIEW_PROXY_HOSTS,
  * LINKPREVIEW_RENDER_HOSTS) are entries of the same table, after the operator's rules.
  */
+import { normalizeHost } from '../host.js';
 
 /** What a rule does with the URLs it matches. */
 export const HOST_ACTIONS = ['deny', 'metadata-only', 'no-embed', 'proxy', 'render', 'allow'] as const;
@@ -30,14 +31,6 @@ export interface HostRule {
   path?: string;
   actions: readonly HostAction[];
   source: HostRuleSource;
-}
-
-/** A host as compared: lower case, no trailing dot, no brackets. */
-export function normalizeHost(host: string): string {
-  return host
-    .toLowerCase()
-    .replace(/\.$/, '')
-    .replace(/^\[|\]$/g, '');
 }
 
 const PATTERN = /^(\*|(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?)(\/\S*)?$/;

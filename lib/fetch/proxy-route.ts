@@ -9,7 +9,8 @@
  * the browser's requests), and the walled host is remembered (`WallMemo`) so the next preview of it
  * goes to the proxy first.
  */
-import { type HostRule, type HostRules, hostRulesOf, normalizeHost } from './host-rules.js';
+import { normalizeHost, onHost } from '../host.js';
+import { type HostRule, type HostRules, hostRulesOf } from './host-rules.js';
 import { type ProxyEndpoint, parseProxyUrl } from './proxy-url.js';
 
 export type ProxyMode = 'off' | 'fallback' | 'hosts' | 'always';
@@ -55,15 +56,9 @@ export interface RouteHint {
   proxyHosts: string[];
 }
 
-export { normalizeHost };
-
 /** True when `host` is one of `patterns` or a subdomain of one (`*.` and a leading dot are allowed in a pattern). */
 export function hostMatchesPatterns(host: string, patterns: readonly string[]): boolean {
-  const h = normalizeHost(host);
-  return patterns.some((p) => {
-    const base = normalizeHost(p.trim()).replace(/^\*?\./, '');
-    return base !== '' && (h === base || h.endsWith(`.${base}`));
-  });
+  return patterns.some((p) => onHost(host, normalizeHost(p).replace(/^\*?\./, '')));
 }
 
 /** One preview's route: the hosts it has sent to the proxy, and what it saw. */

@@ -23,6 +23,7 @@
  */
 import { LinkNotAllowedError } from '../errors.js';
 import { proxyWorthyWall, titleOf } from '../extract/walls.js';
+import { normalizeHost, onAnyHost } from '../host.js';
 import type { Log } from '../log.js';
 import { checkUrl, type GuardPolicy, guardedLookup, type Resolver, systemResolver } from './address-guard.js';
 import { connectionAgents } from './connection-agents.js';
@@ -30,7 +31,7 @@ import { FetchFailure, type FetchFailureCode } from './fetch-failure.js';
 import { flatHeaders } from './headers.js';
 import { type HopAnswer, type HopDeps, REDIRECT_STATUSES, requestOnce } from './hop-request.js';
 import { type HostRuleSettings, type HostRules, hostRulesOf } from './host-rules.js';
-import { normalizeHost, type ProxyPolicy, RouteState, type RouteTaken, routeViaProxy } from './proxy-route.js';
+import { type ProxyPolicy, RouteState, type RouteTaken, routeViaProxy } from './proxy-route.js';
 import type { Fetcher, FetchOptions } from './types.js';
 
 export interface FetcherDeps extends GuardPolicy {
@@ -93,11 +94,6 @@ export function fetcherFromConfig(
 export function routedFetcher(fetch: Fetcher, route: RouteState | undefined): Fetcher {
   if (!route) return fetch;
   return (url, options) => fetch(url, options.route ? options : { ...options, route });
-}
-
-function hostMatches(hostname: string, suffixes: string[] | undefined): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
-  return !!suffixes?.some((h) => host === h || host.endsWith(`.${h}`));
 }
 
 export function createFetcher(deps: FetcherDeps): Fetcher {
@@ -231,7 +227,7 @@ class Chain {
       ...(this.onOrigin ? this.credentials : {}),
     };
     // Cookies set during the chain go back to the host that set them only (HopCookies).
-    const consent = this.onOrigin || hostMatches(this.current.hostname, this.options.cookieHosts);
+    const consent = this.onOrigin || onAnyHost(this.current.hostname, this.options.cookieHosts ?? []);
     const cookie = this.cookies.header(this.current.host, consent ? this.callerCookie : undefined);
     if (cookie) headers.cookie = cookie;
     if (this.options.rangePrefixBytes) {

@@ -11,8 +11,9 @@ import { type SiteFacts, themeColor } from '../extract/site-name.js';
 import { detectWall, wallUpstreamError } from '../extract/walls.js';
 import type { FetchFailure } from '../fetch/fetch-failure.js';
 import { flatHeaders } from '../fetch/headers.js';
-import { normalizeHost, type RouteSummary, type RouteTaken, routeOf } from '../fetch/proxy-route.js';
+import { type RouteSummary, type RouteTaken, routeOf } from '../fetch/proxy-route.js';
 import type { FetchResult } from '../fetch/types.js';
+import { hostOf } from '../host.js';
 import type { HostedImages } from '../media/host-images.js';
 import type { DescribedPage } from '../page/describe-page.js';
 import type { PlatformPreview } from '../platforms/types.js';
@@ -142,12 +143,4 @@ export function linkRoute(taken: RouteTaken | undefined, summary: RouteSummary, 
   if (taken !== 'proxy') return taken;
   const hosts = [record.url, record.redirectionUrl].flatMap((u) => (u ? [hostOf(u)] : []));
   return summary.walls.some((w) => hosts.includes(w.host)) ? 'proxy-after-wall' : taken;
-}
-
-export function hostOf(url: string): string {
-  try {
-    return normalizeHost(new URL(url).hostname);
-  } catch {
-    return '';
-  }
 }

@@ -16,11 +16,12 @@
  */
 import { type PageRead, pageFields, pageIcons, readPage } from '../extract/extract-page.js';
 import type { IconCandidate } from '../extract/icons.js';
-import { sameSite, signInFrom } from '../extract/walls.js';
+import { signInFrom } from '../extract/walls.js';
 import { header } from '../fetch/headers.js';
 import { hostProfileHeaders } from '../fetch/host-profiles.js';
 import { hostRulesOf } from '../fetch/host-rules.js';
 import type { FetchResult } from '../fetch/types.js';
+import { onHost, sameSite, withoutWww } from '../host.js';
 import type { PlatformRegistry } from '../platforms/registry.js';
 import type { Platform } from '../platforms/types.js';
 import type { Run } from './run.js';
@@ -49,11 +50,10 @@ export async function ownSite(run: Run, res: FetchResult): Promise<OwnSite> {
 
 /** The platform the page is on: one whose URLs it matches, or whose home or hosts are its host. */
 function platformOf(platforms: PlatformRegistry, page: URL): Platform | undefined {
-  const host = page.hostname.toLowerCase().replace(/^www\./, '');
-  const onHost = (h: string) => host === h || host.endsWith(`.${h}`);
+  const host = withoutWww(page.hostname);
+  const on = (h: string) => onHost(host, h);
   return (
-    platforms.match(page)?.platform ??
-    platforms.platforms.find((p) => (p.home && onHost(new URL(p.home).hostname.replace(/^www\./, ''))) || p.hostProfile?.hosts.some(onHost))
+    platforms.match(page)?.platform ?? platforms.platforms.find((p) => (p.home && on(withoutWww(new URL(p.home).hostname))) || p.hostProfile?.hosts.some(on))
   );
 }
 

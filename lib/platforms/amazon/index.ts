@@ -6,6 +6,8 @@
  *
  * `productId` is the ASIN (`/dp/{ASIN}`, `/gp/product/{ASIN}`, `/gp/aw/d/{ASIN}`, `/exec/obidos/ASIN/{ASIN}`).
  */
+
+import { hostOf } from '../../host.js';
 import type { Platform, PlatformMatch } from '../types.js';
 import { extractProduct } from './product.js';
 
@@ -14,7 +16,7 @@ const HOSTS =
 const ASIN = /(?:\/dp\/|\/gp\/product\/|\/gp\/aw\/d\/|\/exec\/obidos\/(?:ASIN|tg\/detail\/-)\/|\/o\/ASIN\/|\/gp\/offer-listing\/)([A-Z0-9]{10})(?:[/?#]|$)/i;
 
 export function matchAmazon(url: URL): PlatformMatch | undefined {
-  if (!HOSTS.test(url.hostname)) return undefined;
+  if (!HOSTS.test(hostOf(url))) return undefined;
   const m = ASIN.exec(url.pathname);
   return m ? { kind: 'product', ids: { productId: m[1].toUpperCase() } } : undefined;
 }

@@ -3,6 +3,8 @@
  * ./repository.ts) `github.com/{owner}/{repo}`. Base URLs and the token are its settings
  * (./settings.ts), given to it as `ctx.settings`.
  */
+
+import { hostOf } from '../../host.js';
 import type { Platform, PlatformMatch } from '../types.js';
 import { extractRepository } from './repository.js';
 import { settings } from './settings.js';
@@ -56,7 +58,7 @@ const RESERVED = new Set([
 
 export function matchGithub(url: URL): PlatformMatch | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  if (!/^(www\.)?github\.com$/i.test(url.hostname.replace(/\.$/, ''))) return undefined;
+  if (!/^(www\.)?github\.com$/.test(hostOf(url))) return undefined;
   const [owner, rawRepo] = url.pathname.split('/').filter(Boolean);
   if (!owner || !rawRepo || RESERVED.has(owner.toLowerCase())) return undefined;
   if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(owner)) return undefined;

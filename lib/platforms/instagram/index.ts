@@ -17,6 +17,7 @@
  * The embed page's origin is its setting (./settings.ts), given to it as `ctx.settings`.
  */
 import { FACEBOOK_BOT } from '../../fetch/host-profiles.js';
+import { hostOf } from '../../host.js';
 import type { Platform, PlatformMatch } from '../types.js';
 import { player } from './player.js';
 import { extractPost } from './post.js';
@@ -55,7 +56,7 @@ const RESERVED = new Set([
 ]);
 
 export function matchInstagram(url: URL): PlatformMatch | undefined {
-  if (!HOSTS.test(url.hostname)) return undefined;
+  if (!HOSTS.test(hostOf(url))) return undefined;
   const post = /^\/(?:[A-Za-z0-9._]{1,30}\/)?(p|reels?|tv)\/([A-Za-z0-9_-]{5,40})(?:\/|$)/.exec(url.pathname);
   if (post) return { kind: 'post', ids: { shortcode: post[2], form: post[1] === 'reels' ? 'reel' : post[1] } };
   const parts = url.pathname.split('/').filter(Boolean);

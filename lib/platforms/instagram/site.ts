@@ -2,6 +2,8 @@
  * What Instagram's post and user readers share: its hosts, the login redirect (never a preview
  * titled "Login • Instagram"), Instagram's icon and the user's object id.
  */
+
+import { hostOf } from '../../host.js';
 import { platformObjectId } from '../shared/ids.js';
 import type { ParsedPage } from '../shared/page.js';
 
@@ -16,7 +18,7 @@ export function isLoginTitle(page: ParsedPage): boolean {
 export function isLoginUrl(u: string): boolean {
   try {
     const x = new URL(u);
-    return HOSTS.test(x.hostname) && /^\/accounts\/login/.test(x.pathname);
+    return HOSTS.test(hostOf(x)) && /^\/accounts\/login/.test(x.pathname);
   } catch {
     return false;
   }

@@ -5,6 +5,7 @@
  */
 import { decodeHTML } from 'entities';
 import { header } from '../../fetch/headers.js';
+import { hostOf } from '../../host.js';
 import { fetchSource, optional, SOURCE_LIMITS } from '../shared/fetch.js';
 import { platformObjectId } from '../shared/ids.js';
 import { obj, parseJson, str } from '../shared/json.js';
@@ -21,7 +22,7 @@ const NAME = /^[A-Za-z0-9_-]{2,32}$/;
 
 export function matchReddit(url: URL): PlatformMatch | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  const host = hostOf(url);
   const segs = url.pathname.split('/').filter(Boolean);
   if (host === 'redd.it' || host === 'www.redd.it') {
     return segs.length === 1 && /^[a-z0-9]{3,12}$/i.test(segs[0]) ? { kind: 'post', ids: { postId: segs[0].toLowerCase() } } : undefined;

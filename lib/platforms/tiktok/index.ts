@@ -11,6 +11,7 @@
  * oEmbed's origin is its setting (./settings.ts), given to it as `ctx.settings`.
  */
 import { FACEBOOK_BOT } from '../../fetch/host-profiles.js';
+import { hostOf } from '../../host.js';
 import type { Platform, PlatformMatch } from '../types.js';
 import { player } from './player.js';
 import { settings } from './settings.js';
@@ -20,7 +21,7 @@ import { extractVideo } from './video.js';
 const HOSTS = /^(www\.|m\.)?tiktok\.com$/i;
 
 export function matchTiktok(url: URL): PlatformMatch | undefined {
-  if (!HOSTS.test(url.hostname)) return undefined;
+  if (!HOSTS.test(hostOf(url))) return undefined;
   const v = /^\/@([A-Za-z0-9._-]{1,40})\/(video|photo)\/(\d{8,25})(?:\/|$)/.exec(url.pathname);
   if (v) return { kind: 'video', ids: { username: v[1], videoId: v[3] } };
   const e = /^\/(?:embed\/v2|embed|v)\/(\d{8,25})(?:\.html)?(?:\/|$)/.exec(url.pathname);

@@ -19,6 +19,8 @@
  * followers/following/posts counts, joinedAt); else the bot HTML (name, username, bio, avatar).
  * The upstream origins are its settings (./settings.ts), given to it as `ctx.settings`.
  */
+
+import { hostOf } from '../../host.js';
 import type { Platform, PlatformMatch } from '../types.js';
 import { player } from './player.js';
 import { extractPost } from './post.js';
@@ -65,7 +67,7 @@ const RESERVED = new Set([
 ]);
 
 export function matchX(url: URL): PlatformMatch | undefined {
-  if (!HOSTS.test(url.hostname)) return undefined;
+  if (!HOSTS.test(hostOf(url))) return undefined;
   const parts = url.pathname.split('/').filter(Boolean);
   // /{user}/status/{id}[/photo/1], /{user}/statuses/{id}, /i/web/status/{id}, /i/status/{id}
   const st = /^\/(?:([A-Za-z0-9_]{1,15})|i\/web|i)\/status(?:es)?\/(\d{1,20})(?:\/|$)/.exec(url.pathname);

@@ -5,6 +5,7 @@
 import { type IconCandidate, iconCandidates } from '../../extract/icons.js';
 import type { PageData } from '../../extract/page-data.js';
 import type { FetchResult } from '../../fetch/types.js';
+import { hostOf } from '../../host.js';
 import { fetchSource } from '../shared/fetch.js';
 import { type Json, obj, parseJson } from '../shared/json.js';
 import type { PlatformMatch } from '../types.js';
@@ -16,7 +17,7 @@ export const CANONICAL = 'https://www.youtube.com';
 
 export function matchYoutube(url: URL): PlatformMatch | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  const host = hostOf(url);
   const segs = url.pathname
     .split('/')
     .filter(Boolean)
