@@ -101,6 +101,8 @@ export interface GuardRefusal {
   reason: string;
   hostname?: string;
   address?: string;
+  /** The host rule (`pattern`) whose `deny` refused the address connected to (lib/fetch/denied-addresses.ts). */
+  hostRule?: string;
 }
 
 /**
@@ -119,12 +121,14 @@ export class LinkNotAllowedError extends LinkPreviewError {
   readonly reason?: string;
   readonly hostname?: string;
   readonly address?: string;
+  readonly hostRule?: string;
 
   constructor(message: string, details?: ErrorDetails, refusal?: GuardRefusal) {
     super(400, 'LINK_NOT_ALLOWED', message, { details });
     this.reason = refusal?.reason;
     this.hostname = refusal?.hostname;
     this.address = refusal?.address;
+    this.hostRule = refusal?.hostRule;
   }
 }
 

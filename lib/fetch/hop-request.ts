@@ -49,6 +49,8 @@ function parseDeclaredSize(headers: Headers): number | undefined {
 /** What every hop of a fetcher shares: the guarded lookup, the direct route's agents, the proxy route. */
 export interface HopDeps {
   lookup: ReturnType<typeof guardedLookup>;
+  /** The lookup of one URL's request, when host rules deny addresses (lib/fetch/denied-addresses.ts); else `lookup`. */
+  lookupFor?: (url: URL) => ReturnType<typeof guardedLookup>;
   agents: ReturnType<typeof connectionAgents>;
   proxy?: ProxyPolicy;
   log?: Pick<Log, 'warn'> & Partial<Pick<Log, 'info'>>;
@@ -86,9 +88,10 @@ async function agentsFor(deps: HopDeps, req: HopRequest): Promise<ReturnType<typ
     });
   }
   if (!endpoint) throw new FetchFailure('PROXY_FAILURE', 'No proxy is configured for this route.', { trail: req.chain.trail, status: req.chain.lastStatus });
+  const lookup = deps.lookupFor?.(req.chain.current) ?? deps.lookup;
   const resolve = (host: string) =>
     new Promise<string>((ok, fail) => {
-      deps.lookup(host, {}, (err, address) => (err ? fail(err) : ok(address as string)));
+      lookup(host, {}, (err, address) => (err ? fail(err) : ok(address as string)));
     });
   const secureContext = (deps.agents.https as https.Agent & { options: { secureContext?: tls.SecureContext } }).options.secureContext;
   return tunnelAgents(endpoint, resolve, { timeoutMs: req.timeoutMs, signal: req.chain.options.signal, secureContext });
@@ -129,7 +132,7 @@ function openStream(deps: HopDeps, req: HopRequest, agents: ReturnType<typeof co
     throwHttpErrors: false,
     decompress: true,
     retry: { limit: 0 },
-    dnsLookup: deps.lookup as never,
+    dnsLookup: (deps.lookupFor?.(req.chain.current) ?? deps.lookup) as never,
     // Direct: the fetcher's agents (connectionAgents), a fresh connection per request, TLS sessions
     // resumed per host. Through the proxy: this request's tunnel (tunnelAgents).
     agent: agents,
@@ -195,6 +198,11 @@ function brokenOff(deps: HopDeps, req: HopRequest, err: unknown, received: Recei
   const { status } = received;
   if (err instanceof FetchFailure) throw err;
   const denied = notAllowedFrom(err);
+  if (denied?.hostRule) {
+    // The operator's own rule: no internal name is learnt from it, so the caller is told which rule refused.
+    deps.log?.warn('fetch refused: a host rule denies the address', { url: chain.current.href, hop: req.hop, address: denied.address, rule: denied.hostRule });
+    throw new FetchFailure('LINK_NOT_ALLOWED', denied.message, { trail: chain.trail, status: status || chain.lastStatus, cause: denied });
+  }
   if (denied) {
     // The refusal is logged here, with the host, address and class; the caller gets exactly what
     // a name that does not resolve gives (code, message, status, trail): whether an internal

@@ -21,12 +21,14 @@
  * This file is the fetcher: the redirect chain, the credentials per origin and each hop's route;
  * one hop's request is lib/fetch/hop-request.ts.
  */
+import { isIP } from 'node:net';
 import { LinkNotAllowedError } from '../errors.js';
 import { proxyWorthyWall, titleOf } from '../extract/walls.js';
 import { normalizeHost, onAnyHost } from '../host.js';
 import type { Log } from '../log.js';
 import { checkUrl, type GuardPolicy, guardedLookup, type Resolver, systemResolver } from './address-guard.js';
 import { connectionAgents } from './connection-agents.js';
+import { type DeniedAddresses, deniedAddressesOf, ruleCheckedLookup } from './denied-addresses.js';
 import { FetchFailure, type FetchFailureCode } from './fetch-failure.js';
 import { flatHeaders } from './headers.js';
 import { type HopAnswer, type HopDeps, REDIRECT_STATUSES, requestOnce } from './hop-request.js';
@@ -103,10 +105,13 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
     allowedPorts: deps.allowedPorts,
     trustedAddresses: deps.trustedAddresses,
   };
-  const lookup = guardedLookup(policy, deps.resolver ?? systemResolver);
+  const resolver = deps.resolver ?? systemResolver;
+  const lookup = guardedLookup(policy, resolver);
   const agents = connectionAgents();
   const proxy = deps.proxy && deps.proxy.mode !== 'off' ? deps.proxy : undefined;
-  const hop: HopDeps = { lookup, agents, proxy, log: deps.log };
+  const denied = deps.hostRules && deniedAddressesOf(deps.hostRules, resolver);
+  const lookupFor = denied && ((target: URL) => ruleCheckedLookup(lookup, denied, target));
+  const hop: HopDeps = { lookup, lookupFor, agents, proxy, log: deps.log };
 
   return async function safeFetch(url, options) {
     const chain = new Chain(url, options, deps.maxRedirects);
@@ -120,7 +125,7 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
             { url: current.href, hop: n },
           );
         }
-        refuseDenied(deps.hostRules, chain, n);
+        await refuseDenied({ rules: deps.hostRules, denied }, chain, n);
         chain.visit();
         const answer = await fetchHop(hop, chain, { userAgent: deps.userAgent, hop: n });
         const next = chain.follow(answer, n);
@@ -134,20 +139,26 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
 }
 
 /**
- * A URL a host rule denies is never asked: the link itself is not allowed (400 LINK_NOT_ALLOWED);
- * a redirect into it ends the fetch as an upstream failure of the same code (an `ok: false` record).
+ * A URL a host rule denies is never asked, by its name or, for an IP literal, by its address (a
+ * denied host's address is denied under every name: lib/fetch/denied-addresses.ts): the link itself
+ * is not allowed (400 LINK_NOT_ALLOWED); a redirect into it ends the fetch as an upstream failure of
+ * the same code (an `ok: false` record).
  */
-function refuseDenied(rules: HostRules | undefined, chain: Chain, n: number): void {
+async function refuseDenied(table: { rules?: HostRules; denied?: DeniedAddresses }, chain: Chain, n: number): Promise<void> {
+  const url = chain.current;
+  const rule = table.rules?.denies(url) ?? (isIP(normalizeHost(url.hostname)) ? await table.denied?.denyingRule(url, url.hostname) : undefined);
+  if (!rule) return;
   if (n === 0) {
-    assertNotDenied(rules, chain.current);
-    return;
+    throw new LinkNotAllowedError(
+      `The link is not allowed: a host rule (${rule.pattern}=deny) refuses it.`,
+      { url: url.href, hop: 0, rule: rule.pattern },
+      { reason: 'host rule', hostRule: rule.pattern },
+    );
   }
-  const rule = rules?.denies(chain.current);
-  if (rule)
-    throw new FetchFailure('LINK_NOT_ALLOWED', `The link redirects to a URL that a host rule (${rule.pattern}=deny) refuses.`, {
-      trail: chain.trail,
-      status: chain.lastStatus,
-    });
+  throw new FetchFailure('LINK_NOT_ALLOWED', `The link redirects to a URL that a host rule (${rule.pattern}=deny) refuses.`, {
+    trail: chain.trail,
+    status: chain.lastStatus,
+  });
 }
 
 /** Throws LinkNotAllowedError (400 for the link itself) when a host rule denies `url`. */

@@ -29,6 +29,7 @@ const renderLine = () => log.lines.filter((l) => l.message === 'preview').at(-1)
 
 beforeAll(async () => {
   site = await startFixtureServer();
+  await site.alsoOn('127.0.0.2');
   const page = (body: string) => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body });
   // A page with full static metadata: `auto` never renders it; its script rewrites its og:title.
   site.route(
@@ -61,7 +62,11 @@ async function preview(rules: string, link: string) {
     renderTimeoutMs: 8000,
     hostRules: loadConfig({ LINKPREVIEW_HOST_RULES: rules }).hostRules,
   };
-  const fetch = closedGuardFetcher([site.port], () => '127.0.0.1', { hostRules: hostRulesOf(config) });
+  // denied.test's names are the fixture at an address of their own: a denied host's address is denied for every name.
+  const fetch = closedGuardFetcher([site.port], (host) => (/(^|\.)denied(-too)?\.test$/.test(host) ? '127.0.0.2' : '127.0.0.1'), {
+    hostRules: hostRulesOf(config),
+    trustedAddresses: ['127.0.0.1', '127.0.0.2'],
+  });
   const h = createTestHandler({ fetch, log, config });
   try {
     const res = await h.post(JSON.stringify({ link }));
@@ -104,6 +109,17 @@ withBrowser("deny holds for the browser's own requests: a shell's fetch, image a
   expect(renderLine()).toMatchObject({ ok: true });
   expect(asked()).toContain('public.test/app.js');
   expect(asked().filter((a) => a.includes('denied.test'))).toEqual([]);
+});
+
+withBrowser("deny holds on the denied host's address: the browser's requests to its IP literal, and to another name of it, are never made", async () => {
+  for (const origin of [`http://127.0.0.2:${site.port}`, at('alias.denied-too.test', '')]) {
+    site.route('/reaching-address', { headers: { 'content-type': 'text/html; charset=utf-8' }, body: shellFor(origin) });
+    site.requests.length = 0;
+    const res = await preview('denied.test=deny', at('public.test', '/reaching-address'));
+    expect(res.json).toMatchObject({ ok: true, title: 'Harbour webcam' });
+    expect(asked()).toContain('public.test/app.js');
+    expect(asked().filter((a) => /^(127\.0\.0\.2|alias\.denied-too\.test)\//.test(a))).toEqual([]);
+  }
 });
 
 /** The reaching shell with its denied origin filled in. */

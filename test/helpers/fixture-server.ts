@@ -18,6 +18,12 @@ export interface FixtureServer {
   readonly origin: string;
   readonly port: number;
   route(path: string, handler: RouteHandler | FixtureResponse): void;
+  /**
+   * Serves the same routes on another loopback address, on the same port: names mapped to it are
+   * the same site at an address of its own (a host whose address a rule denies, beside others that
+   * must stay reachable).
+   */
+  alsoOn(host: string): Promise<void>;
   /** Requests seen, in order (method and URL path). */
   readonly requests: { method: string; url: string; headers: http.IncomingHttpHeaders }[];
   close(): Promise<void>;
@@ -51,6 +57,19 @@ export async function startFixtureServer(routes: Record<string, RouteHandler | F
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host}:${port}`;
+  const others: http.Server[] = [];
+  const alsoOn = async (other: string) => {
+    const twin = http.createServer((req, res) => server.emit('request', req, res));
+    twin.on('connection', (s) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((resolve, reject) => {
+      twin.once('error', reject);
+      twin.listen(port, other, resolve);
+    });
+    others.push(twin);
+  };
   return {
     origin,
     port,
@@ -59,11 +78,11 @@ export async function startFixtureServer(routes: Record<string, RouteHandler | F
       table.set(path, handler);
     },
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    alsoOn,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await Promise.all([server, ...others].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    },
   };
 }
 

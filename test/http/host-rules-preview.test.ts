@@ -18,7 +18,8 @@ import { png } from '../platforms/harness';
 
 jest.setTimeout(30_000);
 
-const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+/** Every name is the fixture; denied.test's names are it at an address of their own (a denied host's address is denied for every name). */
+const resolver: Resolver = async (host) => [{ address: /(^|\.)denied\.test$/.test(host) ? '127.0.0.2' : '127.0.0.1', family: 4 }];
 
 let site: FixtureServer;
 let contentImage: Buffer;
@@ -30,6 +31,7 @@ const askedHost = (host: string) => asked().filter((a) => a.split('/')[0].endsWi
 
 beforeAll(async () => {
   site = await startFixtureServer();
+  await site.alsoOn('127.0.0.2');
   const image = await png(800, 420);
   const icon = await png(64, 64, { r: 20, g: 120, b: 200 });
   const page = (imageHost: string) =>

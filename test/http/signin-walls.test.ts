@@ -29,7 +29,8 @@ import { png } from '../platforms/harness';
 jest.setTimeout(60_000);
 
 /** Every name is the fixture server. */
-const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+/** Every name is the fixture; reports.contoso-apps.example at an address of its own (a host rule denies it, and a denied host's address is denied for every name). */
+const resolver: Resolver = async (host) => [{ address: host === 'reports.contoso-apps.example' ? '127.0.0.2' : '127.0.0.1', family: 4 }];
 let site: FixtureServer;
 let proxy: ForwardProxy;
 const seen: string[] = [];
@@ -95,6 +96,7 @@ const platforms = createRegistry([...PLATFORMS, wiki]);
 
 beforeAll(async () => {
   site = await startFixtureServer();
+  await site.alsoOn('127.0.0.2');
   proxy = await startForwardProxy({});
   const icon = await png(64, 64);
   const png64: RouteHandler = (_req, res) => {
