@@ -6,6 +6,7 @@
  *  - description: the page's own description, else the site name, else '' (the last resort).
  */
 import type { LinkRecord } from '../contract/link.js';
+import { withoutUnsafeChars } from './text.js';
 
 export interface DefaultHints {
   /** og:site_name or similar, the description of last resort before ''. */
@@ -15,6 +16,7 @@ export interface DefaultHints {
 }
 
 export function finalize(r: LinkRecord, hints: DefaultHints = {}): LinkRecord {
+  safeStrings(r);
   if (!r.ok) return r;
   if (!r.title) {
     const fromFile = r.type !== 'PAGE' ? hints.fileName : undefined;
@@ -22,6 +24,21 @@ export function finalize(r: LinkRecord, hints: DefaultHints = {}): LinkRecord {
   }
   if (r.description === undefined || r.description === null) r.description = hints.siteName && hints.siteName !== r.title ? hints.siteName : '';
   return r;
+}
+
+/**
+ * Every string of a record, at any depth (a platform's post text and author names too), without
+ * the controls and bidi overrides no field carries (lib/extract/text.ts, UNSAFE_CHARS).
+ */
+function safeStrings(value: unknown): void {
+  if (!value || typeof value !== 'object') return;
+  const entries = Array.isArray(value) ? value.entries() : Object.entries(value);
+  for (const [key, v] of entries) {
+    if (typeof v === 'string') {
+      const clean = withoutUnsafeChars(v);
+      if (clean !== v) (value as Record<string | number, unknown>)[key] = clean;
+    } else safeStrings(v);
+  }
 }
 
 /**

@@ -4,12 +4,28 @@
  */
 import { decodeHTML } from 'entities';
 
-/** Decode entities left in a value (pages often double-encode `&amp;amp;`), collapse whitespace. */
+/**
+ * Characters no text field carries: C0 and C1 controls but tab, line feed and carriage return
+ * (NUL, escape sequences for a terminal), DEL, and the bidi embeddings, overrides and isolates
+ * (U+202A to U+202E, U+2066 to U+2069), with which a page could make a card read backwards
+ * (`moc.knab` shown as `bank.com`). The plain marks (U+200E, U+200F, U+061C), which right-to-left
+ * text needs and which reorder nothing past themselves, are kept.
+ */
+const UNSAFE_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A text without the characters no field carries (UNSAFE_CHARS). */
+export function withoutUnsafeChars(s: string): string {
+  return s.replace(UNSAFE_CHARS, '');
+}
+
+/** Decode entities left in a value (pages often double-encode `&amp;amp;`), drop unsafe characters, collapse whitespace. */
 export function cleanText(s: string | undefined | null, maxChars = 2000): string | undefined {
   if (s === undefined || s === null) return undefined;
   let t = String(s);
   if (/&(#\d+|#x[0-9a-f]+|[a-z][a-z0-9]+);/i.test(t)) t = decodeHTML(t);
-  t = t.replace(/[\s\u00a0\u200b\ufeff]+/g, ' ').trim();
+  t = withoutUnsafeChars(t)
+    .replace(/[\s\u00a0\u200b\ufeff]+/g, ' ')
+    .trim();
   if (t.length > maxChars) t = `${t.slice(0, maxChars - 1).trimEnd()}…`;
   return t || undefined;
 }

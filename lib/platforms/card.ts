@@ -47,6 +47,7 @@ export function withCardFields(platform: Platform, out: PlatformPreview): Platfo
   return {
     ...out,
     siteName: out.siteName ?? platform.siteName,
+    ...(out.themeColor || platform.themeColor ? { themeColor: out.themeColor ?? platform.themeColor } : {}),
     ...(author ? { author } : {}),
     ...(publishedAt && !Number.isNaN(Date.parse(publishedAt)) ? { publishedAt } : {}),
   };

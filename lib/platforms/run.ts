@@ -76,6 +76,7 @@ export async function runPlatform(options: RunPlatformOptions): Promise<Platform
   const { url, found, ports, jobOptions, page } = options;
   const sources = options.budget.slice(PLATFORM_SHARE);
   let declared: string | undefined;
+  let pageTheme: string | undefined;
   // A `metadata-only` host rule: the platform's fields, but none of its media hosted or probed.
   const storing = !hostRulesOf(ports.config).has(url.href, 'metadata-only');
   const jobs = storing ? ports.jobs : NO_JOBS;
@@ -91,6 +92,9 @@ export async function runPlatform(options: RunPlatformOptions): Promise<Platform
     noteLanguage: (tag) => {
       declared ??= normalizeLanguage(tag);
     },
+    noteThemeColor: (hex) => {
+      pageTheme ??= hex;
+    },
   };
   let out: PlatformPreview | undefined;
   try {
@@ -100,7 +104,7 @@ export async function runPlatform(options: RunPlatformOptions): Promise<Platform
     sources.end();
   }
   if (!out) return out;
-  const played = withPlayer(options, out);
+  const played = withPlayer(options, pageTheme && out.ok ? { ...out, themeColor: pageTheme } : out);
   if (played.language) return played;
   // Platform sources rarely give a language: the page's own declaration, else a reliable
   // detection on the post's words (short captions are not detected reliably: none then).

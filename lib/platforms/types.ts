@@ -56,6 +56,8 @@ export interface PlatformContext<S = Readonly<Record<string, unknown>>> {
   page?: FetchResult;
   /** Records the language a fetched platform page declares (`<html lang>`), used when the platform gives none. */
   noteLanguage?(tag: string | undefined): void;
+  /** Records the theme colour a fetched platform page declares (`<meta name="theme-color">`), the record's `themeColor`. */
+  noteThemeColor?(hex: string | undefined): void;
   /** Hosts one image (avatar, thumbnail, banner) through the image job; undefined when it fails. */
   hostImage(url: string | undefined): Promise<MediaImage | undefined>;
 }
@@ -83,6 +85,8 @@ export interface PlatformPreview {
   siteName?: string;
   author?: Author;
   publishedAt?: string;
+  /** `#rrggbb`: the page's own theme colour when the platform read its page, else the platform's (`Platform.themeColor`). */
+  themeColor?: string;
   /** The record's player, from the platform's `player` (set by the runner, ./run.ts, when embeds are on for the link). */
   embed?: Embed;
 }
@@ -91,6 +95,11 @@ export interface Platform<G extends SettingsGroup = SettingsGroup> {
   name: string;
   /** The site's own name, the records' `siteName` (its generic previews' too). */
   siteName: string;
+  /**
+   * The theme colour its pages declare (`#rrggbb`), the record's `themeColor` when the platform's
+   * sources are an API and its page is not read (a page it reads gives its own).
+   */
+  themeColor?: string;
   /** The site's home, where its users' and owners' pages are (`https://github.com`), when they are on it. */
   home?: string;
   /**

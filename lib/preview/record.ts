@@ -119,6 +119,7 @@ export function platformFields(out: PlatformPreview, base: Base, page?: FetchRes
     ...(out.siteName ? { siteName: out.siteName } : {}),
     ...(out.author ? { author: out.author } : {}),
     ...(out.publishedAt ? { publishedAt: out.publishedAt } : {}),
+    ...(out.themeColor && out.ok ? { themeColor: out.themeColor } : {}),
     ...(out.embed ? { embed: out.embed } : {}),
     ...out.fields,
   };

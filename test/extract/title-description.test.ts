@@ -136,3 +136,24 @@ describe('a meta value cut short by a stray quote in its attribute', () => {
     );
   });
 });
+
+describe('controls and bidi overrides never reach a text field', () => {
+  it('a page cannot put U+202E or U+0000 into the title or description', async () => {
+    const r = await extract(
+      page('<title>Pay\u202Egnp.exe</title><meta name="description" content="Line one\u0000 and \u001b[31mred\u001b[0m \u2066isolated\u2069, \u200Fmarked">'),
+    );
+    expect(r.title).toBe('Paygnp.exe');
+    expect(r.description).toBe('Line one and [31mred[0m isolated, \u200Fmarked');
+  });
+
+  it('a record built elsewhere (a platform object) is cleaned at any depth, tabs and newlines kept', async () => {
+    const { finalize } = await import('../../lib/extract/defaults');
+    const record = finalize({
+      ok: true,
+      title: 'a\u202Eb',
+      description: 'c\u0000d',
+      forumPost: { text: 'line\nnext\u202D', author: { name: ['x\u2067y'] } },
+    } as never) as unknown as Record<string, unknown>;
+    expect(record).toMatchObject({ title: 'ab', description: 'cd', forumPost: { text: 'line\nnext', author: { name: ['xy'] } } });
+  });
+});

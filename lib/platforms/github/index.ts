@@ -70,6 +70,7 @@ export function matchGithub(url: URL): PlatformMatch | undefined {
 export const github: Platform<typeof settings> = {
   name: 'codehost',
   siteName: 'GitHub',
+  themeColor: '#1e2327',
   home: 'https://github.com',
   settings,
   match: matchGithub,

@@ -69,6 +69,7 @@ export function matchInstagram(url: URL): PlatformMatch | undefined {
 export const instagram: Platform<typeof settings> = {
   name: 'photoshare',
   siteName: 'Instagram',
+  themeColor: '#ffffff',
   settings,
   hostProfile: {
     hosts: ['instagram.com'],

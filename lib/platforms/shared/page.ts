@@ -5,6 +5,7 @@
 import { decodeHTML } from 'entities';
 import type { PageData } from '../../extract/page-data.js';
 import { parsePageBytes } from '../../extract/parse-page.js';
+import { themeColor } from '../../extract/site-name.js';
 import { detectWall, type WallKind } from '../../extract/walls.js';
 import { detectEncoding } from '../../fetch/charset.js';
 import { flatHeaders, header } from '../../fetch/headers.js';
@@ -21,11 +22,12 @@ export interface ParsedPage {
 }
 
 /** Decodes and parses a fetched page; `meta('og:title', 'twitter:title')` gives the first non-empty one. */
-export function parsePlatformPage(res: FetchResult, ctx?: Pick<PlatformContext, 'noteLanguage'>): ParsedPage {
+export function parsePlatformPage(res: FetchResult, ctx?: Pick<PlatformContext, 'noteLanguage' | 'noteThemeColor'>): ParsedPage {
   const contentType = header(res.headers, 'content-type');
   const encoding = detectEncoding(res.body, contentType);
   const data = parsePageBytes(res.body, encoding);
   ctx?.noteLanguage?.(data.lang);
+  ctx?.noteThemeColor?.(themeColor(data));
   let html: string;
   try {
     html = new TextDecoder(encoding).decode(res.body);

@@ -81,6 +81,7 @@ export function matchX(url: URL): PlatformMatch | undefined {
 export const x: Platform<typeof settings> = {
   name: 'microblog',
   siteName: 'X',
+  themeColor: '#000000',
   settings,
   hostProfile: {
     hosts: ['x.com', 'twitter.com', 't.co'],

@@ -98,7 +98,7 @@ describe('codehost repository from the REST API', () => {
     expect(r.language).toBeUndefined();
   });
   it('is a CODEHOST_REPOSITORY with title, description and image', () => {
-    expect(r).toMatchObject({ siteName: 'GitHub', author: { name: 'skyfolk', url: 'https://github.com/skyfolk' } });
+    expect(r).toMatchObject({ siteName: 'GitHub', themeColor: '#1e2327', author: { name: 'skyfolk', url: 'https://github.com/skyfolk' } });
     expect(r).toMatchObject({
       ok: true,
       type: 'CODEHOST_REPOSITORY',

@@ -42,7 +42,7 @@ describe('a metadata-only host rule', () => {
         closed.server.route(path, await image(60, 40));
       closed.server.route('/cdn.syndication.twimg.com/tweet-result', json(fx.syndicationPhoto()));
       const r = await closed.preview(`https://x.com/jane/status/${ID}`);
-      expect(r).toMatchObject({ ok: true, type: 'MICROBLOG_POST', siteName: 'X', author: { name: 'Jane Doe' } });
+      expect(r).toMatchObject({ ok: true, type: 'MICROBLOG_POST', siteName: 'X', themeColor: '#000000', author: { name: 'Jane Doe' } });
       expect(r.microblogPost.text).toContain('Our release notes');
       expect(r.image).toBeUndefined();
       expect(r.microblogPost.media ?? []).toHaveLength(0);

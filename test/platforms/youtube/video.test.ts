@@ -63,6 +63,8 @@ describe('videohost video from the watch page', () => {
   });
   it("the card fields: the site, the channel as the author, the video's date", () => {
     expect(r.siteName).toBe('YouTube');
+    // The watch page's own theme-color (a platform record keeps what its page declares).
+    expect(r.themeColor).toBe('#ffffff');
     expect(r.author).toEqual(expect.objectContaining({ name: r.videohostVideo.user.name }));
     expect(r.author.name).toBeTruthy();
     expect(r.publishedAt).toBe('2021-05-04T16:15:00.000Z');
