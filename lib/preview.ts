@@ -74,6 +74,7 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
   const sofar: SoFar = {
     outcome: () => ({ record: { ...base, ok: false, type: 'UNKNOWN', status: 0, ...redirection([link]) }, upstreamError: 'TIMEOUT' }),
   };
+  ctx.watch?.(sofar);
   // Every network phase is aborted at the budget's end, so the pipeline returns right after it;
   // this cut-off is the guarantee for a step that would not (a stuck store write, a slow CPU phase).
   let cutoffTimer: NodeJS.Timeout | undefined;

@@ -21,9 +21,11 @@ import { acceptLanguageList } from '../contract/accept-language.js';
 import type { LinkRecord } from '../contract/link.js';
 import { type PreviewRequest, validatePreviewRequest } from '../contract/request.js';
 import { BadRequestError, InternalError, isServerFault, LinkPreviewError, required, toErrorBody, UnauthorizedError } from '../errors.js';
+import { hostRulesOf } from '../fetch/host-rules.js';
 import { errorFields, type Log } from '../log.js';
 import type { OEmbedBounds } from '../oembed/request.js';
 import type { KeyStore } from '../ports.js';
+import { type FlightRole, Flights, type Flown, flightKey } from '../preview/flights.js';
 import type { PreviewOutcome, PreviewPorts } from '../preview/types.js';
 import { previewLink } from '../preview.js';
 import { PhaseTimer } from '../timing.js';
@@ -42,6 +44,10 @@ export interface HandlerDeps extends PreviewPorts {
   onRoute?: (route: PreviewOutcome['route']) => void;
   /** Called when a preview rendered its page in the browser, or tried to (a metric in the Lambda). */
   onRender?: (rendered: NonNullable<PreviewOutcome['rendered']>) => void;
+  /** Called once per preview with the part it played in its link's flight (lib/preview/flights.ts; a metric in the Lambda). */
+  onFlight?: (role: FlightRole) => void;
+  /** The process's flights (one per link in the air); default: the handler's own. */
+  flights?: Flights;
   /**
    * Starts a request's time budget (lib/budget.ts). Default: LINKPREVIEW_REQUEST_BUDGET_MS, cut to
    * the context's `getRemainingTimeInMillis()` less a margin. The Lambda passes its InvocationBudget's.
@@ -87,6 +93,8 @@ interface State {
   upstreamError?: string;
   /** How the link's fetch went: direct, proxy, or proxy after a wall (the x-linklens-route header). */
   route?: string;
+  /** The part the preview played in its link's flight (the x-linklens-flight header). */
+  flight?: FlightRole;
   /** The request's time budget, from its start (every phase draws from it). */
   budget?: TimeBudget;
   /** GET /oembed: set when the route is; its bounds once its query is read. */
@@ -243,17 +251,33 @@ function respondStep(deps: HandlerDeps) {
   };
 }
 
+/**
+ * The preview in its link's flight (lib/preview/flights.ts): flown by this request, or the record
+ * of the one in the air, with this request's own id (and its own spelling of the link).
+ */
+async function flownPreview(deps: HandlerDeps, flights: Flights, s: State): Promise<Flown> {
+  const request = required(s.input, 'the validated request');
+  // The caller's hint, cleaned here for every entry point: only a valid language list goes further.
+  const acceptLanguage = acceptLanguageList(s.info.headers['accept-language']);
+  const key = flightKey(request, acceptLanguage, hostRulesOf(deps.config).verdict(request.link).rule?.pattern);
+  const budgetLeft = () => s.budget?.remaining() ?? deps.config.requestBudgetMs;
+  const flown = await flights.preview(key, budgetLeft, (watch) =>
+    previewLink(request, deps, { requestId: s.requestId, timer: s.timer, acceptLanguage, budget: s.budget, watch }),
+  );
+  if (flown.role !== 'follower') return flown;
+  const { record } = flown.outcome;
+  const trail = record.redirectionTrail?.[0] === record.url ? { redirectionTrail: [request.link, ...record.redirectionTrail.slice(1)] } : {};
+  return { ...flown, outcome: { ...flown.outcome, record: { ...record, requestId: s.requestId, url: request.link, ...trail } } };
+}
+
 /** The preview itself: the record of the validated request, its outcome on the state (headers) and in the log line. */
 function previewStep(deps: HandlerDeps) {
+  const flights = deps.flights ?? new Flights();
   return async (_event: Event, context: Context) => {
     const s = contextState(context);
-    const outcome = await previewLink(required(s.input, 'the validated request'), deps, {
-      requestId: s.requestId,
-      timer: s.timer,
-      // The caller's hint, cleaned here for every entry point: only a valid language list goes further.
-      acceptLanguage: acceptLanguageList(s.info.headers['accept-language']),
-      budget: s.budget,
-    });
+    const { outcome, role } = await flownPreview(deps, flights, s);
+    s.flight = role;
+    deps.onFlight?.(role);
     s.upstreamError = outcome.upstreamError;
     s.route = outcome.route.taken;
     s.timer.note('route', outcome.route.taken);
@@ -273,6 +297,7 @@ function previewStep(deps: HandlerDeps) {
       ...(walls.length ? { walls } : {}),
       ...(outcome.rendered ? { rendered: outcome.rendered } : {}),
       ...(outcome.outOfTime ? { outOfTime: true } : {}),
+      ...(role !== 'alone' ? { flight: role } : {}),
     });
     return outcome.record;
   };
@@ -318,6 +343,7 @@ function httpResponse(statusCode: number, body: Record<string, unknown>, s: Stat
   };
   if (s.upstreamError) headers['x-linklens-upstream-error'] = s.upstreamError;
   if (s.route) headers['x-linklens-route'] = s.route;
+  if (s.flight) headers['x-linklens-flight'] = s.flight;
   if (statusCode === 401) headers['www-authenticate'] = 'Bearer realm="linklens"';
   // A URL of GET /oembed may hold a key: never sent on as a Referer (and never stored: no-store above).
   if (s.oembed) headers['referrer-policy'] = 'no-referrer';

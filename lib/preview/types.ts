@@ -27,6 +27,8 @@ export interface PreviewContext {
   acceptLanguage?: string;
   /** The request's time budget. Default: LINKPREVIEW_REQUEST_BUDGET_MS from now. */
   budget?: TimeBudget;
+  /** Handed the pipeline's record so far before its first await (a flight's followers read it: lib/preview/flights.ts). */
+  watch?: (sofar: SoFar) => void;
 }
 
 export interface PreviewOutcome {
