@@ -5,10 +5,11 @@
  * (`size=large/tracklist=false/artwork=small`). The same for such an address on any page (Bandcamp
  * sites on their own domains).
  */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { Player, PlayerProvider } from '../types.js';
 import { metaContent } from './shared.js';
 
-const PLAYER_PATH = /^\/EmbeddedPlayer\/(?:[a-z_]+=[A-Za-z0-9_.-]*\/)*[a-z_]+=[A-Za-z0-9_.-]*\/?$/i;
+const PLAYER_PATH = PLAYER_LIST.bandcamp.origins[0].path;
 
 function bandcampPlayer(src: URL): Player | undefined {
   if (!PLAYER_PATH.test(src.pathname)) return undefined;
@@ -27,9 +28,7 @@ function bandcampPlayer(src: URL): Player | undefined {
 }
 
 export const bandcamp: PlayerProvider = {
-  name: 'Bandcamp',
-  type: 'audio',
-  origins: [{ origin: 'https://bandcamp.com', path: PLAYER_PATH }],
+  ...PLAYER_LIST.bandcamp,
   fromLink(url, ctx) {
     if (!/(^|\.)bandcamp\.com$/i.test(url.hostname) || !/^\/(album|track)\/[\w-]+\/?$/.test(url.pathname)) return undefined;
     const named = metaContent(ctx.page, 'twitter:player') ?? metaContent(ctx.page, 'og:video');
