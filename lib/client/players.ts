@@ -248,3 +248,22 @@ export function listedPlayer(raw: string): PlayerListing | undefined {
   if (url.protocol !== 'https:' || url.username || url.password || traversal(raw, url)) return undefined;
   return PLAYER_LISTINGS.find((l) => l.origins.some((o) => onPlace(url, o)));
 }
+
+/**
+ * What the client lets an iframe at `raw` use, when it may build one there: a listed provider's
+ * player (what its kind may use), or an address on one of `origins`, https origins the embedding
+ * page trusts besides the list (an operator's LINKPREVIEW_EMBED_ORIGINS, a site's own player),
+ * which may use what a video may; undefined anywhere else.
+ */
+export function frameAllowance(raw: string, origins: readonly string[] = []): readonly string[] | undefined {
+  const listing = listedPlayer(raw);
+  if (listing) return PLAYER_ALLOW[listing.type];
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  const trusted = url.protocol === 'https:' && !url.username && !url.password && origins.includes(url.origin) && !listedOrigin(url);
+  return trusted && !traversal(raw, url) ? PLAYER_ALLOW.video : undefined;
+}
