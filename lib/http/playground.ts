@@ -52,6 +52,7 @@ form{display:grid;grid-template-columns:1fr minmax(140px,260px) auto;gap:8px;ali
 label{display:grid;gap:4px;font-size:13px}
 input{font:inherit;padding:8px 10px;border:1px solid #8899a6;border-radius:8px;background:Field;color:FieldText;min-width:0}
 button{font:inherit;padding:8px 14px;border:0;border-radius:8px;background:#1d72d3;color:#fff;cursor:pointer}
+button:disabled{background:#8899a6;cursor:not-allowed}
 @media (max-width:640px){form{grid-template-columns:1fr}}
 #status{min-height:1.4em;margin:12px 0}
 section{margin:20px 0}
