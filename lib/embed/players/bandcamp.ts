@@ -6,6 +6,7 @@
  * sites on their own domains).
  */
 import { PLAYER_LIST } from '../../client/players.js';
+import { hostOf, onHost } from '../../host.js';
 import type { Player, PlayerProvider } from '../types.js';
 import { metaContent } from './shared.js';
 
@@ -30,7 +31,7 @@ function bandcampPlayer(src: URL): Player | undefined {
 export const bandcamp: PlayerProvider = {
   ...PLAYER_LIST.bandcamp,
   fromLink(url, ctx) {
-    if (!/(^|\.)bandcamp\.com$/i.test(url.hostname) || !/^\/(album|track)\/[\w-]+\/?$/.test(url.pathname)) return undefined;
+    if (!onHost(url.hostname, 'bandcamp.com') || !/^\/(album|track)\/[\w-]+\/?$/.test(url.pathname)) return undefined;
     const named = metaContent(ctx.page, 'twitter:player') ?? metaContent(ctx.page, 'og:video');
     let src: URL | undefined;
     try {
@@ -38,7 +39,7 @@ export const bandcamp: PlayerProvider = {
     } catch {
       return undefined;
     }
-    return src && /^(https?:)$/.test(src.protocol) && src.hostname === 'bandcamp.com' ? bandcampPlayer(src) : undefined;
+    return src && /^(https?:)$/.test(src.protocol) && hostOf(src) === 'bandcamp.com' ? bandcampPlayer(src) : undefined;
   },
   fromAddress(src) {
     const player = bandcampPlayer(src);
