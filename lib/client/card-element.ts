@@ -7,25 +7,29 @@
  *
  * The player is built only on a click, from the record's `embed.html` parsed inert (a `<template>`:
  * nothing in it loads or runs): the first `<iframe>`, `<video>` or `<audio>` is rebuilt from the
- * attributes a player needs, each checked (an https `src`; `allow`, `sandbox` and `referrerpolicy`
- * tokens from fixed lists), so nothing else of it reaches the page and nothing is requested from
- * the player's origin before the click.
+ * attributes a player needs, each checked, so nothing else of it reaches the page and nothing is
+ * requested from the player's origin before the click. An iframe is rebuilt only on a player
+ * place of the list the server shares (./players.ts: a provider's origin and player paths, no
+ * encoded slash or dot segment), or on an origin the caller trusts (`playerOrigins`); its `allow`
+ * keeps only what linklens grants that kind of player, its `sandbox` only linklens's own tokens,
+ * its referrer policy is linklens's.
  */
 import type { LinkRecord } from '../contract/link.js';
 import { decodeBlurhash } from './blurhash.js';
-import { type CardOptions, cardStyles, renderCard } from './card.js';
+import { type CardOptions, cardStyles, playerOriginsOf, renderCard } from './card.js';
+import { frameAllowance, REFERRER_POLICY, SANDBOX } from './players.js';
 
-const ALLOW_TOKENS = new Set(['autoplay', 'encrypted-media', 'fullscreen', 'picture-in-picture', 'clipboard-write', 'web-share']);
-const SANDBOX_TOKENS = new Set([
-  'allow-scripts',
-  'allow-same-origin',
-  'allow-popups',
-  'allow-popups-to-escape-sandbox',
-  'allow-presentation',
-  'allow-forms',
-  'allow-storage-access-by-user-activation',
-]);
-const REFERRER_POLICIES = new Set(['no-referrer', 'origin', 'strict-origin', 'strict-origin-when-cross-origin']);
+/** The sandbox tokens linklens emits (./players.ts): no other passes. */
+const SANDBOX_TOKENS = SANDBOX.split(' ');
+
+/** What a page gives `buildPlayer` and `activateCard` besides the record. */
+export interface PlayerOptions {
+  /**
+   * https origins (`https://player.example.com`) whose iframes may be built besides the list's:
+   * the operator's LINKPREVIEW_EMBED_ORIGINS, a site's own player the page trusts. None by default.
+   */
+  playerOrigins?: readonly string[];
+}
 
 function httpsUrl(value: string | null, allowHttp = false): string | undefined {
   if (!value) return undefined;
@@ -37,35 +41,38 @@ function httpsUrl(value: string | null, allowHttp = false): string | undefined {
   }
 }
 
-const tokens = (value: string | null, allowed: Set<string>) =>
-  (value ?? '')
-    .split(/[\s;]+/)
-    .map((t) => t.trim())
-    .filter((t) => allowed.has(t));
+/** The tokens of `allowed` that `value` names, in `allowed`'s order: nothing else of it passes. */
+const tokens = (value: string | null, allowed: readonly string[]) => {
+  const named = new Set((value ?? '').split(/[\s;]+/).filter(Boolean));
+  return allowed.filter((t) => named.has(t));
+};
 
 const dimension = (value: string | null) => (value && /^\d{1,4}$/.test(value) ? value : undefined);
 
-/** The player element from a record's `embed.html`, rebuilt from checked attributes; undefined when it holds none. */
-export function buildPlayer(doc: Document, html: string): HTMLElement | undefined {
+/** The iframe of a player, rebuilt when its address is on the list (or a trusted origin); undefined otherwise. */
+function buildFrame(doc: Document, source: Element, origins: readonly string[] | undefined): HTMLIFrameElement | undefined {
+  const raw = source.getAttribute('src')?.trim() ?? '';
+  const src = httpsUrl(raw);
+  const allowed = src && frameAllowance(raw, origins);
+  if (!src || !allowed) return undefined;
+  const frame = doc.createElement('iframe');
+  frame.src = src;
+  frame.title = (source.getAttribute('title') ?? 'Player').slice(0, 200);
+  frame.setAttribute('allow', tokens(source.getAttribute('allow'), allowed).join('; '));
+  frame.setAttribute('sandbox', tokens(source.getAttribute('sandbox'), SANDBOX_TOKENS).join(' '));
+  frame.setAttribute('referrerpolicy', REFERRER_POLICY);
+  frame.className = 'll-player';
+  return frame;
+}
+
+/** The player element from a record's `embed.html`, rebuilt from checked attributes; undefined when it holds none the client may build. */
+export function buildPlayer(doc: Document, html: string, options: PlayerOptions = {}): HTMLElement | undefined {
   const template = doc.createElement('template');
   template.innerHTML = html;
   const source = template.content.querySelector('iframe, video, audio');
   if (!source) return undefined;
   const tag = source.tagName.toLowerCase();
-  if (tag === 'iframe') {
-    const src = httpsUrl(source.getAttribute('src'));
-    if (!src) return undefined;
-    const frame = doc.createElement('iframe');
-    frame.src = src;
-    frame.title = (source.getAttribute('title') ?? 'Player').slice(0, 200);
-    frame.setAttribute('allow', tokens(source.getAttribute('allow'), ALLOW_TOKENS).join('; '));
-    frame.setAttribute('sandbox', tokens(source.getAttribute('sandbox'), SANDBOX_TOKENS).join(' '));
-    const policy = source.getAttribute('referrerpolicy') ?? '';
-    frame.setAttribute('referrerpolicy', REFERRER_POLICIES.has(policy) ? policy : 'strict-origin-when-cross-origin');
-    if (source.hasAttribute('allowfullscreen')) frame.setAttribute('allowfullscreen', '');
-    frame.className = 'll-player';
-    return frame;
-  }
+  if (tag === 'iframe') return buildFrame(doc, source, options.playerOrigins);
   const src = httpsUrl(source.getAttribute('src'), true);
   if (!src) return undefined;
   const media = doc.createElement(tag as 'video' | 'audio');
@@ -100,9 +107,9 @@ function drawBlurhash(box: HTMLElement): void {
   box.prepend(canvas);
 }
 
-function play(button: HTMLElement): void {
+function play(button: HTMLElement, options: PlayerOptions): void {
   const box = button.closest('.ll-media-box');
-  const player = box && buildPlayer(button.ownerDocument, button.dataset.llEmbed ?? '');
+  const player = box && buildPlayer(button.ownerDocument, button.dataset.llEmbed ?? '', options);
   if (!box || !player) return;
   button.hidden = true;
   box.append(player);
@@ -110,7 +117,7 @@ function play(button: HTMLElement): void {
 }
 
 /** Activates the cards under `root` (a rendered card's container, a document or a shadow root). Idempotent. */
-export function activateCard(root: ParentNode): void {
+export function activateCard(root: ParentNode, options: PlayerOptions = {}): void {
   for (const el of Array.from(root.querySelectorAll<HTMLElement>('[data-ll-placeholder],[data-ll-icon]'))) {
     const c = el.dataset.llPlaceholder ?? el.dataset.llIcon;
     if (c && /^#[0-9a-f]{6}$/i.test(c)) el.style.backgroundColor = c;
@@ -122,12 +129,16 @@ export function activateCard(root: ParentNode): void {
     button.addEventListener('click', (e) => {
       e.preventDefault();
       e.stopPropagation();
-      play(button);
+      play(button, options);
     });
   }
 }
 
-/** The `<linklens-card>` element's interface: `record` (a Link record), and the attributes `record` (JSON), `size`, `theme`, `failed`, `locale`. */
+/**
+ * The `<linklens-card>` element's interface: `record` (a Link record), and the attributes `record`
+ * (JSON), `size`, `theme`, `failed`, `locale` and `player-origins` (space-separated https origins
+ * whose players may load besides the list's: `PlayerOptions.playerOrigins`).
+ */
 export interface LinklensCardElement extends HTMLElement {
   record: unknown;
 }
@@ -144,7 +155,7 @@ export function defineCardElement(tagName = 'linklens-card'): CustomElementConst
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(`:host{display:block;max-width:560px}${cardStyles}`);
   class LinklensCard extends HTMLElement {
-    static observedAttributes = ['record', 'size', 'theme', 'failed', 'locale'];
+    static observedAttributes = ['record', 'size', 'theme', 'failed', 'locale', 'player-origins'];
     #record: unknown;
     get record(): unknown {
       if (this.#record !== undefined) return this.#record;
@@ -170,9 +181,17 @@ export function defineCardElement(tagName = 'linklens-card'): CustomElementConst
       root.adoptedStyleSheets = [sheet];
       const record = this.record;
       const option = (name: string) => this.getAttribute(name) ?? undefined;
-      const options = { size: option('size'), theme: option('theme'), failed: option('failed'), locale: option('locale'), inlineStyles: false } as CardOptions;
+      const playerOrigins = playerOriginsOf(option('player-origins'));
+      const options = {
+        size: option('size'),
+        theme: option('theme'),
+        failed: option('failed'),
+        locale: option('locale'),
+        inlineStyles: false,
+        playerOrigins,
+      } as CardOptions;
       root.innerHTML = record && typeof record === 'object' ? renderCard(record as LinkRecord, options) : '';
-      activateCard(root);
+      activateCard(root, { playerOrigins });
     }
   }
   registry.define(tagName, LinklensCard);

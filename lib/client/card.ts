@@ -3,9 +3,11 @@
  * (a server that renders messages, a worker, a browser) and loads nothing.
  *
  *  - `renderCard(record, options)` returns the card's HTML: every value from the record is escaped,
- *    every URL must be http(s), and the output holds no script, no inline event handler and no
+ *    every URL must be http(s), every size a whole number within bounds (an image size past
+ *    MAX_IMAGE_SIDE is not used), and the output holds no script, no inline event handler and no
  *    player: a record's `embed` becomes a play button whose player is built only on a click
- *    (`activateCard`, or the `<linklens-card>` element, which does it itself).
+ *    (`activateCard`, or the `<linklens-card>` element, which does it itself), and only when the
+ *    client may build it (./players.ts: a listed provider's player, or one on `playerOrigins`).
  *  - `cardStyles` is the card's stylesheet (classes under `.ll-card`); `styles: true` puts it in
  *    the HTML as a `<style>` element.
  *  - `@linklens/client/card-element` (./card-element.ts, browsers only) registers `<linklens-card>`,
@@ -14,6 +16,7 @@
  */
 import type { ImageAsset, ImageSet, LinkRecord } from '../contract/link.js';
 import { byline, cardImage, isRightToLeft, typeLine } from './card-facts.js';
+import { frameAllowance } from './players.js';
 
 export { byline, cardImage, formatDuration, typeLine } from './card-facts.js';
 export { cardStyles } from './card-styles.js';
@@ -39,6 +42,28 @@ export interface CardOptions {
   locale?: string;
   /** The link's `target` (default `_blank`, with `rel="noopener noreferrer"`); `null` for none. */
   target?: string | null;
+  /**
+   * https origins whose iframe players may load besides the list's (./players.ts): without its
+   * origin here, a player elsewhere (an operator's origin, a site's own player) gets no play button.
+   */
+  playerOrigins?: readonly string[];
+}
+
+/** The largest width or height of an image the card writes: a hosted size is at most 1280; anything past this is not a real size. */
+export const MAX_IMAGE_SIDE = 8192;
+
+/** `player-origins` (space-separated) as the https origins it names; anything else in it is dropped. */
+export function playerOriginsOf(value: string | undefined): string[] {
+  const out: string[] = [];
+  for (const token of (value ?? '').split(/\s+/)) {
+    try {
+      const u = new URL(token);
+      if (u.protocol === 'https:' && u.origin === token.replace(/\/$/, '')) out.push(u.origin);
+    } catch {
+      // not an origin
+    }
+  }
+  return out;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
@@ -69,13 +94,18 @@ function colorAttrs(name: string, value: string | undefined, inline: boolean): s
   return ` data-ll-${name}="${c}"${inline ? ` style="background-color:${c}"` : ''}`;
 }
 
-/** The hosted sizes of an image, smallest first, without repeats (a small image's sizes are the same file). */
+/** A side as the card writes it: a whole number from 1 to MAX_IMAGE_SIDE, else undefined. */
+const side = (n: number) => (Number.isFinite(n) && n >= 0.5 && n <= MAX_IMAGE_SIDE ? Math.round(n) : undefined);
+
+/** The hosted sizes of an image with sides within bounds, whole, smallest first, without repeats (a small image's sizes are the same file). */
 function assets(image: ImageSet): ImageAsset[] {
   const out: ImageAsset[] = [];
   for (const a of [image.thumbnail, image.medium, image.large]) {
-    if (a && safeUrl(a.url) && a.width > 0 && a.height > 0 && !out.some((o) => o.width === a.width)) out.push(a);
+    const width = a && side(a.width);
+    const height = a && side(a.height);
+    if (a && width && height && safeUrl(a.url) && !out.some((o) => o.width === width)) out.push({ ...a, width, height });
   }
-  return out;
+  return out.sort((x, y) => x.width - y.width);
 }
 
 function imageHtml(image: ImageSet, size: 'small' | 'large', inline: boolean): string {
@@ -89,7 +119,7 @@ function imageHtml(image: ImageSet, size: 'small' | 'large', inline: boolean): s
   return (
     `<div class="ll-media"${colorAttrs('placeholder', image.dominantColor, inline)}${blurhash}>` +
     `<img class="ll-image" src="${escapeHtml(safeUrl(src.url))}" srcset="${srcset}" sizes="${sizesAttr}"` +
-    ` width="${Math.round(largest.width)}" height="${Math.round(largest.height)}" alt="${escapeHtml(image.alt ?? '')}" loading="lazy" decoding="async">` +
+    ` width="${largest.width}" height="${largest.height}" alt="${escapeHtml(image.alt ?? '')}" loading="lazy" decoding="async">` +
     '</div>'
   );
 }
@@ -111,9 +141,14 @@ function hostOf(url: string): string {
   }
 }
 
-function playHtml(r: LinkRecord): string {
+/** True when the client may build the embed's player: a native element, or an iframe (the first player element) on the list or on `origins`. */
+function playable(html: string, url: string, origins: readonly string[] | undefined): boolean {
+  return /<(iframe|video|audio)\b/i.exec(html)?.[1].toLowerCase() !== 'iframe' || frameAllowance(url, origins) !== undefined;
+}
+
+function playHtml(r: LinkRecord, origins: readonly string[] | undefined): string {
   const embed = r.embed;
-  if (!embed?.html || !safeUrl(embed.url)) return '';
+  if (!embed?.html || !safeUrl(embed.url) || !playable(embed.html, embed.url, origins)) return '';
   const label = `Play${r.title ? `: ${r.title}` : ''}`;
   return (
     `<button type="button" class="ll-play" data-ll-play aria-label="${escapeHtml(label)}" data-ll-embed="${escapeHtml(embed.html)}">` +
@@ -159,11 +194,8 @@ export function renderCard(record: LinkRecord, options: CardOptions = {}): strin
     by ? `<p class="ll-byline">${escapeHtml(by)}</p>` : '',
     line ? `<p class="ll-fact">${escapeHtml(line)}</p>` : '',
   ].join('');
-  const mediaBox = media
-    ? `<div class="ll-media-box">${media}${playHtml(record)}</div>`
-    : record.embed
-      ? `<div class="ll-media-box ll-no-image">${playHtml(record)}</div>`
-      : '';
-  const extra = `${media ? '' : ' ll-no-media'}${record.embed ? ' ll-has-player' : ''}`;
+  const play = playHtml(record, options.playerOrigins);
+  const mediaBox = media ? `<div class="ll-media-box">${media}${play}</div>` : play ? `<div class="ll-media-box ll-no-image">${play}</div>` : '';
+  const extra = `${media ? '' : ' ll-no-media'}${play ? ' ll-has-player' : ''}`;
   return `${style}${open(record, o, extra)}${mediaBox}<div class="ll-body">${body}</div></article>`;
 }

@@ -936,9 +936,9 @@ export interface operations {
             query: {
                 /** @description the link, read as POST / reads `link` (trimmed; a bare `example.com/x` is https). Missing or blank: 400; not an http(s) URL, or refused by the guard or a host rule: 404. */
                 url: string;
-                /** @description the widest the player, photo and thumbnail may be, in CSS pixels */
+                /** @description the widest the player, photo and thumbnail may be, in CSS pixels (above 4000, read as 4000) */
                 maxwidth?: number;
-                /** @description the tallest the player, photo and thumbnail may be, in CSS pixels */
+                /** @description the tallest the player, photo and thumbnail may be, in CSS pixels (above 4000, read as 4000) */
                 maxheight?: number;
                 /** @description json (the default); any other format (xml) is 501 */
                 format?: string;

@@ -6,29 +6,10 @@
  * media file gets a native `<video>` or `<audio>` with `controls`, `preload="none"`, its address and
  * (video) the hosted poster. Every attribute value is escaped, whatever it holds.
  */
+// What each kind may use, the sandbox and the referrer policy: the client's too (its buildPlayer lets through nothing else).
+import { PLAYER_ALLOW as ALLOW, REFERRER_POLICY, SANDBOX } from '../client/players.js';
 import type { Embed } from '../contract/link.js';
 import type { Player, PlayerSize } from './types.js';
-
-/** What each kind of player may use (Permissions Policy features): nothing else is granted. */
-const ALLOW: Record<Player['type'], readonly string[]> = {
-  video: ['autoplay', 'encrypted-media', 'fullscreen', 'picture-in-picture'],
-  audio: ['autoplay', 'encrypted-media'],
-  rich: ['fullscreen'],
-  photo: ['fullscreen'],
-};
-
-/**
- * The sandbox every player gets: its own scripts and origin (players keep state and talk to their
- * origin), and links that open in a new tab ("Watch on YouTube") as a normal page. No forms, no
- * top navigation, no downloads, no modals.
- */
-export const SANDBOX = 'allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox';
-
-/**
- * The Referer the player gets: the embedding page's origin only, never its path. YouTube's player
- * refuses to play without one (error 153 since 2025), and other players check the embedding origin.
- */
-export const REFERRER_POLICY = 'strict-origin-when-cross-origin';
 
 /** The longest `title` attribute: a post's whole text is not a title. */
 const TITLE_CHARS = 200;

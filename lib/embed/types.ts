@@ -4,6 +4,7 @@
  * entry of the built-in list (lib/embed/players/); the embed context is what the settings and
  * the host rules say. This module imports only types.
  */
+import type { PlayerListing } from '../client/players.js';
 import type { Embed } from '../contract/link.js';
 import type { CoreConfig } from '../core-settings.js';
 import type { PageData } from '../extract/page-data.js';
@@ -24,23 +25,12 @@ export interface LinkContext {
   page?: PageData;
 }
 
-/** One place a provider's players live: an origin, and the pattern of the paths that are players there (any path when none). */
-export interface PlayerOrigin {
-  origin: string;
-  path?: RegExp;
-}
-
 /**
- * A provider of the built-in list (lib/embed/players/): its name, the kind of its players, where
- * they live, and how to find one for a link. Everything here is pure: no fetch.
+ * A provider of the built-in list (lib/embed/players/): its entry of the list the client shares
+ * (lib/client/players.ts: its name, the kind of its players, where they live, its size bounds),
+ * and how to find one for a link. Everything here is pure: no fetch.
  */
-export interface PlayerProvider {
-  /** The player's name, the record's `embed.provider` (YouTube, Vimeo, Spotify, ...). */
-  name: string;
-  /** The kind of its players (video, audio, rich): what `allow` grants them. */
-  type: Player['type'];
-  /** The addresses of its players: an iframe src elsewhere (oEmbed, a page's player meta) is kept only on one of these. */
-  origins: readonly PlayerOrigin[];
+export interface PlayerProvider extends PlayerListing {
   /** The player of a link of the provider's own site (and its page), from the address and the page alone. */
   fromLink?(url: URL, ctx: LinkContext): Player | undefined;
   /**

@@ -72,7 +72,7 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
     if (deps.config.playground && info.kind !== 'direct' && (info.method === 'GET' || info.method === 'HEAD')) {
       const stage = stageOf(event);
       const route = routePath(info.path, stage);
-      const answer = route !== '/' || wantsHtml(info.headers.accept) ? playgroundAnswer(route, stage ? `/${stage}` : '') : undefined;
+      const answer = route !== '/' || wantsHtml(info.headers.accept) ? playgroundAnswer(route, stage ? `/${stage}` : '', deps.config.embedOrigins) : undefined;
       if (answer) {
         return {
           ...answer,

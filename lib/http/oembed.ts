@@ -3,7 +3,8 @@
  * query as a preview request, and its answers. The preview itself is POST /'s, step for step.
  *
  * The key: the `Authorization: Bearer` header, as on POST /; when the request has none, the `key`
- * query parameter, for oEmbed consumers that cannot send a header. POST / never reads the query.
+ * query parameter, for oEmbed consumers that cannot send a header. A header that is present
+ * decides, blank too (a 401, never the query's key). POST / never reads the query.
  * Why a query key is acceptable here and what keeps it out of logs and caches: docs/api.md#the-key-of-an-oembed-consumer.
  */
 import type { LinkRecord } from '../contract/link.js';
@@ -16,10 +17,10 @@ import type { HttpRequestInfo } from './event.js';
 /** The route's path (after the stage prefix, as routePath gives it). */
 export const OEMBED_PATH = '/oembed';
 
-/** The credential of a GET /oembed: its Authorization header, else its `key` parameter as a bearer key. */
+/** The credential of a GET /oembed: its Authorization header when it has one (blank included), else its `key` parameter as a bearer key. */
 export function oembedAuthorization(info: HttpRequestInfo): string | undefined {
   const header = info.headers.authorization;
-  if (header !== undefined && header.trim() !== '') return header;
+  if (header !== undefined) return header;
   const key = queryKey(info.query);
   return key === undefined ? undefined : `Bearer ${key}`;
 }

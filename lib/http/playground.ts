@@ -6,10 +6,18 @@
  * tab's session storage and goes only to this origin's `POST /`, so the same answers are safe from
  * the local server and from the deployed API (docs/clients.md, "The playground").
  *
+ * The form cannot submit itself: `method="dialog"` outside a dialog sends nothing anywhere, its
+ * button is disabled until the script has run, and its inputs have no name. Submitted before the
+ * script ran (a slow or blocked script), it navigates nowhere, so the key never lands in the
+ * address bar, the history or a proxy's log. The players' origins the operator added
+ * (LINKPREVIEW_EMBED_ORIGINS) are the page's `player-origins`: the client builds those players
+ * too, besides the list's.
+ *
  * Every answer carries the assets' security headers and a strict CSP: scripts and styles from
  * this origin only (no inline script, no inline style), `connect-src 'self'`, images from this
  * origin or https (the hosted images and icons), players in https frames only, no framing of the page.
  */
+import { escapeAttribute } from '../embed/html.js';
 import { PLAYGROUND_JS } from './playground-assets.gen.js';
 
 export const PLAYGROUND_CSP = [
@@ -44,6 +52,7 @@ form{display:grid;grid-template-columns:1fr minmax(140px,260px) auto;gap:8px;ali
 label{display:grid;gap:4px;font-size:13px}
 input{font:inherit;padding:8px 10px;border:1px solid #8899a6;border-radius:8px;background:Field;color:FieldText;min-width:0}
 button{font:inherit;padding:8px 14px;border:0;border-radius:8px;background:#1d72d3;color:#fff;cursor:pointer}
+button:disabled{background:#8899a6;cursor:not-allowed}
 @media (max-width:640px){form{grid-template-columns:1fr}}
 #status{min-height:1.4em;margin:12px 0}
 section{margin:20px 0}
@@ -61,19 +70,20 @@ h2{font-size:16px;margin:0 0 10px}
 pre{overflow:auto;max-height:480px;padding:12px;border-radius:8px;background:#8881;font-size:12px}
 `.trim();
 
-function page(base: string): string {
+function page(base: string, playerOrigins: readonly string[]): string {
+  const origins = escapeAttribute(playerOrigins.join(' '));
   const card = (size: string, theme: string) =>
-    `<figure${theme === 'dark' ? ' class="dark-bg"' : ''}><figcaption>${size}, ${theme}</figcaption><linklens-card size="${size}" theme="${theme}"></linklens-card></figure>`;
+    `<figure${theme === 'dark' ? ' class="dark-bg"' : ''}><figcaption>${size}, ${theme}</figcaption><linklens-card size="${size}" theme="${theme}" player-origins="${origins}"></linklens-card></figure>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>linklens playground</title><link rel="stylesheet" href="${base}/playground.css"><script type="module" src="${base}/playground.js"></script></head>
 <body><header><h1>linklens playground</h1><p>Preview a link with this linklens: the cards a client renders from the record, its player, where the time went, and the record itself.</p></header>
 <main>
-<form id="form"><label>Link<input id="link" name="link" type="url" required placeholder="https://example.com/article" autocomplete="url"></label>
-<label>Key<input id="key" name="key" type="password" autocomplete="off" spellcheck="false"></label><button type="submit">Preview</button></form>
+<form id="form" method="dialog"><label>Link<input id="link" type="url" required placeholder="https://example.com/article" autocomplete="url"></label>
+<label>Key<input id="key" type="password" autocomplete="off" spellcheck="false"></label><button type="submit" disabled>Preview</button></form>
 <p id="status" role="status" aria-live="polite"></p>
 <section id="cards" hidden aria-labelledby="cards-title"><h2 id="cards-title">Cards</h2><div class="cards">${card('large', 'light')}${card('large', 'dark')}${card('small', 'light')}${card('small', 'dark')}</div></section>
-<section id="player" hidden aria-labelledby="player-title"><h2 id="player-title">Player</h2><p id="player-facts"></p><button type="button" id="load-player">Load the player</button><div id="player-box"></div></section>
+<section id="player" hidden aria-labelledby="player-title"><h2 id="player-title">Player</h2><p id="player-facts"></p><button type="button" id="load-player">Load the player</button><div id="player-box" data-player-origins="${origins}"></div></section>
 <section id="timing" hidden aria-labelledby="timing-title"><h2 id="timing-title">Server-Timing</h2><div id="bars"></div></section>
 <section id="json" hidden aria-labelledby="json-title"><h2 id="json-title">Record</h2><pre id="record"></pre></section>
 </main></body></html>`;
@@ -92,15 +102,16 @@ export function wantsHtml(accept: string | undefined): boolean {
 
 /**
  * The playground's answer for a route (`/`, `/playground.js`, `/playground.css`), or undefined
- * for any other. `base` is the path prefix the API is served under (a named stage), '' at the root.
+ * for any other. `base` is the path prefix the API is served under (a named stage), '' at the
+ * root; `playerOrigins` the operator's player origins (LINKPREVIEW_EMBED_ORIGINS).
  */
-export function playgroundAnswer(route: string, base: string): PlaygroundAnswer | undefined {
+export function playgroundAnswer(route: string, base: string, playerOrigins: readonly string[] = []): PlaygroundAnswer | undefined {
   const answer = (type: string, body: string, cacheControl: string): PlaygroundAnswer => ({
     statusCode: 200,
     headers: { 'content-type': type, 'cache-control': cacheControl, ...SECURITY_HEADERS },
     body,
   });
-  if (route === '/') return answer('text/html; charset=utf-8', page(base), 'no-cache');
+  if (route === '/') return answer('text/html; charset=utf-8', page(base, playerOrigins), 'no-cache');
   if (route === '/playground.js') return answer('text/javascript; charset=utf-8', PLAYGROUND_JS, 'public, max-age=300');
   if (route === '/playground.css') return answer('text/css; charset=utf-8', CSS, 'public, max-age=300');
   return undefined;

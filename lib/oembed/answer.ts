@@ -132,26 +132,31 @@ export function playerSize(embed: Pick<Embed, 'width' | 'height' | 'aspectRatio'
 }
 
 const ROOT = /^(\s*)<(iframe|video|audio)\b([^>]*)>/i;
-const SIZE_ATTRIBUTE = /\s(?:width|height)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+)/gi;
-const STYLE_ATTRIBUTE = /\sstyle\s*=\s*("([^"]*)"|'([^']*)')/i;
+/** One attribute of a start tag, its value (double-quoted, single-quoted or bare) read whole: a value's text is never taken for attributes. */
+const ATTRIBUTE = /\s+([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g;
+const REPLACED = new Set(['width', 'height', 'style']);
 const SIZE_DECLARATION = /^\s*(?:width|height|aspect-ratio|max-width|max-height|min-width|min-height)\s*:/i;
 
 /**
  * The player's element at the answer's size: on its root element (the `<iframe>`, `<video>` or
  * `<audio>` linklens built), the width and height attributes set to it and any size in its style
  * (a width of 100%, an aspect ratio) dropped; an `<audio>`, which has no size attributes, gets
- * its width in its style. Anything else in the element is left as it is.
+ * its width in its style. Anything else in the element is left as it is: the attributes are read
+ * one by one, so a `title` holding ` width=…` keeps its text.
  */
 export function sizedHtml(html: string, size: Size): string {
   const m = ROOT.exec(html);
   if (!m) return html;
   const [whole, lead, tag, attrs] = m;
+  const attributes = Array.from(attrs.matchAll(ATTRIBUTE), (a) => ({ name: a[1].toLowerCase(), text: a[0], value: a[2] ?? a[3] ?? a[4] ?? '' }));
   const kept: string[] = [];
-  const style = STYLE_ATTRIBUTE.exec(attrs);
-  if (style) for (const d of (style[2] ?? style[3] ?? '').split(';')) if (d.trim() && !SIZE_DECLARATION.test(d)) kept.push(d.trim().replace(/"/g, '&quot;'));
-  let rest = attrs.replace(SIZE_ATTRIBUTE, '').replace(STYLE_ATTRIBUTE, '');
-  const selfClosing = /\/\s*$/.test(rest);
-  rest = rest.replace(/\s*\/\s*$/, '').replace(/\s+$/, '');
+  const style = attributes.find((a) => a.name === 'style');
+  if (style) for (const d of style.value.split(';')) if (d.trim() && !SIZE_DECLARATION.test(d)) kept.push(d.trim().replace(/"/g, '&quot;'));
+  const rest = attributes
+    .filter((a) => !REPLACED.has(a.name))
+    .map((a) => a.text)
+    .join('');
+  const selfClosing = /\/\s*$/.test(attrs);
   const audio = tag.toLowerCase() === 'audio';
   if (audio) kept.push(`width:${size.width}px`);
   const sizeAttrs = audio ? '' : ` width="${size.width}" height="${size.height}"`;

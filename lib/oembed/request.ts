@@ -5,6 +5,12 @@
  */
 import { BadRequestError, LinkPreviewError } from '../errors.js';
 
+/**
+ * The largest maxwidth and maxheight taken (CSS pixels): a larger one is read as this one. It is a
+ * bound, so an answer within it is within the consumer's too; no player or image is larger.
+ */
+export const MAX_BOUND = 4000;
+
 export interface OEmbedBounds {
   /** The widest the answer's player, photo and thumbnail may be (CSS pixels). */
   maxwidth?: number;
@@ -22,7 +28,8 @@ const FORMAT = 'json';
 
 /**
  * The query read: a format other than json is 501 FORMAT_NOT_IMPLEMENTED, a missing or blank url
- * 400 LINK_REQUIRED, a maxwidth or maxheight that is not a positive integer 400.
+ * 400 LINK_REQUIRED, a maxwidth or maxheight that is not a positive integer 400; one above
+ * MAX_BOUND is clamped to it.
  */
 export function parseOEmbedQuery(query: string): OEmbedQuery {
   const params = new URLSearchParams(query);
@@ -38,9 +45,9 @@ function dimension(params: URLSearchParams, name: 'maxwidth' | 'maxheight'): num
   const raw = params.get(name);
   if (raw === null || raw === '') return undefined;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < 1)
+  if (!/^\d+$/.test(raw.trim()) || !(value >= 1))
     throw new BadRequestError(`${name.toUpperCase()}_INVALID`, `${name} must be a positive integer.`, { field: name });
-  return value;
+  return Math.min(value, MAX_BOUND);
 }
 
 /** The `key` parameter (GET /oembed only: POST / never reads the query). */

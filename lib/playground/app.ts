@@ -7,6 +7,7 @@
  * text, the cards render it escaped, and sizes are set through the CSSOM (the page's CSP forbids
  * inline styles).
  */
+import { playerOriginsOf } from '../client/card.js';
 import { buildPlayer, defineCardElement, type LinklensCardElement } from '../client/card-element.js';
 import type { LinkRecord } from '../contract/link.js';
 
@@ -76,9 +77,14 @@ function showPlayer(record: LinkRecord): void {
   byId('player').hidden = !record.embed;
   byId('player-facts').textContent = record.embed ? `${record.embed.provider} · ${record.embed.type} · ${record.embed.url}` : '';
   load.hidden = !record.embed;
+  const playerOrigins = playerOriginsOf(box.dataset.playerOrigins);
   load.onclick = () => {
-    const player = record.embed && buildPlayer(document, record.embed.html);
-    if (!player) return;
+    const player = record.embed && buildPlayer(document, record.embed.html, { playerOrigins });
+    if (!player) {
+      byId('player-facts').textContent += ' · not a player this client builds (on no provider of its list, nor on an origin of LINKPREVIEW_EMBED_ORIGINS)';
+      load.hidden = true;
+      return;
+    }
     load.hidden = true;
     box.append(player);
   };
@@ -119,13 +125,16 @@ function start(): void {
   defineCardElement();
   const keyInput = byId<HTMLInputElement>('key');
   keyInput.value = sessionStorage.getItem(KEY_ITEM) ?? '';
-  byId<HTMLFormElement>('form').addEventListener('submit', (e) => {
+  const form = byId<HTMLFormElement>('form');
+  form.addEventListener('submit', (e) => {
     e.preventDefault();
     const link = byId<HTMLInputElement>('link').value.trim();
     const key = keyInput.value.trim();
     sessionStorage.setItem(KEY_ITEM, key);
     void preview(link, key);
   });
+  // The page's button stays disabled until now: the form never submits without this script.
+  for (const button of Array.from(form.querySelectorAll('button'))) button.disabled = false;
   document.documentElement.dataset.ready = 'true';
 }
 

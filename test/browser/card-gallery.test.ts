@@ -53,7 +53,7 @@ async function galleryScript(): Promise<string> {
         defineCardElement();
         const records = JSON.parse(document.getElementById('records').textContent);
         for (const el of document.querySelectorAll('linklens-card')) el.record = records[el.dataset.name];
-        activateCard(document);
+        activateCard(document, { playerOrigins: [document.body.dataset.playerOrigins] });
         window.__galleryReady = true;`,
       resolveDir: path.resolve(__dirname, '../..'),
       loader: 'ts',
@@ -73,13 +73,13 @@ function galleryPage(mode: (typeof MODES)[number], theme: string, size: string, 
   const cards = names
     .map((name) =>
       mode === 'element'
-        ? `<section aria-label="${name}"><linklens-card data-name="${name}" size="${size}" theme="${theme}"></linklens-card></section>`
-        : `<section aria-label="${name}">${renderCard(records[name], { size: size as 'small', theme: theme as 'dark' })}</section>`,
+        ? `<section aria-label="${name}"><linklens-card data-name="${name}" size="${size}" theme="${theme}" player-origins="${playerOrigin}"></linklens-card></section>`
+        : `<section aria-label="${name}">${renderCard(records[name], { size: size as 'small', theme: theme as 'dark', playerOrigins: [playerOrigin] })}</section>`,
     )
     .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Card gallery</title><link rel="stylesheet" href="/page-${theme}.css"><script type="module" src="/gallery.js"></script></head>
-<body><main><h1>Cards</h1>${cards}</main><script type="application/json" id="records">${json(records)}</script></body></html>`;
+<body data-player-origins="${playerOrigin}"><main><h1>Cards</h1>${cards}</main><script type="application/json" id="records">${json(records)}</script></body></html>`;
 }
 
 async function png(width: number, height: number, hue: number): Promise<Buffer> {
@@ -243,17 +243,17 @@ describe('the card gallery in Chromium', () => {
     const showcase = ['page-image', 'video', 'repository', 'rtl'];
     site.route('/showcase', {
       headers: { 'content-type': 'text/html; charset=utf-8' },
-      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cards</title><style>body{margin:0;padding:20px;display:grid;grid-template-columns:1fr 1fr;gap:20px;background:linear-gradient(90deg,#f4f6f8 50%,#000 50%);font-family:system-ui}.col{display:grid;gap:16px;align-content:start}${cardStyles}</style><script type="module" src="/gallery.js"></script></head><body>
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cards</title><style>body{margin:0;padding:20px;display:grid;grid-template-columns:1fr 1fr;gap:20px;background:linear-gradient(90deg,#f4f6f8 50%,#000 50%);font-family:system-ui}.col{display:grid;gap:16px;align-content:start}${cardStyles}</style><script type="module" src="/gallery.js"></script></head><body data-player-origins="${playerOrigin}">
 <div class="col">${showcase
         .slice(0, 2)
-        .map((n) => renderCard(records[n], { theme: 'light' }))
+        .map((n) => renderCard(records[n], { theme: 'light', playerOrigins: [playerOrigin] }))
         .join('')}${showcase
         .slice(2)
-        .map((n) => renderCard(records[n], { theme: 'light', size: 'small' }))
+        .map((n) => renderCard(records[n], { theme: 'light', size: 'small', playerOrigins: [playerOrigin] }))
         .join('')}</div>
 <div class="col">${showcase
         .slice(0, 2)
-        .map((n) => renderCard(records[n], { theme: 'dark', size: 'small' }))
+        .map((n) => renderCard(records[n], { theme: 'dark', size: 'small', playerOrigins: [playerOrigin] }))
         .join('')}${renderCard(records.post, { theme: 'dark' })}${renderCard(records.failed, { theme: 'dark' })}</div>
 <script type="application/json" id="records">{}</script></body></html>`,
     });

@@ -31,6 +31,14 @@ beforeAll(async () => {
       ),
     },
     '/kites.jpg': { headers: { 'content-type': 'image/jpeg' }, body: photo },
+    // A page whose player is YouTube's (its twitter:player), with a title that reads like size attributes.
+    '/bridge': {
+      body: html(
+        '<title>Bridge width=300 height="20" style=x opens</title><meta name="twitter:card" content="player"><meta name="twitter:player" content="https://www.youtube.com/embed/dQw4w9WgXcQ">',
+        '<p>The new bridge opened on Sunday.</p>',
+        'en',
+      ),
+    },
     '/gone': { status: 404, body: html('<title>Not found</title>') },
     '/slow': (_req, res) => {
       releaseSlow = () => {
@@ -152,6 +160,16 @@ describe('the key: the one of POST /', () => {
     }
   });
 
+  test('a blank Authorization header is a wrong key: 401, never the query key (the header, when sent, decides)', async () => {
+    const ref = await post({ authorization: 'Bearer wrong-key-4321' });
+    for (const blank of ['', '   ']) {
+      const res = await oembed({ url: site.url('/article'), key: TEST_KEY }, { authorization: blank });
+      expect(res.statusCode).toBe(401);
+      expect(res.json.errorCode).toBe(ref.json.errorCode);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="linklens"');
+    }
+  });
+
   test('POST / never takes the key from the query', async () => {
     expect((await post({}, query({ key: TEST_KEY }))).statusCode).toBe(401);
     expect((await post(withKey, query({ key: 'anything' }))).statusCode).toBe(200);
@@ -189,6 +207,21 @@ describe('the errors of the route', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json.errorCode).toBe(code);
     }
+  });
+
+  test('a maxwidth or maxheight past 4000 is read as 4000: the player stays within it; the title keeps its text', async () => {
+    const huge = 9_007_199_254_740_991;
+    const res = await oembed({ url: site.url('/bridge'), maxwidth: huge, maxheight: `${huge}99999` }, withKey);
+    expect(res.statusCode).toBe(200);
+    expect(res.json).toMatchObject({ type: 'video', width: 4000, height: 2250 });
+    expect(oembedSpecErrors(res.json, { maxwidth: 4000, maxheight: 4000 })).toEqual([]);
+    expect(res.json.html).toMatch(/^<iframe src="https:\/\/www\.youtube-nocookie\.com\/embed\/dQw4w9WgXcQ" /);
+    expect(res.json.html).toContain(' width="4000" height="2250"');
+    expect(res.json.html).toContain('title="YouTube: Bridge width=300 height=&quot;20&quot; style=x opens"');
+    expect(res.json.html).not.toContain(String(huge));
+    // maxwidth alone, the largest safe integer: the same bound.
+    const wide = await oembed({ url: site.url('/bridge'), maxwidth: huge }, withKey);
+    expect(wide.json).toMatchObject({ type: 'video', width: 4000, height: 2250 });
   });
 
   test('format=xml (any format but json): 501, as the specification says; after the key', async () => {

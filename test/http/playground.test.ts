@@ -107,6 +107,40 @@ describe('in Chromium', () => {
     }
   });
 
+  withBrowser.each([
+    ['its script aborted', { javaScriptEnabled: true, blockScript: true }],
+    ['JavaScript off', { javaScriptEnabled: false, blockScript: false }],
+  ])('%s: submitting the form goes nowhere, and no address or request carries the key', async (_name, how) => {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: loadConfig(process.env).browserPath, headless: true, chromiumSandbox: false });
+    const key = 'key-in-the-field-5678';
+    try {
+      const context = await browser.newContext({ javaScriptEnabled: how.javaScriptEnabled });
+      const page = await context.newPage();
+      const sent: string[] = [];
+      page.on('request', (r) => sent.push(`${r.method()} ${r.url()} ${r.postData() ?? ''}`));
+      if (how.blockScript) await page.route('**/playground.js', (route) => route.abort());
+      await page.goto(server.url);
+      expect(await page.locator('html[data-ready]').count()).toBe(0);
+      await page.fill('#link', site.url('/article'));
+      await page.fill('#key', key);
+      // Enter in a field (implicit submission), a click on the button, and (script blocked only) a script's requestSubmit().
+      await page.press('#key', 'Enter');
+      await page.click('button[type=submit]', { force: true });
+      if (how.javaScriptEnabled) await page.evaluate("document.getElementById('form').requestSubmit()");
+      await page.waitForTimeout(300);
+      expect(page.url()).toBe(`${server.url.replace(/\/$/, '')}/`);
+      expect(sent.join('\n')).not.toContain(key);
+      // Nothing but the page and its assets was asked for, each by a GET with no query.
+      const page_ = (line: string) => /^GET [^ ?]+\/(playground\.(js|css)|favicon\.ico)? $/.test(line);
+      expect(sent.filter((line) => !page_(line))).toEqual([]);
+      expect(await page.locator('#key').getAttribute('name')).toBeNull();
+      await context.close();
+    } finally {
+      await browser.close();
+    }
+  });
+
   withBrowser('typing a loopback link and the key shows its cards, timing and record, with no CSP violation', async () => {
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({ executablePath: loadConfig(process.env).browserPath, headless: true, chromiumSandbox: false });

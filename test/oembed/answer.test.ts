@@ -227,6 +227,14 @@ describe('the parts, alone', () => {
     expect(sizedHtml(other, { width: 10, height: 10 })).toBe(other);
   });
 
+  test("sizedHtml: a title (or any value) holding ' width=…', ' height=…' or ' style=…' keeps its text", () => {
+    const html =
+      '<iframe src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ" style="width:100%;aspect-ratio:1.7778;border:0" title="YouTube: Bridge width=300 height=&quot;20&quot; style=\'x\' opens" loading="lazy"></iframe>';
+    expect(sizedHtml(html, { width: 640, height: 360 })).toBe(
+      '<iframe src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ" title="YouTube: Bridge width=300 height=&quot;20&quot; style=\'x\' opens" loading="lazy" width="640" height="360" style="border:0"></iframe>',
+    );
+  });
+
   test('the checks can fail: a photo without its url, a thumbnail without its height, a size over maxwidth', () => {
     const bad = { version: '1.0', type: 'photo', width: 10, height: 10, thumbnail_url: 'x', thumbnail_width: 3 };
     expect(oembedSpecErrors(bad).join('\n')).toMatch(/needs url[\s\S]*thumbnail fields come together/);

@@ -5,11 +5,13 @@
  * `podcasts.apple.com/<cc>/podcast/<name>/id<id>` at `embed.podcasts.apple.com/...` (an episode,
  * `?i=<episode>`, 175 px; a show 450 px). Only `i` of the query is kept.
  */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { Player, PlayerProvider } from '../types.js';
 import { onHost } from './shared.js';
 
-const MUSIC_PATH = /^\/[a-z]{2}\/(album|playlist|song|music-video)\/(?:[^/]+\/)?(?:id)?(pl\.[A-Za-z0-9.-]+|\d{1,15})\/?$/;
-const PODCAST_PATH = /^\/[a-z]{2}\/podcast\/(?:[^/]+\/)?id\d{1,15}\/?$/;
+/** The player paths (lib/client/players.ts), which are the links' paths too. */
+const MUSIC_PATH = PLAYER_LIST.appleMusic.origins[0].path;
+const PODCAST_PATH = PLAYER_LIST.applePodcasts.origins[0].path;
 
 /** The same path on `host`, with `i` (a song or an episode) when it names one. */
 function on(host: string, from: URL): { url: URL; item: boolean } {
@@ -36,17 +38,13 @@ function podcastPlayer(from: URL): Player | undefined {
 const sized = (p: Player | undefined) => p && { url: new URL(p.url), size: { height: p.height, aspectRatio: p.aspectRatio } };
 
 export const appleMusic: PlayerProvider = {
-  name: 'Apple Music',
-  type: 'audio',
-  origins: [{ origin: 'https://embed.music.apple.com', path: MUSIC_PATH }],
+  ...PLAYER_LIST.appleMusic,
   fromLink: (url) => (onHost(url, 'music.apple.com', 'geo.music.apple.com') ? musicPlayer(url) : undefined),
   fromAddress: (src) => sized(musicPlayer(src)),
 };
 
 export const applePodcasts: PlayerProvider = {
-  name: 'Apple Podcasts',
-  type: 'audio',
-  origins: [{ origin: 'https://embed.podcasts.apple.com', path: PODCAST_PATH }],
+  ...PLAYER_LIST.applePodcasts,
   fromLink: (url) => (onHost(url, 'podcasts.apple.com') ? podcastPlayer(url) : undefined),
   fromAddress: (src) => sized(podcastPlayer(src)),
 };

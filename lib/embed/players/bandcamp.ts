@@ -5,10 +5,12 @@
  * (`size=large/tracklist=false/artwork=small`). The same for such an address on any page (Bandcamp
  * sites on their own domains).
  */
+import { PLAYER_LIST } from '../../client/players.js';
+import { hostOf, onHost } from '../../host.js';
 import type { Player, PlayerProvider } from '../types.js';
 import { metaContent } from './shared.js';
 
-const PLAYER_PATH = /^\/EmbeddedPlayer\/(?:[a-z_]+=[A-Za-z0-9_.-]*\/)*[a-z_]+=[A-Za-z0-9_.-]*\/?$/i;
+const PLAYER_PATH = PLAYER_LIST.bandcamp.origins[0].path;
 
 function bandcampPlayer(src: URL): Player | undefined {
   if (!PLAYER_PATH.test(src.pathname)) return undefined;
@@ -27,11 +29,9 @@ function bandcampPlayer(src: URL): Player | undefined {
 }
 
 export const bandcamp: PlayerProvider = {
-  name: 'Bandcamp',
-  type: 'audio',
-  origins: [{ origin: 'https://bandcamp.com', path: PLAYER_PATH }],
+  ...PLAYER_LIST.bandcamp,
   fromLink(url, ctx) {
-    if (!/(^|\.)bandcamp\.com$/i.test(url.hostname) || !/^\/(album|track)\/[\w-]+\/?$/.test(url.pathname)) return undefined;
+    if (!onHost(url.hostname, 'bandcamp.com') || !/^\/(album|track)\/[\w-]+\/?$/.test(url.pathname)) return undefined;
     const named = metaContent(ctx.page, 'twitter:player') ?? metaContent(ctx.page, 'og:video');
     let src: URL | undefined;
     try {
@@ -39,7 +39,7 @@ export const bandcamp: PlayerProvider = {
     } catch {
       return undefined;
     }
-    return src && /^(https?:)$/.test(src.protocol) && src.hostname === 'bandcamp.com' ? bandcampPlayer(src) : undefined;
+    return src && /^(https?:)$/.test(src.protocol) && hostOf(src) === 'bandcamp.com' ? bandcampPlayer(src) : undefined;
   },
   fromAddress(src) {
     const player = bandcampPlayer(src);

@@ -3,6 +3,7 @@
  * `embed.bsky.app/embed/<DID>/app.bsky.feed.post/<rkey>`. The player needs the author's DID: the
  * link names it, or the post's page does in its `<link rel="alternate" href="at://<DID>/app.bsky.feed.post/<rkey>">`.
  */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { PageData } from '../../extract/page-data.js';
 import type { PlayerProvider } from '../types.js';
 import { onHost, segments } from './shared.js';
@@ -21,9 +22,7 @@ function didOnPage(page: PageData | undefined, rkey: string): string | undefined
 }
 
 export const bluesky: PlayerProvider = {
-  name: 'Bluesky',
-  type: 'rich',
-  origins: [{ origin: 'https://embed.bsky.app', path: /^\/embed\/did:(plc|web):[A-Za-z0-9._:%-]+\/app\.bsky\.feed\.post\/[A-Za-z0-9]+$/ }],
+  ...PLAYER_LIST.bluesky,
   fromLink(url, ctx) {
     const [profile, actor, post, rkey, ...rest] = segments(url);
     if (!onHost(url, 'bsky.app') || profile !== 'profile' || !actor || post !== 'post' || !rkey || rest.length || !RKEY.test(rkey)) return undefined;

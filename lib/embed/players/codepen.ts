@@ -2,6 +2,7 @@
  * CodePen: a pen, `codepen.io/<user>/pen/<id>` (or its /details/ and /full/ pages), plays at
  * `codepen.io/<user>/embed/<id>?default-tab=result`, 300 px high (CodePen's default embed height).
  */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { PlayerProvider } from '../types.js';
 import { onHost, segments } from './shared.js';
 
@@ -9,9 +10,7 @@ const USER = /^[A-Za-z0-9_-]{1,60}$/;
 const PEN = /^[A-Za-z0-9]{3,20}$/;
 
 export const codepen: PlayerProvider = {
-  name: 'CodePen',
-  type: 'rich',
-  origins: [{ origin: 'https://codepen.io', path: /^\/[A-Za-z0-9_-]{1,60}\/embed\/(preview\/)?[A-Za-z0-9]{3,20}\/?$/ }],
+  ...PLAYER_LIST.codepen,
   fromLink(url) {
     const [user, page, id, ...rest] = segments(url);
     if (!onHost(url, 'codepen.io') || !user || !USER.test(user) || !['pen', 'details', 'full'].includes(page ?? '') || !id || !PEN.test(id) || rest.length)

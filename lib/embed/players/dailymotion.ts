@@ -5,18 +5,14 @@
  * since September 2026, so without the setting a link gets only a player its page names itself
  * (a geo.dailymotion.com or /embed/video/ address in its player metas or oEmbed answer).
  */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { PlayerProvider } from '../types.js';
 import { onHost, segments } from './shared.js';
 
 const VIDEO_ID = /^(x[a-z0-9]{4,12})(?:_[^/]*)?$/i;
 
 export const dailymotion: PlayerProvider = {
-  name: 'Dailymotion',
-  type: 'video',
-  origins: [
-    { origin: 'https://geo.dailymotion.com', path: /^\/player(\/x[a-z0-9]{2,15})?\.html$/i },
-    { origin: 'https://www.dailymotion.com', path: /^\/embed\/video\/x[a-z0-9]{4,12}\/?$/i },
-  ],
+  ...PLAYER_LIST.dailymotion,
   fromLink(url, ctx) {
     const playerId = ctx.config.dailymotionPlayer;
     if (!playerId) return undefined;

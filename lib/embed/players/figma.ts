@@ -3,6 +3,7 @@
  * `embed.figma.com/<design|proto|board|slides|deck>/<key>?embed-host=linklens` (developers.figma.com/docs/embeds:
  * `embed-host` names the embedding app and is required), the node kept, 450 px high (Figma's example).
  */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { PlayerProvider } from '../types.js';
 import { onHost, segments } from './shared.js';
 
@@ -10,12 +11,7 @@ const KEY = /^[A-Za-z0-9]{10,128}$/;
 const KINDS = new Set(['design', 'file', 'proto', 'board', 'slides', 'deck']);
 
 export const figma: PlayerProvider = {
-  name: 'Figma',
-  type: 'rich',
-  origins: [
-    { origin: 'https://embed.figma.com', path: /^\/(design|proto|board|slides|deck)\/[A-Za-z0-9]{10,128}(\/[^/]*)?$/ },
-    { origin: 'https://www.figma.com', path: /^\/embed\/?$/ },
-  ],
+  ...PLAYER_LIST.figma,
   fromLink(url) {
     const [kind, key] = segments(url);
     if (!onHost(url, 'figma.com', 'www.figma.com') || !kind || !KINDS.has(kind) || !key || !KEY.test(key)) return undefined;

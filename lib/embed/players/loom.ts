@@ -1,13 +1,12 @@
 /** Loom: a recording, `loom.com/share/<id>`, plays at `www.loom.com/embed/<id>`, 16:9. */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { PlayerProvider } from '../types.js';
 import { onHost, segments } from './shared.js';
 
 const ID = /^[0-9a-f]{32}$/;
 
 export const loom: PlayerProvider = {
-  name: 'Loom',
-  type: 'video',
-  origins: [{ origin: 'https://www.loom.com', path: /^\/embed\/[0-9a-f]{32}\/?$/ }],
+  ...PLAYER_LIST.loom,
   fromLink(url) {
     const [share, id, ...rest] = segments(url);
     if (!onHost(url, 'loom.com', 'www.loom.com') || (share !== 'share' && share !== 'embed') || !id || !ID.test(id) || rest.length) return undefined;

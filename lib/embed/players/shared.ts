@@ -1,9 +1,10 @@
 /** What the provider entries share: matching a link's host, and reading a page's player metas. */
 import type { PageData } from '../../extract/page-data.js';
+import { normalizeHost } from '../../host.js';
 
-/** The link's host, lower case, without a trailing dot, when it is one of `hosts`. */
+/** True when the link's host, as lib/host.ts compares hosts (`normalizeHost`), is exactly one of `hosts` (no subdomain). */
 export function onHost(url: URL, ...hosts: string[]): boolean {
-  return hosts.includes(url.hostname.toLowerCase().replace(/\.$/, ''));
+  return hosts.includes(normalizeHost(url.hostname));
 }
 
 /** The path's segments, empty ones dropped. */

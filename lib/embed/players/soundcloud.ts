@@ -4,6 +4,7 @@
  * for a track, 450 px with the list for a set (SoundCloud's own embed heights). A widget address
  * found elsewhere keeps only its `url` (a SoundCloud address).
  */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { Player, PlayerProvider } from '../types.js';
 import { onHost, segments } from './shared.js';
 
@@ -31,8 +32,6 @@ const RESERVED = new Set([
   'signin',
 ]);
 const NAME = /^[A-Za-z0-9_-]{1,100}$/;
-/** What the widget's `url` may name: a SoundCloud page or an API resource. */
-const TARGET = /^https:\/\/(soundcloud\.com|api\.soundcloud\.com|api-widget\.soundcloud\.com)\//;
 
 function widget(target: string, set: boolean): Player {
   const url = new URL('https://w.soundcloud.com/player/');
@@ -41,9 +40,7 @@ function widget(target: string, set: boolean): Player {
 }
 
 export const soundcloud: PlayerProvider = {
-  name: 'SoundCloud',
-  type: 'audio',
-  origins: [{ origin: 'https://w.soundcloud.com', path: /^\/player\/?$/ }],
+  ...PLAYER_LIST.soundcloud,
   fromLink(url) {
     if (!onHost(url, 'soundcloud.com', 'www.soundcloud.com', 'm.soundcloud.com')) return undefined;
     const [user, second, third, ...rest] = segments(url);
@@ -52,9 +49,10 @@ export const soundcloud: PlayerProvider = {
     if (set ? !third || !NAME.test(third) : third !== undefined || !NAME.test(second)) return undefined;
     return widget(`https://soundcloud.com/${[user, second, third].filter(Boolean).join('/')}`, set);
   },
+  /** Only on its place (lib/client/players.ts), whose check of `url` takes a SoundCloud page or API resource. */
   fromAddress(src) {
     const target = src.searchParams.get('url');
-    if (!target || !TARGET.test(target)) return undefined;
+    if (!target) return undefined;
     const player = widget(target, /\/(sets|playlists)\//.test(target));
     return { url: new URL(player.url), size: { height: player.height } };
   },

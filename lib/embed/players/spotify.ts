@@ -3,12 +3,13 @@
  * `open.spotify.com/embed/<kind>/<id>`: the compact 152 px bar for a track or an episode, the
  * 352 px player with its list for the others (Spotify's two embed heights).
  */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { Player, PlayerProvider } from '../types.js';
 import { onHost } from './shared.js';
 
 const KINDS = 'track|album|playlist|episode|show|artist';
 const LINK = new RegExp(`^/(?:intl-[a-z]{2}(?:-[a-z]{2})?/)?(${KINDS})/([A-Za-z0-9]{22})/?$`);
-const PLAYER_PATH = new RegExp(`^/embed/(${KINDS})/([A-Za-z0-9]{22})/?$`);
+const PLAYER_PATH = PLAYER_LIST.spotify.origins[0].path;
 
 function spotifyPlayer(kind: string, id: string): Player {
   const compact = kind === 'track' || kind === 'episode';
@@ -16,9 +17,7 @@ function spotifyPlayer(kind: string, id: string): Player {
 }
 
 export const spotify: PlayerProvider = {
-  name: 'Spotify',
-  type: 'audio',
-  origins: [{ origin: 'https://open.spotify.com', path: PLAYER_PATH }],
+  ...PLAYER_LIST.spotify,
   fromLink(url) {
     const m = onHost(url, 'open.spotify.com', 'play.spotify.com') ? LINK.exec(url.pathname) : null;
     return m ? spotifyPlayer(m[1], m[2]) : undefined;

@@ -1,13 +1,12 @@
 /** TED: a talk, `ted.com/talks/<slug>`, plays at `embed.ted.com/talks/<slug>`, 16:9. */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { PlayerProvider } from '../types.js';
 import { onHost, segments } from './shared.js';
 
 const SLUG = /^[a-z0-9_]{3,200}$/i;
 
 export const ted: PlayerProvider = {
-  name: 'TED',
-  type: 'video',
-  origins: [{ origin: 'https://embed.ted.com', path: /^\/talks\/(lang\/[a-z-]+\/)?[a-z0-9_]+(\.html)?$/i }],
+  ...PLAYER_LIST.ted,
   fromLink(url) {
     const [talks, slug, ...rest] = segments(url);
     if (!onHost(url, 'ted.com', 'www.ted.com') || talks !== 'talks' || !slug || rest.length || !SLUG.test(slug)) return undefined;

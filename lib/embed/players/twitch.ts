@@ -6,6 +6,7 @@
  * elsewhere). linklens cannot know those pages: they are LINKPREVIEW_EMBED_PARENTS, and without
  * it no Twitch link has a player. A Twitch address found elsewhere gets the same parents (its own dropped).
  */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { LinkContext, Player, PlayerProvider } from '../types.js';
 import { onHost, segments } from './shared.js';
 
@@ -69,12 +70,7 @@ function addressTarget(src: URL): Target | undefined {
 }
 
 export const twitch: PlayerProvider = {
-  name: 'Twitch',
-  type: 'video',
-  origins: [
-    { origin: 'https://player.twitch.tv', path: /^\/$/ },
-    { origin: 'https://clips.twitch.tv', path: /^\/embed$/ },
-  ],
+  ...PLAYER_LIST.twitch,
   fromLink(url, ctx) {
     const target = linkTarget(url);
     return target && twitchPlayer(target, ctx);

@@ -3,11 +3,12 @@
  * and an unlisted video's `vimeo.com/<id>/<hash>`) plays at `player.vimeo.com/video/<id>`, with the
  * privacy hash as `h` (what Vimeo's own embed code carries for an unlisted video).
  */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { Player, PlayerProvider } from '../types.js';
 import { onHost } from './shared.js';
 
 const LINK = /^\/(?:channels\/[\w-]+\/|groups\/[\w-]+\/videos\/|album\/\d+\/video\/|video\/)?(\d{1,12})(?:\/([0-9a-f]{6,20}))?\/?$/i;
-const PLAYER_PATH = /^\/video\/(\d{1,12})\/?$/;
+const PLAYER_PATH = PLAYER_LIST.vimeo.origins[0].path;
 
 function vimeoPlayer(id: string, hash: string | null | undefined): Player {
   const url = new URL(`https://player.vimeo.com/video/${id}`);
@@ -16,9 +17,7 @@ function vimeoPlayer(id: string, hash: string | null | undefined): Player {
 }
 
 export const vimeo: PlayerProvider = {
-  name: 'Vimeo',
-  type: 'video',
-  origins: [{ origin: 'https://player.vimeo.com', path: PLAYER_PATH }],
+  ...PLAYER_LIST.vimeo,
   fromLink(url) {
     if (onHost(url, 'player.vimeo.com')) {
       const id = PLAYER_PATH.exec(url.pathname)?.[1];

@@ -3,19 +3,15 @@
  * (lib/platforms/youtube/player.ts); a youtube.com or no-cookie embed address found in an oEmbed
  * answer or a page's player meta is moved to the no-cookie host too, its `start` kept.
  */
-import { player as platformPlayer, YOUTUBE_PLAYER_ORIGIN, youtubePlayer } from '../../platforms/youtube/player.js';
+import { PLAYER_LIST } from '../../client/players.js';
+import { player as platformPlayer, youtubePlayer } from '../../platforms/youtube/player.js';
 import { matchYoutube } from '../../platforms/youtube/site.js';
 import type { PlayerProvider } from '../types.js';
 
-const EMBED_PATH = /^\/embed\/([A-Za-z0-9_-]{11})\/?$/;
+const EMBED_PATH = PLAYER_LIST.youtube.origins[1].path;
 
 export const youtube: PlayerProvider = {
-  name: 'YouTube',
-  type: 'video',
-  origins: [
-    { origin: YOUTUBE_PLAYER_ORIGIN, path: EMBED_PATH },
-    { origin: 'https://www.youtube.com', path: EMBED_PATH },
-  ],
+  ...PLAYER_LIST.youtube,
   fromLink(url) {
     const match = matchYoutube(url);
     return match ? platformPlayer(url, match) : undefined;

@@ -3,10 +3,12 @@
  * 16:9 and scaling; a Short is a 9:16 box. The common players (lib/embed/players/) use it for a
  * YouTube link previewed generically and for a youtube.com embed address found elsewhere.
  */
+import { PLAYER_LIST } from '../../client/players.js';
 import type { Player } from '../../embed/types.js';
 import type { PlatformMatch } from '../types.js';
 
-export const YOUTUBE_PLAYER_ORIGIN = 'https://www.youtube-nocookie.com';
+/** The no-cookie host, the first place of YouTube's in the shared list (lib/client/players.ts). */
+export const YOUTUBE_PLAYER_ORIGIN = PLAYER_LIST.youtube.origins[0].origin;
 
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 
