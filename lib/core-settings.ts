@@ -212,6 +212,18 @@ const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
     default: 10,
     doc: 'Redirect hops followed.',
   },
+  hostConcurrency: {
+    env: 'LINKPREVIEW_HOST_CONCURRENCY',
+    type: int(0, 256),
+    default: 6,
+    doc: "Requests at once to one host from one process (the link, its redirects, images, icons, oEmbed, the browser's requests), the others queued in order within their own time; 0: no limit. 6 is what browsers allow per host over HTTP/1.1, and what a site expects of one client. On AWS each preview Lambda instance (and each worker) has its own: a herd spread over N instances may reach a host N × this at once.",
+  },
+  retryAfterMaxMs: {
+    env: 'LINKPREVIEW_RETRY_AFTER_MAX_MS',
+    type: int(0, 86_400_000),
+    default: 600_000,
+    doc: "Longest a host that answered 429 or 503 with Retry-After (or 429 without it: a minute) is left alone: until then its fetches fail at once as RATE_LIMITED with the status it gave, and the record's `retryAfter` says when it is asked again (a host with a `proxy` host rule goes through the proxy instead). Remembered per process; 0 forgets at once.",
+  },
   // Every phase (platform lookups, the fetch and its redirects, the generic fallback, sub-fetches,
   // the job wait) draws from it; when it ends the record built so far is the answer. In the Lambda
   // (and the local server, which stands in for API Gateway) it is also cut to the invocation's

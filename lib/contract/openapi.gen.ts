@@ -591,6 +591,8 @@ export interface components {
              * @description When the page or post was first published (never its modification date when it states a publication date, never a date in the future). The page's own UTC offset is kept, so the date is the publisher's calendar day; a time without an offset is read as UTC, and a date without a time becomes midnight UTC (2019-10-19T00:00:00Z).
              */
             publishedAt?: string;
+            /** @description On an ok false record whose host answered 429 or 503 with Retry-After (now or a moment ago): the seconds before linklens asks that host again, capped by the operator (LINKPREVIEW_RETRY_AFTER_MAX_MS). Until then previews of the host answer at once, with the status seen and the upstream error RATE_LIMITED. */
+            retryAfter?: number;
             /** @description The site's theme colour (its theme-color meta for a light scheme, else its web app manifest's theme_color), as lower-case #rrggbb. */
             themeColor?: string;
             icon?: components["schemas"]["Icon"];
@@ -735,10 +737,14 @@ export interface components {
         XRequestId: string;
         /** @description Time per phase (fetch, extract, jobs, platform, total; and, when they ran, subfetch, images, content, screenshot, render, which overlap the jobs phase; after them the image jobs' parts, images-download, images-render and images-store, each the longest among the request's image jobs) in the Server-Timing syntax, and on a preview the route the link's fetch took (route;desc="direct", "proxy" or "proxy-after-wall"); only total on the answers the preview does not make. */
         ServerTiming: string;
-        /** @description Why the link could not be fetched (the record is ok false): DNS_FAILURE, CONNECTION_REFUSED, CONNECTION_RESET, TIMEOUT, TLS_ERROR, TOO_MANY_REDIRECTS, REDIRECT_LOOP, REDIRECT_INVALID, TOO_LARGE, ABORTED, PROXY_FAILURE (the operator's forward proxy refused, failed or did not answer), LINK_NOT_ALLOWED (a redirect led to a URL an operator's host rule denies), NETWORK_ERROR; LOGIN_REQUIRED (the link answered with a sign-in wall: a redirect to an identity provider's or the site's own sign-in page, or a 401 asking for credentials; the record keeps the site's name and icon when the sign-in page is the site's own). */
+        /** @description Why the link could not be fetched (the record is ok false): DNS_FAILURE, CONNECTION_REFUSED, CONNECTION_RESET, TIMEOUT, TLS_ERROR, TOO_MANY_REDIRECTS, REDIRECT_LOOP, REDIRECT_INVALID, TOO_LARGE, ABORTED, PROXY_FAILURE (the operator's forward proxy refused, failed or did not answer), LINK_NOT_ALLOWED (a redirect led to a URL an operator's host rule denies), RATE_LIMITED (the host answered 429 or 503 with Retry-After a moment ago and is not asked again before then: see the record's retryAfter), NETWORK_ERROR; LOGIN_REQUIRED (the link answered with a sign-in wall: a redirect to an identity provider's or the site's own sign-in page, or a 401 asking for credentials; the record keeps the site's name and icon when the sign-in page is the site's own). */
         UpstreamError: string;
         /** @description How the link's fetch went: direct, through the operator's forward proxy (proxy), or through it after the direct answer was a bot wall or a refused connection (proxy-after-wall). */
         Route: "direct" | "proxy" | "proxy-after-wall";
+        /** @description The part the preview played in its link's flight (previews of one link that overlap share one fetch): alone (no other preview of the link was in flight), leader (others joined it), follower (the record of the preview in flight when this one arrived, with this request's own requestId), takeover (flown again after the leader failed). */
+        Flight: "alone" | "leader" | "follower" | "takeover";
+        /** @description The link's host asked to slow down (429 or 503 with Retry-After): seconds before linklens asks it again, the record's retryAfter. Only on an ok false record. */
+        UpstreamRetryAfter: number;
         /** @description seconds to wait before retrying */
         RetryAfter: number;
         /** @description no-referrer: a page that shows an answer of GET /oembed sends no Referer, so a URL holding a key is not passed on */
@@ -796,6 +802,8 @@ export type HeaderXRequestId = components['headers']['XRequestId'];
 export type HeaderServerTiming = components['headers']['ServerTiming'];
 export type HeaderUpstreamError = components['headers']['UpstreamError'];
 export type HeaderRoute = components['headers']['Route'];
+export type HeaderFlight = components['headers']['Flight'];
+export type HeaderUpstreamRetryAfter = components['headers']['UpstreamRetryAfter'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type HeaderReferrerPolicy = components['headers']['ReferrerPolicy'];
 export type HeaderWwwAuthenticate = components['headers']['WWWAuthenticate'];
@@ -860,6 +868,8 @@ export interface operations {
                     "Server-Timing": components["headers"]["ServerTiming"];
                     "x-linklens-upstream-error": components["headers"]["UpstreamError"];
                     "x-linklens-route": components["headers"]["Route"];
+                    "x-linklens-flight": components["headers"]["Flight"];
+                    "x-linklens-retry-after": components["headers"]["UpstreamRetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1154,3 +1164,4 @@ export const requestSourceValues: ReadonlyArray<FlattenedDeepRequired<components
 export const snapshotFlagOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotFlag"]> = ["true", "false"];
 export const aPIErrorResponseBodyErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["APIErrorResponseBody"]["errorCode"]> = ["LINK_REQUIRED", "LINK_INVALID", "LINK_NOT_ALLOWED", "SOURCE_INVALID", "FORCE_NEW_SNAPSHOT_INVALID", "FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID", "BODY_INVALID", "UNSUPPORTED_MEDIA_TYPE", "UNSUPPORTED_CHARSET", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "NOT_ACCEPTABLE", "PAYLOAD_TOO_LARGE", "OVERLOADED", "INTERNAL_ERROR", "LINK_UNAVAILABLE", "MAXWIDTH_INVALID", "MAXHEIGHT_INVALID", "FORMAT_NOT_IMPLEMENTED"];
 export const componentsHeadersRouteValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Route"]> = ["direct", "proxy", "proxy-after-wall"];
+export const componentsHeadersFlightValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Flight"]> = ["alone", "leader", "follower", "takeover"];

@@ -20,6 +20,7 @@ export type FetchFailureCode =
   | 'ABORTED'
   | 'PROXY_FAILURE'
   | 'LINK_NOT_ALLOWED'
+  | 'RATE_LIMITED'
   | 'NETWORK_ERROR';
 
 /** Failures that may pass on a later try (the others are the resource's own: too large, a redirect loop ...). */
@@ -42,15 +43,18 @@ export class FetchFailure extends ExpectedFailure {
   readonly trail: string[];
   /** The last HTTP status seen, 0 when there was no response. */
   readonly status: number;
+  /** RATE_LIMITED: seconds before the host is asked again (lib/fetch/slow-down.ts). */
+  readonly retryAfter?: number;
 
   constructor(
     readonly code: FetchFailureCode,
     message: string,
-    details: { trail: string[]; status?: number; cause?: unknown },
+    details: { trail: string[]; status?: number; cause?: unknown; retryAfter?: number },
   ) {
     super(message, { cause: details.cause, transient: TRANSIENT_CODES.has(code) });
     this.trail = details.trail;
     this.status = details.status ?? 0;
+    if (details.retryAfter) this.retryAfter = details.retryAfter;
   }
 }
 

@@ -32,8 +32,10 @@ import { type DeniedAddresses, deniedAddressesOf, ruleCheckedLookup } from './de
 import { FetchFailure, type FetchFailureCode } from './fetch-failure.js';
 import { flatHeaders } from './headers.js';
 import { type HopAnswer, type HopDeps, REDIRECT_STATUSES, requestOnce } from './hop-request.js';
+import { HostGate } from './host-gate.js';
 import { type HostRuleSettings, type HostRules, hostRulesOf } from './host-rules.js';
 import { type ProxyPolicy, RouteState, type RouteTaken, routeViaProxy } from './proxy-route.js';
+import { SlowDownMemo } from './slow-down.js';
 import type { Fetcher, FetchOptions } from './types.js';
 
 export interface FetcherDeps extends GuardPolicy {
@@ -46,6 +48,10 @@ export interface FetcherDeps extends GuardPolicy {
   proxy?: ProxyPolicy;
   /** The operator's host rules (LINKPREVIEW_HOST_RULES): a `deny`ed URL is never asked, at any hop. */
   hostRules?: HostRules;
+  /** At most this many requests at once to one host (LINKPREVIEW_HOST_CONCURRENCY; lib/fetch/host-gate.ts); absent: no limit. */
+  hostGate?: HostGate;
+  /** Hosts that asked to slow down (429/503 with Retry-After; lib/fetch/slow-down.ts); absent: none remembered. */
+  slowDown?: SlowDownMemo;
 }
 
 /** Request headers that carry credentials: sent only while every hop is on the link's origin. */
@@ -74,7 +80,15 @@ class HopCookies {
 
 /** The fetcher the configuration describes (guard policy, User-Agent, redirects), and its proxy route when there is one. */
 export function fetcherFromConfig(
-  config: { allowPrivateNetworks: boolean; allowLoopback?: boolean; allowedPorts: number[]; userAgent: string; maxRedirects: number } & HostRuleSettings,
+  config: {
+    allowPrivateNetworks: boolean;
+    allowLoopback?: boolean;
+    allowedPorts: number[];
+    userAgent: string;
+    maxRedirects: number;
+    hostConcurrency?: number;
+    retryAfterMaxMs?: number;
+  } & HostRuleSettings,
   resolver?: Resolver,
   log?: FetcherDeps['log'],
   proxy?: ProxyPolicy,
@@ -89,6 +103,8 @@ export function fetcherFromConfig(
     log,
     proxy,
     hostRules: hostRulesOf(config),
+    ...(config.hostConcurrency ? { hostGate: new HostGate(config.hostConcurrency) } : {}),
+    ...(config.retryAfterMaxMs ? { slowDown: new SlowDownMemo(config.retryAfterMaxMs) } : {}),
   });
 }
 
@@ -112,6 +128,7 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
   const denied = deps.hostRules && deniedAddressesOf(deps.hostRules, resolver);
   const lookupFor = denied && ((target: URL) => ruleCheckedLookup(lookup, denied, target));
   const hop: HopDeps = { lookup, lookupFor, agents, proxy, log: deps.log };
+  const hold = { gate: deps.hostGate, slowDown: deps.slowDown, rules: deps.hostRules, proxy };
 
   return async function safeFetch(url, options) {
     const chain = new Chain(url, options, deps.maxRedirects);
@@ -127,7 +144,7 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
         }
         await refuseDenied({ rules: deps.hostRules, denied }, chain, n);
         chain.visit();
-        const answer = await fetchHop(hop, chain, { userAgent: deps.userAgent, hop: n });
+        const answer = await heldHop(hold, chain, () => fetchHop(hop, chain, { userAgent: deps.userAgent, hop: n }));
         const next = chain.follow(answer, n);
         if (!next) return { ...answer, url, finalUrl: current.href, trail: chain.trail, route: chain.taken };
       }
@@ -136,6 +153,44 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
       throw err;
     }
   };
+}
+
+/**
+ * One hop, held to what the host asked and allows: a host that asked to slow down is not asked
+ * (RATE_LIMITED, with the status it gave and the seconds left) unless a host rule sends it through
+ * the proxy; at most the gate's number of requests at once to the host, waiting within the fetch's
+ * own time. Its answer is heard: a 429 or 503 with Retry-After is remembered.
+ */
+async function heldHop(
+  hold: { gate?: HostGate; slowDown?: SlowDownMemo; rules?: HostRules; proxy?: ProxyPolicy },
+  chain: Chain,
+  hop: () => Promise<HopAnswer>,
+): Promise<HopAnswer> {
+  const host = normalizeHost(chain.current.hostname);
+  const held = hold.slowDown?.held(host);
+  if (held && !(hold.proxy && hold.rules?.has(chain.current, 'proxy'))) {
+    const retryAfter = hold.slowDown?.secondsLeft(held);
+    throw new FetchFailure('RATE_LIMITED', `The host asked to slow down (${held.status}); it is asked again in ${retryAfter} s.`, {
+      trail: chain.trail,
+      status: held.status,
+      retryAfter,
+    });
+  }
+  const timeout = () => new FetchFailure('TIMEOUT', 'The link did not answer in time.', { trail: chain.trail, status: chain.lastStatus });
+  const leave = hold.gate
+    ? await hold.gate.enter(host, chain.remaining(), timeout, chain.options.signal).catch((err) => {
+        throw err instanceof FetchFailure
+          ? err
+          : new FetchFailure('ABORTED', 'The fetch was cancelled.', { trail: chain.trail, status: chain.lastStatus, cause: err });
+      })
+    : undefined;
+  try {
+    const answer = await hop();
+    hold.slowDown?.heard(host, answer.status, answer.headers['retry-after']);
+    return answer;
+  } finally {
+    leave?.();
+  }
 }
 
 /**
