@@ -167,9 +167,14 @@ const CF_BLOCK = /\bid=["']?cf-error-details\b|\/cdn-cgi\/styles\/cf\.errors\.cs
 /** DataDome's challenge: its script or captcha frame (a script tag's source, its `dd` object, an iframe). */
 const DATADOME_CHALLENGE =
   /<(script|iframe)\b[^>]*\bsrc=["']?https?:\/\/(ct|geo|interstitial)\.captcha-delivery\.com\/|'host'\s*:\s*'geo\.captcha-delivery\.com'/i;
-/** PerimeterX (HUMAN): its captcha element and script, its page globals, its first-party paths. */
+/**
+ * PerimeterX (HUMAN): its captcha element and script, its page globals, its first-party paths. Its
+ * sensor (`window._pxAppId`, `client.perimeterx.net`) is on every page of the sites it protects, so
+ * those count only with a refusing status; on another status, only its captcha element on a small page.
+ */
 const PX_CHALLENGE =
-  /\bid=["']?px-captcha\b|window\._px(AppId|Uuid|Vid|HostUrl|JsClientSrc|Captcha)\b|_pxCaptcha|captcha\.px-(cdn|cloud)\.net\/|["'(]\/_px\w*\//i;
+  /\bid=["']?px-captcha\b|window\._px(AppId|Uuid|Vid|HostUrl|JsClientSrc|Captcha)\b|_pxCaptcha|captcha\.px-(cdn|cloud)\.net\/|px-cdn\.perimeterx\.net\/|["'(]\/_px\w*\//i;
+const PX_CAPTCHA = /\bid=["']?px-captcha\b/i;
 /** Amazon's robot check: its captcha form (or its newer captcha script). */
 const AMAZON_CHALLENGE = /<form\b[^>]*\baction=["']?[^"'>\s]*\/errors\/validatecaptcha|opfcaptcha(-prod)?\.s3\.amazonaws\.com|opfcaptcha\.amazon\./i;
 /** Akamai's edge refusal: the Reference number and errors.edgesuite.net of its "Access Denied" page. */
@@ -193,6 +198,7 @@ function vendorWall(input: WallInput, shape: Shape): WallKind | undefined {
   if (datadome && (status === 401 || refusing || DATADOME_CHALLENGE.test(head))) return 'datadome';
   if (refusing && !isArticle(shape) && DATADOME_CHALLENGE.test(head)) return 'datadome';
   if (refusing && !isArticle(shape) && PX_CHALLENGE.test(head)) return 'perimeterx';
+  if (!shape.ogTitle && shape.text <= ROBOT_CHECK_TEXT && PX_CAPTCHA.test(head)) return 'perimeterx';
 
   if (status === 403 && (/akamaighost/i.test(headers.server ?? '') || (!isArticle(shape) && AKAMAI_REFUSAL.test(head)))) return 'akamai-denied';
   return undefined;

@@ -226,6 +226,16 @@ export const NOT_WALLS: CorpusCase[] = [
     ),
   },
   {
+    name: 'a short store-hours page on a PerimeterX-protected site (its sensor on every page), no og:title',
+    wall: false,
+    url: 'https://www.example-outdoor.com/stores/leeds',
+    status: 200,
+    body: html(
+      "<title>Leeds store</title><script>(function(){window._pxAppId = 'PXk3m9q2z';var p = document.getElementsByTagName('script')[0], s = document.createElement('script');s.async = 1;s.src = '//client.perimeterx.net/PXk3m9q2z/main.min.js';p.parentNode.insertBefore(s,p);}());</script>",
+      '<h1>Leeds store</h1><p>Open Monday to Saturday, 9 to 6. 12 Briggate, Leeds LS1 6HD.</p>',
+    ),
+  },
+  {
     name: 'Akamai "Reference #" explainer',
     wall: false,
     url: 'https://cdn.example-faq.test/akamai-reference-number',

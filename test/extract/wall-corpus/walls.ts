@@ -100,6 +100,18 @@ export const WALLS: CorpusCase[] = [
     body: PX_BLOCK,
   },
   {
+    name: "PerimeterX custom block page at 200 (the enforcer's redirect to it)",
+    wall: 'perimeterx',
+    url: 'https://www.example-outdoor.com/p/tent-4',
+    finalUrl: 'https://www.example-outdoor.com/block.html?url=%2Fp%2Ftent-4&uuid=3f2b0c5e-aaaa&vid=77aa',
+    status: 200,
+    headers: { 'content-type': W },
+    body: html(
+      "<title>Please verify you are a human</title><script>window._pxAppId = 'PXk3m9q2z';window._pxJsClientSrc = 'https://client.perimeterx.net/PXk3m9q2z/main.min.js';window._pxHostUrl = 'https://collector-PXk3m9q2z.perimeterx.net';</script><script src=\"https://captcha.px-cdn.net/PXk3m9q2z/captcha.js?a=c&m=0\"></script>",
+      '<h1>Please verify you are a human</h1><div id="px-captcha"></div><p>Access to this page has been denied because we believe you are using automation tools to browse the website.</p><p>Reference ID: <span id="refid"></span></p>',
+    ),
+  },
+  {
     name: 'Akamai "Access Denied" with Reference # (403, AkamaiGHost)',
     wall: 'akamai-denied',
     url: 'https://www.homedepot.com/p/123',
