@@ -103,7 +103,7 @@ interface Shape {
   title: string;
   /** The page has an Open Graph title. */
   ogTitle: boolean;
-  /** The length of its visible text (the parsed page's, else the first 32 KB's). */
+  /** The length of its visible text (the parsed page's, else the first 32 KB's and the bytes not seen). */
   text: number;
   /** Its length in bytes. */
   size: number;
@@ -132,8 +132,10 @@ function visibleText(head: string): string {
 function shapeOf(input: WallInput): Shape {
   const { page } = input;
   const head = input.head ?? '';
-  // The parsed page's whole text when there is one (the first 32 KB may be all scripts and styles).
-  const text = page ? page.text.replace(/\s+/g, ' ').trim().length : visibleText(head).length;
+  // The parsed page's whole text when there is one (the first 32 KB may be all scripts and styles);
+  // with only the first bytes (the fetcher's look), the bytes not seen may all be text.
+  const unseen = Math.max(0, (input.size ?? head.length) - head.length);
+  const text = page ? page.text.replace(/\s+/g, ' ').trim().length : visibleText(head).length + unseen;
   return {
     head,
     title: (page?.title ?? input.title)?.trim() ?? '',

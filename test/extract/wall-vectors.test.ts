@@ -5,7 +5,7 @@
  * meta refresh to a sign-in), and a captcha page at 503 that kept its title. The pages are the
  * corpus's (test/extract/wall-corpus/).
  */
-import { wallUpstreamError } from '../../lib/extract/walls';
+import { proxyWorthyWall, wallUpstreamError } from '../../lib/extract/walls';
 import { ROBOT_CHECKS } from '../fetch/signin-fixtures';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../helpers/service';
@@ -104,5 +104,14 @@ describe('a wall record carries nothing of the wall page, whatever its status', 
     const res = await svc.post(JSON.stringify({ link: server.url(`/captcha-${status}`) }));
     expect(res.json).toMatchObject({ ok: false, status });
     expect([res.json.title, res.json.description, res.json.image]).toEqual([undefined, undefined, undefined]);
+  });
+});
+
+describe("the fetcher's look (the first 32 KB, no parse)", () => {
+  it('an article whose first 32 KB are scripts, one sending to /login, is no wall to the fetcher either (no proxy retry, no walled host)', () => {
+    const c = named('an article whose first 32 KB are inline scripts, one of them sending readers to /login');
+    const body = Buffer.from(c.body);
+    const head = body.subarray(0, 32 * 1024).toString('latin1');
+    expect(proxyWorthyWall({ status: 200, url: c.url, finalUrl: c.url, headers: {}, head, size: body.length })).toBeUndefined();
   });
 });

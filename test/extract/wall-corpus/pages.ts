@@ -366,10 +366,11 @@ export const NOT_WALLS: CorpusCase[] = [
   {
     name: 'an article whose first 32 KB are inline scripts, one of them sending readers to /login',
     wall: false,
+    // Sized so that the redirect is inside the first 32 KB (what the fetcher looks at) and nearly all the text after them.
     url: 'https://www.example-daily.test/2026/11/harbour-festival',
     status: 200,
     body: html(
-      `<title>Harbour festival draws record crowds</title><script>${'window.__STATE__=window.__STATE__||{};'.repeat(1200)}function needLogin(){location.href='/login?next=/2026/11/harbour-festival'}</script>`,
+      `<title>Harbour festival draws record crowds</title><script>${'window.__STATE__=window.__STATE__||{};'.repeat(855)}function needLogin(){location.href='/login?next=/2026/11/harbour-festival'}</script>`,
       `<article><h1>Harbour festival draws record crowds</h1>${paragraphs('Forty thousand visitors came for the tall ships, the fish market and the fireworks over the old harbour wall.')}</article>`,
     ),
   },
