@@ -24,7 +24,7 @@ import { fetchOEmbed, oembedUrl } from './oembed.js';
 import type { PageData } from './page-data.js';
 import { parsePageBytes } from './parse-page.js';
 import { DEFAULT_RULES, type FieldRules, firstImage, firstText, type OEmbedData, oembedCouldChange, type RuleContext } from './rules.js';
-import { detectWall, isWallTitle, signInWallSite } from './walls.js';
+import { detectWall, signInWallSite } from './walls.js';
 
 export interface PageExtraction {
   title?: string;
@@ -144,13 +144,13 @@ export interface PageFields {
 
 /** The fields by the rules, with the oEmbed data when there is some. */
 export function pageFields(read: PageRead, oembed?: OEmbedData): PageFields {
-  // A sign-in page describes the sign-in, not the link: only the site's name is kept, when the page is the site's own.
-  if (read.signIn) return signInFields(read);
+  // A wall describes itself, not the link: nothing of its page is kept, whatever its status; a sign-in
+  // page keeps only the site's name, when it is the site's own.
+  if (read.wall) return wallFields(read);
   const { rules } = read;
   const ctx: RuleContext = oembed ? { ...read.ctx, oembed } : read.ctx;
-  // A wall's own title ("Just a moment...") is never kept; real metadata on the wall page is.
-  const title = firstText(rules.title, ctx, 500, (t) => !isWallTitle(t));
-  const description = firstText(rules.description, ctx, 4000, (t) => !isWallTitle(t));
+  const title = firstText(rules.title, ctx, 500);
+  const description = firstText(rules.description, ctx, 4000);
   const siteName = firstText(rules.siteName, ctx, 200);
   const author = pageAuthor(ctx);
   const image = firstImage(rules.image, ctx);
@@ -203,8 +203,8 @@ export function pageIcons(read: PageRead, manifest?: ManifestData): { icons: Ico
   };
 }
 
-/** A sign-in wall's fields: the site's name from its own sign-in page, nothing else. */
-function signInFields(read: PageRead): PageFields {
+/** A wall's fields: none; a sign-in wall's, the site's name from its own sign-in page, nothing else. */
+function wallFields(read: PageRead): PageFields {
   const siteName = read.signIn === 'same-site' ? firstText(read.rules.siteName, read.ctx, 200) : undefined;
   return { siteName: siteName?.value, sources: siteName ? { siteName: siteName.rule } : {}, oembedCouldChange: [] };
 }

@@ -8,10 +8,17 @@
  * address gets past: an identity provider's sign-in, a 401 asking for credentials) sends the
  * request again through the proxy.
  *
+ * A wall is told by evidence, never by a word: the status, the vendor's headers, the challenge's
+ * script or form, the page's shape (its size, its text, a missing Open Graph title, a password
+ * field) and the redirect it made. A title alone never makes a wall, and a page with an Open Graph
+ * title and real content is none (only a vendor's header or the status can still tell one).
  * Sign-in walls and robot checks are known by their shape on any host: a redirect to a known
- * identity provider's sign-in, a same-site redirect to a sign-in path, a 401 with
- * `WWW-Authenticate`; a small captcha page asking to prove one is human. The full table, with what
- * each gives with and without a proxy, is in docs/proxy.md.
+ * identity provider's sign-in or to a SAML or OpenID Connect request, a same-site redirect to a
+ * sign-in path whose page looks like one, an empty page's meta refresh or script redirect to a
+ * sign-in, a login form as the only content, a 401 with `WWW-Authenticate`; a small captcha page
+ * whose form is only the captcha, asking to prove one is human. The full table, with what each
+ * gives with and without a proxy, is in docs/proxy.md; the corpus that measures it is
+ * test/extract/wall-corpus/.
  */
 import { hostOf, siteOf, withoutWww } from '../host.js';
 import type { PageData } from './page-data.js';
@@ -29,6 +36,7 @@ export type WallKind =
   | 'login-redirect'
   | 'identity-provider'
   | 'login-required'
+  | 'login-form'
   | 'robot-check'
   | 'access-denied';
 
@@ -59,7 +67,10 @@ const pathOf = (u: string) => {
   }
 };
 
-/** Titles that are only ever the wall itself; such a title is never kept as the preview's title. */
+/**
+ * Titles that walls give themselves. A title alone never makes a wall: such a title counts only
+ * with the rest of a wall's shape (a refusing status, a small page with no Open Graph title).
+ */
 const WALL_TITLES = [
   /^just a moment\.*$/i,
   /^attention required!? \| cloudflare$/i,
@@ -86,58 +97,151 @@ export function isWallTitle(t: string | undefined): boolean {
   return !!t && WALL_TITLES.some((re) => re.test(t.trim()));
 }
 
-export function detectWall(input: WallInput): WallKind | undefined {
-  const { page, headers, status } = input;
-  const finalHost = bareHost(input.finalUrl);
-  const startHost = bareHost(input.url);
-  const title = (page?.title ?? input.title)?.trim() ?? '';
+/** A page's shape, what a wall is told by besides its headers and status. */
+interface Shape {
+  head: string;
+  title: string;
+  /** The page has an Open Graph title. */
+  ogTitle: boolean;
+  /** The length of its visible text (the parsed page's, else the first 32 KB's and the bytes not seen). */
+  text: number;
+  /** Its length in bytes. */
+  size: number;
+  /** It has a password field. */
+  password: boolean;
+  /** Visible text was read (a page or the first bytes of one); false for a redirect seen without a body. */
+  seen: boolean;
+}
+
+/** No more visible text than this: the page has no content of its own (a redirect page, a challenge, an app shell). */
+const NO_CONTENT = 200;
+/** An Open Graph title and more visible text than this: an article, never a page-shaped wall. */
+const REAL_CONTENT = 500;
+
+/** The visible text of an HTML head read as latin1: tags, scripts, styles and `<noscript>` dropped. */
+function visibleText(head: string): string {
+  return head
+    .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&nbsp;|&#160;/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function shapeOf(input: WallInput): Shape {
+  const { page } = input;
   const head = input.head ?? '';
+  // The parsed page's whole text when there is one (the first 32 KB may be all scripts and styles);
+  // with only the first bytes (the fetcher's look), the bytes not seen may all be text.
+  const unseen = Math.max(0, (input.size ?? head.length) - head.length);
+  const text = page ? page.text.replace(/\s+/g, ' ').trim().length : visibleText(head).length + unseen;
+  return {
+    head,
+    title: (page?.title ?? input.title)?.trim() ?? '',
+    ogTitle: page ? page.metas.some((m) => m.property === 'og:title' && m.content.trim() !== '') : /property=["']?og:title/i.test(head),
+    text,
+    size: input.size ?? head.length,
+    password: /<input\b[^>]*\btype\s*=\s*["']?password\b/i.test(head),
+    seen: head !== '' || page !== undefined,
+  };
+}
 
+/** An article: an Open Graph title and real content. Never a wall by its page (a vendor's header or the status may still tell one). */
+const isArticle = (s: Shape) => s.ogTitle && s.text > REAL_CONTENT;
+
+/** A refusing status: the ones bot walls answer with. */
+const REFUSING = new Set([403, 405, 429, 503]);
+
+export function detectWall(input: WallInput): WallKind | undefined {
+  const finalHost = bareHost(input.finalUrl);
   // Consent redirects (YouTube / Google EU consent).
-  if (/^consent\.(youtube|google)\.[a-z.]+$/.test(finalHost) && finalHost !== startHost) return 'consent-redirect';
-
+  if (/^consent\.(youtube|google)\.[a-z.]+$/.test(finalHost) && finalHost !== bareHost(input.url)) return 'consent-redirect';
+  const shape = shapeOf(input);
   // Sign-in walls: the link pointed at content and ended on a sign-in page.
-  const login = loginWall(input);
-  if (login) return login;
+  return loginWall(input, shape) ?? vendorWall(input, shape) ?? pageWall(input, shape) ?? statusWall(input, shape);
+}
 
-  // Cloudflare challenge / block pages.
+/** Cloudflare's challenge and block pages: its header, or a refusing status with its challenge script or error page. */
+const CF_CHALLENGE =
+  /window\._cf_chl_opt|\/cdn-cgi\/challenge-platform\/h\/[a-z]\/(orchestrate|jsch|managed)\/|\bcf-browser-verification\b|challenges\.cloudflare\.com\/cdn-cgi\//i;
+const CF_BLOCK = /\bid=["']?cf-error-details\b|\/cdn-cgi\/styles\/cf\.errors\.css/i;
+/** DataDome's challenge: its script or captcha frame (a script tag's source, its `dd` object, an iframe). */
+const DATADOME_CHALLENGE =
+  /<(script|iframe)\b[^>]*\bsrc=["']?https?:\/\/(ct|geo|interstitial)\.captcha-delivery\.com\/|'host'\s*:\s*'geo\.captcha-delivery\.com'/i;
+/**
+ * PerimeterX (HUMAN): its captcha element and script, its page globals, its first-party paths. Its
+ * sensor (`window._pxAppId`, `client.perimeterx.net`) is on every page of the sites it protects, so
+ * those count only with a refusing status; on another status, only its captcha element on a small page.
+ */
+const PX_CHALLENGE =
+  /\bid=["']?px-captcha\b|window\._px(AppId|Uuid|Vid|HostUrl|JsClientSrc|Captcha)\b|_pxCaptcha|captcha\.px-(cdn|cloud)\.net\/|px-cdn\.perimeterx\.net\/|["'(]\/_px\w*\//i;
+const PX_CAPTCHA = /\bid=["']?px-captcha\b/i;
+/** Amazon's robot check: its captcha form (or its newer captcha script). */
+const AMAZON_CHALLENGE = /<form\b[^>]*\baction=["']?[^"'>\s]*\/errors\/validatecaptcha|opfcaptcha(-prod)?\.s3\.amazonaws\.com|opfcaptcha\.amazon\./i;
+/** Akamai's edge refusal: the Reference number and errors.edgesuite.net of its "Access Denied" page. */
+const AKAMAI_REFUSAL = /reference&#32;&#35;[\d&#;.a-f]+|errors(&#46;|\.)edgesuite(&#46;|\.)net/i;
+
+/** The bot walls of the vendors, by their headers, their status and their challenge's script or form, never by a title. */
+function vendorWall(input: WallInput, shape: Shape): WallKind | undefined {
+  const { headers, status } = input;
+  const { head } = shape;
+  const refusing = REFUSING.has(status);
+  const cloudflare = /cloudflare/i.test(headers.server ?? '') || headers['cf-ray'] !== undefined;
   if (headers['cf-mitigated'] === 'challenge') return 'cloudflare-challenge';
-  if (/^just a moment\.*$/i.test(title) || /^attention required!? \| cloudflare$/i.test(title) || /^checking your browser/i.test(title))
-    return 'cloudflare-challenge';
-  if (
-    (status === 403 || status === 503 || status === 429) &&
-    /cdn-cgi\/challenge-platform|cf-browser-verification|cf_chl_opt|challenges\.cloudflare\.com/i.test(head)
-  )
-    return 'cloudflare-challenge';
+  if (refusing && !isArticle(shape) && CF_CHALLENGE.test(head)) return 'cloudflare-challenge';
+  if (status === 403 && cloudflare && !isArticle(shape) && CF_BLOCK.test(head)) return 'cloudflare-challenge';
+  if (refusing && cloudflare && !shape.ogTitle && shape.text <= REAL_CONTENT && isWallTitle(shape.title)) return 'cloudflare-challenge';
 
-  // Amazon's robot check.
-  if (/robot check/i.test(title) && /amazon/i.test(`${finalHost} ${title}`)) return 'amazon-robot-check';
-  if (/opfcaptcha|\/errors\/validatecaptcha/i.test(head) && /amazon/i.test(finalHost)) return 'amazon-robot-check';
+  // Amazon's robot check, on Amazon's own sites only.
+  if (/^amazon\.[a-z.]+$/.test(siteOf(bareHost(input.finalUrl))) && !isArticle(shape) && AMAZON_CHALLENGE.test(head)) return 'amazon-robot-check';
 
-  // DataDome / PerimeterX challenge pages (their own script hosts).
-  if (headers['x-datadome'] !== undefined || headers['x-dd-b'] !== undefined) {
-    if (status === 403 || status === 401 || /captcha-delivery\.com/i.test(head)) return 'datadome';
+  const datadome = headers['x-datadome'] !== undefined || headers['x-dd-b'] !== undefined;
+  if (datadome && (status === 401 || refusing || DATADOME_CHALLENGE.test(head))) return 'datadome';
+  if (refusing && !isArticle(shape) && DATADOME_CHALLENGE.test(head)) return 'datadome';
+  if (refusing && !isArticle(shape) && PX_CHALLENGE.test(head)) return 'perimeterx';
+  if (!shape.ogTitle && shape.text <= ROBOT_CHECK_TEXT && PX_CAPTCHA.test(head)) return 'perimeterx';
+
+  if (status === 403 && (/akamaighost/i.test(headers.server ?? '') || (!isArticle(shape) && AKAMAI_REFUSAL.test(head)))) return 'akamai-denied';
+  return undefined;
+}
+
+/**
+ * The walls a page is by its own shape, on any host: a robot check (a small captcha form asking to
+ * prove one is human), a meta refresh or script redirect from an empty page to a sign-in, a login
+ * form as the only content.
+ */
+function pageWall(input: WallInput, shape: Shape): WallKind | undefined {
+  if (!shape.ogTitle && isRobotCheck(shape, input.status)) return 'robot-check';
+  if (!shape.seen || isArticle(shape) || isSignInUrl(input.url)) return undefined;
+  // An empty 2xx page that sends its reader on to a sign-in (a refusing status tells its own wall).
+  if (input.status >= 200 && input.status < 300 && shape.text <= NO_CONTENT) {
+    const moved = inPageRedirects(shape.head, input.finalUrl).map((to) => signInTarget(input, to));
+    const wall = moved.find((w) => w !== undefined);
+    if (wall) return wall;
   }
-  const ogTitle = page ? page.metas.some((m) => m.property === 'og:title') : /property=["']?og:title/i.test(head);
-  if (/geo\.captcha-delivery\.com|ct\.captcha-delivery\.com/i.test(head) && !ogTitle) return 'datadome';
-  if (/^access to this page has been denied/i.test(title) || (/px-captcha|_pxAppId|perimeterx/i.test(head) && status === 403)) return 'perimeterx';
+  // A login form as the only content: a password field, little text, no Open Graph title, on a URL that is no sign-in page.
+  if (shape.password && !shape.ogTitle && shape.text <= LOGIN_FORM_TEXT && !isSignInUrl(input.finalUrl)) return 'login-form';
+  return undefined;
+}
 
-  if (/press (&amp;|&) hold/i.test(head) && (status === 403 || /px-captcha|perimeterx|_pxAppId/i.test(head))) return 'perimeterx';
+/** A login form page has at most this much visible text. */
+const LOGIN_FORM_TEXT = 1_000;
 
-  // A robot check on any host: a small captcha page asking to prove one is human, no Open Graph title.
-  if (!ogTitle && isRobotCheck(head, input.size)) return 'robot-check';
-
-  // Akamai's edge refusal: "Access Denied", a Reference number, errors.edgesuite.net.
-  if (status === 403 && (/reference&#32;&#35;|errors\.edgesuite\.net/i.test(head) || /akamaighost/i.test(headers.server ?? ''))) return 'akamai-denied';
-  if (status === 403 && /^access denied$/i.test(title)) return 'access-denied';
-
+/** The walls told by the status (and a header or a few words with it). */
+function statusWall(input: WallInput, shape: Shape): WallKind | undefined {
+  const { headers, status } = input;
+  // A refusal titled like a wall, small and with no Open Graph title ("Access Denied" 403 from a CDN or a server).
+  if (status === 403 && /^access denied$/i.test(shape.title) && !shape.ogTitle && shape.text <= REAL_CONTENT) return 'access-denied';
   // Reddit and others: "You've been blocked by network security."
-  if ((status === 403 || status === 429) && /blocked by network security/i.test(head)) return 'network-block';
+  if ((status === 403 || status === 429) && /blocked by network security/i.test(shape.head)) return 'network-block';
   // LinkedIn's answer to clients it does not serve.
   if (status === 999) return 'status-999';
   // A 401 that asks for credentials (HTTP authentication): a sign-in wall no address gets past.
   if (status === 401 && headers['www-authenticate'] !== undefined) return 'login-required';
   if (status === 429) return 'rate-limited';
+  // Another refusal with a wall's title and a wall's shape.
+  if (REFUSING.has(status) && isWallTitle(shape.title) && !shape.ogTitle && shape.text <= REAL_CONTENT) return 'robot-check';
   return undefined;
 }
 
@@ -151,7 +255,7 @@ export function proxyWorthyWall(input: WallInput): WallKind | undefined {
 }
 
 /** The sign-in walls: the record is ok:false with the upstream code LOGIN_REQUIRED. */
-const SIGN_IN_WALLS: ReadonlySet<string> = new Set<WallKind>(['login-redirect', 'identity-provider', 'login-required']);
+const SIGN_IN_WALLS: ReadonlySet<string> = new Set<WallKind>(['login-redirect', 'identity-provider', 'login-required', 'login-form']);
 
 /** The upstream code a wall gives the preview (`x-linklens-upstream-error`), if any. */
 export function wallUpstreamError(wall: string | undefined): 'LOGIN_REQUIRED' | undefined {
@@ -231,7 +335,7 @@ const IDENTITY_PROVIDERS: { name: string; host: RegExp; path: RegExp; query?: Re
   { name: 'GitLab', host: /^gitlab\.com$/, path: /^\/users\/sign_in/ },
 ];
 
-/** An identity provider's sign-in URL: the provider's name, or undefined. */
+/** An identity provider's sign-in URL: the provider's name (a known provider's, else its protocol's), or undefined. */
 export function identityProvider(url: string): string | undefined {
   let u: URL;
   try {
@@ -241,7 +345,26 @@ export function identityProvider(url: string): string | undefined {
   }
   const host = u.hostname.toLowerCase().replace(/^www\./, '');
   const query = u.search.replace(/^\?/, '');
-  return IDENTITY_PROVIDERS.find((p) => p.host.test(host) && p.path.test(u.pathname) && (!p.query || p.query.test(query)))?.name;
+  return IDENTITY_PROVIDERS.find((p) => p.host.test(host) && p.path.test(u.pathname) && (!p.query || p.query.test(query)))?.name ?? protocolSignIn(u);
+}
+
+/**
+ * A sign-in by its protocol, on any host: a SAML request (`SAMLRequest`, to `/saml2`, Shibboleth's
+ * `/idp/profile/SAML2/Redirect/SSO`, AD FS's `/adfs/ls/`, …), or an OpenID Connect or OAuth
+ * authorization request (`redirect_uri` to Keycloak's `/realms/<realm>/protocol/openid-connect/auth`,
+ * `/oauth2/authorize`, `/oauth2/v2.0/authorize`, `/oauth/authorize`, `/connect/authorize`, `/authorize`).
+ */
+const AUTHORIZE_PATH = /\/(protocol\/openid-connect\/auth|saml2|authorize)\/?$/i;
+function protocolSignIn(u: URL): string | undefined {
+  const keys = [...u.searchParams.keys()];
+  if (keys.includes('SAMLRequest')) return 'SAML';
+  if (!keys.some((k) => k.toLowerCase() === 'redirect_uri') || !AUTHORIZE_PATH.test(u.pathname)) return undefined;
+  return /openid-connect/i.test(u.pathname) ? 'OpenID Connect' : 'OAuth';
+}
+
+/** An identity provider's sign-in URL or a site's own sign-in path. */
+function isSignInUrl(url: string): boolean {
+  return identityProvider(url) !== undefined || isSignInPath(url);
 }
 
 /** A site's own sign-in paths, after an optional language prefix (`/en/login`, `/de-DE/signin`). */
@@ -280,22 +403,59 @@ function platformLoginPath(host: string, path: string): boolean {
 
 /**
  * A sign-in wall by its shape: the link, itself no sign-in page, was redirected to an identity
- * provider's sign-in (`identity-provider`) or to a sign-in path of the site it led to
- * (`login-redirect`, the five platforms' own login paths too); or it answered 401 asking for
- * credentials (below, after the bot walls that answer 401 too).
+ * provider's sign-in (`identity-provider`: a known provider, or a SAML or OpenID Connect request on
+ * any host, the last hop or the one the sign-in page is served after), to the five platforms' own
+ * login paths, or to a sign-in path of the site it led to whose page looks like one (a password
+ * form, or no content: `login-redirect`); a sign-in path serving an article is no wall.
  */
-function loginWall(input: WallInput): WallKind | undefined {
+function loginWall(input: WallInput, shape: Shape): WallKind | undefined {
   const { url, finalUrl } = input;
   const finalHost = bareHost(finalUrl);
   const finalPath = pathOf(finalUrl);
   if (finalHost === bareHost(url) && finalPath === pathOf(url)) return undefined;
   if (platformLoginPath(finalHost, finalPath)) return 'login-redirect';
   // The link asked for a sign-in page: it is the page, not a wall.
-  if (identityProvider(url) || isSignInPath(url)) return undefined;
+  if (isSignInUrl(url)) return undefined;
+  const trail = input.trail ?? [url, finalUrl];
   if (identityProvider(finalUrl)) return 'identity-provider';
-  const from = signInFrom(input.trail ?? [url, finalUrl]);
-  if (siteOf(finalHost) === siteOf(bareHost(from)) && isSignInPath(finalUrl)) return 'login-redirect';
+  if (trail.slice(1).some((u) => identityProvider(u) && bareHost(u) === finalHost)) return 'identity-provider';
+  const from = signInFrom(trail);
+  if (siteOf(finalHost) === siteOf(bareHost(from)) && isSignInPath(finalUrl) && signInShaped(shape)) return 'login-redirect';
   return undefined;
+}
+
+/** A page that looks like a sign-in page: a password form or no content, never an article; a redirect seen without its page counts. */
+function signInShaped(shape: Shape): boolean {
+  if (!shape.seen) return true;
+  return !isArticle(shape) && (shape.password || shape.text <= NO_CONTENT);
+}
+
+/** Where a page sends its reader by itself: a meta refresh's URL, a script's `location.href =`, `location.replace(…)`, `location.assign(…)`. */
+function inPageRedirects(head: string, base: string): string[] {
+  const found: string[] = [];
+  for (const m of head.matchAll(/<meta\b[^>]*>/gi)) {
+    if (!/http-equiv\s*=\s*["']?refresh/i.test(m[0])) continue;
+    const content = /\bcontent\s*=\s*(["'])([\s\S]*?)\1/i.exec(m[0])?.[2] ?? '';
+    const to = /^\s*\d*\s*[;,]?\s*url\s*=\s*['"]?([^'"]+)/i.exec(content)?.[1];
+    if (to) found.push(to.trim());
+  }
+  const script = /\blocation(?:\.href)?\s*=\s*(["'`])([^"'`]+)\1|\blocation\.(?:replace|assign)\(\s*(["'`])([^"'`]+)\3/g;
+  for (const m of head.matchAll(script)) found.push((m[2] ?? m[4]).trim());
+  return found.flatMap((to) => {
+    try {
+      return [new URL(to.replace(/&amp;/g, '&'), base).href];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The sign-in wall an empty page's own redirect to `to` makes: an identity provider's, a platform's login, a sign-in path of its own site. */
+function signInTarget(input: WallInput, to: string): WallKind | undefined {
+  const host = bareHost(to);
+  if (platformLoginPath(host, pathOf(to))) return 'login-redirect';
+  if (identityProvider(to)) return 'identity-provider';
+  return isSignInPath(to) && siteOf(host) === siteOf(bareHost(input.finalUrl)) ? 'login-redirect' : undefined;
 }
 
 /** The captcha widgets: reCAPTCHA, hCaptcha, Turnstile (their scripts and their elements). */
@@ -303,25 +463,30 @@ const CAPTCHA_WIDGET =
   /\b(g-recaptcha|h-captcha|cf-turnstile)\b|google\.com\/recaptcha\/|recaptcha\.net\/recaptcha|gstatic\.com\/recaptcha|hcaptcha\.com\/1\/api|challenges\.cloudflare\.com\/turnstile/i;
 /** An image captcha: an image named captcha beside a text field. */
 const IMAGE_CAPTCHA = /<img[^>]+captcha[^>]*>/i;
-const TEXT_FIELD = /<input(?![^>]*type=["']?(hidden|submit|button|checkbox|radio)\b)[^>]*>/i;
+/** The fields a reader fills in (not hidden, not a button, not a box to tick). */
+const USER_FIELD = /<(input(?![^>]*\btype\s*=\s*["']?(hidden|submit|button|checkbox|radio|image)\b)[^>]*|textarea\b[^>]*|select\b[^>]*)>/gi;
 /** The words that ask to prove one is human. */
 const YOU_ARE = "you(?: are|(?:&#39;|'|’)re)";
 const HUMAN_CHECK = new RegExp(
-  `not a (ro)?bot|(verify|prove|confirm) (that )?${YOU_ARE} (a )?human|are you (a )?(human|robot)|human verification|verifying ${YOU_ARE} human|complete the (security check|captcha)|enter the characters you see`,
+  `not a (ro)?bot|(verify|prove|confirm) (that )?${YOU_ARE} (a )?human|are you (a )?(human|robot)|human verification|verifying ${YOU_ARE} human|complete the (security check|captcha)|enter the characters you see|unusual (traffic|activity)`,
   'i',
 );
-/** A robot check is a small page: this much visible text at most, this many bytes at most. */
-const ROBOT_CHECK_TEXT = 2_000;
+/** A robot check is a small page: this much visible text at most (a 2xx answer), this much with a refusing status, this many bytes. */
+const ROBOT_CHECK_TEXT = 600;
+const ROBOT_CHECK_TEXT_REFUSED = 2_000;
 const ROBOT_CHECK_BYTES = 256 * 1024;
 
-/** A robot check by its shape: a captcha form, words asking to prove one is human, little else. */
-function isRobotCheck(head: string, size = head.length): boolean {
-  if (size > ROBOT_CHECK_BYTES || !/<form\b/i.test(head)) return false;
-  const captcha = CAPTCHA_WIDGET.test(head) || (IMAGE_CAPTCHA.test(head) && TEXT_FIELD.test(head));
-  if (!captcha) return false;
-  const text = head
-    .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\s+/g, ' ');
-  return text.length <= ROBOT_CHECK_TEXT && HUMAN_CHECK.test(text);
+/**
+ * A robot check by its shape: a small page whose form is a captcha and nothing to fill in but its
+ * answer (a contact, comment or order form with a captcha is none), and words asking to prove one
+ * is human.
+ */
+function isRobotCheck(shape: Shape, status: number): boolean {
+  const { head } = shape;
+  const limit = status >= 200 && status < 300 ? ROBOT_CHECK_TEXT : ROBOT_CHECK_TEXT_REFUSED;
+  if (shape.size > ROBOT_CHECK_BYTES || shape.text > limit || !/<form\b/i.test(head)) return false;
+  const fields = head.match(USER_FIELD)?.length ?? 0;
+  const widget = CAPTCHA_WIDGET.test(head) && fields === 0;
+  const image = IMAGE_CAPTCHA.test(head) && fields === 1;
+  return (widget || image) && HUMAN_CHECK.test(visibleText(head));
 }

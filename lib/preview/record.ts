@@ -54,7 +54,8 @@ export function wallUpstream(res: FetchResult, read: PageRead | undefined): stri
 /**
  * A PAGE's record: its fields (the card's: site name, author, publication date, theme colour, with
  * the manifest's `site` facts where the page states none), and ok:false on a wall (bot challenge,
- * consent or login redirect), real metadata kept.
+ * consent or login redirect), whose page gives no field (`pageFields`: no title, description or
+ * image of the wall, whatever its status).
  */
 export function pageRecord(typed: LinkRecord, read: PageRead, fields: PageFields, more: { language?: string; site?: SiteFacts } = {}): LinkRecord {
   const siteName = fields.siteName ?? more.site?.name;

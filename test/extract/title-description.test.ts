@@ -46,9 +46,10 @@ break"} --></script>`;
   });
 
   it('never keeps a challenge page title', async () => {
+    // A refusal with a wall's title, no Open Graph title and no content: a wall by its shape (no Cloudflare evidence: no Cloudflare kind).
     const r = await extract(page('<title>Just a moment...</title>'), { status: 403 });
     expect(r.title).toBeUndefined();
-    expect(r.wall).toBe('cloudflare-challenge');
+    expect(r.wall).toBe('robot-check');
   });
 });
 

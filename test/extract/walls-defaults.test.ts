@@ -10,25 +10,45 @@ import { createTestHandler, type TestHandler } from '../helpers/service';
 import { extract, page } from './helpers';
 
 describe('wall detection', () => {
-  it('recognises Cloudflare, Amazon, DataDome challenge pages and keeps no wall title', async () => {
+  it('recognises Cloudflare, Amazon, DataDome challenge pages by their evidence and keeps no wall title', async () => {
     const cf = await extract(page('<title>Just a moment...</title>', '<script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script>'), {
       status: 403,
     });
-    expect(cf).toMatchObject({ wall: 'cloudflare-challenge', title: undefined });
-    const cf2 = await extract(page('<title>Attention Required! | Cloudflare</title>'), { status: 403 });
+    expect(cf.wall).toBe('cloudflare-challenge');
+    expect(cf.title).toBeUndefined();
+    // Cloudflare's block page: 403 from Cloudflare with its error page (a title alone is no wall: below).
+    const cf2 = await extract(
+      page(
+        '<title>Attention Required! | Cloudflare</title><link rel="stylesheet" id="cf_styles-css" href="/cdn-cgi/styles/cf.errors.css">',
+        '<div id="cf-wrapper"><div id="cf-error-details"><h1>Sorry, you have been blocked</h1></div></div>',
+      ),
+      { status: 403, headers: { server: 'cloudflare', 'cf-ray': '8e2a1b3c4d5e6f71-LHR' } },
+    );
     expect(cf2.wall).toBe('cloudflare-challenge');
     const amazon = await extract(
       page('<title dir="ltr">Amazon.com</title>', '<form action="/errors/validateCaptcha"><p>Enter the characters you see below</p></form>'),
       { url: 'https://www.amazon.com/dp/B000', status: 503 },
     );
     expect(amazon.wall).toBe('amazon-robot-check');
-    const robot = await extract(page('<title>Robot Check</title>'), { url: 'https://www.amazon.de/dp/B000' });
+    const robot = await extract(
+      page('<title>Robot Check</title>', '<form method="get" action="/errors/validateCaptcha"><img src="/captcha/Captcha_abc.jpg"></form>'),
+      {
+        url: 'https://www.amazon.de/dp/B000',
+      },
+    );
     expect(robot.wall).toBe('amazon-robot-check');
     const dd = await extract(page('<title>example.test</title>', '<script src="https://ct.captcha-delivery.com/c.js"></script>'), {
       status: 403,
       headers: { 'x-datadome': 'protected' },
     });
     expect(dd.wall).toBe('datadome');
+  });
+
+  it('a wall title alone is no wall (the evidence rule: formerly "Attention Required! | Cloudflare" at 403 and "Robot Check" on Amazon were)', async () => {
+    expect(
+      (await extract(page('<title>Attention Required! | Cloudflare</title><meta property="og:title" content="Attention Required! | Cloudflare">'))).wall,
+    ).toBeUndefined();
+    expect((await extract(page('<title>Robot Check</title>'), { url: 'https://www.amazon.de/dp/B000' })).wall).toBeUndefined();
   });
 
   it('recognises consent and login redirects, and nothing on ordinary pages', () => {
@@ -43,12 +63,22 @@ describe('wall detection', () => {
     expect(detectWall({ ...base, url: 'https://news.test/a', finalUrl: 'https://news.test/a' })).toBeUndefined();
   });
 
-  it('keeps real metadata found on a wall page', async () => {
+  it('keeps nothing of a wall page, an Open Graph title included; a refusal with a wall title but no evidence is no wall', async () => {
     const r = await extract(
+      page(
+        '<title>Just a moment...</title><meta property="og:title" content="The real title"><meta property="og:description" content="Real description">',
+        '<script>window._cf_chl_opt={cType: "managed"};</script><script src="/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1"></script>',
+      ),
+      { status: 503, headers: { server: 'cloudflare' } },
+    );
+    expect(r.wall).toBe('cloudflare-challenge');
+    expect([r.title, r.description, r.image]).toEqual([undefined, undefined, undefined]);
+    const words = await extract(
       page('<title>Just a moment...</title><meta property="og:title" content="The real title"><meta property="og:description" content="Real description">'),
       { status: 503 },
     );
-    expect(r).toMatchObject({ wall: 'cloudflare-challenge', title: 'The real title', description: 'Real description' });
+    expect(words).toMatchObject({ title: 'The real title', description: 'Real description' });
+    expect(words.wall).toBeUndefined();
   });
 });
 
