@@ -116,7 +116,7 @@ async function pipeline(run: Run): Promise<PipelineOutcome> {
   const route = res.route ? { route: { taken: res.route } } : {};
 
   // The link answered: from here on, a cut-off record is ok as far as its status goes.
-  const answered = answeredRecord(base, res);
+  const answered = answeredRecord(base, res, run.config.retryAfterMaxMs);
   sofar.outcome = () => ({ record: finalize(structuredClone(answered)) });
 
   // A short link (redd.it, t.co, amzn.to, ...) that redirected to a platform URL.

@@ -95,6 +95,8 @@ interface State {
   route?: string;
   /** The part the preview played in its link's flight (the x-linklens-flight header). */
   flight?: FlightRole;
+  /** The record's retryAfter (the x-linklens-retry-after header). */
+  retryAfter?: number;
   /** The request's time budget, from its start (every phase draws from it). */
   budget?: TimeBudget;
   /** GET /oembed: set when the route is; its bounds once its query is read. */
@@ -277,6 +279,7 @@ function previewStep(deps: HandlerDeps) {
     const s = contextState(context);
     const { outcome, role } = await flownPreview(deps, flights, s);
     s.flight = role;
+    s.retryAfter = outcome.record.retryAfter;
     deps.onFlight?.(role);
     s.upstreamError = outcome.upstreamError;
     s.route = outcome.route.taken;
@@ -343,7 +346,8 @@ function httpResponse(statusCode: number, body: Record<string, unknown>, s: Stat
   };
   if (s.upstreamError) headers['x-linklens-upstream-error'] = s.upstreamError;
   if (s.route) headers['x-linklens-route'] = s.route;
-  if (s.flight) headers['x-linklens-flight'] = s.flight;
+  if (s.flight && !s.oembed) headers['x-linklens-flight'] = s.flight;
+  if (s.retryAfter && !s.oembed) headers['x-linklens-retry-after'] = String(s.retryAfter);
   if (statusCode === 401) headers['www-authenticate'] = 'Bearer realm="linklens"';
   // A URL of GET /oembed may hold a key: never sent on as a Referer (and never stored: no-store above).
   if (s.oembed) headers['referrer-policy'] = 'no-referrer';

@@ -12,6 +12,7 @@ import { detectWall, wallUpstreamError } from '../extract/walls.js';
 import type { FetchFailure } from '../fetch/fetch-failure.js';
 import { flatHeaders } from '../fetch/headers.js';
 import { type RouteSummary, type RouteTaken, routeOf } from '../fetch/proxy-route.js';
+import { retryAfterMs } from '../fetch/slow-down.js';
 import type { FetchResult } from '../fetch/types.js';
 import { hostOf } from '../host.js';
 import type { HostedImages } from '../media/host-images.js';
@@ -25,13 +26,19 @@ export type Base = Pick<LinkRecord, 'id' | 'requestId' | 'updatedAt' | 'url' | '
 /** The record of a link that did not answer: ok:false with the status seen and the trail so far. */
 export function unanswered(base: Base, err: FetchFailure): Pick<PreviewOutcome, 'record' | 'upstreamError'> {
   return {
-    record: { ...base, ok: false, type: 'UNKNOWN', status: err.status, ...redirection(err.trail) },
+    record: { ...base, ok: false, type: 'UNKNOWN', status: err.status, ...redirection(err.trail), ...(err.retryAfter ? { retryAfter: err.retryAfter } : {}) },
     upstreamError: err.code,
   };
 }
 
-/** The record of a link that answered, before anything is read from its body. */
-export function answeredRecord(base: Base, res: FetchResult): LinkRecord {
+/**
+ * The record of a link that answered, before anything is read from its body; a 429 or 503 that
+ * asks to slow down carries the seconds before its host is asked again (`retryAfterMaxMs`: the
+ * operator's cap, lib/fetch/slow-down.ts).
+ */
+export function answeredRecord(base: Base, res: FetchResult, retryAfterMaxMs = 0): LinkRecord {
+  const asked = res.status === 429 || res.status === 503 ? retryAfterMs(res.headers['retry-after'], Date.now()) : undefined;
+  const retryAfter = asked && retryAfterMaxMs > 0 ? Math.max(1, Math.ceil(Math.min(asked, retryAfterMaxMs) / 1000)) : undefined;
   return {
     ...base,
     ok: res.status >= 200 && res.status < 300,
@@ -39,6 +46,7 @@ export function answeredRecord(base: Base, res: FetchResult): LinkRecord {
     status: res.status,
     size: res.declaredSize ?? res.body.length,
     ...redirection(res.trail),
+    ...(retryAfter ? { retryAfter } : {}),
   };
 }
 
