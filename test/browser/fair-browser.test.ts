@@ -7,6 +7,12 @@
  * figures are `npm run bench -- fair-browser`'s (docs/benchmarks.md). Each scenario has host names
  * of its own, so what the lanes remember of one does not help the next. Every host is an invented
  * name the test resolver maps to the loopback fixture. Skipped only when no browser is installed.
+ *
+ * Known defect, left open: the shell must still be rendered within the request's budget, after
+ * about N / 2 first slices of the looping pages. On a 2-core machine at load 15 or more a slice
+ * took up to 4.5 s of a lane, and the 16-on-distinct-hosts case (once the 4-on-distinct-hosts
+ * one) missed the budget: that case depends on the machine's load. The order the lanes decide is
+ * checked without a browser or a clock in fair-lanes.test.ts.
  */
 import { browserAvailable } from '../../lib/browser/availability';
 import { closeBrowser } from '../../lib/browser/browser';
