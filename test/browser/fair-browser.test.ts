@@ -8,12 +8,11 @@
  * of its own, so what the lanes remember of one does not help the next. Every host is an invented
  * name the test resolver maps to the loopback fixture. Skipped only when no browser is installed.
  *
- * The requests get a budget of a minute, not the default 25 s: on a 2-core machine at load 15 a
- * first slice held a lane up to 4.5 s, and 16 of them on distinct hosts then reached the default
- * budget's edge. What is asserted is what the lanes decide (the shell is rendered after the looping
- * pages' first slices, not cut by a render cap that counted its wait, as before the fair lanes,
- * whatever the budget); how long it takes within the default budget is the bench's figure. The
- * order the lanes decide is checked without a browser or a clock in fair-lanes.test.ts.
+ * Known defect, left open: the shell must still be rendered within the request's budget, after
+ * about N / 2 first slices of the looping pages. On a 2-core machine at load 15 or more a slice
+ * took up to 4.5 s of a lane, and the 16-on-distinct-hosts case (once the 4-on-distinct-hosts
+ * one) missed the budget: that case depends on the machine's load. The order the lanes decide is
+ * checked without a browser or a clock in fair-lanes.test.ts.
  */
 import { browserAvailable } from '../../lib/browser/availability';
 import { closeBrowser } from '../../lib/browser/browser';
@@ -30,7 +29,7 @@ import { REACT_SHELL, shell } from './shell-fixtures';
 const HAS_BROWSER = browserAvailable(loadConfig(process.env));
 const withBrowser = HAS_BROWSER ? test : test.skip;
 if (!HAS_BROWSER) process.stdout.write(`no browser at ${loadConfig(process.env).browserPath}: fair-browser tests skipped\n`);
-jest.setTimeout(150_000);
+jest.setTimeout(60_000);
 
 const LANES = 2;
 /** The pages' full CPU cap (the default is 3 s: a shorter one keeps the file short); their first slice is FIRST_SLICE_CPU_MS. */
@@ -73,9 +72,8 @@ beforeAll(async () => {
       browserConcurrency: LANES,
       browserPageCpuMs: CPU_CAP_MS,
       renderTimeoutMs: RENDER_CAP_MS,
-      // A roomy budget: the assertion is what the lanes decide, not how fast this machine is (see above).
-      requestBudgetMs: 60_000,
-      jobWaitMs: 55_000,
+      requestBudgetMs: 28_000,
+      jobWaitMs: 20_000,
     },
   });
 });
