@@ -9,6 +9,7 @@
 import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
 import { InlineJobRunner } from '../lib/adapters/local/inline-job-runner.js';
 import { createKeyStore } from '../lib/auth/key-store.js';
+import { browserLanes } from '../lib/browser/lanes.js';
 import type { Config } from '../lib/config.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { proxyPolicyFrom } from '../lib/fetch/proxy-route.js';
@@ -62,8 +63,6 @@ export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs
       onWriteError: (key, err) => log.error('asset write failed', { key, ...errorFields(err) }),
     });
   const fetch = options.fetch ?? buildFetcher(config, { resolver: options.resolver, log, blobs });
-  // The browser's jobs have a lane of their own, unbounded here: the browser's lanes
-  // (lib/browser/fair-lanes.ts, `browserLanes` of them) bound their page loads and choose the next.
-  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config, idle: options.idle }, config.jobConcurrency, { browser: Number.POSITIVE_INFINITY });
+  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config, idle: options.idle }, config.jobConcurrency, { browser: browserLanes(config) });
   return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };
 }

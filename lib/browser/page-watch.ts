@@ -49,12 +49,10 @@ export function crashReason(since: number): string {
 }
 
 /**
- * Watches `tab` while it loads: calls `stop` with the reason once the page passes its CPU cap
- * (`cpuMs`), stops answering for `silentMs` (default: as long), or crashes. Returns the function
- * that ends the watch.
+ * Watches `tab` while it loads: calls `stop` with the reason once the page passes its CPU cap, stops
+ * answering for as long, or crashes. Returns the function that ends the watch.
  */
-export async function watchPage(tab: Tab, caps: { cpuMs: number; silentMs?: number }, stop: (reason: string) => void): Promise<() => void> {
-  const { cpuMs: cpuCapMs, silentMs = caps.cpuMs } = caps;
+export async function watchPage(tab: Tab, cpuCapMs: number, stop: (reason: string) => void): Promise<() => void> {
   const since = Date.now();
   const meter = new CpuMeter();
   let askedAt: number | undefined;
@@ -70,7 +68,7 @@ export async function watchPage(tab: Tab, caps: { cpuMs: number; silentMs?: numb
   const tick = async () => {
     const now = performance.now();
     if (askedAt !== undefined) {
-      if (now - askedAt > silentMs) stop(unresponsiveReason(silentMs));
+      if (now - askedAt > cpuCapMs) stop(unresponsiveReason(cpuCapMs));
       return;
     }
     askedAt = now;

@@ -22,7 +22,7 @@ export async function runRenderJob(input: RenderJobInput, ctx: JobContext): Prom
   // One page load serves both: the DOM, then (when asked) the first screen.
   const loaded = await withLoadedPage(
     input.url,
-    { fetch: ctx.fetch, config: ctx.config, signal: ctx.signal, deadline: ctx.deadline, capMs: ctx.config.renderTimeoutMs, quietMs: RENDER_QUIET_MS },
+    { fetch: ctx.fetch, config: ctx.config, signal: ctx.signal, capMs: ctx.config.renderTimeoutMs, quietMs: RENDER_QUIET_MS },
     async (tab) => ({ html: await tab.page.content(), png: input.screenshot ? await capturePng(tab).catch(() => undefined) : undefined }),
   );
   const screenshot = loaded.value.png ? await hostScreenshot(input.url, loaded.value.png, capturedAt, ctx).catch(() => undefined) : undefined;

@@ -11,15 +11,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
 import type { ImageSet } from '../contract/link.js';
 import type { Fetcher } from '../fetch/types.js';
-import { hostOf, siteOf } from '../host.js';
 import type { JobContext } from '../jobs/context.js';
 import type { ScreenshotJobInput, ScreenshotJobResult } from '../jobs/kinds.js';
 import { hostImageBytes } from '../media/hosted-bytes.js';
 import { browserAvailable } from './availability.js';
 import { type BrowserConfig, retireBrowser, singleProcess, withBrowser } from './browser.js';
-import { sharedLanes } from './fair-lanes.js';
-import { BROWSER_MIN_RUN_MS, browserLanes } from './lanes.js';
-import { cpuCapReason, stopScripts, unresponsiveReason, watchPage } from './page-watch.js';
+import { stopScripts, watchPage } from './page-watch.js';
 import { PageTraffic, type RequestOutcome } from './route.js';
 import { rememberScreenshot } from './screenshot-memo.js';
 import { browserPage, openSpareTab, type Tab, takeTab } from './tab.js';
@@ -36,8 +33,6 @@ export interface CaptureOptions {
   fetch: Fetcher;
   config: JobContext['config'];
   signal?: AbortSignal;
-  /** The job's deadline (epoch ms): a load still waiting for a browser lane with less than BROWSER_MIN_RUN_MS left gives up. */
-  deadline?: number;
   /** Called for each request the page made, with what happened (tests, logs). */
   onRequest?: (url: string, outcome: RequestOutcome, detail?: string) => void;
 }
@@ -60,7 +55,7 @@ export async function captureScreenshot(url: string, options: CaptureOptions): P
 export async function runScreenshotJob(input: ScreenshotJobInput, ctx: JobContext): Promise<ScreenshotJobResult> {
   if (!browserAvailable(ctx.config)) return { reason: 'no browser' };
   const capturedAt = Date.now();
-  const shot = await captureScreenshot(input.url, { fetch: ctx.fetch, config: ctx.config, signal: ctx.signal, deadline: ctx.deadline });
+  const shot = await captureScreenshot(input.url, { fetch: ctx.fetch, config: ctx.config, signal: ctx.signal });
   const screenshot = await hostScreenshot(input.url, shot.png, capturedAt, ctx);
   return screenshot ? { screenshot, refused: shot.refused } : { reason: 'the screenshot could not be hosted', refused: shot.refused };
 }
@@ -89,50 +84,23 @@ export interface LoadOptions extends Omit<CaptureOptions, 'config'> {
  * (`browserPage` in lib/browser/tab.ts): such a load has failed. So does a page that passes one of
  * its caps (its time, its CPU, its memory: lib/browser/page-watch.ts), with that reason; its
  * scripts are stopped before its tab is closed.
- *
- * The load waits for a lane of the browser (lib/browser/fair-lanes.ts): its first turn has a short
- * CPU slice, and a page that uses it up loads once more at the back, with its full CPU cap. The
- * time cap counts from the turn's start; the wait ends with `signal`, or with less than
- * BROWSER_MIN_RUN_MS left before `deadline`.
  */
 export async function withLoadedPage<T>(
   url: string,
   options: LoadOptions,
   read: (tab: Tab) => Promise<T>,
 ): Promise<{ value: T; refused: number; requests: number }> {
-  const lanes = sharedLanes(browserLanes(options.config));
-  const request = {
-    site: siteOf(hostOf(url)),
-    cpuCapMs: options.config.browserPageCpuMs,
-    giveUpAt: options.deadline === undefined ? undefined : options.deadline - BROWSER_MIN_RUN_MS,
-    signal: options.signal,
-  };
-  return lanes.run(
-    request,
-    (turn) => loadWithin(url, options, read, turn.cpuCapMs),
-    // Cut at its slice: past the slice's CPU, or too busy to say for the page's whole cap.
-    (err, turn) => [cpuCapReason(turn.cpuCapMs), unresponsiveReason(request.cpuCapMs)].includes((err as Error)?.message),
-  );
-}
-
-/** One load within its time cap, tried once more when the browser died under it. */
-async function loadWithin<T>(
-  url: string,
-  options: LoadOptions,
-  read: (tab: Tab) => Promise<T>,
-  cpuCapMs: number,
-): Promise<{ value: T; refused: number; requests: number }> {
   const cap = new TimeCap(options.capMs, options.signal);
   try {
     const used: { browser?: Browser } = {};
     try {
-      return await loadInBrowser(url, options, read, { cap, used, cpuCapMs });
+      return await loadInBrowser(url, options, read, { cap, used });
     } catch (err) {
       // The browser died under the load (it crashed, or was closed: the error says so, or the
       // browser is no longer connected): once more on a fresh one, within the same cap, when
       // enough of it is left for a load.
       if (cap.reason || cap.left() < RETRY_MIN_MS || !(await diedUnder(err, used.browser))) throw err;
-      return await loadInBrowser(url, options, read, { cap, used: {}, cpuCapMs });
+      return await loadInBrowser(url, options, read, { cap, used: {} });
     }
   } finally {
     cap.end();
@@ -177,7 +145,7 @@ async function loadInBrowser<T>(
   url: string,
   options: LoadOptions,
   read: (tab: Tab) => Promise<T>,
-  run: { cap: TimeCap; used: { browser?: Browser }; cpuCapMs: number },
+  run: { cap: TimeCap; used: { browser?: Browser } },
 ): Promise<{ value: T; refused: number; requests: number }> {
   const { cap, used } = run;
   return await withBrowser(options.config, Math.max(1000, cap.left() - CAPTURE_RESERVE_MS), async (browser) => {
@@ -187,9 +155,7 @@ async function loadInBrowser<T>(
     tab.hold(traffic);
     let unwatch: (() => void) | undefined;
     try {
-      // The turn's CPU cap (a first slice's is short); a renderer too busy to answer is given the page's whole cap.
-      const caps = { cpuMs: run.cpuCapMs, silentMs: options.config.browserPageCpuMs };
-      unwatch = await cap.race(watchPage(tab, caps, (reason) => cap.stop(reason)));
+      unwatch = await cap.race(watchPage(tab, options.config.browserPageCpuMs, (reason) => cap.stop(reason)));
       const value = await loadAndRead({ tab, url, traffic, cap, quietMs: options.quietMs }, read);
       return { value, refused: traffic.refused, requests: traffic.requests };
     } catch (err) {

@@ -16,8 +16,6 @@ export interface JobContext {
   blobs: BlobStore;
   config: CoreConfig;
   signal?: AbortSignal;
-  /** The job's deadline (epoch ms), when the runner has one: a job that waits inside (for a browser lane) gives up before it. */
-  deadline?: number;
   /**
    * The job's share of the worker's memory (lib/jobs/memory.ts): a part whose cost depends on a
    * size learnt on the way (a render, a decode) holds its estimate first. Absent: no admission.

@@ -11,11 +11,8 @@ import type { FetchResult } from '../fetch/types.js';
 import { type Extraction, extract } from './extract.js';
 import type { Run } from './run.js';
 
-/**
- * Kept free at the end of the request's budget after a render: the job's return (the queue and the
- * result on AWS), the extraction from its DOM, and the rendered page's image.
- */
-const RENDER_RETURN_MS = 2_000;
+/** The browser's cap on a render, plus this for the job to come back (the queue and the result on AWS). */
+const RENDER_RETURN_MS = 1_000;
 
 /** Why the page is rendered in the browser (LINKPREVIEW_RENDER, a `render` host rule, the app-shell rule), or undefined. */
 function renderReason(run: Run, res: FetchResult, fetched: Extraction): string | undefined {
@@ -38,9 +35,7 @@ export async function renderedPage(
 ): Promise<{ res: FetchResult; extraction: Extraction; screenshot?: ImageSet } | undefined> {
   const reason = renderReason(run, res, fetched);
   if (!reason) return undefined;
-  // The render's own cap (LINKPREVIEW_RENDER_TIMEOUT_MS) counts from its turn in a browser lane; its
-  // wait for that turn (behind other pages: lib/browser/fair-lanes.ts) is the budget's.
-  const deadline = run.budget.deadline - RENDER_RETURN_MS;
+  const deadline = run.budget.until(Date.now() + run.config.renderTimeoutMs + RENDER_RETURN_MS);
   // The record's screenshot, when it gets one, comes from the same page load.
   const screenshot = screenshotsEnabled(run.config) && !run.metadataOnly(res.finalUrl);
   const input = { url: res.finalUrl, maxChars: run.config.maxPageBytes, screenshot };

@@ -280,7 +280,6 @@ async function run(w: Worker, msg: JobMessage, lease: Lease): Promise<JobRun> {
           blobs: w.deps.blobs,
           config: w.deps.config,
           signal,
-          deadline: msg.deadline,
           memory: lease,
           defer,
         });

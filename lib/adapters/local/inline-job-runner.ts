@@ -96,7 +96,7 @@ export class InlineJobRunner implements JobRunner {
     const outcome = await untilDeadline(options.deadline, (signal) =>
       inLane(async () => {
         if (signal.aborted) throw new Error('never started');
-        return handler(job.input as never, { ...this.jobContext, fetch, signal, deadline: options.deadline, defer, mark });
+        return handler(job.input as never, { ...this.jobContext, fetch, signal, defer, mark });
       }),
     );
     // What the job left for after its result: in the background, in an extra's slot (a parked
