@@ -222,7 +222,7 @@ const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
     env: 'LINKPREVIEW_RETRY_AFTER_MAX_MS',
     type: int(0, 86_400_000),
     default: 600_000,
-    doc: "Longest a host that answered 429 or 503 with Retry-After (or 429 without it: a minute) is left alone: until then its fetches fail at once as RATE_LIMITED with the status it gave, and the record's `retryAfter` says when it is asked again (a host with a `proxy` host rule goes through the proxy instead). Remembered per process; 0 forgets at once.",
+    doc: "Longest a host that answered 429 or 503 with Retry-After is left alone: until then its fetches fail at once as RATE_LIMITED with the status it gave, and the record's `retryAfter` says when it is asked again (a host with a `proxy` host rule goes through the proxy instead). Remembered per process; 0 forgets at once.",
   },
   // Every phase (platform lookups, the fetch and its redirects, the generic fallback, sub-fetches,
   // the job wait) draws from it; when it ends the record built so far is the answer. In the Lambda

@@ -1,12 +1,12 @@
 /**
  * Hosts, in one place: how a host is written for comparison (`normalizeHost`), the host of a URL
- * (`hostOf`), "this host or a subdomain of it" (`onHost`), and the site a host belongs to
- * (`siteOf`, its registrable domain by the Public Suffix List, through tldts). Every "same host"
- * and "same site" decision of the service (host rules, profiles, platform matchers, players, walls,
- * the proxy route) goes through these, so `X.COM.`, `x.com` and `xn--…` forms compare alike.
+ * (`hostOf`) and "this host or a subdomain of it" (`onHost`); the site a host belongs to is
+ * lib/site.ts (the Public Suffix List, kept apart so that what imports only these, the settings
+ * among them, loads no list). Every "same host" decision of the service (host rules, profiles,
+ * platform matchers, players, the proxy route) goes through these, so `X.COM.`, `x.com` and
+ * `xn--…` forms compare alike.
  */
 import { domainToASCII } from 'node:url';
-import { getDomain } from 'tldts';
 
 /**
  * A host as compared: lower case, no brackets (IPv6), no trailing dots, an internationalized name
@@ -49,24 +49,4 @@ export function onAnyHost(host: string, bases: Iterable<string>): boolean {
 /** A host without a leading `www.` (what a record shows as its domain, and what site matching ignores). */
 export function withoutWww(host: string): string {
   return normalizeHost(host).replace(/^www\./, '');
-}
-
-const PSL = { allowPrivateDomains: true } as const;
-
-/**
- * The site a host belongs to: its registrable domain by the Public Suffix List, private suffixes
- * included, so `attacker.github.io` and `victim.github.io` are two sites, as are two S3 buckets and
- * `a.evil.me.uk` and `bank.me.uk`. A host that has no registrable domain (an IP address, a public
- * suffix itself, `localhost`) is its own site.
- */
-export function siteOf(host: string): string {
-  const h = normalizeHost(host);
-  if (!h) return '';
-  return getDomain(h, PSL) ?? h;
-}
-
-/** True when two URLs are on the same site (`docs.example.com` and `sso.example.com` are). */
-export function sameSite(a: string | URL, b: string | URL): boolean {
-  const ha = hostOf(a);
-  return ha !== '' && siteOf(ha) === siteOf(hostOf(b));
 }

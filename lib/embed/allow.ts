@@ -10,8 +10,8 @@
  * A host rule `no-embed` or `deny` on the player's host drops it.
  */
 import { listedOrigin, onPlace, traversal } from '../client/players.js';
-import { sameSite, siteOf } from '../host.js';
 import { domainOf } from '../ids.js';
+import { sameSite, siteOf } from '../site.js';
 import { httpsAddress, playerHostAllowed } from './address.js';
 import { PROVIDERS } from './players/index.js';
 import type { LinkContext, Player, PlayerProvider, PlayerSize } from './types.js';

@@ -12,7 +12,7 @@
 import { Parser } from 'htmlparser2';
 import { OEMBED_HTML_CHARS } from '../extract/oembed.js';
 import type { OEmbedData } from '../extract/rules.js';
-import { siteOf } from '../host.js';
+import { siteOf } from '../site.js';
 import { type AddressHint, playerAt, playerSites } from './allow.js';
 import type { EmbedConfig, Player, PlayerSize } from './types.js';
 

@@ -4,8 +4,9 @@
  * lib/extract/rules.ts run it after og:site_name, the app names and the JSON-LD publisher), and
  * the site's facts from its web app manifest: its name, after all the rules, and the theme colour.
  */
-import { siteOf } from '../host.js';
+
 import { cssColorToHex } from '../media/css-color.js';
+import { siteOf } from '../site.js';
 import type { ManifestData } from './icons.js';
 import { type LdNode, ldString, ldTypes } from './json-ld.js';
 import type { PageData } from './page-data.js';

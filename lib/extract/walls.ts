@@ -20,7 +20,8 @@
  * gives with and without a proxy, is in docs/proxy.md; the corpus that measures it is
  * test/extract/wall-corpus/.
  */
-import { hostOf, siteOf, withoutWww } from '../host.js';
+import { hostOf, withoutWww } from '../host.js';
+import { siteOf } from '../site.js';
 import type { PageData } from './page-data.js';
 
 export type WallKind =

@@ -1,18 +1,16 @@
 /**
  * An origin's "slow down", heard: a host that answered 429 or 503 with `Retry-After` (seconds or an
- * HTTP date), or 429 without it, is not asked again until then, capped by
+ * HTTP date) is not asked again until then, capped by
  * LINKPREVIEW_RETRY_AFTER_MAX_MS (10 minutes by default; 0 forgets at once). Until then every fetch
  * of the host (the link, its images, icons, oEmbed) fails at once as RATE_LIMITED, with the status
  * seen and the seconds left (`retryAfter` in the record), unless the host rules send it through the
- * operator's proxy. A 429 without `Retry-After` is remembered for a minute (within the cap); a 503
- * without it is an outage, not a request to slow down, and is not remembered.
+ * operator's proxy. A 429 or 503 without `Retry-After` says no time: it is not remembered (an image
+ * or a page that answered so is asked again on its next preview).
  *
  * One memory per process (the local server, one Lambda instance); a fleet-wide one is the next
  * step (docs/deploy-aws.md).
  */
 
-/** How long a 429 without `Retry-After` is remembered (within the cap). */
-export const BARE_429_MS = 60_000;
 /** Hosts remembered at once (the oldest goes first). */
 const MAX_HOSTS = 10_000;
 
@@ -44,7 +42,7 @@ export class SlowDownMemo {
   heard(host: string, status: number, retryAfter: string | string[] | undefined): void {
     if (this.maxMs <= 0 || (status !== 429 && status !== 503)) return;
     const now = this.now();
-    const asked = retryAfterMs(retryAfter, now) ?? (status === 429 ? BARE_429_MS : undefined);
+    const asked = retryAfterMs(retryAfter, now);
     if (!asked) return;
     const until = now + Math.min(asked, this.maxMs);
     this.hosts.delete(host);

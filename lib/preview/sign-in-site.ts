@@ -21,9 +21,10 @@ import { header } from '../fetch/headers.js';
 import { hostProfileHeaders } from '../fetch/host-profiles.js';
 import { hostRulesOf } from '../fetch/host-rules.js';
 import type { FetchResult } from '../fetch/types.js';
-import { onHost, sameSite, withoutWww } from '../host.js';
+import { onHost, withoutWww } from '../host.js';
 import type { PlatformRegistry } from '../platforms/registry.js';
 import type { Platform } from '../platforms/types.js';
+import { sameSite } from '../site.js';
 import type { Run } from './run.js';
 
 /** The home page's fetch: at most this many bytes (its head is what is read), within this time. */

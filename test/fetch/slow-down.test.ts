@@ -5,7 +5,7 @@
  */
 import { FetchFailure } from '../../lib/fetch/fetch-failure';
 import { HostGate } from '../../lib/fetch/host-gate';
-import { BARE_429_MS, retryAfterMs, SlowDownMemo } from '../../lib/fetch/slow-down';
+import { retryAfterMs, SlowDownMemo } from '../../lib/fetch/slow-down';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher, createTestHandler } from '../helpers/service';
 
@@ -29,8 +29,8 @@ describe('Retry-After, read and remembered', () => {
     memo.heard('e.test', 200, '60');
     expect(memo.held('a.test')).toEqual({ status: 429, until: 60_000 });
     expect(memo.held('b.test')?.until).toBe(300_000); // capped
-    expect(memo.held('c.test')).toBeUndefined(); // an outage, not a request to slow down
-    expect(memo.held('d.test')?.until).toBe(BARE_429_MS);
+    expect(memo.held('c.test')).toBeUndefined(); // no time said: not remembered
+    expect(memo.held('d.test')).toBeUndefined();
     expect(memo.held('e.test')).toBeUndefined();
     now = 59_500;
     expect(memo.secondsLeft(memo.held('a.test')!)).toBe(1);

@@ -1,6 +1,7 @@
-import { hostOf, normalizeHost, onHost, sameSite, siteOf } from '../../lib/host.js';
+import { hostOf, normalizeHost, onHost } from '../../lib/host.js';
 import { matchAmazon } from '../../lib/platforms/amazon/index.js';
 import { PLATFORM_REGISTRY } from '../../lib/platforms/index.js';
+import { sameSite, siteOf } from '../../lib/site.js';
 
 describe('one host helper', () => {
   it('normalizes case, brackets, trailing dots and IDN', () => {
