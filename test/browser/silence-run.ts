@@ -100,8 +100,10 @@ async function main(): Promise<void> {
   // of the first navigation's 5 s cap.
   const commandLine = await browserCommandLine(config);
   const outcomes: Record<string, string> = {};
+  // A roomy cap per navigation: on a machine busy with other suites this Chromium took over 5 s to
+  // reach its error page in the namespace; the outcome is asserted, not the time.
   for (const url of NAVIGATIONS) {
-    outcomes[url] = await withLoadedPage(url, { fetch, config, capMs: 5000, quietMs: 100 }, async () => 'loaded').then(
+    outcomes[url] = await withLoadedPage(url, { fetch, config, capMs: 20_000, quietMs: 100 }, async () => 'loaded').then(
       (r) => r.value,
       (err: Error) => err.message.split('\n')[0],
     );
