@@ -3,8 +3,8 @@
  * default 6, what browsers allow per host over HTTP/1.1), the others queued first come, first
  * served. A queued request waits within its own time: when its fetch's time runs out (or its
  * signal aborts) it leaves the queue as a TIMEOUT, never holding a place. Each request of the
- * fetcher is one connection (lib/fetch/connection-agents.ts), so this also bounds the connections
- * a host sees from the process. On AWS each preview Lambda instance has its own gate: a herd spread
+ * fetcher holds one connection while it runs (new or pooled: lib/fetch/connection-agents.ts), so
+ * this also bounds the connections a host sees in use from the process. On AWS each preview Lambda instance has its own gate: a herd spread
  * over N instances may reach a host N × perHost times at once (docs/deploy-aws.md).
  */
 

@@ -12,6 +12,7 @@
 import { normalizeHost, onHost } from '../host.js';
 import { type HostRule, type HostRules, hostRulesOf } from './host-rules.js';
 import { type ProxyEndpoint, parseProxyUrl } from './proxy-url.js';
+import type { FetchResult, WireFacts } from './types.js';
 
 export type ProxyMode = 'off' | 'fallback' | 'hosts' | 'always';
 
@@ -49,6 +50,20 @@ export interface RouteSummary {
   walls: WallSeen[];
   /** Hosts that were sent through the proxy in this preview. */
   proxyHosts: string[];
+  /** The preview's connections (in this process: on AWS the workers' own fetches are not counted). */
+  wire?: WireSummary;
+}
+
+/**
+ * A preview's connections: opened and reused by all its fetches, and the round trips of the two
+ * on its critical path, the link's own fetch (`page`) and its slowest image (`image`, 0 when none
+ * was fetched here).
+ */
+export interface WireSummary {
+  opened: number;
+  reused: number;
+  page: number;
+  image: number;
 }
 
 /** The part of a route state that travels with a job (JSON): the hosts already on the proxy. */
@@ -66,6 +81,7 @@ export class RouteState {
   private readonly onProxy = new Set<string>();
   private count = 0;
   readonly walls: WallSeen[] = [];
+  private readonly wires: { image: boolean; wire: WireFacts }[] = [];
 
   constructor(hint?: Partial<RouteHint>) {
     for (const h of hint?.proxyHosts ?? []) if (typeof h === 'string') this.onProxy.add(normalizeHost(h));
@@ -92,12 +108,25 @@ export class RouteState {
     this.count++;
   }
 
+  /** A fetch of this preview ended with an answer: its connections are counted (the first is the link's own). */
+  fetched(result: Pick<FetchResult, 'headers' | 'wire'>): void {
+    if (!result.wire) return;
+    const type = result.headers['content-type'];
+    this.wires.push({ image: typeof type === 'string' && /^\s*image\//i.test(type), wire: result.wire });
+  }
+
   hint(): RouteHint {
     return { proxyHosts: [...this.onProxy] };
   }
 
   summary(): RouteSummary {
-    return { proxied: this.count, walls: [...this.walls], proxyHosts: [...this.onProxy] };
+    const wire: WireSummary = { opened: 0, reused: 0, page: this.wires[0]?.wire.roundTrips ?? 0, image: 0 };
+    for (const w of this.wires) {
+      wire.opened += w.wire.opened;
+      wire.reused += w.wire.reused;
+      if (w.image) wire.image = Math.max(wire.image, w.wire.roundTrips);
+    }
+    return { proxied: this.count, walls: [...this.walls], proxyHosts: [...this.onProxy], wire };
   }
 }
 

@@ -116,7 +116,7 @@ type CreateConnection = (options: Record<string, unknown>, done: (err: Error | n
  * One request's agents for the proxy route: each connection is a tunnel to the address that
  * `resolve` gives for the request's host (the guarded lookup: it refuses a forbidden address
  * before the proxy is asked anything), with TLS to the host name on top for an https target.
- * Keep-alive is off, as on the direct route.
+ * Keep-alive is off: a tunnel serves one request and is never pooled, so it is never handed to a direct request (lib/fetch/connection-agents.ts).
  */
 export function tunnelAgents(
   proxy: ProxyEndpoint,

@@ -3,9 +3,10 @@
  * link, icons, images, oEmbed, platform APIs, media) goes through `safeFetch`, which:
  *  - follows redirects itself (at most `maxRedirects` hops), checking each hop's URL with the
  *    SSRF guard and recording the trail; loops and non-http(s) targets stop the fetch;
- *  - resolves names through `guardedLookup` on a fresh connection (no pooled sockets), so the
- *    address that was checked is the address connected to; TLS sessions are resumed per host
- *    (lib/fetch/connection-agents.ts), the certificate having been verified when the session was made;
+ *  - resolves names through `guardedLookup` for every request, and connects (or reuses a pooled
+ *    connection) only to an address it checked, so the address that was checked is the address
+ *    connected to; idle connections are pooled per origin and address, and TLS sessions resumed
+ *    (lib/fetch/connection-agents.ts, lib/fetch/hop-request.ts);
  *  - caps the total time (all hops) and the bytes read after decompression (gzip bombs stop too:
  *    each hop's request, lib/fetch/hop-request.ts);
  *  - sends the caller's credentials (Authorization, Proxy-Authorization, Cookie) only while the
@@ -27,7 +28,7 @@ import { proxyWorthyWall, titleOf } from '../extract/walls.js';
 import { normalizeHost, onAnyHost } from '../host.js';
 import type { Log } from '../log.js';
 import { checkUrl, type GuardPolicy, guardedLookup, type Resolver, systemResolver } from './address-guard.js';
-import { connectionAgents } from './connection-agents.js';
+import { connectionPool } from './connection-agents.js';
 import { type DeniedAddresses, deniedAddressesOf, ruleCheckedLookup } from './denied-addresses.js';
 import { FetchFailure, type FetchFailureCode } from './fetch-failure.js';
 import { flatHeaders } from './headers.js';
@@ -36,7 +37,7 @@ import { HostGate } from './host-gate.js';
 import { type HostRuleSettings, type HostRules, hostRulesOf } from './host-rules.js';
 import { type ProxyPolicy, RouteState, type RouteTaken, routeViaProxy } from './proxy-route.js';
 import { SlowDownMemo } from './slow-down.js';
-import type { Fetcher, FetchOptions } from './types.js';
+import type { Fetcher, FetchOptions, WireFacts } from './types.js';
 
 export interface FetcherDeps extends GuardPolicy {
   userAgent: string;
@@ -123,11 +124,11 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
   };
   const resolver = deps.resolver ?? systemResolver;
   const lookup = guardedLookup(policy, resolver);
-  const agents = connectionAgents();
+  const pool = connectionPool();
   const proxy = deps.proxy && deps.proxy.mode !== 'off' ? deps.proxy : undefined;
   const denied = deps.hostRules && deniedAddressesOf(deps.hostRules, resolver);
   const lookupFor = denied && ((target: URL) => ruleCheckedLookup(lookup, denied, target));
-  const hop: HopDeps = { lookup, lookupFor, agents, proxy, log: deps.log };
+  const hop: HopDeps = { lookup, lookupFor, pool, proxy, log: deps.log };
   const hold = { gate: deps.hostGate, slowDown: deps.slowDown, rules: deps.hostRules, proxy };
 
   return async function safeFetch(url, options) {
@@ -146,7 +147,11 @@ export function createFetcher(deps: FetcherDeps): Fetcher {
         chain.visit();
         const answer = await heldHop(hold, chain, () => fetchHop(hop, chain, { userAgent: deps.userAgent, hop: n }));
         const next = chain.follow(answer, n);
-        if (!next) return { ...answer, url, finalUrl: current.href, trail: chain.trail, route: chain.taken };
+        if (!next) {
+          const result = { ...answer, url, finalUrl: current.href, trail: chain.trail, route: chain.taken, wire: chain.wire };
+          chain.route.fetched(result);
+          return result;
+        }
       }
     } catch (err) {
       if (err instanceof FetchFailure) err.route = chain.taken;
@@ -238,6 +243,8 @@ class Chain {
   current: URL;
   lastStatus = 0;
   taken: RouteTaken = 'direct';
+  /** The chain's connections so far (every hop's). */
+  readonly wire: WireFacts = { opened: 0, reused: 0, roundTrips: 0 };
   readonly started = Date.now();
   private readonly visits = new Map<string, number>();
   private readonly cookies = new HopCookies();
@@ -303,9 +310,14 @@ class Chain {
     return headers;
   }
 
-  /** Takes in a hop's answer: its cookies, and its redirect (the next URL, or undefined when the answer is final). */
+  /** Takes in a hop's answer: its connection, its cookies, and its redirect (the next URL, or undefined when the answer is final). */
   follow(res: HopAnswer, n: number): URL | undefined {
     this.lastStatus = res.status;
+    if (res.wire) {
+      this.wire.opened += res.wire.opened;
+      this.wire.reused += res.wire.reused;
+      this.wire.roundTrips += res.wire.roundTrips;
+    }
     this.cookies.store(this.current.host, res.headers['set-cookie']);
     const next = redirectTarget(this.current, res, this.trail);
     if (!next) return undefined;

@@ -48,6 +48,19 @@ export interface FetchResult {
   trail: string[];
   /** How the fetch went: direct, through the proxy, or through it after a wall (set by the fetcher). */
   route?: RouteTaken;
+  /** Its connections over all hops: opened, reused, and the round trips they cost (set by the fetcher). */
+  wire?: WireFacts;
+}
+
+/**
+ * A fetch's connections: how many it opened and reused, and its round trips counted by design
+ * (a reused connection 1, a new one 2 for http and 3 for https: TCP, TLS, the request), the
+ * network's distance apart from the server's own time.
+ */
+export interface WireFacts {
+  opened: number;
+  reused: number;
+  roundTrips: number;
 }
 
 export type Fetcher = (url: string, options: FetchOptions) => Promise<FetchResult>;

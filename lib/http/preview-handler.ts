@@ -284,6 +284,8 @@ function previewStep(deps: HandlerDeps) {
     s.upstreamError = outcome.upstreamError;
     s.route = outcome.route.taken;
     s.timer.note('route', outcome.route.taken);
+    const { wire } = outcome.route;
+    if (wire) s.timer.note('wire', `opened=${wire.opened} reused=${wire.reused} page-rtt=${wire.page} image-rtt=${wire.image}`);
     deps.onRoute?.(outcome.route);
     if (outcome.rendered) deps.onRender?.(outcome.rendered);
     const { proxied, walls } = outcome.route;
@@ -296,6 +298,7 @@ function previewStep(deps: HandlerDeps) {
       upstreamError: outcome.upstreamError,
       timing: s.timer.header(),
       route: outcome.route.taken,
+      ...(wire ? { wire } : {}),
       ...(proxied ? { proxied } : {}),
       ...(walls.length ? { walls } : {}),
       ...(outcome.rendered ? { rendered: outcome.rendered } : {}),

@@ -1,6 +1,7 @@
 /**
- * The fetcher's TLS sessions: a later request to the same host resumes the session, on a new TCP
- * connection (keep-alive stays off: every connection goes through the guarded lookup). A session
+ * The fetcher's TLS sessions: a later connection to the same host resumes the session (the server
+ * here closes each connection after its answer, so the pool cannot keep it: test/fetch/connection-pool.test.ts
+ * covers reuse). A session
  * is never offered to another host nor by another fetcher, and one whose certificate failed the
  * checks is never kept. The server tells: `isSessionReused()` on each handshake it completes.
  */
@@ -48,9 +49,12 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-/** A loopback HTTPS server for a.test and b.test (session tickets on, as by default), answering `ok`. */
+/** A loopback HTTPS server for a.test and b.test (session tickets on, as by default), answering `ok` and closing the connection. */
 async function startTlsServer(maxVersion: tls.SecureVersion = 'TLSv1.3'): Promise<TlsServer> {
-  const server = https.createServer({ key: certs.key, cert: certs.cert, maxVersion }, (_req, res) => res.end('ok'));
+  const server = https.createServer({ key: certs.key, cert: certs.cert, maxVersion }, (_req, res) => {
+    res.setHeader('connection', 'close');
+    res.end('ok');
+  });
   const handle: TlsServer = {
     port: 0,
     connections: 0,
@@ -83,7 +87,7 @@ test.each(['TLSv1.3', 'TLSv1.2'] as const)(
     const fetch = createFetcher(deps);
     expect(await body(fetch, server, 'a.test')).toBe('ok');
     expect(await body(fetch, server, 'a.test')).toBe('ok');
-    // Keep-alive is still off: two TCP connections, each through the guarded lookup.
+    // The server closed the first connection: two TCP connections, the second resuming the session.
     expect(server.connections).toBe(2);
     expect(server.handshakes.map((h) => h.reused)).toEqual([false, true]);
     // Made once, by createFetcher: no connection built its own.

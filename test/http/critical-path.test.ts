@@ -142,8 +142,12 @@ test('the image job goes before page-content, the manifest holds only the icon j
       'images-render',
       'images-store',
       'route',
+      'wire',
       'total',
     ]);
+    // The preview's connections: its fetcher is new, so the link's fetch opened one (http: TCP, then
+    // the request); the image, on the same host, reused a connection or opened one.
+    expect(timing).toMatch(/wire;desc="opened=[1-9]\d* reused=\d+ page-rtt=2 image-rtt=[12]"/);
     const dur = (name: string) => Number(/dur=([\d.]+)/.exec(timing.split(', ').find((p: string) => p.startsWith(`${name};`)) ?? '')?.[1]);
     for (const part of ['download', 'render', 'store']) expect(dur(`images-${part}`)).toBeLessThanOrEqual(dur('images'));
   } finally {

@@ -496,7 +496,7 @@ describe('errors, ids and timing on every response', () => {
     // The page's icon (its /favicon.ico) is an image job, its versions the content job (timed when
     // its read came before the record went out: the record does not wait for it); no sub-fetch, no screenshot.
     expect(res.headers['server-timing']).toMatch(
-      /^fetch;dur=[\d.]+, extract;dur=[\d.]+, jobs;dur=[\d.]+, platform;dur=[\d.]+, images;dur=[\d.]+, (content;dur=[\d.]+, )?route;desc="direct", total;dur=[\d.]+$/,
+      /^fetch;dur=[\d.]+, extract;dur=[\d.]+, jobs;dur=[\d.]+, platform;dur=[\d.]+, images;dur=[\d.]+, (content;dur=[\d.]+, )?route;desc="direct", wire;desc="opened=\d+ reused=\d+ page-rtt=[12] image-rtt=\d+", total;dur=[\d.]+$/,
     );
     const bad = await svc.post(json({}));
     expect(bad.headers['server-timing']).toMatch(/total;dur=/);
