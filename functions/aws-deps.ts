@@ -48,6 +48,7 @@ export interface AwsDepsOptions {
   onAuthFailure?: () => void;
   onRoute?: HandlerDeps['onRoute'];
   onRender?: HandlerDeps['onRender'];
+  onFlight?: HandlerDeps['onFlight'];
   onJobsSettled?: (summary: RunSummary) => void;
   poll?: { initialMs?: number; factor?: number; maxMs?: number };
 }
@@ -111,6 +112,7 @@ export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: Bl
     onAuthFailure: options.onAuthFailure,
     onRoute: options.onRoute,
     onRender: options.onRender,
+    onFlight: options.onFlight,
   };
 }
 

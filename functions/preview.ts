@@ -88,6 +88,13 @@ async function init(): Promise<PreviewHandler> {
   const onRoute: HandlerDeps['onRoute'] = (route) => {
     if (route.proxied) obs.count('ProxyFetches', route.proxied);
     if (route.walls.length) obs.count('WallsSeen', route.walls.length);
+    // Hosts not asked because they had asked to slow down (429/503 with Retry-After): in the log line, `slowedDown`.
+    if (route.slowedDown?.length) obs.count('SlowDownSkips', route.slowedDown.length);
+  };
+  // A preview that shared another's flight (a follower), or took one over from a leader that failed.
+  const onFlight: HandlerDeps['onFlight'] = (role) => {
+    if (role === 'follower') obs.count('SharedFlights');
+    else if (role === 'takeover') obs.count('FlightTakeovers');
   };
   // Pages rendered in the browser before extraction, and renders that gave no DOM.
   const onRender: HandlerDeps['onRender'] = (rendered) => obs.count(rendered.ok ? 'Renders' : 'RendersFailed');
@@ -104,6 +111,7 @@ async function init(): Promise<PreviewHandler> {
       onAuthFailure,
       onRoute,
       onRender,
+      onFlight,
       onJobsSettled: (s) => {
         obs.metrics.addMetric('JobsLate', MetricUnit.Count, s.late);
         obs.metrics.addMetric('JobsFailed', MetricUnit.Count, s.failed - s.late);
@@ -120,6 +128,7 @@ async function init(): Promise<PreviewHandler> {
       onAuthFailure,
       onRoute,
       onRender,
+      onFlight,
     };
   } else {
     throw new Error('LINKPREVIEW_BUCKET and LINKPREVIEW_JOB_QUEUE_URL must be set: this bundle has only the AWS adapters');

@@ -52,6 +52,8 @@ export interface RouteSummary {
   proxyHosts: string[];
   /** The preview's connections (in this process: on AWS the workers' own fetches are not counted). */
   wire?: WireSummary;
+  /** Hosts a fetch of the preview did not ask because they had asked to slow down (lib/fetch/slow-down.ts), once each. */
+  slowedDown?: string[];
 }
 
 /**
@@ -82,6 +84,7 @@ export class RouteState {
   private count = 0;
   readonly walls: WallSeen[] = [];
   private readonly wires: { image: boolean; wire: WireFacts }[] = [];
+  private readonly heldBack = new Set<string>();
 
   constructor(hint?: Partial<RouteHint>) {
     for (const h of hint?.proxyHosts ?? []) if (typeof h === 'string') this.onProxy.add(normalizeHost(h));
@@ -115,6 +118,11 @@ export class RouteState {
     this.wires.push({ image: typeof type === 'string' && /^\s*image\//i.test(type), wire: result.wire });
   }
 
+  /** A fetch of this preview was not made: its host had asked to slow down. */
+  slowedDown(host: string): void {
+    this.heldBack.add(normalizeHost(host));
+  }
+
   hint(): RouteHint {
     return { proxyHosts: [...this.onProxy] };
   }
@@ -126,7 +134,8 @@ export class RouteState {
       wire.reused += w.wire.reused;
       if (w.image) wire.image = Math.max(wire.image, w.wire.roundTrips);
     }
-    return { proxied: this.count, walls: [...this.walls], proxyHosts: [...this.onProxy], wire };
+    const slowedDown = this.heldBack.size ? { slowedDown: [...this.heldBack] } : {};
+    return { proxied: this.count, walls: [...this.walls], proxyHosts: [...this.onProxy], wire, ...slowedDown };
   }
 }
 

@@ -175,6 +175,7 @@ async function heldHop(
   const held = hold.slowDown?.held(host);
   if (held && !(hold.proxy && hold.rules?.has(chain.current, 'proxy'))) {
     const retryAfter = hold.slowDown?.secondsLeft(held);
+    chain.route.slowedDown(host);
     throw new FetchFailure('RATE_LIMITED', `The host asked to slow down (${held.status}); it is asked again in ${retryAfter} s.`, {
       trail: chain.trail,
       status: held.status,

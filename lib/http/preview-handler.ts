@@ -288,7 +288,7 @@ function previewStep(deps: HandlerDeps) {
     if (wire) s.timer.note('wire', `opened=${wire.opened} reused=${wire.reused} page-rtt=${wire.page} image-rtt=${wire.image}`);
     deps.onRoute?.(outcome.route);
     if (outcome.rendered) deps.onRender?.(outcome.rendered);
-    const { proxied, walls } = outcome.route;
+    const { proxied, walls, slowedDown } = outcome.route;
     deps.log.info('preview', {
       requestId: s.requestId,
       link: outcome.record.url,
@@ -301,6 +301,7 @@ function previewStep(deps: HandlerDeps) {
       ...(wire ? { wire } : {}),
       ...(proxied ? { proxied } : {}),
       ...(walls.length ? { walls } : {}),
+      ...(slowedDown?.length ? { slowedDown } : {}),
       ...(outcome.rendered ? { rendered: outcome.rendered } : {}),
       ...(outcome.outOfTime ? { outOfTime: true } : {}),
       ...(role !== 'alone' ? { flight: role } : {}),

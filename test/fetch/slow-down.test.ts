@@ -5,6 +5,7 @@
  */
 import { FetchFailure } from '../../lib/fetch/fetch-failure';
 import { HostGate } from '../../lib/fetch/host-gate';
+import { RouteState } from '../../lib/fetch/proxy-route';
 import { retryAfterMs, SlowDownMemo } from '../../lib/fetch/slow-down';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { closedGuardFetcher, createTestHandler } from '../helpers/service';
@@ -118,6 +119,17 @@ describe('in the fetcher', () => {
     now += 1_000;
     expect((await fetch(`http://busy.test:${site.port}/page`, opts)).status).toBe(200);
     expect(site.requests.map((r) => `${String(r.headers.host).split(':')[0]}${r.url}`)).toEqual(['busy.test/busy', 'calm.test/page', 'busy.test/page']);
+  });
+
+  test('a preview’s route names each host it did not ask because of a slow-down, once (the log line and the SlowDownSkips metric)', async () => {
+    const slowDown = new SlowDownMemo(600_000, () => 1_000_000);
+    const fetch = closedGuardFetcher([site.port], { 'busy.test': '127.0.0.1', 'calm.test': '127.0.0.1' }, { slowDown });
+    const route = new RouteState();
+    expect((await fetch(`http://busy.test:${site.port}/busy`, { ...opts, route })).status).toBe(429);
+    expect(route.summary().slowedDown).toBeUndefined();
+    await fetch(`http://calm.test:${site.port}/page`, { ...opts, route });
+    for (const path of ['/page', '/busy']) await expect(fetch(`http://BUSY.test.:${site.port}${path}`, { ...opts, route })).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect(route.summary().slowedDown).toEqual(['busy.test']);
   });
 
   test('20 fetches of one host at once: the host sees at most 6 at a time, and every one is answered', async () => {
