@@ -128,7 +128,8 @@ describe('in the fetcher', () => {
     expect((await fetch(`http://busy.test:${site.port}/busy`, { ...opts, route })).status).toBe(429);
     expect(route.summary().slowedDown).toBeUndefined();
     await fetch(`http://calm.test:${site.port}/page`, { ...opts, route });
-    for (const path of ['/page', '/busy']) await expect(fetch(`http://BUSY.test.:${site.port}${path}`, { ...opts, route })).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    for (const path of ['/page', '/busy'])
+      await expect(fetch(`http://BUSY.test.:${site.port}${path}`, { ...opts, route })).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     expect(route.summary().slowedDown).toEqual(['busy.test']);
   });
 
