@@ -16,7 +16,7 @@
  */
 import type { LinkRecord } from '../contract/link.js';
 import { decodeBlurhash } from './blurhash.js';
-import { type CardOptions, cardStyles, playerOriginsOf, renderCard } from './card.js';
+import { type CardOptions, cardStyles, playerOriginsOf, renderCard, webUrl } from './card.js';
 import { frameAllowance, REFERRER_POLICY, SANDBOX } from './players.js';
 
 /** The sandbox tokens linklens emits (./players.ts): no other passes. */
@@ -31,16 +31,6 @@ export interface PlayerOptions {
   playerOrigins?: readonly string[];
 }
 
-function httpsUrl(value: string | null, allowHttp = false): string | undefined {
-  if (!value) return undefined;
-  try {
-    const u = new URL(value);
-    return u.protocol === 'https:' || (allowHttp && u.protocol === 'http:') ? u.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The tokens of `allowed` that `value` names, in `allowed`'s order: nothing else of it passes. */
 const tokens = (value: string | null, allowed: readonly string[]) => {
   const named = new Set((value ?? '').split(/[\s;]+/).filter(Boolean));
@@ -52,7 +42,7 @@ const dimension = (value: string | null) => (value && /^\d{1,4}$/.test(value) ? 
 /** The iframe of a player, rebuilt when its address is on the list (or a trusted origin); undefined otherwise. */
 function buildFrame(doc: Document, source: Element, origins: readonly string[] | undefined): HTMLIFrameElement | undefined {
   const raw = source.getAttribute('src')?.trim() ?? '';
-  const src = httpsUrl(raw);
+  const src = webUrl(raw, true);
   const allowed = src && frameAllowance(raw, origins);
   if (!src || !allowed) return undefined;
   const frame = doc.createElement('iframe');
@@ -73,14 +63,14 @@ export function buildPlayer(doc: Document, html: string, options: PlayerOptions 
   if (!source) return undefined;
   const tag = source.tagName.toLowerCase();
   if (tag === 'iframe') return buildFrame(doc, source, options.playerOrigins);
-  const src = httpsUrl(source.getAttribute('src'), true);
+  const src = webUrl(source.getAttribute('src'));
   if (!src) return undefined;
   const media = doc.createElement(tag as 'video' | 'audio');
   media.src = src;
   media.controls = true;
   media.preload = 'metadata';
   media.autoplay = true;
-  const poster = tag === 'video' ? httpsUrl(source.getAttribute('poster'), true) : undefined;
+  const poster = tag === 'video' ? webUrl(source.getAttribute('poster')) : undefined;
   if (poster) (media as HTMLVideoElement).poster = poster;
   for (const a of ['width', 'height']) {
     const v = dimension(source.getAttribute(a));

@@ -73,12 +73,16 @@ export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"'`]/g, (c) => ESCAPES[c]);
 }
 
-/** The URL when it is absolute http(s) (made canonical by URL), else undefined: no javascript:, data: or relative URL gets out. */
-export function safeUrl(value: string | undefined): string | undefined {
+/**
+ * The URL when it is absolute https, or http unless `httpsOnly` (made canonical by URL), else
+ * undefined: no javascript:, data: or relative URL gets out. The card's links and images, and the
+ * players the card element builds (https only for an iframe).
+ */
+export function webUrl(value: string | null | undefined, httpsOnly = false): string | undefined {
   if (!value) return undefined;
   try {
     const u = new URL(value);
-    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : undefined;
+    return u.protocol === 'https:' || (!httpsOnly && u.protocol === 'http:') ? u.href : undefined;
   } catch {
     return undefined;
   }
@@ -103,7 +107,7 @@ function assets(image: ImageSet): ImageAsset[] {
   for (const a of [image.thumbnail, image.medium, image.large]) {
     const width = a && side(a.width);
     const height = a && side(a.height);
-    if (a && width && height && safeUrl(a.url) && !out.some((o) => o.width === width)) out.push({ ...a, width, height });
+    if (a && width && height && webUrl(a.url) && !out.some((o) => o.width === width)) out.push({ ...a, width, height });
   }
   return out.sort((x, y) => x.width - y.width);
 }
@@ -113,12 +117,12 @@ function imageHtml(image: ImageSet, size: 'small' | 'large', inline: boolean): s
   if (!sizes.length) return '';
   const largest = sizes[sizes.length - 1];
   const src = size === 'small' ? sizes[0] : (sizes.find((a) => a.width >= 640) ?? largest);
-  const srcset = sizes.map((a) => `${escapeHtml(safeUrl(a.url))} ${a.width}w`).join(', ');
+  const srcset = sizes.map((a) => `${escapeHtml(webUrl(a.url))} ${a.width}w`).join(', ');
   const sizesAttr = size === 'small' ? '(max-width: 480px) 80px, 120px' : '(max-width: 560px) 100vw, 560px';
   const blurhash = image.blurhash && /^[0-9A-Za-z#$%*+,\-.:;=?@[\]^_{|}~]{6,}$/.test(image.blurhash) ? ` data-ll-blurhash="${escapeHtml(image.blurhash)}"` : '';
   return (
     `<div class="ll-media"${colorAttrs('placeholder', image.dominantColor, inline)}${blurhash}>` +
-    `<img class="ll-image" src="${escapeHtml(safeUrl(src.url))}" srcset="${srcset}" sizes="${sizesAttr}"` +
+    `<img class="ll-image" src="${escapeHtml(webUrl(src.url))}" srcset="${srcset}" sizes="${sizesAttr}"` +
     ` width="${largest.width}" height="${largest.height}" alt="${escapeHtml(image.alt ?? '')}" loading="lazy" decoding="async">` +
     '</div>'
   );
@@ -126,7 +130,7 @@ function imageHtml(image: ImageSet, size: 'small' | 'large', inline: boolean): s
 
 function siteHtml(r: LinkRecord, inline: boolean): string {
   const name = r.siteName ?? r.domain ?? hostOf(r.url);
-  const iconUrl = safeUrl(r.icon?.url);
+  const iconUrl = webUrl(r.icon?.url);
   const icon = iconUrl
     ? `<span class="ll-icon"${colorAttrs('icon', r.icon?.backgroundColor, inline)}><img src="${escapeHtml(iconUrl)}" width="16" height="16" alt="" loading="lazy" decoding="async"></span>`
     : '';
@@ -148,7 +152,7 @@ function playable(html: string, url: string, origins: readonly string[] | undefi
 
 function playHtml(r: LinkRecord, origins: readonly string[] | undefined): string {
   const embed = r.embed;
-  if (!embed?.html || !safeUrl(embed.url) || !playable(embed.html, embed.url, origins)) return '';
+  if (!embed?.html || !webUrl(embed.url) || !playable(embed.html, embed.url, origins)) return '';
   const label = `Play${r.title ? `: ${r.title}` : ''}`;
   return (
     `<button type="button" class="ll-play" data-ll-play aria-label="${escapeHtml(label)}" data-ll-embed="${escapeHtml(embed.html)}">` +
@@ -174,7 +178,7 @@ export function renderCard(record: LinkRecord, options: CardOptions = {}): strin
   const inline = options.inlineStyles !== false;
   const target = options.target === undefined ? '_blank' : options.target;
   const style = options.styles ? `<style>${cardStyles}</style>` : '';
-  const url = safeUrl(record.url);
+  const url = webUrl(record.url);
   if (!record.ok) {
     if (options.failed === 'none') return '';
     return (

@@ -230,7 +230,7 @@ export class HostRules {
   /** What the table says of a URL; `asHost`: judge it as if its host were this one (an address's named host). */
   verdict(target: URL | string, asHost?: string): HostVerdict {
     if (this.empty) return NONE;
-    const url = typeof target === 'string' ? safeUrl(target) : target;
+    const url = typeof target === 'string' ? parsedUrl(target) : target;
     if (!url) return NONE;
     const host = normalizeHost(asHost ?? url.hostname);
     const path = rulePath(url.pathname);
@@ -257,7 +257,7 @@ export class HostRules {
   }
 }
 
-function safeUrl(text: string): URL | undefined {
+function parsedUrl(text: string): URL | undefined {
   try {
     return new URL(text);
   } catch {

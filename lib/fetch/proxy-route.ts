@@ -9,7 +9,7 @@
  * the browser's requests), and the walled host is remembered (`WallMemo`) so the next preview of it
  * goes to the proxy first.
  */
-import { normalizeHost, onHost } from '../host.js';
+import { normalizeHost } from '../host.js';
 import { type HostRule, type HostRules, hostRulesOf } from './host-rules.js';
 import { type ProxyEndpoint, parseProxyUrl } from './proxy-url.js';
 import type { FetchResult, WireFacts } from './types.js';
@@ -29,8 +29,6 @@ export interface ProxyPolicy {
   mode: ProxyMode;
   /** The proxy (on AWS read from a secret and cached); undefined: no proxy, every request goes direct. */
   endpoint: () => Promise<ProxyEndpoint | undefined>;
-  /** Host patterns that go to the proxy first (`fallback`) or only (`hosts`): `amazon.com` also matches its subdomains. */
-  hosts: readonly string[];
   /** The host rules (lib/fetch/host-rules.ts): URLs with the `proxy` action go to the proxy first (`fallback`) or only (`hosts`). */
   rules?: HostRules;
   memo?: WallMemo;
@@ -71,11 +69,6 @@ export interface WireSummary {
 /** The part of a route state that travels with a job (JSON): the hosts already on the proxy. */
 export interface RouteHint {
   proxyHosts: string[];
-}
-
-/** True when `host` is one of `patterns` or a subdomain of one (`*.` and a leading dot are allowed in a pattern). */
-export function hostMatchesPatterns(host: string, patterns: readonly string[]): boolean {
-  return patterns.some((p) => onHost(host, normalizeHost(p).replace(/^\*?\./, '')));
 }
 
 /** One preview's route: the hosts it has sent to the proxy, and what it saw. */
@@ -139,9 +132,9 @@ export class RouteState {
   }
 }
 
-/** True when the policy lists the host, or its rules give the URL the `proxy` action. */
+/** True when the policy's host rules give the URL the `proxy` action (LINKPREVIEW_PROXY_HOSTS among them). */
 function listed(policy: ProxyPolicy, host: string, url: URL | undefined): boolean {
-  return hostMatchesPatterns(host, policy.hosts) || !!policy.rules?.has(url ?? `http://${host}/`, 'proxy');
+  return !!policy.rules?.has(url ?? `http://${host}/`, 'proxy');
 }
 
 /**
@@ -192,7 +185,7 @@ export function proxyPolicyFrom(
   }
   if (!endpoint) return undefined;
   // The listed hosts are entries of the host rules' table (LINKPREVIEW_PROXY_HOSTS as `host=proxy`).
-  return { mode: settings.proxyMode, endpoint, hosts: [], rules: hostRulesOf(settings), memo: options.memo };
+  return { mode: settings.proxyMode, endpoint, rules: hostRulesOf(settings), memo: options.memo };
 }
 
 /** The route a preview's link took, from what its state saw when the link's own fetch did not say. */

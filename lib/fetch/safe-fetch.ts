@@ -390,7 +390,7 @@ async function fetchHop(deps: HopDeps, chain: Chain, at: { userAgent: string; ho
 /** A direct answer that a proxy could get past (lib/extract/walls.ts), or undefined. */
 function wallOf(target: URL, res: HopAnswer): string | undefined {
   const headers = flatHeaders(res.headers);
-  const next = REDIRECT_STATUSES.has(res.status) && headers.location ? safeUrl(headers.location, target) : undefined;
+  const next = REDIRECT_STATUSES.has(res.status) && headers.location ? locationUrl(headers.location, target) : undefined;
   // A page that answered 2xx is read only when it is HTML (an image or a feed is never a wall).
   const html = /html/i.test(headers['content-type'] ?? '');
   if (res.status >= 200 && res.status < 300 && !html && !next) return undefined;
@@ -398,7 +398,7 @@ function wallOf(target: URL, res: HopAnswer): string | undefined {
   return proxyWorthyWall({ status: res.status, url: target.href, finalUrl: next ?? target.href, headers, head, title: titleOf(head), size: res.body.length });
 }
 
-function safeUrl(location: string, base: URL): string | undefined {
+function locationUrl(location: string, base: URL): string | undefined {
   try {
     return new URL(location.trim(), base).href;
   } catch {

@@ -16,7 +16,7 @@ import { InternalError, toErrorBody, UnauthorizedError } from '../errors.js';
 import { errorFields } from '../log.js';
 import { type StatusDeps, serviceStatus } from '../status.js';
 import { PhaseTimer } from '../timing.js';
-import { describeRequest, type HttpRequestInfo, routePath } from './event.js';
+import { describeRequest, type HttpRequestInfo, routePath, stageOf } from './event.js';
 import { OEMBED_PATH } from './oembed.js';
 import { OverloadedError, type PreviewGate } from './overload.js';
 import { playgroundAnswer, wantsHtml } from './playground.js';
@@ -97,11 +97,6 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
       return res;
     }
   };
-}
-
-function stageOf(event: unknown): string | undefined {
-  const stage = (event as { requestContext?: { stage?: unknown } } | null)?.requestContext?.stage;
-  return typeof stage === 'string' && stage !== '$default' ? stage : undefined;
 }
 
 /** A JSON answer of these routes, with the headers every response carries: x-request-id and Server-Timing (cache-control: no-store unless given). */

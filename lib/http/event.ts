@@ -87,6 +87,12 @@ export function isRootPath(path: string, stage?: string): boolean {
   return p === '' || p === '/';
 }
 
+/** The API Gateway stage an event names, when it is a named one (`$default` has no prefix in its paths). */
+export function stageOf(event: unknown): string | undefined {
+  const stage = (event as { requestContext?: { stage?: unknown } } | null)?.requestContext?.stage;
+  return typeof stage === 'string' && stage !== '$default' ? stage : undefined;
+}
+
 /**
  * The route a path names: the API Gateway stage prefix removed (a named stage's rawPath starts
  * with it; `$default` has none), as isRootPath does for `/`, and trailing slashes dropped.

@@ -30,7 +30,7 @@ import type { PreviewOutcome, PreviewPorts } from '../preview/types.js';
 import { previewLink } from '../preview.js';
 import { PhaseTimer } from '../timing.js';
 import { type ContentTypeInfo, decodeBodyText, parseContentType, parseTextBody } from './body.js';
-import { describeRequest, type HttpRequestInfo, isRootPath, routePath } from './event.js';
+import { describeRequest, type HttpRequestInfo, isRootPath, routePath, stageOf } from './event.js';
 import { parseMultipart } from './multipart.js';
 import { encodeBody, negotiate, type ResponseType } from './negotiate.js';
 import { OEMBED_PATH, oembedAuthorization, oembedError, oembedOutcome, oembedRequest } from './oembed.js';
@@ -325,12 +325,6 @@ export function createPreviewHandler(deps: HandlerDeps) {
     .handler(previewStep(deps));
   // Callers pass any of the three event shapes and a context that may be partial (local server, tests).
   return handler as unknown as PreviewHandler;
-}
-
-function stageOf(event: Event): string | undefined {
-  const rc = event.requestContext as Record<string, unknown> | undefined;
-  const stage = rc?.stage;
-  return typeof stage === 'string' && stage !== '$default' ? stage : undefined;
 }
 
 function directPayload(event: unknown): unknown {

@@ -150,7 +150,7 @@ const KEEP: Record<string, string[]> = {
 const EVERYWHERE = ['lang', 'dir', 'title'];
 
 /** Resolves a URL against the base; undefined when it is not an allowed scheme. */
-function safeUrl(value: string, base: string, schemes: string[] = ['http:', 'https:']): string | undefined {
+function resolvedUrl(value: string, base: string, schemes: string[] = ['http:', 'https:']): string | undefined {
   const v = value.trim();
   if (!v) return undefined;
   try {
@@ -224,13 +224,13 @@ function cleanAttributes(el: DomElement, tag: string, base: string): void {
   }
   if (tag === 'a') {
     const href = el.getAttribute('href');
-    const ok = href !== null && !href.trim().startsWith('#') ? safeUrl(href, base, ['http:', 'https:', 'mailto:']) : undefined;
+    const ok = href !== null && !href.trim().startsWith('#') ? resolvedUrl(href, base, ['http:', 'https:', 'mailto:']) : undefined;
     if (ok) {
       el.setAttribute('href', ok);
       el.setAttribute('rel', 'noopener noreferrer nofollow');
     } else el.removeAttribute('href');
   } else if (tag === 'img') {
-    const ok = safeUrl(lazySrc ?? el.getAttribute('src') ?? '', base);
+    const ok = resolvedUrl(lazySrc ?? el.getAttribute('src') ?? '', base);
     if (ok) el.setAttribute('src', ok);
     else el.removeAttribute('src');
   } else if (tag === 'code') {
@@ -241,7 +241,7 @@ function cleanAttributes(el: DomElement, tag: string, base: string): void {
   for (const n of ['cite']) {
     const v = el.getAttribute(n);
     if (v === null) continue;
-    const ok = safeUrl(v, base);
+    const ok = resolvedUrl(v, base);
     if (ok) el.setAttribute(n, ok);
     else el.removeAttribute(n);
   }
@@ -261,7 +261,7 @@ const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-lazy', 'da
 function lazyOrSrc(el: DomElement, base = 'http://invalid/'): string | undefined {
   for (const a of LAZY_SRC) {
     const v = el.getAttribute(a);
-    if (v && safeUrl(v, base)) return v;
+    if (v && resolvedUrl(v, base)) return v;
   }
   const src = el.getAttribute('src')?.trim() ?? '';
   if (src && !src.startsWith('data:')) return src;

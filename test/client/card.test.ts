@@ -6,7 +6,7 @@
 import { decode as referenceDecode } from 'blurhash';
 import { parseHTML } from 'linkedom';
 import { decodeBlurhash } from '../../lib/client/blurhash';
-import { cardStyles, escapeHtml, formatDuration, renderCard, safeUrl, typeLine } from '../../lib/client/card';
+import { cardStyles, escapeHtml, formatDuration, renderCard, typeLine, webUrl } from '../../lib/client/card';
 import { BLURHASH, galleryRecords } from './card-gallery';
 
 const records = galleryRecords('https://img.example', 'https://player.example');
@@ -129,12 +129,16 @@ describe('renderCard', () => {
     expect(renderCard(records['page-image'], { target: null })).not.toContain('target=');
   });
 
-  test('escapeHtml and safeUrl', () => {
+  test('escapeHtml and webUrl', () => {
     expect(escapeHtml(`<a href="x" title='y'>&\``)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&#96;');
-    expect(safeUrl('javascript:alert(1)')).toBeUndefined();
-    expect(safeUrl('data:text/html,x')).toBeUndefined();
-    expect(safeUrl('/relative')).toBeUndefined();
-    expect(safeUrl('https://a.example/x y')).toBe('https://a.example/x%20y');
+    expect(webUrl('javascript:alert(1)')).toBeUndefined();
+    expect(webUrl('data:text/html,x')).toBeUndefined();
+    expect(webUrl('/relative')).toBeUndefined();
+    expect(webUrl('https://a.example/x y')).toBe('https://a.example/x%20y');
+    expect(webUrl('http://a.example/')).toBe('http://a.example/');
+    // An iframe's source: https only.
+    expect(webUrl('http://a.example/', true)).toBeUndefined();
+    expect(webUrl('https://a.example/', true)).toBe('https://a.example/');
   });
 });
 

@@ -163,7 +163,7 @@ describe('the proxy route and the pool never share a connection', () => {
   });
   const policy = (): ProxyPolicy => {
     const endpoint = parseProxyUrl(proxy.url());
-    return { mode: 'fallback', endpoint: async () => endpoint, hosts: [] };
+    return { mode: 'fallback', endpoint: async () => endpoint };
   };
 
   test('a tunnelled connection is not handed to a direct request, nor a pooled one to a proxied request', async () => {

@@ -11,6 +11,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { FetchFailure } from '../../lib/fetch/fetch-failure';
+import { hostRulesOf } from '../../lib/fetch/host-rules';
 import { type ProxyMode, type ProxyPolicy, RouteState, type WallMemo } from '../../lib/fetch/proxy-route';
 import { parseProxyUrl } from '../../lib/fetch/proxy-url';
 import type { Fetcher } from '../../lib/fetch/types';
@@ -77,7 +78,7 @@ function fetcher(ports: number[], proxy?: ProxyPolicy, log = recordingLog()): Fe
 
 function policy(proxy: ForwardProxy | string, mode: ProxyMode, extra: Partial<ProxyPolicy> = {}): ProxyPolicy {
   const endpoint = parseProxyUrl(typeof proxy === 'string' ? proxy : proxy.url(CREDENTIALS));
-  return { mode, endpoint: async () => endpoint, hosts: [], ...extra };
+  return { mode, endpoint: async () => endpoint, ...extra };
 }
 
 const opts = { maxBytes: 256 * 1024, timeoutMs: 3000 };
@@ -195,13 +196,13 @@ describe('modes', () => {
   });
 
   test('hosts: only the listed hosts (and their subdomains) go through the proxy', async () => {
-    const f = fetcher([sites.port], policy(proxy, 'hosts', { hosts: ['amazon.com'] }));
+    const f = fetcher([sites.port], policy(proxy, 'hosts', { rules: hostRulesOf({ proxyHosts: ['amazon.com'] }) }));
     for (const host of ['shop.amazon.com', 'amazon.com', 'notamazon.com', 'news.test']) await f(`http://${host}:${sites.port}/p`, opts);
     expect(sites.seen).toEqual(['shop.amazon.com /p proxy', 'amazon.com /p proxy', 'notamazon.com /p direct', 'news.test /p direct']);
   });
 
   test('fallback: a listed host goes to the proxy first; the others direct', async () => {
-    const f = fetcher([sites.port], policy(proxy, 'fallback', { hosts: ['*.amazon.com'] }));
+    const f = fetcher([sites.port], policy(proxy, 'fallback', { rules: hostRulesOf({ proxyHosts: ['*.amazon.com'] }) }));
     const listed = await f(`http://shop.amazon.com:${sites.port}/p`, opts);
     const other = await f(`http://news.test:${sites.port}/p`, opts);
     expect([listed.route, other.route]).toEqual(['proxy', 'direct']);

@@ -10,7 +10,8 @@ import type { PlatformMatch } from '../types.js';
 /** The no-cookie host, the first place of YouTube's in the shared list (lib/client/players.ts). */
 export const YOUTUBE_PLAYER_ORIGIN = PLAYER_LIST.youtube.origins[0].origin;
 
-const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
+/** A video's id: 11 characters of the URL-safe base64 alphabet (the link matcher, site.ts, reads it too). */
+export const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 
 /** The player of one video; a Short (`/shorts/<id>`) is a portrait box. */
 export function youtubePlayer(videoId: string, short = false): Player | undefined {

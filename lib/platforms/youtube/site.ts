@@ -9,9 +9,8 @@ import { hostOf } from '../../host.js';
 import { fetchSource } from '../shared/fetch.js';
 import { type Json, obj, parseJson } from '../shared/json.js';
 import type { PlatformMatch } from '../types.js';
+import { VIDEO_ID } from './player.js';
 import type { Ctx } from './settings.js';
-
-const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 
 export const CANONICAL = 'https://www.youtube.com';
 

@@ -281,7 +281,7 @@ describe('SqsJobRunner with the worker behind SQS', () => {
         userAgent: 'linklens-test',
         maxRedirects: 3,
         resolver: async () => [{ address: '127.0.0.1', family: 4 }],
-        proxy: { mode: 'fallback', endpoint: async () => endpoint, hosts: [] },
+        proxy: { mode: 'fallback', endpoint: async () => endpoint },
       });
       // The job fetches one image from the walled host, as an image job would.
       const w = createWorkerHandler({
