@@ -154,10 +154,26 @@ const isArticle = (s: Shape) => s.ogTitle && s.text > REAL_CONTENT;
 /** A refusing status: the ones bot walls answer with. */
 const REFUSING = new Set([403, 405, 429, 503]);
 
+/** Google's and YouTube's EU consent host (`consent.youtube.com`, `consent.google.de`). */
+const CONSENT_HOST = /^consent\.(youtube|google)\.[a-z.]+$/;
+
+/** Google's or YouTube's consent interstitial: on its own host, or a `/ml` or `/consent` path of theirs carrying the way back (`continue`). */
+export function isConsentPage(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  const host = bareHost(url);
+  if (CONSENT_HOST.test(host)) return true;
+  return /^\/(ml|consent)/.test(u.pathname) && u.searchParams.has('continue') && /(^|\.)(youtube|google)\.[a-z.]+$/.test(host);
+}
+
 export function detectWall(input: WallInput): WallKind | undefined {
   const finalHost = bareHost(input.finalUrl);
   // Consent redirects (YouTube / Google EU consent).
-  if (/^consent\.(youtube|google)\.[a-z.]+$/.test(finalHost) && finalHost !== bareHost(input.url)) return 'consent-redirect';
+  if (isConsentPage(input.finalUrl) && finalHost !== bareHost(input.url)) return 'consent-redirect';
   const shape = shapeOf(input);
   // Sign-in walls: the link pointed at content and ended on a sign-in page.
   return loginWall(input, shape) ?? vendorWall(input, shape) ?? pageWall(input, shape) ?? statusWall(input, shape);

@@ -5,7 +5,7 @@
  * meta refresh to a sign-in), and a captcha page at 503 that kept its title. The pages are the
  * corpus's (test/extract/wall-corpus/).
  */
-import { proxyWorthyWall, wallUpstreamError } from '../../lib/extract/walls';
+import { isConsentPage, proxyWorthyWall, wallUpstreamError } from '../../lib/extract/walls';
 import { ROBOT_CHECKS } from '../fetch/signin-fixtures';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { createTestHandler, type TestHandler } from '../helpers/service';
@@ -114,4 +114,15 @@ describe("the fetcher's look (the first 32 KB, no parse)", () => {
     const head = body.subarray(0, 32 * 1024).toString('latin1');
     expect(proxyWorthyWall({ status: 200, url: c.url, finalUrl: c.url, headers: {}, head, size: body.length })).toBeUndefined();
   });
+});
+
+test('one consent check for the walls and YouTube: Google’s consent host, or its /ml or /consent path with the way back', () => {
+  expect(isConsentPage('https://consent.youtube.com/ml?continue=https://www.youtube.com/watch?v=x')).toBe(true);
+  expect(isConsentPage('https://consent.google.de/')).toBe(true);
+  expect(isConsentPage('https://www.youtube.com/consent?continue=https://www.youtube.com/')).toBe(true);
+  // Not Google's, or no way back: an article about consent, another site's consent path.
+  expect(isConsentPage('https://consent.example.com/')).toBe(false);
+  expect(isConsentPage('https://news.example/consent?continue=/x')).toBe(false);
+  expect(isConsentPage('https://www.youtube.com/consent')).toBe(false);
+  expect(isConsentPage('not a url')).toBe(false);
 });

@@ -4,6 +4,7 @@
  */
 import { type IconCandidate, iconCandidates } from '../../extract/icons.js';
 import type { PageData } from '../../extract/page-data.js';
+import { isConsentPage } from '../../extract/walls.js';
 import type { FetchResult } from '../../fetch/types.js';
 import { hostOf } from '../../host.js';
 import { fetchSource } from '../shared/fetch.js';
@@ -59,11 +60,7 @@ export function iconsOf(page: PageData | undefined): IconCandidate[] {
   return iconCandidates(page ?? { links: [] }, `${CANONICAL}/`, `${CANONICAL}/`);
 }
 
+/** The answer is Google's consent interstitial, not the page asked for (lib/extract/walls.ts). */
 export function isConsentWall(res: FetchResult): boolean {
-  try {
-    const u = new URL(res.finalUrl);
-    return /^consent\./i.test(u.hostname) || (/^\/(ml|consent)/.test(u.pathname) && u.searchParams.has('continue'));
-  } catch {
-    return false;
-  }
+  return isConsentPage(res.finalUrl);
 }
