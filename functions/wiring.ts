@@ -10,6 +10,7 @@ import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
 import { InlineJobRunner } from '../lib/adapters/local/inline-job-runner.js';
 import { createKeyStore } from '../lib/auth/key-store.js';
 import { browserLanes } from '../lib/browser/lanes.js';
+import { setPageDemand } from '../lib/browser/page-lanes.js';
 import type { Config } from '../lib/config.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
 import { proxyPolicyFrom } from '../lib/fetch/proxy-route.js';
@@ -63,6 +64,12 @@ export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs
       onWriteError: (key, err) => log.error('asset write failed', { key, ...errorFields(err) }),
     });
   const fetch = options.fetch ?? buildFetcher(config, { resolver: options.resolver, log, blobs });
-  const jobs = options.jobs ?? new InlineJobRunner({ fetch, blobs, config, idle: options.idle }, config.jobConcurrency, { browser: browserLanes(config) });
+  let jobs = options.jobs;
+  if (!jobs) {
+    const runner = new InlineJobRunner({ fetch, blobs, config, idle: options.idle }, config.jobConcurrency, { browser: browserLanes(config) });
+    // The process's one browser: a page that has had its share of the CPU gives its lane to a browser job waiting for one.
+    setPageDemand(() => runner.waiting('browser'));
+    jobs = runner;
+  }
   return { config, log, fetch, blobs, jobs, keys: createKeyStore(config) };
 }

@@ -413,7 +413,7 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots and the browser',
     type: autoOrInt(1, 16),
     default: 'auto',
     defaultDoc:
-      "`auto`: from the memory: what a quarter of the machine's memory holds beside Chromium's own (300 MB), at `LINKPREVIEW_BROWSER_PAGE_MB` a page, at least 1 and at most one per core (two on a single core)",
+      "`auto`: from the memory: what a quarter of the machine's memory holds beside Chromium's own (300 MB), at `LINKPREVIEW_BROWSER_PAGE_MB` a page, at least 1 and at most two per core (pages beyond the cores share them, and when every lane is taken the page that has used the most CPU gives its lane to a waiting one)",
     doc: "Pages loaded in the browser at once in this process (the local server), each in a lane of its own: a job that needs the browser (a render, a screenshot) never takes one of `LINKPREVIEW_JOB_CONCURRENCY`'s slots, and one still waiting when its deadline can no longer be met is dropped at once. On AWS the browser worker Lambda takes one page at a time (its Chromium is a single process), and its concurrency sets how many load at once.",
   },
   browserPageMb: {

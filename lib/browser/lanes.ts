@@ -48,16 +48,24 @@ export function thisMachine(): Machine {
   return { memoryMb: Math.floor((limit > 0 && limit < total ? limit : total) / 2 ** 20), cores: availableParallelism() };
 }
 
+/** Lanes per core with `auto`: pages beyond the cores share them (lib/browser/page-lanes.ts says why two). */
+export const LANES_PER_CORE = 2;
+
 /**
  * The local server's lanes: `LINKPREVIEW_BROWSER_CONCURRENCY`, or with `auto` as many pages as the
- * browser's share of the memory holds beside Chromium's own, at least one, and at most one a core
- * (two on a single core): each lane is a renderer with a main thread of its own, and lanes beyond
- * the cores only share them.
+ * browser's share of the memory holds beside Chromium's own at their cap, at least one, and at
+ * most two a core. Each lane is a renderer with a main thread of its own: lanes beyond the cores
+ * share them, so a real page loaded beside pages that loop forever gets a share of the CPU at once
+ * instead of waiting behind them, and when every lane is taken the greediest page gives its lane
+ * to a waiting one (lib/browser/page-lanes.ts). Two a core, not more: with sixteen looping pages
+ * and one real shell (`npm run bench -- fair-browser`, docs/benchmarks.md), 4 lanes on 2 cores
+ * rendered the shell in 7.8 s and 2 lanes in 9.3 s, but 11 lanes shared the CPU so thinly (and
+ * kept Chromium's browser process so busy) that its render missed its 8 s cap.
  */
 export function browserLanes(config: Pick<CoreConfig, 'browserConcurrency' | 'browserPageMb'>, machine: Machine = thisMachine()): number {
   if (config.browserConcurrency !== 'auto') return config.browserConcurrency;
   const byMemory = Math.floor((machine.memoryMb * LOCAL_BROWSER_MEMORY_SHARE - BROWSER_BASE_MB) / config.browserPageMb);
-  return Math.max(1, Math.min(byMemory, Math.max(2, machine.cores)));
+  return Math.max(1, Math.min(byMemory, LANES_PER_CORE * Math.max(1, machine.cores)));
 }
 
 /**

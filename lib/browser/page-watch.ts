@@ -17,6 +17,7 @@
  */
 import { closedHere } from './browser.js';
 import { recentKill } from './memory-watch.js';
+import { GREEDY_SLOWDOWN, type PageLanes, pageLanes } from './page-lanes.js';
 import type { Tab } from './tab.js';
 
 /** How often the page's CPU time is read. A page passes its cap by at most about this much (and the time its scripts take to stop). */
@@ -50,11 +51,14 @@ export function crashReason(since: number): string {
 
 /**
  * Watches `tab` while it loads: calls `stop` with the reason once the page passes its CPU cap, stops
- * answering for as long, or crashes. Returns the function that ends the watch.
+ * answering for as long, crashes, or gives its lane to a waiting page (lib/browser/page-lanes.ts).
+ * Returns the function that ends the watch.
  */
-export async function watchPage(tab: Tab, cpuCapMs: number, stop: (reason: string) => void): Promise<() => void> {
+export async function watchPage(tab: Tab, cpuCapMs: number, stop: (reason: string) => void, lanes: PageLanes = pageLanes): Promise<() => void> {
   const since = Date.now();
   const meter = new CpuMeter();
+  // Past the lanes' minimum CPU the page is slowed, so the pages loading beside it get the CPU first.
+  const lane = lanes.enter(stop, () => void tab.cdp.send('Emulation.setCPUThrottlingRate', { rate: GREEDY_SLOWDOWN }).catch(() => {}));
   let askedAt: number | undefined;
   // The renderer died, or the whole browser (a single-process one the memory watch killed). A
   // browser this process closes itself (closeBrowser under a load) is no page's doing: the load
@@ -75,7 +79,11 @@ export async function watchPage(tab: Tab, cpuCapMs: number, stop: (reason: strin
     try {
       const { metrics } = await tab.cdp.send('Performance.getMetrics');
       const processTime = metrics.find((m) => m.name === 'ProcessTime')?.value;
-      if (processTime !== undefined && meter.add(processTime) > cpuCapMs) stop(cpuCapReason(cpuCapMs));
+      if (processTime !== undefined) {
+        const used = meter.add(processTime);
+        if (used > cpuCapMs) stop(cpuCapReason(cpuCapMs));
+        else lanes.used(lane.page, used);
+      }
     } catch {
       /* the page is closing */
     } finally {
@@ -86,6 +94,7 @@ export async function watchPage(tab: Tab, cpuCapMs: number, stop: (reason: strin
   void tick();
   const timer = setInterval(() => void tick(), POLL_MS);
   return () => {
+    lane.leave();
     clearInterval(timer);
     tab.page.off('crash', onCrash);
     tab.browser.off('disconnected', onCrash);

@@ -6,7 +6,7 @@
  * One bench per phase of a preview's Server-Timing: `parse` (extract: parse + field rules, and the
  * language check), `subfetch` (oEmbed, manifest), `images` (the four sizes of an image),
  * `content` (the page-content job's work), `screenshot` (where a browser exists). The others:
- * `media`, `hostile`, `lambda`, `page-memory`, `worker-memory`, `embed` (the players), `browser-caps`, `herd` (what an origin sees of a herd of previews); `npm run bench:load` is the load test.
+ * `media`, `hostile`, `lambda`, `page-memory`, `worker-memory`, `embed` (the players), `browser-caps`, `fair-browser` (a real shell beside looping ones), `herd` (what an origin sees of a herd of previews); `npm run bench:load` is the load test.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';

@@ -17,11 +17,13 @@ describe('lanes', () => {
     expect(browserLanes({ ...auto, browserConcurrency: 3 }, { memoryMb: 1024, cores: 1 })).toBe(3);
   });
 
+  // Two a core, the memory permitting: lanes beyond the cores share them (lib/browser/page-lanes.ts).
   test.each([
-    ['this machine: 24 GB, 2 cores', 24_105, 2, 2],
+    ['this machine: 24 GB, 2 cores', 24_105, 2, 4],
     ['4 GB, 8 cores: memory decides', 4096, 8, 1],
-    ['64 GB, 16 cores: the cores decide', 65_536, 16, 16],
-    ['8 GB, 1 core: two lanes on a single core', 8192, 1, 2],
+    ['64 GB, 16 cores: memory decides', 65_536, 16, 31],
+    ['64 GB, 8 cores: two a core', 65_536, 8, 16],
+    ['8 GB, 1 core: two on a single core', 8192, 1, 2],
     ['1 GB: at least one', 1024, 4, 1],
   ])('auto, %s', (_, memoryMb, cores, lanes) => {
     expect(browserLanes(auto, { memoryMb, cores })).toBe(lanes);

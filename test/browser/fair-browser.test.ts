@@ -37,6 +37,8 @@ const STORM = shell(
   'Storm',
 ).replace('/app.js', '/never.js');
 const HOSTILE = ['/loop-1', '/storm-1', '/loop-2', '/storm-2'];
+/** Sixteen looping pages, each on a host of its own (`loop-N.test`). */
+const LOOPERS = Array.from({ length: 16 }, (_, i) => `/looper-${i}`);
 
 let site: FixtureServer;
 let handler: TestHandler;
@@ -46,13 +48,14 @@ beforeAll(async () => {
   site = await startFixtureServer();
   const page = (body: string) => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body });
   for (const path of HOSTILE) site.route(path, page(path.startsWith('/loop') ? LOOP : STORM));
+  for (const path of LOOPERS) site.route(path, page(LOOP));
   site.route('/never.js', () => {
     /* never answered */
   });
   site.route('/react', page(REACT_SHELL));
   site.route('/app.js', { headers: { 'content-type': 'text/javascript' }, body: '/* the bundle */' });
   site.route('/ridge.png', { headers: { 'content-type': 'image/png' }, body: await png(900, 470) });
-  const fetch = closedGuardFetcher([site.port]);
+  const fetch = closedGuardFetcher([site.port], (host) => (host.endsWith('.test') ? '127.0.0.1' : undefined));
   handler = createTestHandler({
     fetch,
     log,
@@ -81,6 +84,10 @@ const rendered = (path: string) => log.lines.find((l) => l.message === 'preview'
 /** How often the hostile pages were asked for: once by each preview's fetch, once more by the browser when its render started. */
 const hostileAsked = () => site.requests.filter((r) => HOSTILE.includes(r.url)).length;
 
+/** A stop of the page's CPU watch: its CPU cap, its renderer too busy to answer for as long, or its lane given to a waiting page. */
+const stoppedByItsWatch = (error: string | undefined) =>
+  error === cpuCapReason(CPU_CAP_MS) || error === unresponsiveReason(CPU_CAP_MS) || /^the page gave its lane to a page waiting for one, after \d+ ms of CPU/.test(error ?? '');
+
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
@@ -99,9 +106,26 @@ withBrowser('four pages that never stop and one real shell, in parallel: the she
   // machine, its renderer too busy to answer the poll for as long); its record keeps the static fields.
   for (const [i, path] of HOSTILE.entries()) {
     expect(rendered(path)).toEqual({ reason: 'empty #root with scripts', ok: false, error: expect.any(String) });
-    expect([cpuCapReason(CPU_CAP_MS), unresponsiveReason(CPU_CAP_MS)]).toContain((rendered(path) as { error?: string } | undefined)?.error);
+    expect(stoppedByItsWatch((rendered(path) as { error?: string } | undefined)?.error)).toBe(true);
     expect(hostileRes[i].json).toMatchObject({ ok: true, status: 200, title: path.startsWith('/loop') ? 'Loop' : 'Storm' });
   }
+});
+
+withBrowser('sixteen looping pages on as many hosts, then a real shell: the shell is rendered; the looping pages give their lanes to the waiting ones', async () => {
+  const links = LOOPERS.map((path, i) => `http://loop-${i}.test:${site.port}${path}`);
+  const hostile = links.map((l) => handler.post(JSON.stringify({ link: l })));
+  // The shell comes once every looping page is fetched and both lanes hold one: it waits behind fourteen.
+  await until(() => site.requests.filter((r) => LOOPERS.includes(r.url)).length >= LOOPERS.length + 2);
+  const res = await preview('/react');
+  const hostileRes = await Promise.all(hostile);
+  expect(res.json).toMatchObject({ ok: true, title: 'Ridge trail guide' });
+  const renders = log.lines.filter((l) => l.message === 'preview' && l.extra?.link === link('/react')).map((l) => l.extra?.rendered);
+  expect(renders.at(-1)).toEqual({ reason: 'empty #root with scripts', ok: true });
+  const errors = links.map((l) => (log.lines.find((line) => line.message === 'preview' && line.extra?.link === l)?.extra?.rendered as { error?: string } | undefined)?.error);
+  for (const error of errors) expect(stoppedByItsWatch(error)).toBe(true);
+  // Fourteen waited behind two lanes: lanes were given.
+  expect(errors.filter((e) => e?.startsWith('the page gave its lane')).length).toBeGreaterThan(0);
+  for (const r of hostileRes) expect(r.json).toMatchObject({ ok: true, status: 200, title: 'Loop' });
 });
 
 withBrowser('after them, the browser serves the next render', async () => {

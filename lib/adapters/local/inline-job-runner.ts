@@ -48,6 +48,11 @@ export class InlineJobRunner implements JobRunner {
     this.lanes = Object.fromEntries(Object.entries(lanes).map(([worker, size]) => [worker, new ConcurrencyGate(size)]));
   }
 
+  /** Jobs waiting for a lane of `worker` (the browser's: lib/browser/page-lanes.ts asks a greedy page to give its lane). */
+  waiting(worker: JobWorker): number {
+    return this.lanes[worker]?.waiting ?? 0;
+  }
+
   async run<K extends JobKind>(jobs: Job<K>[], options: RunOptions): Promise<Map<string, JobOutcome<K>>> {
     const { idle } = this.ctx;
     const { idleKey } = options;
