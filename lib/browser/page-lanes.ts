@@ -8,7 +8,9 @@
  * the first page waiting: one page stopped per page waiting, never more. A page that loops forever
  * uses CPU as fast as its share allows, so it is the first to go; a page that renders in a few
  * hundred ms is done before it is ever the greediest past the minimum. Without pages waiting,
- * nothing is stopped but by the page's own caps (CPU, memory, time).
+ * nothing is stopped but by the page's own caps (CPU, memory, time). Slowing a greedy page instead
+ * (DevTools' CPU throttling, 16 times) was tried and changed nothing measurable: 8.5–9.0 s for the
+ * real shell beside 8 loopers, with it or without.
  *
  * The pages are those whose CPU watch runs (lib/browser/page-watch.ts registers them); the demand
  * is the job runner's queue for the browser's lanes (functions/wiring.ts wires `setPageDemand`).
@@ -23,18 +25,12 @@ export const YIELD_MIN_CPU_MS = 500;
 export const yieldReason = (cpuMs: number) =>
   `the page gave its lane to a page waiting for one, after ${Math.round(cpuMs)} ms of CPU: its scripts were stopped`;
 
-/** How much a page past YIELD_MIN_CPU_MS is slowed (DevTools' CPU throttling: its renderer's main thread runs 1/N of the time). */
-export const GREEDY_SLOWDOWN = 16;
-
-/** A page loading now: its CPU so far, and how it is slowed and stopped. */
+/** A page loading now: its CPU so far, and how it is stopped. */
 export interface LoadingPage {
   cpuMs: number;
-  /** Slowed down: it passed the minimum. */
-  slowed: boolean;
   /** Asked to yield: its stop is under way. */
   yielded: boolean;
   stop(reason: string): void;
-  slow?: () => void;
 }
 
 export class PageLanes {
@@ -49,8 +45,8 @@ export class PageLanes {
   }
 
   /** A page whose load is watched: it may be asked to yield (`stop(yieldReason)`) until `leave()`. */
-  enter(stop: (reason: string) => void, slow?: () => void): { page: LoadingPage; leave: () => void } {
-    const page: LoadingPage = { cpuMs: 0, slowed: false, yielded: false, stop, slow };
+  enter(stop: (reason: string) => void): { page: LoadingPage; leave: () => void } {
+    const page: LoadingPage = { cpuMs: 0, yielded: false, stop };
     this.loading.add(page);
     return { page, leave: () => this.loading.delete(page) };
   }
@@ -58,10 +54,6 @@ export class PageLanes {
   /** A page's CPU reading: while pages wait and fewer are yielding than wait, the greediest past the minimum yields. */
   used(page: LoadingPage, cpuMs: number): void {
     page.cpuMs = cpuMs;
-    if (cpuMs >= this.minCpuMs && !page.slowed) {
-      page.slowed = true;
-      page.slow?.();
-    }
     this.reconsider();
   }
 

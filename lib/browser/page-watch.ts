@@ -17,7 +17,7 @@
  */
 import { closedHere } from './browser.js';
 import { recentKill } from './memory-watch.js';
-import { GREEDY_SLOWDOWN, type PageLanes, pageLanes } from './page-lanes.js';
+import { type PageLanes, pageLanes } from './page-lanes.js';
 import type { Tab } from './tab.js';
 
 /** How often the page's CPU time is read. A page passes its cap by at most about this much (and the time its scripts take to stop). */
@@ -57,8 +57,7 @@ export function crashReason(since: number): string {
 export async function watchPage(tab: Tab, cpuCapMs: number, stop: (reason: string) => void, lanes: PageLanes = pageLanes): Promise<() => void> {
   const since = Date.now();
   const meter = new CpuMeter();
-  // Past the lanes' minimum CPU the page is slowed, so the pages loading beside it get the CPU first.
-  const lane = lanes.enter(stop, () => void tab.cdp.send('Emulation.setCPUThrottlingRate', { rate: GREEDY_SLOWDOWN }).catch(() => {}));
+  const lane = lanes.enter(stop);
   let askedAt: number | undefined;
   // The renderer died, or the whole browser (a single-process one the memory watch killed). A
   // browser this process closes itself (closeBrowser under a load) is no page's doing: the load

@@ -86,7 +86,9 @@ const hostileAsked = () => site.requests.filter((r) => HOSTILE.includes(r.url)).
 
 /** A stop of the page's CPU watch: its CPU cap, its renderer too busy to answer for as long, or its lane given to a waiting page. */
 const stoppedByItsWatch = (error: string | undefined) =>
-  error === cpuCapReason(CPU_CAP_MS) || error === unresponsiveReason(CPU_CAP_MS) || /^the page gave its lane to a page waiting for one, after \d+ ms of CPU/.test(error ?? '');
+  error === cpuCapReason(CPU_CAP_MS) ||
+  error === unresponsiveReason(CPU_CAP_MS) ||
+  /^the page gave its lane to a page waiting for one, after \d+ ms of CPU/.test(error ?? '');
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -111,22 +113,27 @@ withBrowser('four pages that never stop and one real shell, in parallel: the she
   }
 });
 
-withBrowser('sixteen looping pages on as many hosts, then a real shell: the shell is rendered; the looping pages give their lanes to the waiting ones', async () => {
-  const links = LOOPERS.map((path, i) => `http://loop-${i}.test:${site.port}${path}`);
-  const hostile = links.map((l) => handler.post(JSON.stringify({ link: l })));
-  // The shell comes once every looping page is fetched and both lanes hold one: it waits behind fourteen.
-  await until(() => site.requests.filter((r) => LOOPERS.includes(r.url)).length >= LOOPERS.length + 2);
-  const res = await preview('/react');
-  const hostileRes = await Promise.all(hostile);
-  expect(res.json).toMatchObject({ ok: true, title: 'Ridge trail guide' });
-  const renders = log.lines.filter((l) => l.message === 'preview' && l.extra?.link === link('/react')).map((l) => l.extra?.rendered);
-  expect(renders.at(-1)).toEqual({ reason: 'empty #root with scripts', ok: true });
-  const errors = links.map((l) => (log.lines.find((line) => line.message === 'preview' && line.extra?.link === l)?.extra?.rendered as { error?: string } | undefined)?.error);
-  for (const error of errors) expect(stoppedByItsWatch(error)).toBe(true);
-  // Fourteen waited behind two lanes: lanes were given.
-  expect(errors.filter((e) => e?.startsWith('the page gave its lane')).length).toBeGreaterThan(0);
-  for (const r of hostileRes) expect(r.json).toMatchObject({ ok: true, status: 200, title: 'Loop' });
-});
+withBrowser(
+  'sixteen looping pages on as many hosts, then a real shell: the shell is rendered; the looping pages give their lanes to the waiting ones',
+  async () => {
+    const links = LOOPERS.map((path, i) => `http://loop-${i}.test:${site.port}${path}`);
+    const hostile = links.map((l) => handler.post(JSON.stringify({ link: l })));
+    // The shell comes once every looping page is fetched and both lanes hold one: it waits behind fourteen.
+    await until(() => site.requests.filter((r) => LOOPERS.includes(r.url)).length >= LOOPERS.length + 2);
+    const res = await preview('/react');
+    const hostileRes = await Promise.all(hostile);
+    expect(res.json).toMatchObject({ ok: true, title: 'Ridge trail guide' });
+    const renders = log.lines.filter((l) => l.message === 'preview' && l.extra?.link === link('/react')).map((l) => l.extra?.rendered);
+    expect(renders.at(-1)).toEqual({ reason: 'empty #root with scripts', ok: true });
+    const errors = links.map(
+      (l) => (log.lines.find((line) => line.message === 'preview' && line.extra?.link === l)?.extra?.rendered as { error?: string } | undefined)?.error,
+    );
+    for (const error of errors) expect(stoppedByItsWatch(error)).toBe(true);
+    // Fourteen waited behind two lanes: lanes were given.
+    expect(errors.filter((e) => e?.startsWith('the page gave its lane')).length).toBeGreaterThan(0);
+    for (const r of hostileRes) expect(r.json).toMatchObject({ ok: true, status: 200, title: 'Loop' });
+  },
+);
 
 withBrowser('after them, the browser serves the next render', async () => {
   const res = await preview('/react');
