@@ -7,7 +7,7 @@
  * The table's users: the guarded fetcher refuses a `deny`ed URL at every hop, sub-fetches included
  * (lib/fetch/safe-fetch.ts); the proxy route sends `proxy` hosts to the proxy first
  * (lib/fetch/proxy-route.ts); the preview renders `render` pages and stores nothing for a
- * `metadata-only` link (lib/preview.ts); the players leave out a `no-embed` host's
+ * `metadata-only` link (lib/preview/render.ts, lib/preview/run.ts); the players leave out a `no-embed` host's
  * (lib/embed/address.ts). The former host lists (LINKPREVIEW_PROXY_HOSTS,
  * LINKPREVIEW_RENDER_HOSTS) are entries of the same table, after the operator's rules.
  */

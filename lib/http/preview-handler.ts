@@ -1,7 +1,8 @@
 /**
- * The preview handler as a middy chain. It is the whole request contract; the Lambda entry
- * (functions/preview.ts) and the local server (functions/local-server.ts) both call it, so the
- * two paths cannot drift apart.
+ * The preview handler as a middy chain: POST / and GET /oembed. It is the whole request contract
+ * of the two; the router both entries call (lib/http/api-handler.ts `createApiHandler`, from the
+ * Lambda entry functions/preview.ts and the local server functions/local-server.ts) hands them to
+ * it, so the two paths cannot drift apart.
  *
  *   describe -> authorize -> negotiate -> body gate (multipart parsed here) -> json | text/plain parsers
  *   -> validate -> previewLink -> encode (or encode the error)
@@ -310,7 +311,7 @@ function previewStep(deps: HandlerDeps) {
   };
 }
 
-/** POST / as a middy handler: each step above, in order, then the preview. */
+/** POST / and GET /oembed as a middy handler: each step above, in order, then the preview. */
 export function createPreviewHandler(deps: HandlerDeps) {
   // The per-invocation state lives on the context object, which middy hands to the handler.
   const handler = middy<Event, unknown, Error, Context>()
