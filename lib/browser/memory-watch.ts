@@ -1,8 +1,9 @@
 /**
  * A page's memory cap, kept from outside the browser. V8 stops a page's JavaScript heap itself
  * (`--js-flags=--max-old-space-size`, lib/browser/switches.ts), but what a page holds outside that
- * heap (typed arrays, a huge text node and its layout, images) has no cap in Chromium: a page took
- * 4.2 GB of typed arrays, and a 200 MB text node took Chromium to 3.7 GB.
+ * heap (typed arrays, a huge text node and its layout, images) has no cap in Chromium: a page of
+ * typed arrays took 3.2 GB of private memory, and a 200 MB text node took Chromium to 4.5 GB
+ * (`npm run bench -- browser-caps`, the table in docs/architecture.md).
  *
  * While pages are loading, the browser's processes are listed every POLL_MS (50 ms) (the DevTools
  * `SystemInfo.getProcessInfo`, answered by the browser process even while a renderer loops) and
