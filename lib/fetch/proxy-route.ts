@@ -9,10 +9,11 @@
  * the browser's requests), and the walled host is remembered (`WallMemo`) so the next preview of it
  * goes to the proxy first.
  */
+
+import type { Headers } from 'got';
 import { normalizeHost } from '../host.js';
 import { type HostRule, type HostRules, hostRulesOf } from './host-rules.js';
 import { type ProxyEndpoint, parseProxyUrl } from './proxy-url.js';
-import type { FetchResult, WireFacts } from './types.js';
 
 export type ProxyMode = 'off' | 'fallback' | 'hosts' | 'always';
 
@@ -66,6 +67,17 @@ export interface WireSummary {
   image: number;
 }
 
+/**
+ * A fetch's connections: how many it opened and reused, and its round trips counted by design
+ * (a reused connection 1, a new one 2 for http and 3 for https: TCP, TLS, the request), the
+ * network's distance apart from the server's own time (FetchResult.wire, lib/fetch/types.ts).
+ */
+export interface WireFacts {
+  opened: number;
+  reused: number;
+  roundTrips: number;
+}
+
 /** The part of a route state that travels with a job (JSON): the hosts already on the proxy. */
 export interface RouteHint {
   proxyHosts: string[];
@@ -105,7 +117,7 @@ export class RouteState {
   }
 
   /** A fetch of this preview ended with an answer: its connections are counted (the first is the link's own). */
-  fetched(result: Pick<FetchResult, 'headers' | 'wire'>): void {
+  fetched(result: { headers: Headers; wire?: WireFacts }): void {
     if (!result.wire) return;
     const type = result.headers['content-type'];
     this.wires.push({ image: typeof type === 'string' && /^\s*image\//i.test(type), wire: result.wire });

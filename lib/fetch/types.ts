@@ -4,7 +4,7 @@
  * jobs, the platforms and the browser take a Fetcher through their ports.
  */
 import type { Headers } from 'got';
-import type { RouteState, RouteTaken } from './proxy-route.js';
+import type { RouteState, RouteTaken, WireFacts } from './proxy-route.js';
 
 export interface FetchOptions {
   /** POST is for platform APIs (an OAuth token call); its redirects are not followed. */
@@ -52,15 +52,6 @@ export interface FetchResult {
   wire?: WireFacts;
 }
 
-/**
- * A fetch's connections: how many it opened and reused, and its round trips counted by design
- * (a reused connection 1, a new one 2 for http and 3 for https: TCP, TLS, the request), the
- * network's distance apart from the server's own time.
- */
-export interface WireFacts {
-  opened: number;
-  reused: number;
-  roundTrips: number;
-}
+export type { WireFacts };
 
 export type Fetcher = (url: string, options: FetchOptions) => Promise<FetchResult>;
