@@ -74,6 +74,27 @@ function requestIdOf(event: unknown): string | undefined {
   return typeof rc?.requestId === 'string' ? rc.requestId : undefined;
 }
 
+/** The preview's metrics (docs/deploy-aws.md, "Observability"), counted from what each preview reports. */
+export function previewCounters(count: Observability['count']): Required<Pick<HandlerDeps, 'onAuthFailure' | 'onRoute' | 'onFlight' | 'onRender'>> {
+  return {
+    onAuthFailure: () => count('AuthFailures'),
+    // The proxy route: requests sent through the proxy and walls seen (per host: in the preview's log line).
+    onRoute: (route) => {
+      if (route.proxied) count('ProxyFetches', route.proxied);
+      if (route.walls.length) count('WallsSeen', route.walls.length);
+      // Hosts not asked because they had asked to slow down (429/503 with Retry-After): in the log line, `slowedDown`.
+      if (route.slowedDown?.length) count('SlowDownSkips', route.slowedDown.length);
+    },
+    // A preview that shared another's flight (a follower), or took one over from a leader that failed.
+    onFlight: (role) => {
+      if (role === 'follower') count('SharedFlights');
+      else if (role === 'takeover') count('FlightTakeovers');
+    },
+    // Pages rendered in the browser before extraction, and renders that gave no DOM.
+    onRender: (rendered) => count(rendered.ok ? 'Renders' : 'RendersFailed'),
+  };
+}
+
 async function init(): Promise<PreviewHandler> {
   const env = process.env;
   const config = loadConfig({ [ENV.dataDir]: LAMBDA_DATA_DIR, ...env });
@@ -83,21 +104,7 @@ async function init(): Promise<PreviewHandler> {
   // A variable set under its former name: which one to set instead.
   for (const line of configWarnings(env)) obs.log.warn(line);
   const budget = new InvocationBudget(config.requestBudgetMs);
-  const onAuthFailure = () => obs.count('AuthFailures');
-  // The proxy route: requests sent through the proxy and walls seen (per host: in the preview's log line).
-  const onRoute: HandlerDeps['onRoute'] = (route) => {
-    if (route.proxied) obs.count('ProxyFetches', route.proxied);
-    if (route.walls.length) obs.count('WallsSeen', route.walls.length);
-    // Hosts not asked because they had asked to slow down (429/503 with Retry-After): in the log line, `slowedDown`.
-    if (route.slowedDown?.length) obs.count('SlowDownSkips', route.slowedDown.length);
-  };
-  // A preview that shared another's flight (a follower), or took one over from a leader that failed.
-  const onFlight: HandlerDeps['onFlight'] = (role) => {
-    if (role === 'follower') obs.count('SharedFlights');
-    else if (role === 'takeover') obs.count('FlightTakeovers');
-  };
-  // Pages rendered in the browser before extraction, and renders that gave no DOM.
-  const onRender: HandlerDeps['onRender'] = (rendered) => obs.count(rendered.ok ? 'Renders' : 'RendersFailed');
+  const { onAuthFailure, onRoute, onFlight, onRender } = previewCounters(obs.count);
   let deps: HandlerDeps;
   if (awsConfigured(config)) {
     deps = buildAwsDeps({

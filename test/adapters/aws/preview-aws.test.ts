@@ -13,7 +13,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { buildAwsDeps, buildAwsWorkerDeps } from '../../../functions/aws-deps';
 import { createObservability } from '../../../functions/observability';
-import { createLambdaPreviewHandler } from '../../../functions/preview';
+import { createLambdaPreviewHandler, previewCounters } from '../../../functions/preview';
 import type { RunSummary } from '../../../lib/adapters/aws/sqs-job-runner';
 import { createWorkerHandler } from '../../../lib/adapters/aws/sqs-job-worker';
 import { InvocationBudget } from '../../../lib/budget';
@@ -254,4 +254,26 @@ test('the Lambda wrapper counts a 500 it answers (our bug) as ServerErrors, for 
   xml.rawQueryString = `url=${encodeURIComponent(site.url('/page'))}&format=xml`;
   expect(((await fine(xml, { awsRequestId: 'lambda-501', getRemainingTimeInMillis: () => 28000 } as any)) as HttpResponse).statusCode).toBe(501);
   expect(counted).toEqual(['ServerErrors']);
+});
+
+test('the preview’s counters: proxy fetches, walls, slow-down skips, shared flights and takeovers, renders', () => {
+  const counted: [string, number][] = [];
+  const c = previewCounters((name, value = 1) => {
+    counted.push([name, value]);
+  });
+  c.onRoute({ taken: 'direct', proxied: 0, walls: [], proxyHosts: [] });
+  expect(counted).toEqual([]);
+  c.onRoute({ taken: 'proxy', proxied: 2, walls: [{ host: 'a.test', wall: 'cloudflare-challenge' }], proxyHosts: ['a.test'], slowedDown: ['b.test', 'c.test'] });
+  for (const role of ['alone', 'leader', 'follower', 'takeover'] as const) c.onFlight(role);
+  c.onRender({ ok: false, reason: 'x' } as never);
+  c.onAuthFailure();
+  expect(counted).toEqual([
+    ['ProxyFetches', 2],
+    ['WallsSeen', 1],
+    ['SlowDownSkips', 2],
+    ['SharedFlights', 1],
+    ['FlightTakeovers', 1],
+    ['RendersFailed', 1],
+    ['AuthFailures', 1],
+  ]);
 });
