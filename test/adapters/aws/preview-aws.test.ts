@@ -263,7 +263,13 @@ test('the preview’s counters: proxy fetches, walls, slow-down skips, shared fl
   });
   c.onRoute({ taken: 'direct', proxied: 0, walls: [], proxyHosts: [] });
   expect(counted).toEqual([]);
-  c.onRoute({ taken: 'proxy', proxied: 2, walls: [{ host: 'a.test', wall: 'cloudflare-challenge' }], proxyHosts: ['a.test'], slowedDown: ['b.test', 'c.test'] });
+  c.onRoute({
+    taken: 'proxy',
+    proxied: 2,
+    walls: [{ host: 'a.test', wall: 'cloudflare-challenge' }],
+    proxyHosts: ['a.test'],
+    slowedDown: ['b.test', 'c.test'],
+  });
   for (const role of ['alone', 'leader', 'follower', 'takeover'] as const) c.onFlight(role);
   c.onRender({ ok: false, reason: 'x' } as never);
   c.onAuthFailure();

@@ -174,7 +174,8 @@ describe('the product page fails at the network level: the generic preview of th
     },
     TIMEOUT: async () => {
       const port = await silentPort();
-      return (_url, options) => raw()(`http://127.0.0.1:${port}/dp/${ASIN}`, options);
+      // Its own short time: the preview's fetches keep the world's roomy one (a loaded machine's generic fetch is no timeout).
+      return (_url, options) => raw()(`http://127.0.0.1:${port}/dp/${ASIN}`, { ...options, timeoutMs: 300 });
     },
     DNS_FAILURE: async () => {
       const resolver = async (host: string) => {
@@ -189,7 +190,7 @@ describe('the product page fails at the network level: the generic preview of th
     const codes: string[] = [];
     let first = true;
     const world = await startWorld({
-      config: { fetchTimeoutMs: 600 },
+      config: { fetchTimeoutMs: 10_000 },
       wrapFetch: (mapped) => async (url, options) => {
         if (!(url === LINK && first)) return mapped(url, options);
         first = false;
