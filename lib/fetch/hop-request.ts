@@ -138,15 +138,19 @@ async function directWay(deps: HopDeps, req: HopRequest): Promise<HopWay> {
 function checkedAddresses(lookup: ReturnType<typeof guardedLookup>, host: string, req: HopRequest): Promise<CheckedAddress[]> {
   const { signal } = req.chain.options;
   return new Promise<CheckedAddress[]>((resolve, reject) => {
-    const timer = setTimeout(() => reject(Object.assign(new Error(`DNS lookup of ${host} timed out`), { code: 'ETIMEDOUT' })), req.timeoutMs);
-    const onAbort = () => reject(Object.assign(new Error('The fetch was cancelled.'), { name: 'AbortError', cause: signal?.reason }));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    lookup(host, { all: true }, (err, addresses) => {
+    const cancelled = () => Object.assign(new Error('The fetch was cancelled.'), { name: 'AbortError', cause: signal?.reason });
+    if (signal?.aborted) return reject(cancelled());
+    // Whichever comes first settles it, and takes the others' listeners and timer away.
+    const settle = (fn: () => void) => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      if (err) reject(err);
-      else resolve(addresses as unknown as CheckedAddress[]);
-    });
+      fn();
+    };
+    const onAbort = () => settle(() => reject(cancelled()));
+    const timer = setTimeout(() => settle(() => reject(Object.assign(new Error(`DNS lookup of ${host} timed out`), { code: 'ETIMEDOUT' }))), req.timeoutMs);
+    timer.unref();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    lookup(host, { all: true }, (err, addresses) => settle(() => (err ? reject(err) : resolve(addresses as unknown as CheckedAddress[]))));
   });
 }
 
