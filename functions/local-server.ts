@@ -18,6 +18,7 @@ import { PreviewGate } from '../lib/http/overload.js';
 import type { HandlerDeps } from '../lib/http/preview-handler.js';
 import { IdleWork } from '../lib/jobs/idle-work.js';
 import { createConsoleLogger, type Log } from '../lib/log.js';
+import { type LocalBatches, localBatches } from './local-batches.js';
 import { createLocalHttpServer } from './local-http.js';
 import { buildLocalDeps } from './wiring.js';
 
@@ -40,6 +41,8 @@ export interface LocalServer {
   apiKey: string;
   keyGenerated: boolean;
   deps: HandlerDeps;
+  /** POST /previews: the batches' deps and queues (functions/local-batches.ts). */
+  batches: LocalBatches;
   server: http.Server;
   close(): Promise<void>;
 }
@@ -61,27 +64,31 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   // The page's content waits until the server is idle (LINKPREVIEW_CONTENT_IDLE_MS), and the disk store writes behind.
   const idle = config.contentIdleMs > 0 ? new IdleWork({ idleMs: config.contentIdleMs, maxParked: MAX_PARKED, maxBytes: maxParkedBytes() }) : undefined;
   const deps = buildLocalDeps({ config, log, baseUrl: () => url, resolver: options.resolver, idle, writeBehind: true });
-  const handler = createApiHandler({
-    ...deps,
-    status: localStatusDeps(config),
-    gate: new PreviewGate(config.maxConcurrentPreviews, config.maxQueuedPreviews),
-  });
+  const gate = new PreviewGate(config.maxConcurrentPreviews, config.maxQueuedPreviews);
+  // A batch item starts only while no POST / waits for its turn.
+  const batches = await localBatches({ config, log, blobs: deps.blobs, fetch: deps.fetch, resolver: options.resolver, mayStart: () => gate.waiting === 0 });
+  const handler = createApiHandler({ ...deps, status: localStatusDeps(config), gate, batches: batches.deps });
   noteMissingBrowser(config, log);
   const store = deps.blobs instanceof FsBlobStore ? deps.blobs : undefined;
   const server = createLocalHttpServer({ handler, keys: deps.keys, assets: store, idle, log });
   url = await listen(server, options.host ?? config.host, options.port ?? config.port);
+  // Once the server's address is known (the records' asset URLs): with what a previous run left queued.
+  await batches.start(handler);
   return {
     url,
     apiKey: config.apiKeys[0] ?? '',
     keyGenerated,
     deps,
+    batches,
     server,
-    // Stopping: the builds still waiting get STOP_BUILDS_MS, then every write still behind is finished.
+    // Stopping: the batches' queues stop handing out (what is left stays in the data dir for the next start),
+    // the builds still waiting get STOP_BUILDS_MS, then every write still behind is finished.
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       })
+        .then(() => batches.close())
         .then(() => idle?.drain(STOP_BUILDS_MS))
         .then(() => store?.flush())
         .then(() => closeBrowser()),

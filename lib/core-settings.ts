@@ -540,6 +540,82 @@ const SERVICE = defineSettings('service', 'Jobs, assets and logs', {
   },
 });
 
+/** The webhooks' retries, per the Standard Webhooks' reference schedule (docs/batches.md says why). */
+export const WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+
+const DURATION = /^(\d+)(ms|s|m|h|d)$/;
+const DURATION_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** A duration's ms (`5m`: 300000); one DURATION matches. */
+const durationMs = (x: string): number => {
+  const [, n, unit] = DURATION.exec(x) as RegExpExecArray;
+  return Number(n) * DURATION_MS[unit as keyof typeof DURATION_MS];
+};
+
+/** A comma-separated list of durations (`500ms`, `5s`, `5m`, `2h`, `1d`), in ms. */
+function durations(): SettingType<number[]> {
+  return {
+    allowed: 'comma-separated durations (`500ms`, `5s`, `5m`, `2h`, `1d`), up to 20, each at most 12 h',
+    show: (ms) => ms.map((x) => (x % 3_600_000 === 0 ? `${x / 3_600_000}h` : x % 60_000 === 0 ? `${x / 60_000}m` : x % 1000 === 0 ? `${x / 1000}s` : `${x}ms`)).join(','),
+    schema: (env) =>
+      v.pipe(
+        v.string(),
+        v.transform(splitList),
+        v.check((items) => items.length <= 20 && items.every((x) => DURATION.test(x)), `${env} must be comma-separated durations such as 5s,5m,2h`),
+        v.transform((items) => items.map(durationMs)),
+        v.check((ms) => ms.every((x) => x <= 12 * 3_600_000), `${env}: each retry is at most 12 h away (SQS's longest visibility timeout)`),
+      ),
+  };
+}
+
+/** Standard Webhooks secrets: `whsec_` and the base64 of 24 to 64 random bytes. */
+const webhookSecrets: SettingType<string[]> = {
+  allowed: 'comma-separated `whsec_…` secrets',
+  schema: (env) =>
+    v.pipe(
+      v.string(),
+      v.transform(splitList),
+      v.check(
+        (items) => items.every((x) => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(x) && Buffer.from(x.slice(6), 'base64').length >= 24),
+        `${env} must hold whsec_ secrets, each the base64 of at least 24 random bytes`,
+      ),
+    ),
+};
+
+const BATCHES = defineSettings('batches', 'Batches and webhooks', {
+  batchConcurrency: {
+    env: 'LINKPREVIEW_BATCH_CONCURRENCY',
+    type: int(1, 64),
+    default: 2,
+    doc: "A batch's previews at once (`POST /previews`), beside `POST /`'s own: the local server starts one only while no `POST /` waits for its turn.",
+  },
+  batchMaxQueued: {
+    env: 'LINKPREVIEW_BATCH_MAX_QUEUED',
+    type: int(1, 1_000_000),
+    default: 10_000,
+    doc: "A key's batch items queued or running at most; a batch that would go past it is refused whole: 429 `TOO_MANY_QUEUED` with `Retry-After`.",
+  },
+  batchTtlDays: {
+    env: 'LINKPREVIEW_BATCH_TTL_DAYS',
+    type: int(1, 365),
+    default: 7,
+    doc: 'How long a batch and its records are kept after it was submitted; then `GET /previews/{batchId}` is 404.',
+  },
+  webhookSecrets: {
+    env: 'LINKPREVIEW_WEBHOOK_SECRETS',
+    type: webhookSecrets,
+    default: [],
+    defaultDoc: 'the local server makes one and keeps it in the data dir (`webhook-secret`)',
+    doc: 'The secrets webhooks are signed with (Standard Webhooks), one signature each: while rotating, set the new and the old, and receivers verify with either.',
+    secret: true,
+  },
+  webhookRetries: {
+    env: 'LINKPREVIEW_WEBHOOK_RETRIES',
+    type: durations(),
+    default: WEBHOOK_RETRY_SCHEDULE.split(',').map(durationMs),
+    doc: 'The waits before each retry of a webhook that was not answered 2xx (nor 410) within 15 s; after the last, the delivery is dead.',
+  },
+});
+
 const LOCAL = defineSettings('local', 'Local server', {
   host: {
     env: 'HOST',
@@ -624,7 +700,7 @@ const AWS = defineSettings('aws', 'AWS', {
 });
 
 /** The core sections, in the order docs/configuration.md shows them. */
-export const CORE_GROUPS = [SECURITY, HOSTS, FETCH, PROXY, MEDIA, EMBEDS, SCREENSHOTS, RENDER, SERVICE, LOCAL, AWS] as const;
+export const CORE_GROUPS = [SECURITY, HOSTS, FETCH, PROXY, MEDIA, EMBEDS, SCREENSHOTS, RENDER, SERVICE, BATCHES, LOCAL, AWS] as const;
 
 /** The core configuration: every core setting's value by its key. */
 export type CoreConfig = GroupsValues<typeof CORE_GROUPS>;

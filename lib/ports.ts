@@ -120,3 +120,36 @@ export interface KeyStore {
 export interface KeyHashSource {
   hashes(): Promise<readonly string[]>;
 }
+
+/** A message to put on a WorkQueue. */
+export interface QueueMessage<T> {
+  /** Unique within the queue: a message sent again under an id still queued replaces it (a redelivery, not a second message). */
+  id: string;
+  /** Whose work it is (an API key's id): the queue takes turns between groups, so one group's backlog never holds another's back. */
+  group: string;
+  body: T;
+  /** Not handed out before this many ms from now. */
+  delayMs?: number;
+}
+
+/** A message as its handler gets it: `attempt` is 1 on the first delivery. */
+export interface ReceivedMessage<T> extends QueueMessage<T> {
+  attempt: number;
+}
+
+/** What a handler did with a message: done (it leaves the queue), or to be handed out again after `retryInMs`. */
+export type MessageOutcome = 'done' | { retryInMs: number };
+
+/** Handles one message. A handler that throws has its message handed out again later (at least once). */
+export type QueueHandler<T> = (message: ReceivedMessage<T>) => Promise<MessageOutcome>;
+
+/**
+ * A durable queue of work (a batch's previews, webhook deliveries): a message sent is handed to
+ * the queue's handler at least once, after a crash too. Locally a directory of the data dir
+ * (lib/adapters/local/file-queue.ts); on AWS an SQS queue.
+ */
+export interface WorkQueue<T> {
+  send(messages: readonly QueueMessage<T>[]): Promise<void>;
+  /** The messages of `group` queued or being handled, when the queue can count them (the per-key limit). */
+  queued?(group: string): number;
+}

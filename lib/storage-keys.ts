@@ -10,8 +10,12 @@
  *   jobs/<memo kind>/<sha256>.json      the memos (lib/jobs/memo.ts): failed image URLs, screenshots,
  *                                       walled hosts, pages
  *   jobs/status-probe/<id>.json         the blob written and read back by a deep `GET /status`
+ *   batches/<batchId>/batch.json        a batch of `POST /previews`: its links, its key, its callback
+ *   batches/<batchId>/items/<n>.json    one item's state, record and webhook delivery
+ *   batches/<batchId>/completed.json    set once every item has finished (and the batch's webhook)
  *
- * `jobs/` is private, and on AWS expires after JOBS_EXPIRE_DAYS (lib/core-settings.ts). The CDK
+ * `jobs/` and `batches/` are private; on AWS `jobs/` expires after JOBS_EXPIRE_DAYS
+ * (lib/core-settings.ts), `batches/` after LINKPREVIEW_BATCH_TTL_DAYS. The CDK
  * app takes the prefixes from here (the bucket's lifecycle rule, the CloudFront access, the
  * functions' grants), so this module imports nothing of the service.
  */
@@ -19,6 +23,12 @@ import { createHash } from 'node:crypto';
 
 export const ASSETS_PREFIX = 'assets/';
 export const JOBS_PREFIX = 'jobs/';
+export const BATCHES_PREFIX = 'batches/';
+
+/** `batches/<batchId>/<name>`: an object of a batch (lib/batch/store.ts); the id is checked by the caller. */
+export function batchKey(batchId: string, name: string): string {
+  return `${BATCHES_PREFIX}${batchId}/${name}`;
+}
 
 /** `assets/<sha256>/<name>`: the key of an asset named by a SHA-256 hex digest. */
 export function assetKey(sha256: string, name: string): string {

@@ -12,10 +12,11 @@ import { randomUUID } from 'node:crypto';
 import type { Context as LambdaContext } from 'aws-lambda';
 import { bearerRejection } from '../auth/key-store.js';
 import { openApiDocument } from '../contract/openapi.js';
-import { InternalError, toErrorBody, UnauthorizedError } from '../errors.js';
+import { InternalError, LinkPreviewError, toErrorBody, UnauthorizedError } from '../errors.js';
 import { errorFields } from '../log.js';
 import { type StatusDeps, serviceStatus } from '../status.js';
 import { PhaseTimer } from '../timing.js';
+import { answerBatchRoute, type BatchRoutesDeps, batchRoute, TooManyQueuedError } from './batches.js';
 import { describeRequest, type HttpRequestInfo, routePath, stageOf } from './event.js';
 import { OEMBED_PATH } from './oembed.js';
 import { OverloadedError, type PreviewGate } from './overload.js';
@@ -26,6 +27,8 @@ export interface ApiDeps extends HandlerDeps {
   status?: Omit<StatusDeps, 'blobs' | 'jobs'>;
   /** Bounds the previews in flight in this process (the local server; a Lambda runs one at a time). */
   gate?: PreviewGate;
+  /** POST /previews and GET /previews/{batchId} (lib/http/batches.ts); absent: they are 404. */
+  batches?: BatchRoutesDeps;
 }
 
 export function createApiHandler(deps: ApiDeps): PreviewHandler {
@@ -50,6 +53,35 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
     return json(report.ok ? 200 : 503, report, { requestId, timer });
   }
 
+  /** POST /previews and GET /previews/{batchId}: their answer, or their error's. */
+  async function batches(
+    info: HttpRequestInfo,
+    route: { batchId?: string },
+    event: unknown,
+    at: { requestId: string; timer: PhaseTimer; stagePrefix: string },
+  ): Promise<HttpResponse> {
+    const { requestId, timer } = at;
+    try {
+      if (!deps.batches) throw new LinkPreviewError(404, 'NOT_FOUND', 'Batches are not available on this deployment.');
+      const e = event as { body?: unknown; isBase64Encoded?: unknown };
+      const body = { raw: typeof e.body === 'string' ? e.body : '', isBase64Encoded: e.isBase64Encoded === true };
+      const answer = await answerBatchRoute(deps.batches, deps.keys, info, route, body, at.stagePrefix);
+      const res = json(answer.status, answer.body, { requestId, timer });
+      Object.assign(res.headers, answer.headers);
+      if (info.method === 'HEAD') res.body = '';
+      return res;
+    } catch (err) {
+      const known = err instanceof LinkPreviewError ? err : new InternalError(err);
+      if (known instanceof InternalError) deps.log.error('request failed', { requestId, path: info.path, ...errorFields(err) });
+      else deps.log.info('request rejected', { requestId, status: known.status, errorCode: known.errorCode, path: info.path });
+      if (known instanceof UnauthorizedError) deps.onAuthFailure?.();
+      const res = json(known.status, toErrorBody(known, requestId), { requestId, timer });
+      if (known instanceof UnauthorizedError) res.headers['www-authenticate'] = 'Bearer realm="linklens"';
+      if (known instanceof TooManyQueuedError) res.headers['retry-after'] = String(known.retryAfterSeconds);
+      return res;
+    }
+  }
+
   return async (event: unknown, context?: Partial<LambdaContext>) => {
     const timer = new PhaseTimer();
     const info = describeRequest(event);
@@ -67,6 +99,11 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
           return json(500, toErrorBody(new InternalError(err), requestId), { requestId, timer });
         }
       }
+    }
+    if (info.kind !== 'direct') {
+      const stage = stageOf(event);
+      const route = batchRoute(routePath(info.path, stage));
+      if (route) return batches(info, route, event, { requestId, timer, stagePrefix: stage ? `/${stage}` : '' });
     }
     // The playground (lib/http/playground.ts): GET / from a browser, and its script and stylesheet.
     if (deps.config.playground && info.kind !== 'direct' && (info.method === 'GET' || info.method === 'HEAD')) {
