@@ -13,16 +13,16 @@ import { FileQueue } from '../lib/adapters/local/file-queue.js';
 import { BatchStore } from '../lib/batch/store.js';
 import type { DeliveryMessage, ItemMessage } from '../lib/batch/types.js';
 import { WebhookSigner } from '../lib/batch/webhooks.js';
-import { type BatchDeps, deliverOne, runItem } from '../lib/batch/work.js';
+import { deliverOne, runItem } from '../lib/batch/work.js';
 import type { Config } from '../lib/config.js';
 import { type Resolver, systemResolver } from '../lib/fetch/address-guard.js';
 import { hostRulesOf } from '../lib/fetch/host-rules.js';
+import type { Fetcher } from '../lib/fetch/types.js';
 import type { BatchRoutesDeps } from '../lib/http/batches.js';
 import type { PreviewHandler } from '../lib/http/preview-handler.js';
 import { errorFields, type Log } from '../lib/log.js';
 import type { BlobStore } from '../lib/ports.js';
 import { BATCHES_PREFIX } from '../lib/storage-keys.js';
-import type { Fetcher } from '../lib/fetch/types.js';
 
 /** Webhooks being delivered at once. */
 const DELIVERY_LANES = 8;
@@ -72,7 +72,13 @@ export async function localBatches(options: LocalBatchesOptions): Promise<LocalB
     maxQueuedPerKey: config.batchMaxQueued,
   };
   const dir = (name: string) => path.join(config.dataDir, 'queues', name);
-  queues.items = new FileQueue<ItemMessage>({ dir: dir('batch-items'), lanes: config.batchConcurrency, mayStart: options.mayStart, log, handler: (m) => runItem(deps, m) });
+  queues.items = new FileQueue<ItemMessage>({
+    dir: dir('batch-items'),
+    lanes: config.batchConcurrency,
+    mayStart: options.mayStart,
+    log,
+    handler: (m) => runItem(deps, m),
+  });
   queues.deliveries = new FileQueue<DeliveryMessage>({ dir: dir('webhooks'), lanes: DELIVERY_LANES, log, handler: (m) => deliverOne(deps, m) });
   let sweeper: NodeJS.Timeout | undefined;
   return {

@@ -555,7 +555,8 @@ const durationMs = (x: string): number => {
 function durations(): SettingType<number[]> {
   return {
     allowed: 'comma-separated durations (`500ms`, `5s`, `5m`, `2h`, `1d`), up to 20, each at most 12 h',
-    show: (ms) => ms.map((x) => (x % 3_600_000 === 0 ? `${x / 3_600_000}h` : x % 60_000 === 0 ? `${x / 60_000}m` : x % 1000 === 0 ? `${x / 1000}s` : `${x}ms`)).join(','),
+    show: (ms) =>
+      ms.map((x) => (x % 3_600_000 === 0 ? `${x / 3_600_000}h` : x % 60_000 === 0 ? `${x / 60_000}m` : x % 1000 === 0 ? `${x / 1000}s` : `${x}ms`)).join(','),
     schema: (env) =>
       v.pipe(
         v.string(),

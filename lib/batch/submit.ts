@@ -7,11 +7,10 @@
  */
 import { isIP } from 'node:net';
 import * as v from 'valibot';
-import { validatePreviewRequest } from '../contract/request.js';
+import { MAX_LINK_LENGTH, validatePreviewRequest } from '../contract/request.js';
 import { BadRequestError, LinkPreviewError } from '../errors.js';
 import { checkUrl, classifyAddress, type GuardPolicy, type Resolver } from '../fetch/address-guard.js';
 import type { HostRules } from '../fetch/host-rules.js';
-import { MAX_LINK_LENGTH } from '../contract/request.js';
 import { newBatchId } from './store.js';
 import { type BatchMeta, type ItemSpec, MAX_BATCH_LINKS } from './types.js';
 
@@ -104,7 +103,8 @@ export async function checkCallbackUrl(raw: unknown, guard: CallbackGuard): Prom
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!isIP(host)) {
     const addresses = await guard.resolver(host).catch(() => []);
-    if (addresses.length === 0) throw new BadRequestError('CALLBACK_URL_UNRESOLVED', `The callback URL's host ${host} does not resolve.`, { field: 'callbackUrl' });
+    if (addresses.length === 0)
+      throw new BadRequestError('CALLBACK_URL_UNRESOLVED', `The callback URL's host ${host} does not resolve.`, { field: 'callbackUrl' });
     if (addresses.some((a) => !classifyAddress(a.address, guard.policy).allowed)) throw refuse(`its host ${host} resolves to an address that is not allowed`);
   }
   return url.href;

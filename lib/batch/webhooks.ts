@@ -10,9 +10,9 @@
  * else (a redirect included) or no answer within 15 s is a failed attempt.
  */
 import { Webhook } from 'standardwebhooks';
+import { LinkPreviewError } from '../errors.js';
 import { FetchFailure } from '../fetch/fetch-failure.js';
 import type { Fetcher } from '../fetch/types.js';
-import { LinkPreviewError } from '../errors.js';
 
 /** No answer within this is a failed attempt (the issue's and Standard Webhooks' 15 s). */
 export const WEBHOOK_TIMEOUT_MS = 15_000;

@@ -48,6 +48,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/previews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview up to 100 links, answered later
+         * @description Queues up to 100 links (docs/batches.md). The answer is 202 at once, with the batch's id, one id per link and `Location: /previews/{batchId}`. Each link is checked as POST / checks its body: a link refused alone is an item `failed` at once, with the `errorCode` POST / would give; a body that is not a batch is 400. Each item's record is the record POST / gives for the link (its `requestId` is the item's id). With a `callbackUrl`, every finished item is POSTed there (`preview.completed`) and then the batch (`batch.completed`), signed per Standard Webhooks (see `webhooks`). The callback URL is checked as a link is, now and at every delivery: a URL the SSRF guard or a host rule refuses is 400 CALLBACK_URL_NOT_ALLOWED. A key with LINKPREVIEW_BATCH_MAX_QUEUED items queued is refused the whole batch: 429 TOO_MANY_QUEUED with Retry-After.
+         */
+        post: operations["submitBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/previews/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A batch's items, and the record of each one done
+         * @description Each item's state (`queued`, `running`, `done`, `failed`) and, for a done item, its Link record, the record POST / would give; with a callback URL, each item's webhook delivery. Only the key that submitted the batch reads it; it is kept LINKPREVIEW_BATCH_TTL_DAYS (7 by default) after it was submitted, then 404.
+         */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/status": {
         parameters: {
             query?: never;
@@ -120,7 +160,48 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "preview.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An item of a batch has finished
+         * @description POSTed to the batch's `callbackUrl` once per finished item, at least once: a 2xx answer is delivered; a 410 stops it; anything else (a redirect included: it is not followed), or no answer within 15 s, is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (LINKPREVIEW_WEBHOOK_RETRIES), then it is dead. Signed per Standard Webhooks: verify the `webhook-signature` over `webhook-id`, `webhook-timestamp` and the raw body with the operator's `whsec_` secret (any Standard Webhooks library, or `verifyWebhook` of @linklens/client); `webhook-id` is the same on every retry, so a receiver drops duplicates by it.
+         */
+        post: operations["previewCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "batch.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every item of a batch has finished
+         * @description POSTed to the batch's `callbackUrl` once every item has finished, signed and retried as `preview.completed`. Its items carry no records (each came in its own webhook; GET /previews/{batchId} has them all).
+         */
+        post: operations["batchCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -637,6 +718,112 @@ export interface components {
          * @default true
          */
         SnapshotFlag: ("true" | "false") | boolean;
+        BatchRequestBody: {
+            /** @description The links, each a string (the link) or an object with the fields of POST /'s body (LinkPreviewRequestBody). A link refused alone does not refuse the batch. */
+            links: (string | {
+                [key: string]: unknown;
+            })[];
+            /**
+             * Format: uri
+             * @description where the webhooks go (http or https; checked as a link is)
+             */
+            callbackUrl?: string;
+        };
+        /**
+         * @description queued: no item has started; running: some have, not all have finished; done: every item has finished
+         * @enum {string}
+         */
+        BatchState: "queued" | "running" | "done";
+        /**
+         * @description queued; running; done: its record is there (ok may be false); failed: no record (refused at submit, or the preview failed)
+         * @enum {string}
+         */
+        ItemState: "queued" | "running" | "done" | "failed";
+        /** @description what became of an item's (or the batch's) webhook */
+        DeliveryState: {
+            /**
+             * @description delivered (2xx), gone (410: stopped), pending (tried again later), dead (every try failed)
+             * @enum {string}
+             */
+            state: "pending" | "delivered" | "gone" | "dead";
+            attempts: number;
+            /** @description the receiver's last status (or the status seen before a failure) */
+            lastStatus?: number;
+            /** @description why the last attempt failed when there was no answer (TIMEOUT, CONNECTION_REFUSED, DNS_FAILURE, LINK_NOT_ALLOWED, …) */
+            lastError?: string;
+            /** Format: date-time */
+            at: string;
+        };
+        BatchItem: {
+            /** @description `<batchId>.<index>`: the item's id, and its record's requestId */
+            id: string;
+            /** @description the link's place in the submitted list */
+            index: number;
+            /** @description the link (normalized when it was valid) */
+            link: string;
+            state: components["schemas"]["ItemState"];
+            /** @description a failed item's reason, the errorCode POST / would give (LINK_INVALID, LINK_NOT_ALLOWED, INTERNAL_ERROR, …) */
+            errorCode?: string;
+            message?: string;
+            record?: components["schemas"]["Link"];
+            /** @description in batch.completed only, a done item's record's ok */
+            ok?: boolean;
+            delivery?: components["schemas"]["DeliveryState"];
+        };
+        BatchCounts: {
+            queued: number;
+            running: number;
+            done: number;
+            failed: number;
+        };
+        Batch: {
+            batchId: string;
+            state: components["schemas"]["BatchState"];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description after it, the batch is 404
+             */
+            expiresAt: string;
+            /** Format: date-time */
+            completedAt?: string;
+            callbackUrl?: string;
+            counts: components["schemas"]["BatchCounts"];
+            delivery?: components["schemas"]["DeliveryState"];
+            items: components["schemas"]["BatchItem"][];
+        };
+        PreviewCompletedEvent: {
+            /** @constant */
+            type: "preview.completed";
+            /**
+             * Format: date-time
+             * @description when the item finished (the same on every retry)
+             */
+            timestamp: string;
+            data: {
+                batchId: string;
+                item: components["schemas"]["BatchItem"];
+            };
+        };
+        BatchCompletedEvent: {
+            /** @constant */
+            type: "batch.completed";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                batchId: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                completedAt: string;
+                counts: {
+                    done: number;
+                    failed: number;
+                };
+                items: components["schemas"]["BatchItem"][];
+            };
+        };
         APIErrorResponseBody: {
             /** @constant */
             ok: false;
@@ -645,7 +832,7 @@ export interface components {
             /** @description error category */
             error?: string;
             /** @enum {string} */
-            errorCode?: "LINK_REQUIRED" | "LINK_INVALID" | "LINK_NOT_ALLOWED" | "SOURCE_INVALID" | "FORCE_NEW_SNAPSHOT_INVALID" | "FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID" | "BODY_INVALID" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CHARSET" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "OVERLOADED" | "INTERNAL_ERROR" | "LINK_UNAVAILABLE" | "MAXWIDTH_INVALID" | "MAXHEIGHT_INVALID" | "FORMAT_NOT_IMPLEMENTED";
+            errorCode?: "LINK_REQUIRED" | "LINK_INVALID" | "LINK_NOT_ALLOWED" | "SOURCE_INVALID" | "FORCE_NEW_SNAPSHOT_INVALID" | "FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID" | "BODY_INVALID" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CHARSET" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "OVERLOADED" | "INTERNAL_ERROR" | "LINK_UNAVAILABLE" | "MAXWIDTH_INVALID" | "MAXHEIGHT_INVALID" | "FORMAT_NOT_IMPLEMENTED" | "LINKS_REQUIRED" | "LINKS_INVALID" | "BATCH_TOO_LARGE" | "BATCH_NOT_FOUND" | "CALLBACK_URL_INVALID" | "CALLBACK_URL_NOT_ALLOWED" | "CALLBACK_URL_UNRESOLVED" | "WEBHOOKS_NOT_CONFIGURED" | "TOO_MANY_QUEUED";
             message?: string;
             details?: string | {
                 [key: string]: unknown;
@@ -684,6 +871,17 @@ export interface components {
         };
     };
     responses: {
+        /** @description the request is not valid (its errorCode says why) */
+        BadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "Server-Timing": components["headers"]["ServerTiming"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["APIErrorResponseBody"];
+            };
+        };
         /** @description missing or wrong bearer key (answered in JSON whatever the Accept header) */
         Unauthorized: {
             headers: {
@@ -707,7 +905,7 @@ export interface components {
                 "application/json": components["schemas"]["APIErrorResponseBody"];
             };
         };
-        /** @description the answer to a path this document does not list (errorCode NOT_FOUND) */
+        /** @description the answer to a path this document does not list (errorCode NOT_FOUND), and to a batch that is not there (BATCH_NOT_FOUND) */
         NotFound: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -718,7 +916,7 @@ export interface components {
                 "application/json": components["schemas"]["APIErrorResponseBody"];
             };
         };
-        /** @description the answer to a method other than POST on / (errorCode METHOD_NOT_ALLOWED) */
+        /** @description the answer to a method a path does not take (errorCode METHOD_NOT_ALLOWED) */
         MethodNotAllowed: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -730,7 +928,14 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description the webhook's id, the same on every retry (`msg_<batchId>_<index>`, `msg_<batchId>_batch`) */
+        WebhookId: string;
+        /** @description this attempt's time, in seconds since the epoch (signed; receivers refuse one more than 5 minutes off) */
+        WebhookTimestamp: string;
+        /** @description `v1,<base64 of HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` with the secret's bytes, one per secret the operator has set (space-separated while two are valid) */
+        WebhookSignature: string;
+    };
     requestBodies: never;
     headers: {
         /** @description The request id (API Gateway / Lambda request id, a UUID locally); also `requestId` in an error or record body. */
@@ -790,14 +995,27 @@ export type Link = components['schemas']['Link'];
 export type LinkPreviewRequestBody = components['schemas']['LinkPreviewRequestBody'];
 export type RequestSource = components['schemas']['RequestSource'];
 export type SnapshotFlag = components['schemas']['SnapshotFlag'];
+export type BatchRequestBody = components['schemas']['BatchRequestBody'];
+export type BatchState = components['schemas']['BatchState'];
+export type ItemState = components['schemas']['ItemState'];
+export type DeliveryState = components['schemas']['DeliveryState'];
+export type BatchItem = components['schemas']['BatchItem'];
+export type BatchCounts = components['schemas']['BatchCounts'];
+export type Batch = components['schemas']['Batch'];
+export type PreviewCompletedEvent = components['schemas']['PreviewCompletedEvent'];
+export type BatchCompletedEvent = components['schemas']['BatchCompletedEvent'];
 export type ApiErrorResponseBody = components['schemas']['APIErrorResponseBody'];
 export type LinkText = components['schemas']['LinkText'];
 export type ApiErrorResponseText = components['schemas']['APIErrorResponseText'];
 export type ServiceStatus = components['schemas']['ServiceStatus'];
+export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponseMethodNotAllowed = components['responses']['MethodNotAllowed'];
+export type ParameterWebhookId = components['parameters']['WebhookId'];
+export type ParameterWebhookTimestamp = components['parameters']['WebhookTimestamp'];
+export type ParameterWebhookSignature = components['parameters']['WebhookSignature'];
 export type HeaderXRequestId = components['headers']['XRequestId'];
 export type HeaderServerTiming = components['headers']['ServerTiming'];
 export type HeaderUpstreamError = components['headers']['UpstreamError'];
@@ -1022,6 +1240,79 @@ export interface operations {
             };
         };
     };
+    submitBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchRequestBody"];
+            };
+        };
+        responses: {
+            /** @description the batch is queued (items refused alone are `failed` in it) */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    /** @description where the batch is read, `/previews/{batchId}` */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            415: components["responses"]["BadRequest"];
+            /** @description this key has too many items queued (errorCode TOO_MANY_QUEUED) */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIErrorResponseBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the batch */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Server-Timing": components["headers"]["ServerTiming"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getStatus: {
         parameters: {
             query?: never;
@@ -1146,6 +1437,78 @@ export interface operations {
             };
         };
     };
+    previewCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the webhook's id, the same on every retry (`msg_<batchId>_<index>`, `msg_<batchId>_batch`) */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description this attempt's time, in seconds since the epoch (signed; receivers refuse one more than 5 minutes off) */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 of HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` with the secret's bytes, one per secret the operator has set (space-separated while two are valid) */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no more deliveries of this webhook */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    batchCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the webhook's id, the same on every retry (`msg_<batchId>_<index>`, `msg_<batchId>_batch`) */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description this attempt's time, in seconds since the epoch (signed; receivers refuse one more than 5 minutes off) */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 of HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` with the secret's bytes, one per secret the operator has set (space-separated while two are valid) */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no more deliveries of this webhook */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -1162,6 +1525,9 @@ export const embedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["s
 export const oEmbedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OEmbed"]["type"]> = ["photo", "video", "rich", "link"];
 export const requestSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RequestSource"]> = ["API", "WEB"];
 export const snapshotFlagOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotFlag"]> = ["true", "false"];
-export const aPIErrorResponseBodyErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["APIErrorResponseBody"]["errorCode"]> = ["LINK_REQUIRED", "LINK_INVALID", "LINK_NOT_ALLOWED", "SOURCE_INVALID", "FORCE_NEW_SNAPSHOT_INVALID", "FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID", "BODY_INVALID", "UNSUPPORTED_MEDIA_TYPE", "UNSUPPORTED_CHARSET", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "NOT_ACCEPTABLE", "PAYLOAD_TOO_LARGE", "OVERLOADED", "INTERNAL_ERROR", "LINK_UNAVAILABLE", "MAXWIDTH_INVALID", "MAXHEIGHT_INVALID", "FORMAT_NOT_IMPLEMENTED"];
+export const batchStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BatchState"]> = ["queued", "running", "done"];
+export const itemStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemState"]> = ["queued", "running", "done", "failed"];
+export const deliveryStateStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryState"]["state"]> = ["pending", "delivered", "gone", "dead"];
+export const aPIErrorResponseBodyErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["APIErrorResponseBody"]["errorCode"]> = ["LINK_REQUIRED", "LINK_INVALID", "LINK_NOT_ALLOWED", "SOURCE_INVALID", "FORCE_NEW_SNAPSHOT_INVALID", "FORCE_NEW_SNAPSHOT_RECURSIVE_INVALID", "BODY_INVALID", "UNSUPPORTED_MEDIA_TYPE", "UNSUPPORTED_CHARSET", "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "NOT_ACCEPTABLE", "PAYLOAD_TOO_LARGE", "OVERLOADED", "INTERNAL_ERROR", "LINK_UNAVAILABLE", "MAXWIDTH_INVALID", "MAXHEIGHT_INVALID", "FORMAT_NOT_IMPLEMENTED", "LINKS_REQUIRED", "LINKS_INVALID", "BATCH_TOO_LARGE", "BATCH_NOT_FOUND", "CALLBACK_URL_INVALID", "CALLBACK_URL_NOT_ALLOWED", "CALLBACK_URL_UNRESOLVED", "WEBHOOKS_NOT_CONFIGURED", "TOO_MANY_QUEUED"];
 export const componentsHeadersRouteValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Route"]> = ["direct", "proxy", "proxy-after-wall"];
 export const componentsHeadersFlightValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Flight"]> = ["alone", "leader", "follower", "takeover"];

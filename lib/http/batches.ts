@@ -10,8 +10,8 @@
  * A key with more than LINKPREVIEW_BATCH_MAX_QUEUED items queued gets 429 TOO_MANY_QUEUED.
  */
 import { bearerRejection, sha256Hex } from '../auth/key-store.js';
-import { readBatch, type CallbackGuard } from '../batch/submit.js';
-import type { BatchMeta, ItemView } from '../batch/types.js';
+import { type CallbackGuard, readBatch } from '../batch/submit.js';
+import type { BatchMeta, CompletedFile, ItemView } from '../batch/types.js';
 import { type BatchDeps, enqueueBatch } from '../batch/work.js';
 import { BadRequestError, LinkPreviewError, UnauthorizedError } from '../errors.js';
 import type { KeyStore } from '../ports.js';
@@ -72,13 +72,15 @@ export async function answerBatchRoute(
   if (rejection) throw new UnauthorizedError(rejection);
   const keyId = keyIdOf(info.headers.authorization);
   if (route.batchId === undefined) {
-    if (info.method !== 'POST') throw new LinkPreviewError(405, 'METHOD_NOT_ALLOWED', `Method ${info.method} is not allowed. Batches are submitted with POST /previews.`);
+    if (info.method !== 'POST')
+      throw new LinkPreviewError(405, 'METHOD_NOT_ALLOWED', `Method ${info.method} is not allowed. Batches are submitted with POST /previews.`);
     return submit(deps, keyId, parseBody(info, body), stagePrefix);
   }
   if (info.method !== 'GET' && info.method !== 'HEAD')
     throw new LinkPreviewError(405, 'METHOD_NOT_ALLOWED', `Method ${info.method} is not allowed. A batch is read with GET /previews/{batchId}.`);
   const meta = await deps.store.meta(route.batchId);
-  if (!meta || meta.keyId !== keyId) throw new LinkPreviewError(404, 'BATCH_NOT_FOUND', 'No such batch (batches are kept for a set time, and only their own key reads them).');
+  if (!meta || meta.keyId !== keyId)
+    throw new LinkPreviewError(404, 'BATCH_NOT_FOUND', 'No such batch (batches are kept for a set time, and only their own key reads them).');
   return { status: 200, body: await batchView(deps, meta) };
 }
 
@@ -94,7 +96,10 @@ function parseBody(info: HttpRequestInfo, body: { raw: string; isBase64Encoded: 
 
 async function submit(deps: BatchRoutesDeps, keyId: string, body: unknown, stagePrefix: string): Promise<BatchAnswer> {
   const meta = await readBatch(body, { keyId, ttlDays: deps.ttlDays, guard: deps.guard, now: deps.now });
-  if (meta.callbackUrl && !deps.signer) throw new BadRequestError('WEBHOOKS_NOT_CONFIGURED', 'This service has no webhook secret (LINKPREVIEW_WEBHOOK_SECRETS): a callbackUrl cannot be signed.', { field: 'callbackUrl' });
+  if (meta.callbackUrl && !deps.signer)
+    throw new BadRequestError('WEBHOOKS_NOT_CONFIGURED', 'This service has no webhook secret (LINKPREVIEW_WEBHOOK_SECRETS): a callbackUrl cannot be signed.', {
+      field: 'callbackUrl',
+    });
   const adding = meta.items.filter((i) => !i.error).length;
   const queued = deps.items.queued?.(keyId) ?? 0;
   if (queued + adding > deps.maxQueuedPerKey) {
@@ -103,23 +108,24 @@ async function submit(deps: BatchRoutesDeps, keyId: string, body: unknown, stage
   await enqueueBatch(deps, meta);
   const location = `${stagePrefix}${BATCHES_PATH}/${meta.id}`;
   const items: ItemView[] = meta.items.map((i) => ({ id: i.id, index: i.index, link: i.link, state: i.error ? 'failed' : 'queued', ...(i.error ?? {}) }));
-  return { status: 202, headers: { location }, body: { ...summary(meta, items), items } };
+  return { status: 202, headers: { location }, body: { ...summary(meta, items, undefined), items } };
 }
 
 /** The batch as GET answers it: its state, counts, and every item (records included). */
 async function batchView(deps: BatchRoutesDeps, meta: BatchMeta): Promise<unknown> {
   const [items, completed] = await Promise.all([deps.store.views(meta), deps.store.completed(meta.id)]);
   return {
-    ...summary(meta, items),
+    ...summary(meta, items, completed),
     ...(completed ? { completedAt: completed.completedAt, ...(completed.delivery ? { delivery: completed.delivery } : {}) } : {}),
     items,
   };
 }
 
-function summary(meta: BatchMeta, items: ItemView[]) {
+/** `done` once the batch is marked complete (just after its last item finished: lib/batch/work.ts), `queued` while no item has started. */
+function summary(meta: BatchMeta, items: ItemView[], completed: CompletedFile | undefined) {
   const counts = { queued: 0, running: 0, done: 0, failed: 0 };
   for (const i of items) counts[i.state]++;
-  const state = counts.queued + counts.running === 0 ? 'done' : counts.queued === items.length ? 'queued' : 'running';
+  const state = completed ? 'done' : counts.queued === items.length ? 'queued' : 'running';
   return {
     batchId: meta.id,
     state,

@@ -100,7 +100,10 @@ function documentedPath(path: string, stage?: string): string | undefined {
   if (isRootPath(path, stage)) return '/';
   const route = routePath(path, stage);
   const paths = (openApiDocument().paths ?? {}) as Json;
-  return route !== '/' && paths[route] ? route : undefined;
+  if (route === '/') return undefined;
+  if (paths[route]) return route;
+  // A templated path (`/previews/{batchId}`): each {name} is one segment.
+  return Object.keys(paths).find((p) => p.includes('{') && new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(route));
 }
 
 const mediaType = (contentType: string | undefined) => contentType?.split(';')[0].trim().toLowerCase() || undefined;
