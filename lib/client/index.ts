@@ -7,10 +7,11 @@
  */
 
 import { acceptLanguageList } from '../contract/accept-language.js';
-import type { ApiErrorResponseBody, LinkRecord } from '../contract/link.js';
+import type { ApiErrorResponseBody, Batch, LinkPreviewRequestBody, LinkRecord } from '../contract/link.js';
 
 // The Link record and every object in it (generated from openapi.yaml): the types a caller works with.
 export type * from '../contract/link.js';
+export { verifyWebhook, type WebhookEvent, WebhookVerificationError } from './webhooks.js';
 
 /** The service's error body (openapi.yaml's APIErrorResponseBody). */
 export type ErrorBody = ApiErrorResponseBody;
@@ -49,6 +50,20 @@ export interface LinkPreviewClient {
   preview(link: string, options?: PreviewOptions): Promise<LinkRecord>;
 }
 
+export interface SubmitOptions {
+  /** Where each finished item, then the batch, is POSTed, signed (verify with `verifyWebhook`). */
+  callbackUrl?: string;
+  signal?: AbortSignal;
+}
+
+/** Over HTTP, a client also submits batches (POST /previews) and reads them (GET /previews/{batchId}). */
+export interface HttpLinkPreviewClient extends LinkPreviewClient {
+  /** Queues up to 100 links (strings, or bodies as POST / takes them): the batch as accepted (202), its items `queued` or refused alone (`failed`). */
+  submit(links: readonly (string | LinkPreviewRequestBody)[], options?: SubmitOptions): Promise<Batch>;
+  /** A batch: each item's state, and each done item's record. */
+  batch(batchId: string, options?: { signal?: AbortSignal }): Promise<Batch>;
+}
+
 export interface HttpClientOptions {
   /** e.g. https://abc.execute-api.eu-west-1.amazonaws.com or http://127.0.0.1:3000 */
   baseUrl: string;
@@ -58,10 +73,37 @@ export interface HttpClientOptions {
   timeoutMs?: number;
 }
 
-export function createHttpClient(options: HttpClientOptions): LinkPreviewClient {
+export function createHttpClient(options: HttpClientOptions): HttpLinkPreviewClient {
   const doFetch = options.fetch ?? fetch;
-  const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/`;
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const endpoint = `${base}/`;
+  /** A JSON call: its body, or a LinkPreviewClientError for an error answer or a failure to reach the service. */
+  async function call<T>(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<T> {
+    let res: Response;
+    try {
+      res = await doFetch(url, { ...init, signal: signal ?? AbortSignal.timeout(options.timeoutMs ?? 30_000) });
+    } catch (err) {
+      throw new LinkPreviewClientError({ status: 0, message: `Could not reach linklens: ${(err as Error).message}` }, { cause: err });
+    }
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new LinkPreviewClientError({ status: res.status, message: `linklens answered ${res.status} with a body that is not JSON` });
+    }
+    if (!res.ok || isErrorBody(body)) throw new LinkPreviewClientError({ ...(body as ErrorBody), status: res.status });
+    return body as T;
+  }
+  const auth = { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' };
   return {
+    submit(links, opts = {}) {
+      const body = JSON.stringify({ links, ...(opts.callbackUrl ? { callbackUrl: opts.callbackUrl } : {}) });
+      return call<Batch>(`${base}/previews`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body }, opts.signal);
+    },
+    batch(batchId, opts = {}) {
+      return call<Batch>(`${base}/previews/${encodeURIComponent(batchId)}`, { method: 'GET', headers: auth }, opts.signal);
+    },
     async preview(link, opts = {}) {
       const headers: Record<string, string> = {
         authorization: `Bearer ${options.apiKey}`,
@@ -71,22 +113,7 @@ export function createHttpClient(options: HttpClientOptions): LinkPreviewClient 
       // Only its valid entries are sent, as the service keeps them: a bad value never fails the request (fetch refuses CR/LF).
       const acceptLanguage = acceptLanguageList(opts.acceptLanguage);
       if (acceptLanguage) headers['accept-language'] = acceptLanguage;
-      const signal = opts.signal ?? AbortSignal.timeout(options.timeoutMs ?? 30_000);
-      let res: Response;
-      try {
-        res = await doFetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ link, source: opts.source ?? 'API' }), signal });
-      } catch (err) {
-        throw new LinkPreviewClientError({ status: 0, message: `Could not reach linklens: ${(err as Error).message}` }, { cause: err });
-      }
-      const text = await res.text();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new LinkPreviewClientError({ status: res.status, message: `linklens answered ${res.status} with a body that is not JSON` });
-      }
-      if (!res.ok || isErrorBody(body)) throw new LinkPreviewClientError({ ...(body as ErrorBody), status: res.status });
-      return body as LinkRecord;
+      return call<LinkRecord>(endpoint, { method: 'POST', headers, body: JSON.stringify({ link, source: opts.source ?? 'API' }) }, opts.signal);
     },
   };
 }

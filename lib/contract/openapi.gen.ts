@@ -730,7 +730,7 @@ export interface components {
             callbackUrl?: string;
         };
         /**
-         * @description queued: no item has started; running: some have, not all have finished; done: every item has finished
+         * @description queued: no item has started (items refused at submit aside); running: some have, not all have finished; done: every item has finished
          * @enum {string}
          */
         BatchState: "queued" | "running" | "done";

@@ -125,7 +125,7 @@ async function batchView(deps: BatchRoutesDeps, meta: BatchMeta): Promise<unknow
 function summary(meta: BatchMeta, items: ItemView[], completed: CompletedFile | undefined) {
   const counts = { queued: 0, running: 0, done: 0, failed: 0 };
   for (const i of items) counts[i.state]++;
-  const state = completed ? 'done' : counts.queued === items.length ? 'queued' : 'running';
+  const state = completed ? 'done' : counts.running + counts.done === 0 && counts.queued > 0 ? 'queued' : 'running';
   return {
     batchId: meta.id,
     state,

@@ -70,7 +70,7 @@ describe('a batch with a callback', () => {
     const { res, json } = await submit(server, { links, callbackUrl: receiver.url });
     expect(res.status).toBe(202);
     expect(res.headers.get('location')).toBe(`/previews/${json.batchId}`);
-    expect(json).toMatchObject({ state: 'running', counts: { queued: 7, failed: 1, done: 0, running: 0 }, callbackUrl: receiver.url });
+    expect(json).toMatchObject({ state: 'queued', counts: { queued: 7, failed: 1, done: 0, running: 0 }, callbackUrl: receiver.url });
     expect(json.items).toHaveLength(8);
     // The invalid link is refused alone, with POST /'s own errorCode.
     expect(json.items[6]).toMatchObject({ id: `${json.batchId}.6`, index: 6, state: 'failed', errorCode: 'LINK_INVALID' });

@@ -52,8 +52,9 @@ export class FileQueue<T> implements WorkQueue<T> {
   private readonly ready = new Map<string, Stored<T>[]>();
   /** Messages waiting for their time (notBefore). */
   private readonly later = new Set<Stored<T>>();
-  /** Groups with a message ready, in the order of their next turn. */
-  private turns: string[] = [];
+  /** When each group last had a message started (its turn): the ready group served longest ago goes next. */
+  private readonly served = new Map<string, number>();
+  private turn = 0;
   private readonly running = new Map<string, Promise<void>>();
   /** Messages sent again while being handled: kept (not removed) once their handler is done. */
   private readonly again = new Map<string, Stored<T>>();
@@ -149,25 +150,35 @@ export class FileQueue<T> implements WorkQueue<T> {
       line.splice(at < 0 ? line.length : at, 0, m);
     } else {
       this.ready.set(m.group, [m]);
-      this.turns.push(m.group);
     }
   }
 
-  /** The next message in turn: the first of the group whose turn it is (which then goes to the back). */
+  /**
+   * The next message: the first of the ready group that was served longest ago (never, first). A
+   * key that submits one link while another has thousands queued waits only for the messages
+   * already running; and a key that keeps sending one at a time cannot starve the others, as its
+   * own last turn is the most recent.
+   */
   private next(): Stored<T> | undefined {
-    const group = this.turns.shift();
+    let group: string | undefined;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const g of this.ready.keys()) {
+      const at = this.served.get(g) ?? -1;
+      if (at < oldest) [group, oldest] = [g, at];
+    }
     if (group === undefined) return undefined;
     const line = this.ready.get(group) ?? [];
     const m = line.shift();
-    if (line.length) this.turns.push(group);
-    else this.ready.delete(group);
+    if (line.length === 0) this.ready.delete(group);
+    this.served.set(group, this.turn++);
+    if (this.served.size > 10_000) for (const g of this.served.keys()) if (!this.ready.has(g)) this.served.delete(g);
     return m;
   }
 
   private pump(): void {
     if (!this.started || this.stopped) return;
     this.promoteDue();
-    while (this.running.size < this.options.lanes && this.turns.length) {
+    while (this.running.size < this.options.lanes && this.ready.size) {
       if (this.options.mayStart && !this.options.mayStart()) {
         this.wake(this.now() + (this.options.recheckMs ?? 25));
         return;
