@@ -10,8 +10,12 @@ import type { Config } from '../lib/config.js';
 import type { LinkRecord } from '../lib/contract/link.js';
 
 const USAGE = `usage: linklens <url> [--pretty]
+       linklens batch <file> [--concurrency N]
 
 Previews one link and prints its Link record as JSON (--pretty: a short summary).
+batch: previews every link of <file> (one a line; - reads stdin; blank lines and # comments
+skipped), N at a time (default 4), and writes one JSON line per link to stdout, in the file's
+order (NDJSON: the record, or the error body of a link refused), with a progress bar on stderr.
 Environment: the same LINKPREVIEW_* variables as the server (see README), e.g.
 LINKPREVIEW_ALLOW_LOOPBACK=true to preview pages served on this machine.`;
 
@@ -23,13 +27,47 @@ export interface CliIo {
 
 const defaultIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), env: process.env };
 
+/** The preview handler with the local defaults, as the CLI runs it (a direct invocation), or the exit code of a bad configuration. */
+export interface CliPreviewer {
+  preview(link: string, id: string): Promise<Record<string, unknown>>;
+}
+
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  if (argv[0] === 'batch') {
+    const { batchMain } = await import('./cli-batch.js');
+    return batchMain(argv.slice(1), io, localPreviewer);
+  }
   const pretty = argv.includes('--pretty');
   const args = argv.filter((a) => a !== '--pretty');
   if (args.length !== 1 || args[0] === '--help' || args[0] === '-h') {
     io.err(`${USAGE}\n`);
     return args[0] === '--help' || args[0] === '-h' ? 0 : 2;
   }
+  const previewer = await localPreviewer(io);
+  if (typeof previewer === 'number') return previewer;
+  const started = Date.now();
+  io.err(`previewing ${args[0]} …\n`);
+  const progress = setInterval(
+    () => io.err(`  still working (${Math.round((Date.now() - started) / 1000)} s: fetching, probing media, rendering images)\n`),
+    2000,
+  );
+  let result: Record<string, unknown>;
+  try {
+    result = await previewer.preview(args[0], `cli-${process.pid}-${started}`);
+  } finally {
+    clearInterval(progress);
+  }
+  io.err(`done in ${Date.now() - started} ms\n`);
+  if ('errorCode' in result) {
+    io.out(`${JSON.stringify(result, null, 2)}\n`);
+    return 1;
+  }
+  io.out(pretty ? summary(result as unknown as LinkRecord) : `${JSON.stringify(result, null, 2)}\n`);
+  return 0;
+}
+
+/** The service in this process with the local defaults; a configuration error is printed and its exit code (2) returned. */
+export async function localPreviewer(io: CliIo): Promise<CliPreviewer | number> {
   // Loaded only now: the usage answers without the service's modules.
   const [
     { ConfigError, configWarnings, loadConfig },
@@ -64,28 +102,14 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     baseUrl: () => pathToFileURL(dataDir).href,
   });
   const handler = createPreviewHandler(deps);
-
-  const started = Date.now();
-  io.err(`previewing ${args[0]} …\n`);
-  const progress = setInterval(
-    () => io.err(`  still working (${Math.round((Date.now() - started) / 1000)} s: fetching, probing media, rendering images)\n`),
-    2000,
-  );
-  let result: Record<string, unknown>;
-  try {
-    result = (await handler({ link: args[0] }, { awsRequestId: `cli-${process.pid}-${started}` })) as Record<string, unknown>;
-    // The page versions the record names are built after it, in this process: the files it names exist before it exits.
-    await recordVersionsStored(deps.blobs, (result as Partial<LinkRecord>).page);
-  } finally {
-    clearInterval(progress);
-  }
-  io.err(`done in ${Date.now() - started} ms\n`);
-  if ('errorCode' in result) {
-    io.out(`${JSON.stringify(result, null, 2)}\n`);
-    return 1;
-  }
-  io.out(pretty ? summary(result as unknown as LinkRecord) : `${JSON.stringify(result, null, 2)}\n`);
-  return 0;
+  return {
+    async preview(link, id) {
+      const result = (await handler({ link }, { awsRequestId: id })) as Record<string, unknown>;
+      // The page versions the record names are built after it, in this process: the files it names exist before it exits.
+      await recordVersionsStored(deps.blobs, (result as Partial<LinkRecord>).page);
+      return result;
+    },
+  };
 }
 
 export function summary(r: LinkRecord): string {

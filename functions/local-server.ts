@@ -65,8 +65,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const idle = config.contentIdleMs > 0 ? new IdleWork({ idleMs: config.contentIdleMs, maxParked: MAX_PARKED, maxBytes: maxParkedBytes() }) : undefined;
   const deps = buildLocalDeps({ config, log, baseUrl: () => url, resolver: options.resolver, idle, writeBehind: true });
   const gate = new PreviewGate(config.maxConcurrentPreviews, config.maxQueuedPreviews);
-  // A batch item starts only while no POST / waits for its turn.
-  const batches = await localBatches({ config, log, blobs: deps.blobs, fetch: deps.fetch, resolver: options.resolver, mayStart: () => gate.waiting === 0 });
+  // A batch item starts while no POST / is in flight (functions/local-batches.ts `afterCallers`).
+  const batches = await localBatches({ config, log, blobs: deps.blobs, fetch: deps.fetch, resolver: options.resolver, busy: () => gate.inFlight > 0 });
   const handler = createApiHandler({ ...deps, status: localStatusDeps(config), gate, batches: batches.deps });
   noteMissingBrowser(config, log);
   const store = deps.blobs instanceof FsBlobStore ? deps.blobs : undefined;

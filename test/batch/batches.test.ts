@@ -247,3 +247,25 @@ test('a key past its limit of queued items is refused the whole batch: 429 with 
     server.cleanup();
   }
 });
+
+test('a batch item starts while no POST / is in flight, and under a steady stream of them once every 2 s', async () => {
+  const { afterCallers, BATCH_STARVATION_MS } = await import('../../functions/local-batches');
+  let busy = false;
+  let now = 0;
+  const mayStart = afterCallers(
+    () => busy,
+    () => now,
+  );
+  expect(mayStart()).toBe(true);
+  busy = true;
+  now = 100;
+  expect(mayStart()).toBe(false);
+  now = BATCH_STARVATION_MS - 1;
+  expect(mayStart()).toBe(false);
+  now = BATCH_STARVATION_MS;
+  expect(mayStart()).toBe(true);
+  now += 10;
+  expect(mayStart()).toBe(false);
+  busy = false;
+  expect(mayStart()).toBe(true);
+});

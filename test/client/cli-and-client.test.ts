@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,6 +136,56 @@ describe('the CLI (npx linklens <url>)', () => {
     expect(code).toBe(1);
     expect(JSON.parse(out).errorCode).toBe('LINK_NOT_ALLOWED');
   });
+
+  test("batch: every link of a file, as NDJSON in the file's order, a refused link as its error body (exit 1), and a progress bar", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'linklens-cli-batch-'));
+    try {
+      const file = path.join(dir, 'links.txt');
+      writeFileSync(file, `# three links\n${site.url('/post')}\n\nftp://example.com/\n${site.url('/article')}\n`);
+      let out = '';
+      let err = '';
+      const code = await main(['batch', file, '--concurrency', '2'], {
+        out: (s) => {
+          out += s;
+        },
+        err: (s) => {
+          err += s;
+        },
+        env,
+      });
+      expect(code).toBe(1);
+      const lines = out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(lines).toHaveLength(3);
+      expect(lines[0]).toMatchObject({ ok: true, title: 'CLI page' });
+      expect(lines[1]).toMatchObject({ ok: false, status: 400, errorCode: 'LINK_INVALID' });
+      expect(lines[2]).toMatchObject({ ok: true, title: 'CLI article' });
+      assertConforms(lines[0]);
+      expect(err).toContain('3/3 (1 refused)');
+      expect(err).toMatch(/\[#{30}\]/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  test('batch: the bin entry reads the links from stdin; a bad --concurrency is a usage error', async () => {
+    const child = execFile(process.execPath, [path.join(root, 'bin/linklens.mjs'), 'batch', '-'], { cwd: root, env: { ...process.env, ...env } });
+    child.stdin?.end(`${site.url('/post')}\n`);
+    const stdout = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stdout?.on('data', (d) => {
+        text += d;
+      });
+      child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`exit ${code}`))));
+    });
+    expect(JSON.parse(stdout.trim())).toMatchObject({ ok: true, title: 'CLI page' });
+    let err = '';
+    const code = await main(['batch', 'links.txt', '--concurrency', 'lots'], { out: () => {}, err: (s) => (err += s), env });
+    expect(code).toBe(2);
+    expect(err).toContain('usage: linklens batch');
+  }, 30_000);
 
   test('usage errors exit 2', async () => {
     let err = '';
