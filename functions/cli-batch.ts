@@ -7,7 +7,7 @@
  * Exit 0 when every link has a record (`ok` may be false), 1 when some were refused.
  */
 import { promises as fs } from 'node:fs';
-import type { CliIo, CliPreviewer } from './cli.js';
+import type { CliIo, CliPreviewer } from './cli-io.js';
 
 const DEFAULT_CONCURRENCY = 4;
 const BAR = 30;

@@ -8,6 +8,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Config } from '../lib/config.js';
 import type { LinkRecord } from '../lib/contract/link.js';
+import type { CliIo, CliPreviewer } from './cli-io.js';
+
+export type { CliIo, CliPreviewer } from './cli-io.js';
 
 const USAGE = `usage: linklens <url> [--pretty]
        linklens batch <file> [--concurrency N]
@@ -19,18 +22,7 @@ order (NDJSON: the record, or the error body of a link refused), with a progress
 Environment: the same LINKPREVIEW_* variables as the server (see README), e.g.
 LINKPREVIEW_ALLOW_LOOPBACK=true to preview pages served on this machine.`;
 
-export interface CliIo {
-  out: (s: string) => void;
-  err: (s: string) => void;
-  env: Record<string, string | undefined>;
-}
-
 const defaultIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), env: process.env };
-
-/** The preview handler with the local defaults, as the CLI runs it (a direct invocation), or the exit code of a bad configuration. */
-export interface CliPreviewer {
-  preview(link: string, id: string): Promise<Record<string, unknown>>;
-}
 
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
   if (argv[0] === 'batch') {
