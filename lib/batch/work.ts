@@ -109,6 +109,9 @@ export async function deliverOne(deps: BatchDeps, message: ReceivedMessage<Deliv
   const { batchId, index } = message.body;
   const meta = await deps.store.meta(batchId);
   if (!meta?.callbackUrl || !deps.signer) return 'done';
+  // Sent again once it had ended (two items finishing last at once, an item handed out again after a crash): not twice.
+  const prior = index === 'batch' ? (await deps.store.completed(batchId))?.delivery : (await deps.store.item(batchId, index))?.delivery;
+  if (prior && prior.state !== 'pending') return 'done';
   const event = index === 'batch' ? await batchEvent(deps, meta) : await itemEvent(deps, meta, index);
   if (!event) return 'done';
   const result = await deliverWebhook(meta.callbackUrl, webhookId(batchId, index), event, { fetch: deps.fetch, signer: deps.signer, now: deps.now });

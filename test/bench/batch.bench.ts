@@ -13,7 +13,8 @@
  *  - `POST /` one at a time of 40 links alone, then beside a batch of BENCH_BATCH_LINKS (1,000:
  *    the corpus repeated) of another key: their p50 and the ratio.
  *
- * BENCH_BATCH_LIMIT caps the corpus's links (default: all).
+ * BENCH_BATCH_LIMIT caps the corpus's links (default: all); BENCH_BATCH_LANES sets
+ * LINKPREVIEW_BATCH_CONCURRENCY; BENCH_BATCH_ONLY=latency runs only the last part.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -74,6 +75,7 @@ async function startReceiver(expected: number) {
   let deliveries = 0;
   let unverified = 0;
   let batches = 0;
+  const finished = new Set<string>();
   let finish = () => {};
   const done = new Promise<number>((resolve) => {
     finish = () => resolve(performance.now());
@@ -86,7 +88,11 @@ async function startReceiver(expected: number) {
       try {
         const event = wh.verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>) as { type: string; data: any };
         if (event.type === 'preview.completed' && event.data.item.record) records.set(event.data.item.id, event.data.item.record);
-        if (event.type === 'batch.completed' && ++batches === expected) finish();
+        // At least once: a batch's webhook may come twice (same webhook-id); the batches are counted once each.
+        if (event.type === 'batch.completed' && !finished.has(event.data.batchId)) {
+          finished.add(event.data.batchId);
+          if (++batches === expected) finish();
+        }
         res.writeHead(204);
       } catch {
         unverified++;
@@ -114,7 +120,15 @@ async function server(): Promise<{ s: Server; dataDir: string }> {
     port: 0,
     env: {},
     log: silentLog,
-    config: { ...base, apiKeys: [KEY, OTHER], allowPrivateNetworks: true, dataDir, screenshots: 'off', webhookSecrets: [SECRET] },
+    config: {
+      ...base,
+      apiKeys: [KEY, OTHER],
+      allowPrivateNetworks: true,
+      dataDir,
+      screenshots: 'off',
+      webhookSecrets: [SECRET],
+      batchConcurrency: Number(process.env.BENCH_BATCH_LANES) || base.batchConcurrency,
+    },
     resolver: async () => [{ address: '127.0.0.1', family: 4 }],
   });
   return { s, dataDir };
@@ -184,6 +198,17 @@ async function viaBatches(links: string[], direct: Map<string, Record<string, an
   const seconds = ((await receiver.done) - t0) / 1000;
   // Each item's record as its webhook carried it, against POST /'s record of its link.
   const { deliveries, unverified, records } = receiver.stats();
+  // What became of each item's webhook when the batches' came (a retried one is still pending then).
+  const states = new Map<string, number>();
+  for (const b of submitted) {
+    const res = await fetch(`${x.s.url}/previews/${b.batchId}`, { headers: { authorization: `Bearer ${KEY}` } });
+    const batch = (await res.json()) as { items: { delivery?: { state: string; lastError?: string; lastStatus?: number } }[] };
+    for (const i of batch.items) {
+      const d = i.delivery;
+      const key = d ? `${d.state}${d.lastError ? ` ${d.lastError}` : ''}${d.state !== 'delivered' && d.lastStatus ? ` ${d.lastStatus}` : ''}` : 'none';
+      states.set(key, (states.get(key) ?? 0) + 1);
+    }
+  }
   let same = 0;
   const differ: string[] = [];
   for (const b of submitted)
@@ -193,7 +218,7 @@ async function viaBatches(links: string[], direct: Map<string, Record<string, an
     }
   await receiver.close();
   await stop(x);
-  return { perSecond: links.length / seconds, deliveries, unverified, same, differ };
+  return { perSecond: links.length / seconds, deliveries, unverified, same, differ, states };
 }
 
 /** 40 links one at a time by POST /, alone and beside another key's big batch: their p50s. */
@@ -252,7 +277,7 @@ async function throughput(all: string[]): Promise<void> {
   process.stdout.write(`| POST /, 10 at a time | ${ten.perSecond.toFixed(1)} |\n`);
   process.stdout.write(`| POST /previews, batches of 100, until the last webhook | ${batched.perSecond.toFixed(1)} |\n\n`);
   process.stdout.write(
-    `webhooks: ${batched.deliveries} delivered, ${batched.unverified} not verified by standardwebhooks; records as POST / gives them: ${batched.same} of ${all.length}${batched.differ.length ? ` (differ: ${batched.differ.slice(0, 5).join(', ')})` : ''}\n\n`,
+    `webhooks: ${batched.deliveries} delivered (items' at the end: ${[...batched.states].map(([k, n]) => `${k} ${n}`).join(', ')}), ${batched.unverified} not verified by standardwebhooks; records as POST / gives them: ${batched.same} of ${all.length}${batched.differ.length ? ` (differ: ${batched.differ.slice(0, 5).join(', ')})` : ''}\n\n`,
   );
 }
 
