@@ -37,6 +37,8 @@ export interface LocalBatchesOptions {
   resolver?: Resolver;
   /** Whether `POST /` previews are in flight (the local server's gate): a batch item then waits (`afterCallers`). */
   busy?: () => boolean;
+  /** Marks a batch item's preview in flight, as a request is (the work parked until the server is idle waits for it); returns its end. */
+  inFlight?: () => () => void;
 }
 
 export interface LocalBatches {
@@ -58,7 +60,14 @@ export async function localBatches(options: LocalBatchesOptions): Promise<LocalB
     // Set below: the queues' handlers take these deps.
     items: { send: (m) => need(queues.items).send(m), queued: (g) => queues.items?.queued(g) ?? 0 },
     deliveries: { send: (m) => need(queues.deliveries).send(m) },
-    preview: (request, requestId) => need(preview)(request, { awsRequestId: requestId }),
+    preview: async (request, requestId) => {
+      const ended = options.inFlight?.();
+      try {
+        return await need(preview)(request, { awsRequestId: requestId });
+      } finally {
+        ended?.();
+      }
+    },
     fetch: options.fetch,
     signer: new WebhookSigner(secrets),
     retries: config.webhookRetries,
@@ -105,8 +114,8 @@ export const BATCH_STARVATION_MS = 2000;
 /**
  * When a batch item may start: while no `POST /` is in flight, or when none has started for
  * BATCH_STARVATION_MS (a batch moves under any load). Measured with `npm run bench -- batch`: a
- * `POST /` beside a 1,000-link batch at 1.39× its p50 alone, against 1.64–1.70× when an item
- * started whenever no `POST /` waited for a slot (docs/benchmarks.md).
+ * `POST /` beside a 1,000-link batch at 1.36–1.48× its p50 alone, against 1.64–2.07× when an item
+ * started whenever no `POST /` waited for a slot (docs/benchmarks.md, "Batches").
  */
 export function afterCallers(busy: () => boolean, now: () => number = Date.now): () => boolean {
   let last = Number.NEGATIVE_INFINITY;

@@ -66,7 +66,15 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const deps = buildLocalDeps({ config, log, baseUrl: () => url, resolver: options.resolver, idle, writeBehind: true });
   const gate = new PreviewGate(config.maxConcurrentPreviews, config.maxQueuedPreviews);
   // A batch item starts while no POST / is in flight (functions/local-batches.ts `afterCallers`).
-  const batches = await localBatches({ config, log, blobs: deps.blobs, fetch: deps.fetch, resolver: options.resolver, busy: () => gate.inFlight > 0 });
+  const batches = await localBatches({
+    config,
+    log,
+    blobs: deps.blobs,
+    fetch: deps.fetch,
+    resolver: options.resolver,
+    busy: () => gate.inFlight > 0,
+    inFlight: idle && (() => idle.busy()),
+  });
   const handler = createApiHandler({ ...deps, status: localStatusDeps(config), gate, batches: batches.deps });
   noteMissingBrowser(config, log);
   const store = deps.blobs instanceof FsBlobStore ? deps.blobs : undefined;

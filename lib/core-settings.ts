@@ -587,7 +587,7 @@ const BATCHES = defineSettings('batches', 'Batches and webhooks', {
     env: 'LINKPREVIEW_BATCH_CONCURRENCY',
     type: int(1, 64),
     default: 2,
-    doc: "A batch's previews at once (`POST /previews`), beside `POST /`'s own; the local server starts one while no `POST /` is in flight, or when none has started for 2 s. With 2 on 2 cores, a `POST /` beside a 1,000-link batch keeps its p50 within 1.2× of its p50 alone, and a batch previews about as many links a second as `POST /` one at a time (docs/benchmarks.md).",
+    doc: "A batch's previews at once (`POST /previews`), beside `POST /`'s own; the local server starts one while no `POST /` is in flight, or when none has started for 2 s. With 2 on 2 cores, a `POST /` beside a 1,000-link batch keeps its p50 within 1.5× of its p50 alone (docs/benchmarks.md).",
   },
   batchMaxQueued: {
     env: 'LINKPREVIEW_BATCH_MAX_QUEUED',
