@@ -1,7 +1,8 @@
 /**
  * The playground: `GET /` from a browser (an Accept that names text/html) answers a page that
  * previews a link and shows the record as cards, its player, its Server-Timing phases and its
- * JSON (lib/playground/app.ts, bundled into ./playground-assets.gen.ts). The page, its script and
+ * JSON, and previews a list of links as a batch (`POST /previews`), showing each item as it
+ * finishes (lib/playground/app.ts, bundled into ./playground-assets.gen.ts). The page, its script and
  * its stylesheet are static: they hold no key and need none. The key the user types stays in the
  * tab's session storage and goes only to this origin's `POST /`, so the same answers are safe from
  * the local server and from the deployed API (docs/clients.md, "The playground").
@@ -68,6 +69,14 @@ h2{font-size:16px;margin:0 0 10px}
 .bar{display:block;height:12px;border-radius:4px;background:#1d72d3;min-width:2px}
 .bar-value{text-align:end;font-variant-numeric:tabular-nums}
 pre{overflow:auto;max-height:480px;padding:12px;border-radius:8px;background:#8881;font-size:12px}
+#batch-form{grid-template-columns:1fr auto}
+textarea{font:inherit;padding:8px 10px;border:1px solid #8899a6;border-radius:8px;background:Field;color:FieldText;min-width:0;resize:vertical}
+.batch-items{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:12px;padding:0;list-style:none}
+.batch-items li{display:grid;gap:6px;align-content:start;padding:10px;border-radius:10px;background:#8881;font-size:13px}
+.batch-items .state{font-size:11px;font-weight:600;letter-spacing:.04em;text-transform:uppercase}
+.batch-items .state-done{color:#1a7f37}
+.batch-items .state-failed{color:#c62828}
+.batch-items .item-link{overflow-wrap:anywhere;opacity:.75}
 `.trim();
 
 function page(base: string, playerOrigins: readonly string[]): string {
@@ -86,6 +95,9 @@ function page(base: string, playerOrigins: readonly string[]): string {
 <section id="player" hidden aria-labelledby="player-title"><h2 id="player-title">Player</h2><p id="player-facts"></p><button type="button" id="load-player">Load the player</button><div id="player-box" data-player-origins="${origins}"></div></section>
 <section id="timing" hidden aria-labelledby="timing-title"><h2 id="timing-title">Server-Timing</h2><div id="bars"></div></section>
 <section id="json" hidden aria-labelledby="json-title"><h2 id="json-title">Record</h2><pre id="record"></pre></section>
+<section id="many" aria-labelledby="many-title"><h2 id="many-title">Many links</h2>
+<form id="batch-form" method="dialog"><label>Links, one a line (POST /previews, with the key above)<textarea id="links" rows="4" spellcheck="false" placeholder="https://example.com/a&#10;https://example.com/b"></textarea></label><button type="submit" disabled>Preview all</button></form>
+<p id="batch-status" role="status" aria-live="polite"></p><ol id="batch-items" class="batch-items"></ol></section>
 </main></body></html>`;
 }
 

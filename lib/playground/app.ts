@@ -2,7 +2,8 @@
  * The playground's script (browser code, bundled into lib/http/playground-assets.gen.ts by
  * `npm run playground:build`): a link and a key in, and out the record as cards (both sizes, both
  * themes, through `<linklens-card>`), its player (built only on a click), its Server-Timing
- * phases as bars, and the record as JSON. The key stays in this tab's session storage and goes
+ * phases as bars, and the record as JSON; and a list of links as a batch, each item shown as it
+ * finishes. The key stays in this tab's session storage and goes
  * only to this origin's `POST /`. Nothing here writes markup from the record: text goes in as
  * text, the cards render it escaped, and sizes are set through the CSSOM (the page's CSP forbids
  * inline styles).
@@ -121,6 +122,79 @@ async function preview(link: string, key: string): Promise<void> {
   showPlayer(body);
 }
 
+/** A batch as GET /previews/{batchId} answers it (the fields shown here). */
+interface BatchView {
+  batchId: string;
+  state: 'queued' | 'running' | 'done';
+  counts: { queued: number; running: number; done: number; failed: number };
+  items: { index: number; link: string; state: string; errorCode?: string; message?: string; record?: LinkRecord }[];
+  errorCode?: string;
+  message?: string;
+}
+
+/** How often a batch is read again while it runs. */
+const BATCH_POLL_MS = 500;
+
+/** Each item as a list entry: its state, its link, and once done its small card (or why it failed). */
+function showItems(batch: BatchView, rows: Map<number, HTMLLIElement>): void {
+  const list = byId('batch-items');
+  for (const item of batch.items) {
+    let row = rows.get(item.index);
+    if (!row) {
+      row = document.createElement('li');
+      const state = document.createElement('span');
+      const link = document.createElement('span');
+      link.className = 'item-link';
+      link.textContent = item.link;
+      row.append(state, link);
+      rows.set(item.index, row);
+      list.append(row);
+    }
+    const state = row.firstElementChild as HTMLElement;
+    state.className = `state state-${item.state}`;
+    state.textContent = item.errorCode ? `${item.state} · ${item.errorCode}` : item.state;
+    if (item.record && !row.querySelector('linklens-card')) {
+      const card = document.createElement('linklens-card') as LinklensCardElement;
+      card.setAttribute('size', 'small');
+      card.record = item.record;
+      row.append(card);
+    }
+  }
+  const { done, failed, queued, running } = batch.counts;
+  byId('batch-status').textContent =
+    `${batch.batchId} · ${done} done · ${failed} failed · ${queued + running} to go${batch.state === 'done' ? ' · finished' : ''}`;
+}
+
+/** Submits the links as a batch and shows its items as they finish (polling GET /previews/{batchId}). */
+async function previewMany(links: string[], key: string): Promise<void> {
+  const status = byId('batch-status');
+  const rows = new Map<number, HTMLLIElement>();
+  byId('batch-items').replaceChildren();
+  status.textContent = `Submitting ${links.length} links…`;
+  const base = location.pathname.replace(/\/+$/, '');
+  const headers = { authorization: `Bearer ${key}`, accept: 'application/json' };
+  const call = async (url: string, init: RequestInit): Promise<{ res: Response; body?: BatchView }> => {
+    const res = await fetch(url, init);
+    return { res, body: (await res.json().catch(() => undefined)) as BatchView | undefined };
+  };
+  try {
+    let { res, body } = await call(`${base}/previews`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ links }),
+    });
+    while (res.ok && body && !body.errorCode) {
+      showItems(body, rows);
+      if (body.state === 'done') return;
+      await new Promise((r) => setTimeout(r, BATCH_POLL_MS));
+      ({ res, body } = await call(`${base}/previews/${encodeURIComponent(body.batchId)}`, { headers }));
+    }
+    status.textContent = `HTTP ${res.status}${body?.errorCode ? ` ${body.errorCode}` : ''}${body?.message ? `: ${body.message}` : ''}`;
+  } catch (err) {
+    status.textContent = `Could not reach linklens: ${String(err)}`;
+  }
+}
+
 function start(): void {
   defineCardElement();
   const keyInput = byId<HTMLInputElement>('key');
@@ -133,8 +207,19 @@ function start(): void {
     sessionStorage.setItem(KEY_ITEM, key);
     void preview(link, key);
   });
-  // The page's button stays disabled until now: the form never submits without this script.
-  for (const button of Array.from(form.querySelectorAll('button'))) button.disabled = false;
+  const batchForm = byId<HTMLFormElement>('batch-form');
+  batchForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const links = byId<HTMLTextAreaElement>('links')
+      .value.split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    const key = keyInput.value.trim();
+    sessionStorage.setItem(KEY_ITEM, key);
+    if (links.length) void previewMany(links, key);
+  });
+  // The pages' buttons stay disabled until now: the forms never submit without this script.
+  for (const button of Array.from(document.querySelectorAll<HTMLButtonElement>('form button'))) button.disabled = false;
   document.documentElement.dataset.ready = 'true';
 }
 

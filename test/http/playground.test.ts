@@ -97,6 +97,10 @@ describe('in Chromium', () => {
       headers: { 'content-type': 'text/html; charset=utf-8' },
       body: `<!doctype html><html lang="en"><head><title>Lake ice report</title><meta property="og:title" content="Lake ice report"><meta property="og:site_name" content="Northern News"><meta name="description" content="The thaw came two weeks early."><meta property="og:image" content="${site.url('/lake.png')}"><meta name="author" content="Ana Lindqvist"></head><body><article><h1>Lake ice report</h1><p>${'The ice broke up early this spring. '.repeat(40)}</p></article></body></html>`,
     });
+    site.route('/second', {
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      body: `<!doctype html><html lang="en"><head><title>River flood watch</title><meta name="description" content="The river is expected to crest on Friday."><meta property="og:image" content="${site.url('/lake.png')}"></head><body><p>${'The water rose through the night. '.repeat(30)}</p></body></html>`,
+    });
     server = await startTestServer();
   });
   afterAll(async () => {
@@ -136,6 +140,38 @@ describe('in Chromium', () => {
       expect(sent.filter((line) => !page_(line))).toEqual([]);
       expect(await page.locator('#key').getAttribute('name')).toBeNull();
       await context.close();
+    } finally {
+      await browser.close();
+    }
+  });
+
+  withBrowser('a list of links is submitted as a batch, and each item shows as it finishes: its small card, or why it failed', async () => {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: loadConfig(process.env).browserPath, headless: true, chromiumSandbox: false });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      // Every answer a success but the browser's own /favicon.ico.
+      page.on('response', (r) => {
+        if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) problems.push(`${r.status()} ${r.url()}`);
+      });
+      await page.goto(server.url);
+      await page.waitForSelector('html[data-ready=true]');
+      await page.fill('#key', TEST_KEY);
+      await page.fill('#links', `${site.url('/article')}\nnot a link at all\n${site.url('/second')}\n`);
+      await page.click('#batch-form button[type=submit]');
+      await page.locator('#batch-status', { hasText: 'finished' }).waitFor({ timeout: 30_000 });
+      expect(await page.locator('#batch-status').textContent()).toMatch(/^bat_[\w-]{22} · 2 done · 1 failed · 0 to go · finished$/);
+      expect(await page.locator('#batch-items li .state').allTextContents()).toEqual(['done', 'failed · LINK_INVALID', 'done']);
+      expect(await page.locator('#batch-items linklens-card a.ll-title').allTextContents()).toEqual(['Lake ice report', 'River flood watch']);
+      // The cards' images loaded (polled from outside the page: its CSP allows no string evaluated in it).
+      const loaded =
+        "Array.from(document.querySelectorAll('#batch-items linklens-card')).every((c) => Array.from(c.shadowRoot.querySelectorAll('img')).every((i) => i.complete))";
+      while (!(await page.evaluate(loaded))) await page.waitForTimeout(50);
+      await page.locator('#many').scrollIntoViewIfNeeded();
+      writeFileSync(path.join(tmpdir(), 'playground-batch.png'), await page.locator('#many').screenshot());
+      expect(problems).toEqual([]);
     } finally {
       await browser.close();
     }
