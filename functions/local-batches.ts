@@ -114,7 +114,7 @@ export const BATCH_STARVATION_MS = 2000;
 /**
  * When a batch item may start: while no `POST /` is in flight, or when none has started for
  * BATCH_STARVATION_MS (a batch moves under any load). Measured with `npm run bench -- batch`: a
- * `POST /` beside a 1,000-link batch at 1.36–1.48× its p50 alone, against 1.64–2.07× when an item
+ * `POST /` beside a 1,000-link batch at 1.28–1.48× its p50 alone, against 1.64–2.07× when an item
  * started whenever no `POST /` waited for a slot (docs/benchmarks.md, "Batches").
  */
 export function afterCallers(busy: () => boolean, now: () => number = Date.now): () => boolean {

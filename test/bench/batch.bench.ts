@@ -221,21 +221,24 @@ async function viaBatches(links: string[], direct: Map<string, Record<string, an
   return { perSecond: links.length / seconds, deliveries, unverified, same, differ, states };
 }
 
-/** 40 links one at a time by POST /, alone and beside another key's big batch: their p50s. */
+/** 40 links one at a time by POST /, alone and beside another key's big batch: their p50s, and the batch's records as its webhooks carried them. */
 async function besideBatch(probe: string[], batch: string[]) {
   const x = await server();
   await preview(x.s, probe[0]);
   const alone = [];
   for (const link of probe) alone.push((await preview(x.s, link)).ms);
   const receiver = await startReceiver(Math.ceil(batch.length / 100));
-  for (const b of chunks(batch, 100)) await submit(x.s, b, receiver.url, OTHER);
+  const submitted = [];
+  for (const b of chunks(batch, 100)) submitted.push(await submit(x.s, b, receiver.url, OTHER));
   const beside = [];
   for (const link of probe) beside.push((await preview(x.s, link)).ms);
   const left = x.s.batches.deps.items.queued?.(`key_${(await import('../../lib/auth/key-store.js')).sha256Hex(OTHER).slice(0, 16)}`) ?? 0;
   await receiver.done;
+  const { deliveries, unverified, records } = receiver.stats();
+  const items = submitted.flatMap((b) => b.items);
   await receiver.close();
   await stop(x);
-  return { alone: quantile(alone, 0.5), beside: quantile(beside, 0.5), leftWhenDone: left };
+  return { alone: quantile(alone, 0.5), beside: quantile(beside, 0.5), leftWhenDone: left, deliveries, unverified, records, items };
 }
 
 export async function run(): Promise<void> {
@@ -262,13 +265,13 @@ export async function run(): Promise<void> {
   const all = links.map(at);
 
   process.stdout.write(`${all.length} links of the corpus; screenshots off; ${new Date().toISOString()}\n\n`);
-  if (process.env.BENCH_BATCH_ONLY !== 'latency') await throughput(all);
-  await latency(all, served);
+  const direct = process.env.BENCH_BATCH_ONLY !== 'latency' ? await throughput(all) : undefined;
+  await latency(all, served, direct);
   await live.close();
 }
 
-/** The three ways' previews per second, and the batches' webhooks and records. */
-async function throughput(all: string[]): Promise<void> {
+/** The three ways' previews per second, and the batches' webhooks and records; POST /'s records by link. */
+async function throughput(all: string[]): Promise<Map<string, Record<string, any>>> {
   const one = await viaPost(all, 1);
   const ten = await viaPost(all, 10);
   const batched = await viaBatches(all, one.records);
@@ -279,10 +282,11 @@ async function throughput(all: string[]): Promise<void> {
   process.stdout.write(
     `webhooks: ${batched.deliveries} delivered (items' at the end: ${[...batched.states].map(([k, n]) => `${k} ${n}`).join(', ')}), ${batched.unverified} not verified by standardwebhooks; records as POST / gives them: ${batched.same} of ${all.length}${batched.differ.length ? ` (differ: ${batched.differ.slice(0, 5).join(', ')})` : ''}\n\n`,
   );
+  return one.records;
 }
 
 /** 40 links by POST / one at a time, alone and beside another key's batch of BENCH_BATCH_LINKS. */
-async function latency(all: string[], served: Map<string, { body: Buffer; contentType: string }>): Promise<void> {
+async function latency(all: string[], served: Map<string, { body: Buffer; contentType: string }>, direct?: Map<string, Record<string, any>>): Promise<void> {
   const size = Number(process.env.BENCH_BATCH_LINKS) || 1000;
   const big = Array.from({ length: size }, (_, i) => all[i % all.length]);
   const probe = Array.from({ length: 40 }, (_, i) => `${all[(i * 7) % all.length]}${all[(i * 7) % all.length].includes('?') ? '&' : '?'}probe=${i}`);
@@ -296,5 +300,10 @@ async function latency(all: string[], served: Map<string, { body: Buffer; conten
   process.stdout.write(`| alone | ${p50s.alone.toFixed(0)} ms |\n`);
   process.stdout.write(
     `| beside another key's batch of ${size} links | ${p50s.beside.toFixed(0)} ms (${(p50s.beside / p50s.alone).toFixed(2)}×; ${p50s.leftWhenDone} of its items still queued then) |\n`,
+  );
+  const delivered = p50s.items.filter((i) => p50s.records.has(i.id)).length;
+  const same = direct ? p50s.items.filter((i) => shown(p50s.records.get(i.id)) === shown(direct.get(i.link))).length : undefined;
+  process.stdout.write(
+    `\nthe batch of ${size}: ${p50s.deliveries} webhooks, ${p50s.unverified} not verified by standardwebhooks; ${delivered} of ${p50s.items.length} items delivered with their record${same === undefined ? '' : `, ${same} as POST / gives them`}\n`,
   );
 }
