@@ -195,7 +195,7 @@ describe('each phase stalls in turn: a 200 with the record so far, at the budget
   });
 
   test("a short link's second resolution stalls: the page already fetched is read generically", async () => {
-    const { res, record, stalls: stalled } = await preview('https://sho.rt/kite');
+    const { res, record, stalls: stalled, logged } = await preview('https://sho.rt/kite');
     expect(res.statusCode).toBe(200);
     expect(record).toMatchObject({
       ok: true,
@@ -205,9 +205,12 @@ describe('each phase stalls in turn: a 200 with the record so far, at the budget
       redirectionUrl: 'https://github.com/short/kite',
     });
     // The second resolution's slice ended its stalled API call before the budget's end: the page
-    // already fetched was read, and its manifest fetched, in the rest.
+    // already fetched was read, and its manifest asked for in the rest, unless a loaded machine
+    // spent the rest first (then the whole budget ran out: outOfTime). Which one is the machine's
+    // speed, not the code's decision (the file's comment).
     await expectStopped(stalled, ['/gh-api/repos/short/kite']);
-    expect(w.asked()).toEqual(expect.arrayContaining(['/gh-api/repos/short/kite', '/github.com/kite.webmanifest']));
+    expect(w.asked()).toContain('/gh-api/repos/short/kite');
+    if (!w.asked().includes('/github.com/kite.webmanifest')) expect(logged.outOfTime).toBe(true);
   });
 
   test('the oEmbed and manifest sub-fetches stall: the page metadata is there', async () => {
