@@ -71,7 +71,7 @@ h2{font-size:16px;margin:0 0 10px}
 pre{overflow:auto;max-height:480px;padding:12px;border-radius:8px;background:#8881;font-size:12px}
 #batch-form{grid-template-columns:1fr auto}
 textarea{font:inherit;padding:8px 10px;border:1px solid #8899a6;border-radius:8px;background:Field;color:FieldText;min-width:0;resize:vertical}
-.batch-items{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:12px;padding:0;list-style:none}
+.batch-items{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(300px,100%),1fr));gap:12px;padding:0;list-style:none}
 .batch-items li{display:grid;gap:6px;align-content:start;padding:10px;border-radius:10px;background:#8881;font-size:13px}
 .batch-items .state{font-size:11px;font-weight:600;letter-spacing:.04em;text-transform:uppercase}
 .batch-items .state-done{color:#1a7f37}
