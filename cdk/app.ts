@@ -24,6 +24,12 @@
  *   throttleBurstLimit         stage burst (default: DEFAULT_THROTTLE)
  *   workerReservedConcurrency  reserved concurrency of the worker (default: unreserved)
  *   workerBatchSize            SQS messages per worker invocation (default 4)
+ *   batches                    off: no POST /previews (no batch queues, webhook function or secret; default on)
+ *   batchConcurrency           batch items previewed at once (2 to 1000, default 5)
+ *   batchTtlDays               LINKPREVIEW_BATCH_TTL_DAYS: days a batch's records are kept (default 7)
+ *   batchMaxQueued             LINKPREVIEW_BATCH_MAX_QUEUED: a key's items in batches not yet complete (default 10000)
+ *   webhookSecret              an existing Secrets Manager secret (name or ARN) the webhooks are signed with
+ *                              (default: one generated; rotate by putting the new and the old in its value)
  *   alarmTopicArn              an existing SNS topic ARN the alarms notify (alarm and OK)
  *   alarmEmail                 or: an address; the stack creates a topic and subscribes it (confirm the email)
  *                              (neither: the alarms exist without actions; both: refused)
@@ -97,6 +103,13 @@ new LinkPreviewStack(app, ctx('stackName') ?? 'LinkLens', {
   throttle: { rateLimit: num('throttleRateLimit'), burstLimit: num('throttleBurstLimit') },
   workerReservedConcurrency: num('workerReservedConcurrency'),
   workerBatchSize: num('workerBatchSize'),
+  batches: {
+    enabled: ctx('batches') !== 'off',
+    concurrency: num('batchConcurrency'),
+    ttlDays: num('batchTtlDays'),
+    maxQueuedPerKey: num('batchMaxQueued'),
+    webhookSecret: ctx('webhookSecret'),
+  },
   alarms: { topicArn: ctx('alarmTopicArn'), email: ctx('alarmEmail') },
   bucketRemovalPolicy: ctx('destroyBucket') === 'true' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
 });

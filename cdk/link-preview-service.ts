@@ -8,9 +8,10 @@
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AWS_BROWSER_LANES } from '../lib/browser/lanes.js';
-import { ENV } from '../lib/core-settings.js';
+import { BATCHES, ENV } from '../lib/core-settings.js';
 import { EMBEDS } from '../lib/embed/settings.js';
 import { readHostRules, showHostRules, withProxyHosts } from '../lib/fetch/host-rules.js';
 import { readSettings } from '../lib/settings.js';
@@ -18,6 +19,7 @@ import { ASSETS_PREFIX, JOBS_PREFIX } from '../lib/storage-keys.js';
 import { Alarms } from './constructs/alarms.js';
 import type { ApiKeys } from './constructs/api-keys.js';
 import { AssetStore } from './constructs/asset-store.js';
+import { Batches } from './constructs/batches.js';
 import { BrowserLayer } from './constructs/browser-layer.js';
 import { BrowserWorkerFunction } from './constructs/browser-worker-function.js';
 import { JobQueue } from './constructs/job-queue.js';
@@ -83,6 +85,15 @@ export interface LinkPreviewServiceProps {
    * created with this address subscribed. Neither: the alarms exist without actions; both: refused.
    */
   alarms?: { topicArn?: string; email?: string };
+  /**
+   * Batches (`POST /previews`, docs/batches.md): `enabled: false` leaves them out (the routes, the
+   * queues, the webhook function, the secret). `concurrency`: items previewed at once (2 to 1000,
+   * default 5): a batch never takes more instances of the preview function than that.
+   * `ttlDays` (LINKPREVIEW_BATCH_TTL_DAYS) and `maxQueuedPerKey` (LINKPREVIEW_BATCH_MAX_QUEUED):
+   * the settings'. `webhookSecret`: an existing Secrets Manager secret (or its name or ARN) to sign
+   * the webhooks with (default: one generated). Default: enabled.
+   */
+  batches?: { enabled?: boolean; concurrency?: number; ttlDays?: number; maxQueuedPerKey?: number; webhookSecret?: secretsmanager.ISecret | string };
   /** Retain (default) or destroy the asset bucket on `cdk destroy`. */
   bucketRemovalPolicy?: RemovalPolicy;
   /** Replaces the built layer contents (tests: synthesizing without building the layers). */
@@ -108,11 +119,17 @@ export class LinkPreviewService extends Construct {
   /** The worker with a headless Chromium and its queue: there whenever a job that needs the browser is enabled. */
   readonly browserWorker?: BrowserWorkerFunction;
   readonly browserJobs?: JobQueue;
+  /** The batches' queues, webhook function and secret (unless `batches.enabled` is false). */
+  readonly batches?: Batches;
   readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: LinkPreviewServiceProps) {
     super(scope, id);
-    this.store = new AssetStore(this, 'Assets', { removalPolicy: props.bucketRemovalPolicy });
+    const batchSettings = checkedBatchSettings(props.batches);
+    this.store = new AssetStore(this, 'Assets', {
+      removalPolicy: props.bucketRemovalPolicy,
+      batchesExpireDays: batchSettings ? batchSettings.ttlDays + 1 : undefined,
+    });
     const layers = new MediaLayers(this, 'Layers', { code: props.layerCode });
     this.worker = new WorkerFunction(this, 'Worker', { layers, reservedConcurrency: props.workerReservedConcurrency, timeout: Duration.seconds(60) });
     this.jobs = new JobQueue(this, 'Jobs', { workerTimeout: this.worker.timeout });
@@ -120,7 +137,13 @@ export class LinkPreviewService extends Construct {
     this.previewFunction = this.preview.fn;
     props.apiKeys.bind(this.previewFunction);
     const playground = props.playground ?? true;
-    this.api = new PreviewApi(this, 'Api', { handler: this.previewFunction, throttle: props.throttle, corsOrigins: props.corsOrigins, playground });
+    this.api = new PreviewApi(this, 'Api', {
+      handler: this.previewFunction,
+      throttle: props.throttle,
+      corsOrigins: props.corsOrigins,
+      playground,
+      batches: batchSettings !== undefined,
+    });
     if (!playground) this.previewFunction.addEnvironment(ENV.playground, 'false');
     this.assetsDomain = this.store.distribution.distributionDomainName;
 
@@ -162,9 +185,22 @@ export class LinkPreviewService extends Construct {
       replies.grantReply(this.browserWorker.fn);
     }
 
-    // The proxy route and the host rules: every function that fetches takes them (the workers' images, media and browser requests too).
+    if (batchSettings) {
+      this.batches = new Batches(this, 'Batches', {
+        preview: this.preview,
+        store: this.store,
+        concurrency: batchSettings.concurrency,
+        webhookSecret: props.batches?.webhookSecret,
+      });
+      for (const [name, value] of Object.entries(batchSettings.env)) {
+        this.previewFunction.addEnvironment(name, value);
+        this.batches.webhookFunction.fn.addEnvironment(name, value);
+      }
+    }
+
+    // The proxy route and the host rules: every function that fetches takes them (the workers' images, media and browser requests, and the webhooks, too).
     const hostRules = checkedHostRules(props.hostRules, props.proxy?.hosts ?? []);
-    for (const fn of [this.previewFunction, this.worker.fn, this.browserWorker?.fn]) {
+    for (const fn of [this.previewFunction, this.worker.fn, this.browserWorker?.fn, this.batches?.webhookFunction.fn]) {
       if (!fn) continue;
       props.proxy?.bind(fn);
       if (hostRules) fn.addEnvironment(ENV.hostRules, hostRules);
@@ -177,6 +213,11 @@ export class LinkPreviewService extends Construct {
       deadLetterQueue: this.jobs.deadLetterQueue,
       preview: this.preview,
       workers: { Worker: this.worker.fn, ...(this.browserWorker && { BrowserWorker: this.browserWorker.fn }) },
+      batches: this.batches && {
+        itemsDeadLetterQueue: this.batches.itemsDeadLetterQueue,
+        webhooksDeadLetterQueue: this.batches.webhooksDeadLetterQueue,
+        webhookFunction: this.batches.webhookFunction,
+      },
       versionOrigin: this.store.versionOrigin.fn,
       topicArn: props.alarms?.topicArn,
       email: props.alarms?.email,
@@ -187,6 +228,21 @@ export class LinkPreviewService extends Construct {
   grantInvoke(grantee: iam.IGrantable): iam.Grant {
     return this.previewFunction.grantInvoke(grantee);
   }
+}
+
+/** The batches' settings, checked as the service reads them (a malformed one fails synth); undefined when they are off. */
+function checkedBatchSettings(batches: LinkPreviewServiceProps['batches']): { concurrency?: number; ttlDays: number; env: Record<string, string> } | undefined {
+  if (batches?.enabled === false) return undefined;
+  const env: Record<string, string> = {};
+  if (batches?.ttlDays !== undefined) env[ENV.batchTtlDays] = String(batches.ttlDays);
+  if (batches?.maxQueuedPerKey !== undefined) env[ENV.batchMaxQueued] = String(batches.maxQueuedPerKey);
+  let ttlDays: number;
+  try {
+    ttlDays = readSettings(BATCHES, env).batchTtlDays;
+  } catch (err) {
+    throw new Error(`batches: ${(err as Error).message}`);
+  }
+  return { concurrency: batches?.concurrency, ttlDays, env };
 }
 
 /**

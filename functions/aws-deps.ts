@@ -15,7 +15,11 @@ import { awsProxyEndpoint } from '../lib/adapters/aws/proxy-source.js';
 import { ReplyInbox } from '../lib/adapters/aws/reply-queue.js';
 import { S3BlobStore } from '../lib/adapters/aws/s3-blob-store.js';
 import { type RunSummary, SqsJobRunner } from '../lib/adapters/aws/sqs-job-runner.js';
+import { SqsWorkQueue } from '../lib/adapters/aws/sqs-work-queue.js';
+import { secretWebhookSigner } from '../lib/adapters/aws/webhook-secret.js';
 import { createKeyStore } from '../lib/auth/key-store.js';
+import { BatchStore } from '../lib/batch/store.js';
+import type { BatchDeps } from '../lib/batch/work.js';
 import type { Config } from '../lib/config.js';
 import { ENV } from '../lib/core-settings.js';
 import type { Resolver } from '../lib/fetch/address-guard.js';
@@ -23,6 +27,7 @@ import { proxyPolicyFrom } from '../lib/fetch/proxy-route.js';
 import { fetcherFromConfig } from '../lib/fetch/safe-fetch.js';
 import type { Fetcher } from '../lib/fetch/types.js';
 import { blobWallMemo } from '../lib/fetch/wall-memo.js';
+import { type BatchRoutesDeps, batchRoutesDeps } from '../lib/http/batches.js';
 import type { HandlerDeps } from '../lib/http/preview-handler.js';
 import type { Log } from '../lib/log.js';
 import type { BlobStore, KeyStore } from '../lib/ports.js';
@@ -83,7 +88,7 @@ function buildAwsBlobStore(config: Config, s3: S3Client = new S3Client({})): S3B
 }
 
 /** The preview function's ports on AWS: S3 blobs, the SQS fan-out with a synchronous wait. */
-export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: BlobStore; jobs: SqsJobRunner } {
+export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: S3BlobStore; jobs: SqsJobRunner; sqs: SQSClient } {
   const { config, log } = options;
   if (!config.jobQueueUrl) throw new Error('LINKPREVIEW_JOB_QUEUE_URL is not set');
   const blobs = buildAwsBlobStore(config, options.s3);
@@ -108,12 +113,75 @@ export function buildAwsDeps(options: AwsDepsOptions): HandlerDeps & { blobs: Bl
     fetch: fetcher(options, blobs),
     blobs,
     jobs,
+    sqs,
     keys,
     onAuthFailure: options.onAuthFailure,
     onRoute: options.onRoute,
     onRender: options.onRender,
     onFlight: options.onFlight,
   };
+}
+
+/**
+ * The batches on AWS (docs/batches.md): their records in S3 (`batches/`), their items on their SQS
+ * queue (LINKPREVIEW_BATCH_QUEUE_URL: the preview function sends and consumes them) and their
+ * webhooks on theirs (LINKPREVIEW_WEBHOOK_QUEUE_URL: the webhook function consumes them), signed
+ * with the secrets of LINKPREVIEW_WEBHOOK_SECRET_ID (read only where a webhook is signed).
+ * Undefined when the stack made no batch queue: `POST /previews` is then 404.
+ */
+export function buildAwsBatches(options: {
+  config: Config;
+  log: Log;
+  blobs: S3BlobStore;
+  sqs: SQSClient;
+  fetch: Fetcher;
+  preview: BatchDeps['preview'];
+  secrets?: SecretsManagerClient;
+  resolver?: Resolver;
+  onDelivery?: BatchDeps['onDelivery'];
+}): BatchRoutesDeps | undefined {
+  const { config, sqs } = options;
+  if (!config.batchQueueUrl) return undefined;
+  if (!config.webhookQueueUrl) throw new ConfigError(`Invalid configuration: ${ENV.batchQueueUrl} is set without ${ENV.webhookQueueUrl}`);
+  return batchRoutesDeps(config, {
+    store: new BatchStore(options.blobs),
+    items: new SqsWorkQueue({ sqs, queueUrl: config.batchQueueUrl }),
+    deliveries: new SqsWorkQueue({ sqs, queueUrl: config.webhookQueueUrl }),
+    preview: options.preview,
+    fetch: options.fetch,
+    signer: config.webhookSecretId ? secretWebhookSigner({ name: config.webhookSecretId, client: options.secrets }) : undefined,
+    log: options.log,
+    resolver: options.resolver,
+    onDelivery: options.onDelivery,
+  });
+}
+
+/** The webhook function's ports: S3 (the batches' records), the fetcher the webhooks go through, the secret's client. */
+export function buildAwsWebhookDeps(options: {
+  config: Config;
+  log: Log;
+  s3?: S3Client;
+  sqs?: SQSClient;
+  secrets?: SecretsManagerClient;
+  ssm?: SSMClient;
+  resolver?: Resolver;
+  onDelivery?: BatchDeps['onDelivery'];
+}): BatchRoutesDeps {
+  const blobs = buildAwsBlobStore(options.config, options.s3);
+  const sqs = options.sqs ?? new SQSClient({});
+  const batches = buildAwsBatches({
+    ...options,
+    blobs,
+    sqs,
+    fetch: fetcher(options, blobs),
+    // This function delivers webhooks only: an item is previewed by the preview function.
+    preview: async () => {
+      throw new Error('the webhook function previews nothing');
+    },
+  });
+  if (!batches) throw new ConfigError(`Invalid configuration: ${ENV.batchQueueUrl} is not set`);
+  if (!batches.signer) throw new ConfigError(`Invalid configuration: ${ENV.webhookSecretId} is not set`);
+  return batches;
 }
 
 /**

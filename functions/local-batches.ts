@@ -10,18 +10,16 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { FileQueue } from '../lib/adapters/local/file-queue.js';
-import { BatchStore } from '../lib/batch/store.js';
+import { type BatchBlobs, BatchStore, isBatchId } from '../lib/batch/store.js';
 import type { DeliveryMessage, ItemMessage } from '../lib/batch/types.js';
 import { WebhookSigner } from '../lib/batch/webhooks.js';
 import { deliverOne, runItem } from '../lib/batch/work.js';
 import type { Config } from '../lib/config.js';
-import { type Resolver, systemResolver } from '../lib/fetch/address-guard.js';
-import { hostRulesOf } from '../lib/fetch/host-rules.js';
+import type { Resolver } from '../lib/fetch/address-guard.js';
 import type { Fetcher } from '../lib/fetch/types.js';
-import type { BatchRoutesDeps } from '../lib/http/batches.js';
+import { type BatchRoutesDeps, batchRoutesDeps } from '../lib/http/batches.js';
 import type { PreviewHandler } from '../lib/http/preview-handler.js';
 import { errorFields, type Log } from '../lib/log.js';
-import type { BlobStore } from '../lib/ports.js';
 import { BATCHES_PREFIX } from '../lib/storage-keys.js';
 
 /** Webhooks being delivered at once. */
@@ -32,7 +30,7 @@ const SWEEP_EVERY_MS = 3_600_000;
 export interface LocalBatchesOptions {
   config: Config;
   log: Log;
-  blobs: BlobStore;
+  blobs: BatchBlobs;
   fetch: Fetcher;
   resolver?: Resolver;
   /** Whether `POST /` previews are in flight (the local server's gate): a batch item then waits (`afterCallers`). */
@@ -53,12 +51,13 @@ export interface LocalBatches {
 export async function localBatches(options: LocalBatchesOptions): Promise<LocalBatches> {
   const { config, log } = options;
   const { secrets, source } = await webhookSecrets(config);
+  const signer = new WebhookSigner(secrets);
   let preview: PreviewHandler | undefined;
   const queues: { items?: FileQueue<ItemMessage>; deliveries?: FileQueue<DeliveryMessage> } = {};
-  const deps: BatchRoutesDeps = {
+  const deps: BatchRoutesDeps = batchRoutesDeps(config, {
     store: new BatchStore(options.blobs),
     // Set below: the queues' handlers take these deps.
-    items: { send: (m) => need(queues.items).send(m), queued: (g) => queues.items?.queued(g) ?? 0 },
+    items: { send: (m) => need(queues.items).send(m) },
     deliveries: { send: (m) => need(queues.deliveries).send(m) },
     preview: async (request, requestId) => {
       const ended = options.inFlight?.();
@@ -69,17 +68,10 @@ export async function localBatches(options: LocalBatchesOptions): Promise<LocalB
       }
     },
     fetch: options.fetch,
-    signer: new WebhookSigner(secrets),
-    retries: config.webhookRetries,
+    signer: async () => signer,
     log,
-    guard: {
-      policy: { allowPrivateNetworks: config.allowPrivateNetworks, allowLoopback: config.allowLoopback, allowedPorts: config.allowedPorts },
-      resolver: options.resolver ?? systemResolver,
-      rules: hostRulesOf(config),
-    },
-    ttlDays: config.batchTtlDays,
-    maxQueuedPerKey: config.batchMaxQueued,
-  };
+    resolver: options.resolver,
+  });
   const dir = (name: string) => path.join(config.dataDir, 'queues', name);
   queues.items = new FileQueue<ItemMessage>({
     dir: dir('batch-items'),
@@ -147,9 +139,9 @@ async function webhookSecrets(config: Config): Promise<{ secrets: string[]; sour
   return { secrets: [(await fs.readFile(file, 'utf8')).trim()], source: 'data dir' };
 }
 
-/** Removes the batches whose time is up (their `batch.json` says until when). */
+/** Removes the batches whose time is up (their `batch.json` says until when), and the open marks of batches no longer there. */
 async function sweepExpired(root: string, log: Log): Promise<void> {
-  const ids = await fs.readdir(root).catch(() => [] as string[]);
+  const ids = (await fs.readdir(root).catch(() => [] as string[])).filter(isBatchId);
   const now = Date.now();
   for (const id of ids) {
     try {
@@ -157,6 +149,16 @@ async function sweepExpired(root: string, log: Log): Promise<void> {
       if (meta.expiresAt && Date.parse(meta.expiresAt) <= now) await fs.rm(path.join(root, id), { recursive: true, force: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn('batch sweep skipped one', { id, ...errorFields(err) });
+    }
+  }
+  const open = path.join(root, 'open');
+  for (const keyId of await fs.readdir(open).catch(() => [] as string[])) {
+    for (const mark of await fs.readdir(path.join(open, keyId)).catch(() => [] as string[])) {
+      const there = await fs.stat(path.join(root, mark.split('.')[0], 'batch.json')).then(
+        () => true,
+        () => false,
+      );
+      if (!there) await fs.rm(path.join(open, keyId, mark), { force: true });
     }
   }
 }

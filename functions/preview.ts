@@ -16,13 +16,18 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { sqsQueueConsumer } from '../lib/adapters/aws/sqs-work-queue.js';
+import type { ItemMessage } from '../lib/batch/types.js';
+import { runItem } from '../lib/batch/work.js';
 import { InvocationBudget } from '../lib/budget.js';
 import { type Config, configWarnings, ENV, loadConfig } from '../lib/config.js';
 import { isServerFault } from '../lib/errors.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import { type ApiDeps, createApiHandler } from '../lib/http/api-handler.js';
+import type { BatchRoutesDeps } from '../lib/http/batches.js';
 import type { HandlerDeps, PreviewHandler } from '../lib/http/preview-handler.js';
-import { awsConfigured, buildAwsDeps } from './aws-deps.js';
+import { awsConfigured, buildAwsBatches, buildAwsDeps } from './aws-deps.js';
 import { createObservability, MetricUnit, type Observability } from './observability.js';
 
 /** The metric a 5xx answer of the preview adds to (namespace linklens, dimension service). */
@@ -36,6 +41,17 @@ export interface LambdaPreviewOptions {
   deps: HandlerDeps;
   /** The binaries GET /status reports on: the worker's, when their paths are set on this function. */
   status?: ApiDeps['status'];
+  /**
+   * POST /previews (deps.batches), and the items its queue hands this function (an SQS event):
+   * each previewed by a direct call of the API handler, as `POST /` would be, within the invocation's time.
+   */
+  batches?: { deps: BatchRoutesDeps; consumer: (handleItem: BatchRoutesDeps['preview']) => (event: SQSEvent) => Promise<SQSBatchResponse> };
+}
+
+/** An event of an SQS event source mapping (the batch items' queue), not a request. */
+function isSqsEvent(event: unknown): event is SQSEvent {
+  const records = (event as { Records?: { eventSource?: unknown }[] } | null)?.Records;
+  return Array.isArray(records) && records.length > 0 && records[0]?.eventSource === 'aws:sqs';
 }
 
 /** The local asset store of the preview function when it has no AWS adapters (LINKPREVIEW_DATA_DIR unset). */
@@ -47,10 +63,19 @@ const LAMBDA_DATA_DIR = '/tmp/linklens';
  * (`getRemainingTimeInMillis()` less a margin) and LINKPREVIEW_REQUEST_BUDGET_MS: every phase draws
  * from it, and when it ends the record built so far is answered with a 200, before Lambda's own timeout.
  */
-export function createLambdaPreviewHandler({ obs, budget, deps, status = {} }: LambdaPreviewOptions): PreviewHandler {
-  // POST / plus GET /status and GET /openapi.json.
-  const inner = createApiHandler({ ...deps, startBudget: (context) => budget.start(context), status });
+export function createLambdaPreviewHandler({ obs, budget, deps, status = {}, batches }: LambdaPreviewOptions): PreviewHandler {
+  // POST / plus GET /status and GET /openapi.json (and POST /previews with batches).
+  const inner = createApiHandler({ ...deps, startBudget: (context) => budget.start(context), status, batches: batches?.deps });
+  // One invocation at a time per instance: the items of the SQS event being handled take their time from it.
+  let invocation: { getRemainingTimeInMillis?: () => number } = {};
+  const items = batches?.consumer((request, requestId) =>
+    inner(request, { awsRequestId: requestId, getRemainingTimeInMillis: invocation.getRemainingTimeInMillis } as never),
+  );
   return middy(async (event: unknown, context: never) => {
+    if (items && isSqsEvent(event)) {
+      invocation = context ?? {};
+      return items(event);
+    }
     const requestId = requestIdOf(event);
     if (requestId) obs.logger.appendKeys({ requestId });
     try {
@@ -106,8 +131,9 @@ async function init(): Promise<PreviewHandler> {
   const budget = new InvocationBudget(config.requestBudgetMs);
   const { onAuthFailure, onRoute, onFlight, onRender } = previewCounters(obs.count);
   let deps: HandlerDeps;
+  let batches: LambdaPreviewOptions['batches'];
   if (awsConfigured(config)) {
-    deps = buildAwsDeps({
+    const aws = buildAwsDeps({
       config,
       log: obs.log,
       s3: obs.tracer.captureAWSv3Client(new S3Client({})),
@@ -125,6 +151,30 @@ async function init(): Promise<PreviewHandler> {
         obs.metrics.addMetric('JobWait', MetricUnit.Milliseconds, s.waitMs);
       },
     });
+    deps = aws;
+    // The batch items come back to this function on their queue; each is previewed by `handleItem`
+    // (a direct call of the API handler, set by createLambdaPreviewHandler).
+    let handleItem: BatchRoutesDeps['preview'] | undefined;
+    const routes = buildAwsBatches({
+      config,
+      log: obs.log,
+      blobs: aws.blobs,
+      sqs: aws.sqs,
+      fetch: aws.fetch,
+      preview: (request, requestId) => {
+        if (!handleItem) throw new Error('the batch items are not started');
+        return handleItem(request, requestId);
+      },
+    });
+    if (routes) {
+      batches = {
+        deps: routes,
+        consumer: (handle) => {
+          handleItem = handle;
+          return sqsQueueConsumer<ItemMessage>({ sqs: aws.sqs, queueUrl: config.batchQueueUrl, log: obs.log, handler: (m) => runItem(routes, m) });
+        },
+      };
+    }
   } else if (process.env.LINKLENS_BUNDLE_AWS_ONLY !== 'true') {
     // The local adapters pull in the job code (sharp, ffprobe). The CDK bundle defines
     // LINKLENS_BUNDLE_AWS_ONLY, so esbuild drops this branch and the job code with it: the
@@ -143,7 +193,7 @@ async function init(): Promise<PreviewHandler> {
   // This function runs no decoder and no browser of its own: /status reports the worker's binaries
   // only where their paths are set on it (the browser path's default would name a file it lacks).
   const status = { ffprobePath: config.ffprobePath || undefined, browserPath: env[ENV.browserPath] === undefined ? undefined : config.browserPath };
-  return createLambdaPreviewHandler({ config, obs, budget, deps, status });
+  return createLambdaPreviewHandler({ config, obs, budget, deps, status, batches });
 }
 
 const ready = init();

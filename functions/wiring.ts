@@ -9,6 +9,7 @@
 import { FsBlobStore } from '../lib/adapters/local/fs-blob-store.js';
 import { InlineJobRunner } from '../lib/adapters/local/inline-job-runner.js';
 import { createKeyStore } from '../lib/auth/key-store.js';
+import type { BatchBlobs } from '../lib/batch/store.js';
 import { browserLanes } from '../lib/browser/lanes.js';
 import { setPageDemand } from '../lib/browser/page-lanes.js';
 import type { Config } from '../lib/config.js';
@@ -32,7 +33,7 @@ export interface LocalDepsOptions {
   resolver?: Resolver;
   /** Replaces the fetcher built from config (tests: a closed guard with one trusted fixture address). */
   fetch?: Fetcher;
-  blobs?: BlobStore;
+  blobs?: BatchBlobs;
   jobs?: JobRunner;
   /** The local server's: the page versions' builds wait here until it is idle (lib/jobs/idle-work.ts). */
   idle?: IdleWork;
@@ -55,7 +56,7 @@ export function buildFetcher(
 }
 
 /** The embedded defaults: assets on the local disk, jobs in-process. */
-export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs: BlobStore } {
+export function buildLocalDeps(options: LocalDepsOptions): HandlerDeps & { blobs: BatchBlobs } {
   const { config, log } = options;
   const blobs =
     options.blobs ??

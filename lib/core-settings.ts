@@ -568,6 +568,11 @@ function durations(): SettingType<number[]> {
   };
 }
 
+/** A Standard Webhooks secret as linklens takes it: `whsec_` and the base64 of at least 24 random bytes. */
+export function isWebhookSecret(x: string): boolean {
+  return /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(x) && Buffer.from(x.slice(6), 'base64').length >= 24;
+}
+
 /** Standard Webhooks secrets: `whsec_` and the base64 of 24 to 64 random bytes. */
 const webhookSecrets: SettingType<string[]> = {
   allowed: 'comma-separated `whsec_…` secrets',
@@ -575,14 +580,11 @@ const webhookSecrets: SettingType<string[]> = {
     v.pipe(
       v.string(),
       v.transform(splitList),
-      v.check(
-        (items) => items.every((x) => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(x) && Buffer.from(x.slice(6), 'base64').length >= 24),
-        `${env} must hold whsec_ secrets, each the base64 of at least 24 random bytes`,
-      ),
+      v.check((items) => items.every(isWebhookSecret), `${env} must hold whsec_ secrets, each the base64 of at least 24 random bytes`),
     ),
 };
 
-const BATCHES = defineSettings('batches', 'Batches and webhooks', {
+export const BATCHES = defineSettings('batches', 'Batches and webhooks', {
   batchConcurrency: {
     env: 'LINKPREVIEW_BATCH_CONCURRENCY',
     type: int(1, 64),
@@ -608,6 +610,24 @@ const BATCHES = defineSettings('batches', 'Batches and webhooks', {
     defaultDoc: 'the local server makes one and keeps it in the data dir (`webhook-secret`)',
     doc: 'The secrets webhooks are signed with (Standard Webhooks), one signature each: while rotating, set the new and the old, and receivers verify with either.',
     secret: true,
+  },
+  webhookSecretId: {
+    env: 'LINKPREVIEW_WEBHOOK_SECRET_ID',
+    type: text({ allowed: 'Secrets Manager secret name or ARN' }),
+    default: '',
+    doc: "AWS: the Secrets Manager secret holding the webhooks' secrets (comma- or line-separated; `whsec_…`, or the bare base64 the CDK stack generates), read by the webhook function and cached for 5 minutes. Set by the stack.",
+  },
+  batchQueueUrl: {
+    env: 'LINKPREVIEW_BATCH_QUEUE_URL',
+    type: queueUrl,
+    default: '',
+    doc: "AWS: the SQS queue of the batches' items, which the preview function sends and consumes. Empty: no batches (`POST /previews` is 404). Set by the stack.",
+  },
+  webhookQueueUrl: {
+    env: 'LINKPREVIEW_WEBHOOK_QUEUE_URL',
+    type: queueUrl,
+    default: '',
+    doc: "AWS: the SQS queue of the webhooks' deliveries, which the webhook function consumes. Set by the stack.",
   },
   webhookRetries: {
     env: 'LINKPREVIEW_WEBHOOK_RETRIES',

@@ -44,6 +44,10 @@ export interface BlobStore {
    * (as a failed write behind).
    */
   putLater?(key: string, made: Promise<BlobToPut>, after?: Promise<unknown>): Promise<void>;
+  /** The keys under `prefix`, in no set order: for small private indexes (a key's open batches, lib/batch/store.ts). One LIST per 1,000 on S3. */
+  list?(prefix: string): Promise<string[]>;
+  /** Removes the object; a missing one is no error. */
+  delete?(key: string): Promise<void>;
 }
 
 /** The bytes and options of a put (BlobStore.putLater). */
@@ -123,7 +127,10 @@ export interface KeyHashSource {
 
 /** A message to put on a WorkQueue. */
 export interface QueueMessage<T> {
-  /** Unique within the queue: a message sent again under an id still queued replaces it (a redelivery, not a second message). */
+  /**
+   * Unique within the queue. Locally a message sent again under an id still queued replaces it; SQS
+   * may hold both: the handlers make a second delivery do nothing twice (lib/batch/work.ts).
+   */
   id: string;
   /** Whose work it is (an API key's id): the queue takes turns between groups, so one group's backlog never holds another's back. */
   group: string;
@@ -146,10 +153,8 @@ export type QueueHandler<T> = (message: ReceivedMessage<T>) => Promise<MessageOu
 /**
  * A durable queue of work (a batch's previews, webhook deliveries): a message sent is handed to
  * the queue's handler at least once, after a crash too. Locally a directory of the data dir
- * (lib/adapters/local/file-queue.ts); on AWS an SQS queue.
+ * (lib/adapters/local/file-queue.ts); on AWS an SQS queue (lib/adapters/aws/sqs-work-queue.ts).
  */
 export interface WorkQueue<T> {
   send(messages: readonly QueueMessage<T>[]): Promise<void>;
-  /** The messages of `group` queued or being handled, when the queue can count them (the per-key limit). */
-  queued?(group: string): number;
 }

@@ -13,6 +13,8 @@
  *   batches/<batchId>/batch.json        a batch of `POST /previews`: its links, its key, its callback
  *   batches/<batchId>/items/<n>.json    one item's state, record and webhook delivery
  *   batches/<batchId>/completed.json    set once every item has finished (and the batch's webhook)
+ *   batches/open/<keyId>/<batchId>.<n>  an empty mark of a key's batch of n items not yet complete
+ *                                       (the per-key limit of LINKPREVIEW_BATCH_MAX_QUEUED)
  *
  * `jobs/` and `batches/` are private; on AWS `jobs/` expires after JOBS_EXPIRE_DAYS
  * (lib/core-settings.ts), `batches/` after LINKPREVIEW_BATCH_TTL_DAYS. The CDK
@@ -28,6 +30,11 @@ export const BATCHES_PREFIX = 'batches/';
 /** `batches/<batchId>/<name>`: an object of a batch (lib/batch/store.ts); the id is checked by the caller. */
 export function batchKey(batchId: string, name: string): string {
   return `${BATCHES_PREFIX}${batchId}/${name}`;
+}
+
+/** `batches/open/<keyId>/`: the marks of a key's batches not yet complete (lib/batch/store.ts). */
+export function openBatchesFolder(keyId: string): string {
+  return `${BATCHES_PREFIX}open/${keyId}/`;
 }
 
 /** `assets/<sha256>/<name>`: the key of an asset named by a SHA-256 hex digest. */

@@ -34,6 +34,7 @@ import {
   PROJECT_ROOT,
   packageOfFile,
   VERSION_ORIGIN_BUNDLE,
+  WEBHOOK_BUNDLE,
   WORKER_BUNDLE,
 } from '../cdk/constructs/bundling.js';
 import { LAMBDA_RUNTIME } from '../cdk/constructs/lambda-runtime.js';
@@ -49,6 +50,7 @@ const BUNDLES: Record<string, BundleSpec> = {
   worker: WORKER_BUNDLE,
   'browser-worker': BROWSER_WORKER_BUNDLE,
   'version-origin': VERSION_ORIGIN_BUNDLE,
+  webhooks: WEBHOOK_BUNDLE,
 };
 /** Packages built for linux-x64 only: optional dependencies, so that `npm install` works on any machine (the construct fetches them there). */
 const LINUX_ONLY = FFMPEG_PACKAGES.map(([name]) => name);

@@ -26,6 +26,12 @@ export interface AlarmsProps {
   workers: Record<string, lambda.IFunction>;
   /** The page versions' origin (functions/version-origin.ts: CloudFront's second origin for the versions). */
   versionOrigin?: lambda.IFunction;
+  /** The batches' dead-letter queues and the webhook function (its `WebhooksDead` metric): when the service has batches. */
+  batches?: {
+    itemsDeadLetterQueue: sqs.IQueue;
+    webhooksDeadLetterQueue: sqs.IQueue;
+    webhookFunction: { fn: lambda.IFunction; serviceName: string; metricsNamespace: string };
+  };
   /** An existing SNS topic (ARN): alarm and OK actions go there. */
   topicArn?: string;
   /** Create a topic with this email subscribed (the address must confirm the subscription). */
@@ -47,6 +53,11 @@ export class Alarms extends Construct {
   readonly workerErrors: Record<string, cloudwatch.Alarm>;
   /** Errors of the page versions' origin (when the stack has one). */
   readonly versionOriginErrors?: cloudwatch.Alarm;
+  /** A batch item or a webhook parked in its dead-letter queue, and a webhook dead after its last try (when the service has batches). */
+  readonly batchItemsDeadLetterQueue?: cloudwatch.Alarm;
+  readonly webhooksDeadLetterQueue?: cloudwatch.Alarm;
+  readonly webhooksDead?: cloudwatch.Alarm;
+  readonly webhookErrors?: cloudwatch.Alarm;
   readonly all: cloudwatch.Alarm[];
   /** Where the alarms notify (imported or created); undefined: no actions. */
   readonly topic?: sns.ITopic;
@@ -83,6 +94,36 @@ export class Alarms extends Construct {
         metric: props.versionOrigin.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
       });
     }
+    if (props.batches) {
+      const depth = (q: sqs.IQueue) => q.metricApproximateNumberOfMessagesVisible({ statistic: cloudwatch.Stats.MAXIMUM, period: ALARM_PERIOD });
+      this.batchItemsDeadLetterQueue = atLeastOneAlarm(this, 'BatchItemsDeadLetterQueueDepth', {
+        alarmName: name('batch-items-dead-letter-queue'),
+        alarmDescription: DESCRIPTIONS.batchItemsDeadLetterQueue,
+        metric: depth(props.batches.itemsDeadLetterQueue),
+      });
+      this.webhooksDeadLetterQueue = atLeastOneAlarm(this, 'WebhooksDeadLetterQueueDepth', {
+        alarmName: name('webhooks-dead-letter-queue'),
+        alarmDescription: DESCRIPTIONS.webhooksDeadLetterQueue,
+        metric: depth(props.batches.webhooksDeadLetterQueue),
+      });
+      const fn = props.batches.webhookFunction;
+      this.webhookErrors = atLeastOneAlarm(this, 'WebhookErrors', {
+        alarmName: name('webhook-errors'),
+        alarmDescription: DESCRIPTIONS.webhookErrors,
+        metric: fn.fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
+      });
+      this.webhooksDead = atLeastOneAlarm(this, 'WebhooksDead', {
+        alarmName: name('webhooks-dead'),
+        alarmDescription: DESCRIPTIONS.webhooksDead,
+        metric: new cloudwatch.Metric({
+          namespace: fn.metricsNamespace,
+          metricName: 'WebhooksDead',
+          dimensionsMap: { service: fn.serviceName },
+          statistic: cloudwatch.Stats.SUM,
+          period: ALARM_PERIOD,
+        }),
+      });
+    }
     this.all = [
       this.deadLetterQueue,
       this.previewErrors,
@@ -90,6 +131,9 @@ export class Alarms extends Construct {
       this.previewDuration,
       ...Object.values(this.workerErrors),
       ...(this.versionOriginErrors ? [this.versionOriginErrors] : []),
+      ...[this.batchItemsDeadLetterQueue, this.webhooksDeadLetterQueue, this.webhookErrors, this.webhooksDead].filter(
+        (a): a is cloudwatch.Alarm => a !== undefined,
+      ),
     ];
     if (this.topic) notifyTopic(this.topic, this.all);
   }
@@ -103,6 +147,14 @@ const DESCRIPTIONS = {
     'A preview invocation failed (timeout, out of memory, init failure such as a bad setting), or the preview answered a 500 (a bug it caught). See its log group.',
   previewThrottles:
     'The preview function was throttled (account or reserved concurrency): those requests failed. Raise the concurrency quota or lower the API throttle.',
+  batchItemsDeadLetterQueue:
+    "A batch item was handed to the preview function five times without an end (its invocations crashed or timed out) and was parked in the batch items' dead-letter queue: its batch never completes. Read the message, fix the cause, redrive.",
+  webhooksDeadLetterQueue:
+    "A webhook delivery's invocations crashed again and again (not the receiver's failures: those are retried on the schedule) and it was parked in the webhooks' dead-letter queue. See the webhook function's log group, fix the cause, redrive.",
+  webhookErrors:
+    "The webhook function crashed (timeout, out of memory, unhandled error, a bad setting): its deliveries come back after the webhooks queue's visibility timeout and are tried again; after repeated crashes they wait in the webhooks' dead-letter queue. See its log group.",
+  webhooksDead:
+    'A webhook was not delivered after its last try (LINKPREVIEW_WEBHOOK_RETRIES): the receiver answered no 2xx for about a day. Its item says so (GET /previews/{batchId}: delivery.state dead); the record is still there for the caller to fetch.',
   versionOriginErrors:
     "The page versions' origin failed (timeout, out of memory, unhandled error): a viewer who asked for a page version before it was stored got CloudFront's 5xx instead of the version. See its log group.",
 };

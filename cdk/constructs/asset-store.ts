@@ -6,8 +6,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ASSET_CONTENT_SECURITY_POLICY, ASSET_METADATA, VERSION_ORIGIN } from '../../lib/asset-metadata.js';
-import { ENV, JOBS_EXPIRE_DAYS } from '../../lib/core-settings.js';
-import { ASSETS_PREFIX, JOBS_PREFIX } from '../../lib/storage-keys.js';
+import { DEFAULTS, ENV, JOBS_EXPIRE_DAYS } from '../../lib/core-settings.js';
+import { ASSETS_PREFIX, BATCHES_PREFIX, JOBS_PREFIX } from '../../lib/storage-keys.js';
 import { VersionOriginFunction } from './version-origin-function.js';
 
 export interface AssetStoreProps {
@@ -15,9 +15,11 @@ export interface AssetStoreProps {
   jobsExpireDays?: number;
   /** What `cdk destroy` does with the bucket. Default RETAIN (empty and delete it yourself). */
   removalPolicy?: RemovalPolicy;
+  /** Days the batches' records are kept (`batches/`): a day past LINKPREVIEW_BATCH_TTL_DAYS, after which the service answers 404 for them. Default: the setting's default and one. */
+  batchesExpireDays?: number;
 }
 
-export type BucketAccess = 'read' | 'write';
+export type BucketAccess = 'read' | 'write' | 'delete';
 
 /**
  * One private bucket: `assets/` (rendered images, page versions; public only through CloudFront
@@ -74,6 +76,7 @@ export class AssetStore extends Construct {
       );
     }
     if (access.write?.length) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: objects(access.write) }));
+    if (access.delete?.length) fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: objects(access.delete) }));
   }
 
   addOutputs(scope: Construct): void {
@@ -82,7 +85,7 @@ export class AssetStore extends Construct {
   }
 }
 
-/** The bucket: private, S3-managed encryption, TLS only; `jobs/` expires, incomplete uploads are aborted. */
+/** The bucket: private, S3-managed encryption, TLS only; `jobs/` and `batches/` expire, incomplete uploads are aborted. */
 function privateBucket(scope: Construct, props: AssetStoreProps): s3.Bucket {
   return new s3.Bucket(scope, 'Bucket', {
     blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -92,6 +95,7 @@ function privateBucket(scope: Construct, props: AssetStoreProps): s3.Bucket {
     removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     lifecycleRules: [
       { id: 'expire-job-results', prefix: JOBS_PREFIX, expiration: Duration.days(props.jobsExpireDays ?? JOBS_EXPIRE_DAYS) },
+      { id: 'expire-batches', prefix: BATCHES_PREFIX, expiration: Duration.days(props.batchesExpireDays ?? DEFAULTS.batchTtlDays + 1) },
       { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
     ],
   });

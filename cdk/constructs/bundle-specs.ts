@@ -71,6 +71,14 @@ export const VERSION_ORIGIN_BUNDLE: BundleSpec = {
   neverLoaded: BROWSER_ONLY,
 };
 
+/** The webhook function: the batches' deliveries (S3, SQS and Secrets Manager from the runtime's SDK, the guarded fetcher, standardwebhooks). */
+export const WEBHOOK_BUNDLE: BundleSpec = {
+  entry: 'functions/webhooks.ts',
+  // lib/config.ts reaches lib/language through the sites' settings (lib/platforms).
+  packages: LANGUAGE_PACKAGES,
+  neverLoaded: BROWSER_ONLY,
+};
+
 /** The browser worker: sharp and @sparticuz/chromium from its layers, playwright-core beside the bundle. */
 export const BROWSER_WORKER_BUNDLE: BundleSpec = {
   entry: 'functions/browser-worker.ts',

@@ -34,7 +34,7 @@ export const ESM_BANNER = [
 /** What the Node.js runtime provides (left out of every bundle): the AWS SDK v3. */
 export const RUNTIME_PROVIDED = ['@aws-sdk/*'];
 
-export { BROWSER_WORKER_BUNDLE, type BundleSpec, PREVIEW_BUNDLE, VERSION_ORIGIN_BUNDLE, WORKER_BUNDLE } from './bundle-specs.js';
+export { BROWSER_WORKER_BUNDLE, type BundleSpec, PREVIEW_BUNDLE, VERSION_ORIGIN_BUNDLE, WEBHOOK_BUNDLE, WORKER_BUNDLE } from './bundle-specs.js';
 
 /** The esbuild options of a function's bundle (written to `outfile`). */
 export function esbuildOptions(spec: BundleSpec, outfile: string, root = PROJECT_ROOT): esbuild.BuildOptions {

@@ -19,6 +19,8 @@ export interface PreviewApiProps {
   logRetention?: logs.RetentionDays;
   /** The playground's routes (GET /, /playground.js, /playground.css; lib/http/playground.ts). Default true. */
   playground?: boolean;
+  /** The batches' routes (POST /previews, GET /previews/{batchId}). Default false. */
+  batches?: boolean;
 }
 
 /**
@@ -41,7 +43,7 @@ export class PreviewApi extends Construct {
           allowOrigins: props.corsOrigins,
           allowMethods: [apigw.CorsHttpMethod.POST, apigw.CorsHttpMethod.GET, apigw.CorsHttpMethod.OPTIONS],
           allowHeaders: ['authorization', 'content-type', 'accept', 'accept-language'],
-          exposeHeaders: ['x-request-id', 'server-timing', 'x-linklens-upstream-error'],
+          exposeHeaders: ['x-request-id', 'server-timing', 'x-linklens-upstream-error', 'location', 'retry-after'],
           maxAge: Duration.days(1),
         }
       : undefined;
@@ -88,6 +90,11 @@ export class PreviewApi extends Construct {
     this.api.addRoutes({ path: '/', methods: [apigw.HttpMethod.POST], integration });
     // oEmbed: the same function and preview, with the same key (checked by the handler).
     this.api.addRoutes({ path: '/oembed', methods: [apigw.HttpMethod.GET], integration });
+    // Batches: the same function, with the same key (checked by the handler, which keeps each batch to its key).
+    if (props.batches) {
+      this.api.addRoutes({ path: '/previews', methods: [apigw.HttpMethod.POST], integration });
+      this.api.addRoutes({ path: '/previews/{batchId}', methods: [apigw.HttpMethod.GET], integration });
+    }
     // Service status and the OpenAPI document: no key (the handler serves them before the key check).
     this.api.addRoutes({ path: '/status', methods: [apigw.HttpMethod.GET], integration });
     this.api.addRoutes({ path: '/openapi.json', methods: [apigw.HttpMethod.GET], integration });

@@ -3,10 +3,14 @@
  * (lib/storage-keys.ts; private: never under /assets/ nor CloudFront), the local data dir or S3.
  * One object per item, so the items of a batch finishing at once on different workers never
  * write the same object. Every put is durable: once it resolves, a restart finds it.
+ *
+ * A key's batches not yet complete are marked (`batches/open/<keyId>/<batchId>.<items>`, empty):
+ * its items outstanding are one LIST away, on S3 as locally, for the per-key limit. The mark goes
+ * once the batch is complete; an expired one with the batch (the local sweep, S3's lifecycle rule).
  */
 import { randomBytes } from 'node:crypto';
 import type { BlobStore } from '../ports.js';
-import { batchKey } from '../storage-keys.js';
+import { batchKey, openBatchesFolder } from '../storage-keys.js';
 import type { BatchMeta, CompletedFile, ItemFile, ItemView } from './types.js';
 
 const BATCH_ID = /^bat_[A-Za-z0-9_-]{22}$/;
@@ -24,11 +28,14 @@ export function isBatchId(id: string): boolean {
 /** Batch metas kept in memory (they never change once written). */
 const META_CACHE = 256;
 
+/** A blob store that lists and deletes (both of linklens's do). */
+export type BatchBlobs = BlobStore & Required<Pick<BlobStore, 'list' | 'delete'>>;
+
 export class BatchStore {
   private readonly metas = new Map<string, BatchMeta>();
 
   constructor(
-    private readonly blobs: BlobStore,
+    private readonly blobs: BatchBlobs,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -60,6 +67,28 @@ export class BatchStore {
 
   putCompleted(batchId: string, file: CompletedFile): Promise<void> {
     return this.putJson(batchKey(batchId, 'completed.json'), file);
+  }
+
+  /** Marks the batch open until `closed`, with its `items` outstanding (its valid ones). */
+  markOpen(meta: BatchMeta, items: number): Promise<void> {
+    return this.blobs.put(`${openBatchesFolder(meta.keyId)}${meta.id}.${items}`, '', {
+      contentType: 'application/octet-stream',
+      cacheControl: 'no-store',
+      durable: true,
+    });
+  }
+
+  async markClosed(meta: BatchMeta): Promise<void> {
+    const folder = openBatchesFolder(meta.keyId);
+    const marks = (await this.blobs.list(folder)).filter((k) => k.startsWith(`${folder}${meta.id}.`));
+    await Promise.all(marks.map((k) => this.blobs.delete(k)));
+  }
+
+  /** The items of the key's batches not yet complete (their finished items included): one LIST per 1,000 such batches. */
+  async outstanding(keyId: string): Promise<number> {
+    let n = 0;
+    for (const key of await this.blobs.list(openBatchesFolder(keyId))) n += Number(/\.(\d+)$/.exec(key)?.[1] ?? 0);
+    return n;
   }
 
   /** Every item as the API answers it (one read per item that was valid). */

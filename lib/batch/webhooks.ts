@@ -10,6 +10,7 @@
  * else (a redirect included) or no answer within 15 s is a failed attempt.
  */
 import { Webhook } from 'standardwebhooks';
+import { isWebhookSecret } from '../core-settings.js';
 import { LinkPreviewError } from '../errors.js';
 import { FetchFailure } from '../fetch/fetch-failure.js';
 import type { Fetcher } from '../fetch/types.js';
@@ -56,6 +57,21 @@ export interface DeliverOptions {
   signer: WebhookSigner;
   now?: () => number;
   timeoutMs?: number;
+}
+
+/**
+ * The secrets a stored value holds (AWS: the webhook secret, LINKPREVIEW_WEBHOOK_SECRET_ID):
+ * comma-, space- or line-separated, each `whsec_…` or the bare base64 the CDK stack generates
+ * (given `whsec_` here, as receivers are told to). Throws, naming no secret, when one is malformed.
+ */
+export function webhookSecretsIn(value: string): string[] {
+  const secrets = value
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((x) => (x.startsWith('whsec_') ? x : `whsec_${x}`));
+  if (secrets.length === 0 || !secrets.every(isWebhookSecret))
+    throw new Error('The webhook secret must hold whsec_ secrets (or bare base64), each of at least 24 random bytes');
+  return secrets;
 }
 
 /** One attempt to deliver `event` to `url` under the stable `id`. Never throws. */

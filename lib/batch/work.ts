@@ -27,8 +27,8 @@ export interface BatchDeps {
   preview: (request: PreviewRequest, requestId: string) => Promise<unknown>;
   /** The guarded fetcher the webhooks go through. */
   fetch: Fetcher;
-  /** Absent: no webhook secret, so a callback URL is refused at submit. */
-  signer?: WebhookSigner;
+  /** The webhooks' signer (read from its secret on AWS: only the webhook function does). Absent: no webhook secret, so a callback URL is refused at submit. */
+  signer?: () => Promise<WebhookSigner>;
   /** The waits before each retry of a failed delivery (ms). */
   retries: readonly number[];
   log: Log;
@@ -51,6 +51,7 @@ export async function enqueueBatch(deps: BatchDeps, meta: BatchMeta): Promise<vo
   await deps.store.putMeta(meta);
   const valid = meta.items.filter((i) => !i.error);
   if (valid.length === 0) return finishBatch(deps, meta);
+  await deps.store.markOpen(meta, valid.length);
   await deps.items.send(valid.map((i) => ({ id: itemMessageId(meta.id, i.index), group: meta.keyId, body: { batchId: meta.id, index: i.index } })));
 }
 
@@ -99,7 +100,10 @@ async function afterItem(deps: BatchDeps, meta: BatchMeta, index: number): Promi
 /** The batch is done: its mark, and its webhook (two items finishing last at once may both send it: one message id, one webhook-id). */
 async function finishBatch(deps: BatchDeps, meta: BatchMeta): Promise<void> {
   const completed = await deps.store.completed(meta.id);
-  if (!completed) await deps.store.putCompleted(meta.id, { completedAt: iso(deps) });
+  if (!completed) {
+    await deps.store.putCompleted(meta.id, { completedAt: iso(deps) });
+    await deps.store.markClosed(meta);
+  }
   if (meta.callbackUrl && !completed?.delivery)
     await deps.deliveries.send([{ id: webhookId(meta.id, 'batch'), group: meta.keyId, body: { batchId: meta.id, index: 'batch' } }]);
 }
@@ -114,7 +118,8 @@ export async function deliverOne(deps: BatchDeps, message: ReceivedMessage<Deliv
   if (prior && prior.state !== 'pending') return 'done';
   const event = index === 'batch' ? await batchEvent(deps, meta) : await itemEvent(deps, meta, index);
   if (!event) return 'done';
-  const result = await deliverWebhook(meta.callbackUrl, webhookId(batchId, index), event, { fetch: deps.fetch, signer: deps.signer, now: deps.now });
+  const signer = await deps.signer();
+  const result = await deliverWebhook(meta.callbackUrl, webhookId(batchId, index), event, { fetch: deps.fetch, signer, now: deps.now });
   const dead = result.outcome === 'failed' && message.attempt > deps.retries.length;
   const state: DeliveryState = {
     state: result.outcome === 'failed' ? (dead ? 'dead' : 'pending') : result.outcome,

@@ -7,13 +7,16 @@
  *   GET  /previews/{batchId}  each item's state, and the record of each that is done; only to the
  *                             key that submitted it; 404 once expired (LINKPREVIEW_BATCH_TTL_DAYS)
  *
- * A key with more than LINKPREVIEW_BATCH_MAX_QUEUED items queued gets 429 TOO_MANY_QUEUED.
+ * A key whose batches not yet complete would hold more than LINKPREVIEW_BATCH_MAX_QUEUED items gets 429 TOO_MANY_QUEUED.
  */
 import { bearerRejection, sha256Hex } from '../auth/key-store.js';
 import { type CallbackGuard, readBatch } from '../batch/submit.js';
 import type { BatchMeta, CompletedFile, ItemView } from '../batch/types.js';
 import { type BatchDeps, enqueueBatch } from '../batch/work.js';
+import type { CoreConfig } from '../core-settings.js';
 import { BadRequestError, LinkPreviewError, UnauthorizedError } from '../errors.js';
+import { type Resolver, systemResolver } from '../fetch/address-guard.js';
+import { hostRulesOf } from '../fetch/host-rules.js';
 import type { KeyStore } from '../ports.js';
 import { decodeBodyText, parseContentType } from './body.js';
 import type { HttpRequestInfo } from './event.js';
@@ -24,6 +27,25 @@ export interface BatchRoutesDeps extends BatchDeps {
   guard: CallbackGuard;
   ttlDays: number;
   maxQueuedPerKey: number;
+}
+
+/** The batch routes' deps from the configuration (the guard, the limits, the retries) and the adapters: the local server's and the Lambdas' alike. */
+export function batchRoutesDeps(
+  config: CoreConfig,
+  parts: Pick<BatchDeps, 'store' | 'items' | 'deliveries' | 'preview' | 'fetch' | 'signer' | 'log' | 'onDelivery'> & { resolver?: Resolver },
+): BatchRoutesDeps {
+  const { resolver, ...rest } = parts;
+  return {
+    ...rest,
+    retries: config.webhookRetries,
+    guard: {
+      policy: { allowPrivateNetworks: config.allowPrivateNetworks, allowLoopback: config.allowLoopback, allowedPorts: config.allowedPorts },
+      resolver: resolver ?? systemResolver,
+      rules: hostRulesOf(config),
+    },
+    ttlDays: config.batchTtlDays,
+    maxQueuedPerKey: config.batchMaxQueued,
+  };
 }
 
 /** What a batch route answers: a status, a JSON body and its own headers. */
@@ -40,9 +62,14 @@ const OVER_LIMIT_RETRY_S = 60;
 export class TooManyQueuedError extends LinkPreviewError {
   readonly retryAfterSeconds = OVER_LIMIT_RETRY_S;
   constructor(queued: number, max: number) {
-    super(429, 'TOO_MANY_QUEUED', `This key has ${queued} links queued, and a key may have ${max} at most: submit again once some are done.`, {
-      transient: true,
-    });
+    super(
+      429,
+      'TOO_MANY_QUEUED',
+      `This key has ${queued} links in batches not yet complete, and a key may have ${max} at most: submit again once some are done.`,
+      {
+        transient: true,
+      },
+    );
   }
 }
 
@@ -101,10 +128,9 @@ async function submit(deps: BatchRoutesDeps, keyId: string, body: unknown, stage
       field: 'callbackUrl',
     });
   const adding = meta.items.filter((i) => !i.error).length;
-  const queued = deps.items.queued?.(keyId) ?? 0;
-  if (queued + adding > deps.maxQueuedPerKey) {
-    throw new TooManyQueuedError(queued, deps.maxQueuedPerKey);
-  }
+  // Not atomic: two batches of one key submitted at the same moment may both pass (each counted the other's items as not there yet).
+  const queued = await deps.store.outstanding(keyId);
+  if (queued + adding > deps.maxQueuedPerKey) throw new TooManyQueuedError(queued, deps.maxQueuedPerKey);
   await enqueueBatch(deps, meta);
   const location = `${stagePrefix}${BATCHES_PATH}/${meta.id}`;
   const items: ItemView[] = meta.items.map((i) => ({ id: i.id, index: i.index, link: i.link, state: i.error ? 'failed' : 'queued', ...(i.error ?? {}) }));

@@ -232,7 +232,7 @@ async function besideBatch(probe: string[], batch: string[]) {
   for (const b of chunks(batch, 100)) submitted.push(await submit(x.s, b, receiver.url, OTHER));
   const beside = [];
   for (const link of probe) beside.push((await preview(x.s, link)).ms);
-  const left = x.s.batches.deps.items.queued?.(`key_${(await import('../../lib/auth/key-store.js')).sha256Hex(OTHER).slice(0, 16)}`) ?? 0;
+  const left = await x.s.batches.deps.store.outstanding(`key_${(await import('../../lib/auth/key-store.js')).sha256Hex(OTHER).slice(0, 16)}`);
   await receiver.done;
   const { deliveries, unverified, records } = receiver.stats();
   const items = submitted.flatMap((b) => b.items);

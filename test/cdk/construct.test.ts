@@ -86,13 +86,16 @@ test("the outputs the user adds are the service's API URL and CloudFront domain;
   expect(outputs.LinkPreviewAssetsDomain.Value).toEqual({ 'Fn::GetAtt': [distributionId, 'DomainName'] });
 });
 
+/** The webhook function's read of the webhooks' secret (cdk/constructs/batches.ts), which every deployment with batches has. */
+const isWebhookSecretRead = (s: any) => JSON.stringify(s.Resource).includes('BatchesWebhookSecret');
+
 test('the whole service is inside the construct: its resources and alarm names carry its id', () => {
-  template.resourceCountIs('AWS::Lambda::Function', 5); // preview, worker, browser worker, the page versions' origin, the caller
-  template.resourceCountIs('AWS::SQS::Queue', 3);
-  template.resourceCountIs('AWS::ApiGatewayV2::Route', 7); // POST /, GET /oembed, GET /status, GET /openapi.json and the playground's three
+  template.resourceCountIs('AWS::Lambda::Function', 6); // preview, worker, browser worker, the page versions' origin, webhooks, the caller
+  template.resourceCountIs('AWS::SQS::Queue', 7); // jobs, browser jobs, their dead letters; batch items, webhooks, a dead-letter queue each
+  template.resourceCountIs('AWS::ApiGatewayV2::Route', 9); // POST /, GET /oembed, GET /status, GET /openapi.json, the playground's three, the batches' two
   expect(previewId).toMatch(/^LinksPreviewFunction/);
   const names = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties.AlarmName);
-  expect(names).toHaveLength(7);
+  expect(names).toHaveLength(11);
   for (const n of names) expect(n).toMatch(/^MyApp-Links-/);
   expect(stack.resolve(stack.stackName)).toBe('MyApp');
 });
@@ -104,9 +107,9 @@ test('keys from SSM: the env names the parameter and the cache time; the preview
   expect(env.LINKPREVIEW_API_KEY_SECRET).toBeUndefined();
   const ssmStatements = statementsOf(template, roleOf(previewId)).filter((s: any) => actions(s).some((a) => a.startsWith('ssm:') || a.startsWith('kms:')));
   expect(ssmStatements).toEqual([{ Effect: 'Allow', Action: 'ssm:GetParameter', Resource: PARAMETER_ARN }]);
-  // No other role reads parameters, secrets or keys.
+  // No other role reads parameters, secrets or keys (but the webhook function, the webhooks' own secret).
   const all = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p: any) => p.Properties.PolicyDocument.Statement);
-  const reads = all.filter((s: any) => actions(s).some((a) => /^(ssm|secretsmanager|kms):/.test(a)));
+  const reads = all.filter((s: any) => actions(s).some((a) => /^(ssm|secretsmanager|kms):/.test(a)) && !isWebhookSecretRead(s));
   expect(reads).toHaveLength(1);
 });
 
@@ -172,7 +175,9 @@ describe('the forward proxy (OutboundProxy)', () => {
       .map((r: any) => ({
         name: r.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME as string,
         env: r.Properties.Environment.Variables as Record<string, unknown>,
-        reads: statementsOf(t, r.Properties.Role['Fn::GetAtt'][0]).filter((s: any) => actions(s).some((a) => /^(ssm|secretsmanager|kms):/.test(a))),
+        reads: statementsOf(t, r.Properties.Role['Fn::GetAtt'][0]).filter(
+          (s: any) => actions(s).some((a) => /^(ssm|secretsmanager|kms):/.test(a)) && !isWebhookSecretRead(s),
+        ),
       }));
   }
 
@@ -182,7 +187,7 @@ describe('the forward proxy (OutboundProxy)', () => {
       proxy: OutboundProxy.fromSecret('linklens/proxy-url', { hosts: ['amazon.com', 'reddit.com'], memoTtl: Duration.minutes(30) }),
     });
     const fns = fetchingFunctions(t);
-    expect(fns.map((f) => f.name).sort()).toEqual(['linklens-browser-worker', 'linklens-preview', 'linklens-worker']);
+    expect(fns.map((f) => f.name).sort()).toEqual(['linklens-browser-worker', 'linklens-preview', 'linklens-webhooks', 'linklens-worker']);
     for (const f of fns) {
       expect(f.env).toMatchObject({
         LINKPREVIEW_PROXY_SECRET: 'linklens/proxy-url',
@@ -212,7 +217,7 @@ describe('the forward proxy (OutboundProxy)', () => {
       render: 'off',
     });
     const fns = fetchingFunctions(t);
-    expect(fns.map((f) => f.name).sort()).toEqual(['linklens-preview', 'linklens-worker']);
+    expect(fns.map((f) => f.name).sort()).toEqual(['linklens-preview', 'linklens-webhooks', 'linklens-worker']);
     for (const f of fns) {
       expect(f.env).toMatchObject({ LINKPREVIEW_PROXY_PARAMETER: '/linklens/proxy-url', LINKPREVIEW_PROXY_MODE: 'always' });
       expect(f.reads.map((s: any) => s.Action)).toEqual(['ssm:GetParameter', 'kms:Decrypt']);
@@ -227,7 +232,7 @@ describe('the forward proxy (OutboundProxy)', () => {
       proxy: OutboundProxy.fromSecret('linklens/proxy-url', { hosts: ['shop.example', 'amazon.com'] }),
     });
     const fns = fetchingFunctions(t);
-    expect(fns).toHaveLength(3);
+    expect(fns).toHaveLength(4);
     const written = 'intranet.example=deny;shop.example=render,proxy;*.example=render;amazon.com=allow,proxy;*=allow';
     for (const f of fns) {
       expect(f.env.LINKPREVIEW_HOST_RULES).toBe(written);

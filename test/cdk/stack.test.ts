@@ -13,6 +13,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Alarms, DURATION_ALARM_RATIO } from '../../cdk/constructs/alarms';
 import { ApiKeys } from '../../cdk/constructs/api-keys';
+import { DEFAULT_BATCH_CONCURRENCY, ITEM_MAX_RECEIVES, WEBHOOK_VISIBILITY } from '../../cdk/constructs/batches';
 import { BROWSER_WORKER_MEMORY_MB, LAMBDA_SCREENSHOT_TIMEOUT } from '../../cdk/constructs/browser-worker-function';
 import { OutboundProxy } from '../../cdk/constructs/outbound-proxy';
 import { LAMBDA_FETCH_TIMEOUT, LAMBDA_JOB_WAIT, PreviewFunction } from '../../cdk/constructs/preview-function';
@@ -68,7 +69,7 @@ const queueBy = (prefix: string): [string, any] => {
   return found[0];
 };
 const [queueId, queue] = queueBy('JobsQueue');
-const [dlqId] = one('AWS::SQS::Queue', (r) => r.Properties.RedrivePolicy === undefined);
+const [dlqId] = queue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'];
 const [bucketId, bucket] = one('AWS::S3::Bucket');
 const ref = (id: string) => ({ Ref: id });
 const roleOf = (fn: any) => fn.Properties.Role['Fn::GetAtt'][0];
@@ -81,7 +82,7 @@ const actions = (s: any): string[] => [].concat(s.Action);
 test('playground: false leaves its routes out and turns it off in the preview function', () => {
   const off = synth({ playground: false });
   const keys = Object.values(off.findResources('AWS::ApiGatewayV2::Route')).map((r: any) => r.Properties.RouteKey);
-  expect(keys.sort()).toEqual(['GET /oembed', 'GET /openapi.json', 'GET /status', 'POST /']);
+  expect(keys.sort()).toEqual(['GET /oembed', 'GET /openapi.json', 'GET /previews/{batchId}', 'GET /status', 'POST /', 'POST /previews']);
   const preview = Object.values(off.findResources('AWS::Lambda::Function')).find((f: any) => f.Properties.Environment?.Variables?.LINKPREVIEW_PLAYGROUND);
   expect((preview as any)?.Properties.Environment.Variables.LINKPREVIEW_PLAYGROUND).toBe('false');
 });
@@ -110,7 +111,9 @@ describe('resources and wiring', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /openapi.json' });
     // The playground (on by default): the page and its two files.
     for (const key of ['GET /', 'GET /playground.js', 'GET /playground.css']) template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: key });
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', 7);
+    // Batches (on by default): POST /previews and GET /previews/{batchId}.
+    for (const key of ['POST /previews', 'GET /previews/{batchId}']) template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: key });
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 9);
     // Every route, GET /oembed and the playground's included, goes to the one integration: the preview function.
     for (const route of Object.values(res('AWS::ApiGatewayV2::Route')) as any[])
       expect(route.Properties.Target).toEqual({ 'Fn::Join': ['', ['integrations/', { Ref: one('AWS::ApiGatewayV2::Integration')[0] }]] });
@@ -177,6 +180,7 @@ describe('resources and wiring', () => {
       'linklens-browser-worker',
       'linklens-preview',
       'linklens-version-origin',
+      'linklens-webhooks',
       'linklens-worker',
     ]);
     const logGroups = res('AWS::Logs::LogGroup');
@@ -188,7 +192,7 @@ describe('resources and wiring', () => {
         POWERTOOLS_METRICS_NAMESPACE: 'linklens',
       });
     }
-    expect(new Set(fns.map((fn) => fn.Properties.LoggingConfig.LogGroup.Ref)).size).toBe(4);
+    expect(new Set(fns.map((fn) => fn.Properties.LoggingConfig.LogGroup.Ref)).size).toBe(fns.length);
   });
 
   test('the worker has the two media layers, the preview none; every layer is for nodejs24.x x86_64; the worker reserved concurrency is a prop', () => {
@@ -343,7 +347,7 @@ describe('least privilege', () => {
       for (const a of actions(s)) expect(a).not.toContain('*');
       const resources = [].concat(s.Resource).map((r) => JSON.stringify(r));
       for (const r of resources) {
-        if (r.includes(bucketId) && r.includes('/')) expect(r).toMatch(/\/(assets|jobs|jobs\/page|jobs\/page-content)\/\*/);
+        if (r.includes(bucketId) && r.includes('/')) expect(r).toMatch(/\/(assets|jobs|jobs\/page|jobs\/page-content|batches)\/\*/);
       }
     }
   });
@@ -355,12 +359,14 @@ describe('least privilege', () => {
     const pf = flat(p);
     expect(pf.find((s) => s.actions.includes('sqs:SendMessage'))!.resources).toContain(queueId);
     expect(pf.filter((s) => s.resources.includes('assets/'))).toEqual([]);
+    expect(pf.filter((s) => s.actions.includes('s3:DeleteObject')).map((s) => s.resources)).toEqual([expect.stringContaining('/batches/*')]);
     expect(pf.find((s) => s.actions.includes('s3:GetObject'))!.resources).toContain('/jobs/*');
     expect(pf.find((s) => s.actions.includes('s3:PutObject'))!.resources).toContain('/jobs/*');
     // It receives only from its own reply queues (named by the prefix in its environment), which it makes and sweeps.
     const prefix = preview.Properties.Environment.Variables.LINKPREVIEW_REPLY_QUEUE_PREFIX;
     expect(prefix).toMatch(/^linklens-reply-[0-9a-f]{10}-$/);
-    const receive = pf.filter((s) => s.actions.some((a: string) => a.startsWith('sqs:Receive')));
+    // (and from the batch items' queue, as its event source: 'batches' below)
+    const receive = pf.filter((s) => s.actions.some((a: string) => a.startsWith('sqs:Receive')) && s.resources.includes(prefix));
     expect(receive).toHaveLength(1);
     expect(receive[0].actions).toEqual(['sqs:CreateQueue', 'sqs:DeleteQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:TagQueue']);
     expect(receive[0].resources).toContain(`:${prefix}*`);
@@ -378,8 +384,8 @@ describe('least privilege', () => {
       expect(r).toContain('/jobs/*');
     }
     const list = [...p, ...w].filter((s) => actions(s).includes('s3:ListBucket'));
-    expect(list.length).toBe(2);
-    for (const s of list) expect(s.Condition.StringLike['s3:prefix'].every((x: string) => /^(assets|jobs)\/\*$/.test(x))).toBe(true);
+    expect(list.length).toBe(3);
+    for (const s of list) expect(s.Condition.StringLike['s3:prefix'].every((x: string) => /^(assets|jobs|batches)\/\*$/.test(x))).toBe(true);
   });
 });
 
@@ -407,7 +413,7 @@ describe('settings', () => {
           ? v
           : k === 'LINKPREVIEW_PUBLIC_URL'
             ? 'https://d1.cloudfront.net'
-            : k === 'LINKPREVIEW_JOB_QUEUE_URL' || k === 'LINKPREVIEW_BROWSER_QUEUE_URL'
+            : /_QUEUE_URL$/.test(k)
               ? 'https://sqs.eu-west-1.amazonaws.com/1/q'
               : 'bucket-name',
       ]),
@@ -415,7 +421,7 @@ describe('settings', () => {
     expect(loadConfig(env)).toMatchObject({ requestBudgetMs: 25000, apiKeyHashes: [HASH], bucket: 'bucket-name' });
   });
 
-  test('hostRules reaches every function that fetches (preview, worker, browser worker) as LINKPREVIEW_HOST_RULES; a malformed rule fails synth, named', () => {
+  test('hostRules reaches every function that fetches (preview, worker, browser worker, webhooks) as LINKPREVIEW_HOST_RULES; a malformed rule fails synth, named', () => {
     const rules = 'intranet.example=deny;photos.example=metadata-only;*.shop.example=proxy,render';
     const t = synth({ hostRules: rules });
     // Every function that fetches: not the page versions' origin, which only reads and writes the bucket.
@@ -423,7 +429,7 @@ describe('settings', () => {
       /^linklens-(?!version-origin)/.test(f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME ?? ''),
     );
     const services = fns.map((f: any) => f.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).sort();
-    expect(services).toEqual(['linklens-browser-worker', 'linklens-preview', 'linklens-worker']);
+    expect(services).toEqual(['linklens-browser-worker', 'linklens-preview', 'linklens-webhooks', 'linklens-worker']);
     for (const f of fns as any[]) expect(f.Properties.Environment.Variables.LINKPREVIEW_HOST_RULES).toBe(rules);
     // The functions' own loader reads it as the same rules.
     expect(loadConfig({ LINKPREVIEW_HOST_RULES: rules }).hostRules.map((r) => r.pattern)).toEqual(['intranet.example', 'photos.example', '*.shop.example']);
@@ -438,7 +444,7 @@ describe('settings', () => {
     const fns = Object.values(t.findResources('AWS::Lambda::Function'))
       .map((f: any) => f.Properties.Environment.Variables)
       .filter((env) => env.POWERTOOLS_SERVICE_NAME !== 'linklens-version-origin');
-    expect(fns).toHaveLength(3);
+    expect(fns).toHaveLength(4);
     for (const env of fns) {
       expect(env.LINKPREVIEW_HOST_RULES).toBe('intranet.example=deny;amazon.com=proxy;reddit.com=proxy');
       expect(env.LINKPREVIEW_PROXY_HOSTS).toBeUndefined();
@@ -642,6 +648,110 @@ describe('the browser worker (screenshots)', () => {
   });
 });
 
+describe('batches', () => {
+  const [webhooksId, webhooks] = fnBy('linklens-webhooks');
+  const [itemsId, items] = queueBy('BatchesItems');
+  const [deliveriesId, deliveries] = queueBy('BatchesWebhooks');
+  const mappingOf = (queue: string) => one('AWS::Lambda::EventSourceMapping', (r) => r.Properties.EventSourceArn['Fn::GetAtt'][0] === queue)[1].Properties;
+
+  test("the items' queue: the preview function sends and consumes it, one item an invocation, at most 5 at once, with partial batch failures", () => {
+    expect(items.Properties.VisibilityTimeout).toBe(preview.Properties.Timeout * 6);
+    expect(items.Properties.RedrivePolicy.maxReceiveCount).toBe(ITEM_MAX_RECEIVES);
+    const m = mappingOf(itemsId);
+    expect(m).toMatchObject({
+      FunctionName: ref(previewId),
+      BatchSize: 1,
+      ScalingConfig: { MaximumConcurrency: DEFAULT_BATCH_CONCURRENCY },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(preview.Properties.Environment.Variables).toMatchObject({
+      LINKPREVIEW_BATCH_QUEUE_URL: ref(itemsId),
+      LINKPREVIEW_WEBHOOK_QUEUE_URL: ref(deliveriesId),
+    });
+    const sends = statementsOf(roleOf(preview)).filter((st: any) => actions(st).includes('sqs:SendMessage'));
+    expect(sends.map((st: any) => JSON.stringify(st.Resource)).join(' ')).toContain(itemsId);
+    expect(sends.map((st: any) => JSON.stringify(st.Resource)).join(' ')).toContain(deliveriesId);
+    expect(() => synth({ batches: { concurrency: 1 } })).toThrow(/batches concurrency: 1 is not a whole number from 2 to 1000/);
+  });
+
+  test("the webhooks' queue: the webhook function consumes it ten at a time; a crashed delivery is back in 40 s, parked after its tries and three crashes", () => {
+    expect(deliveries.Properties.VisibilityTimeout).toBe(WEBHOOK_VISIBILITY.toSeconds());
+    expect(deliveries.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(webhooks.Properties.Timeout);
+    expect(deliveries.Properties.RedrivePolicy.maxReceiveCount).toBe(DEFAULTS.webhookRetries.length + 1 + 3);
+    expect(mappingOf(deliveriesId)).toMatchObject({ FunctionName: ref(webhooksId), BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    // Its retries set their own wait: ChangeMessageVisibility on its queue (the event source's grant).
+    const consume = statementsOf(roleOf(webhooks)).find((st: any) => actions(st).includes('sqs:ChangeMessageVisibility'));
+    expect(JSON.stringify(consume.Resource)).toContain(deliveriesId);
+    // It sends nothing, and reads and writes only batches/.
+    expect(statementsOf(roleOf(webhooks)).filter((st: any) => actions(st).includes('sqs:SendMessage'))).toEqual([]);
+    const objects = statementsOf(roleOf(webhooks))
+      .filter((st: any) => actions(st).some((a) => a.startsWith('s3:') && a !== 's3:ListBucket'))
+      .map((st: any) => JSON.stringify(st.Resource));
+    expect(objects.length).toBeGreaterThan(0);
+    for (const r of objects) expect(r).toContain('/batches/*');
+  });
+
+  test("the webhooks' secret: generated (44 base64 characters), read by the webhook function only; or one of the operator's, by name", () => {
+    const [secretId, secret] = one('AWS::SecretsManager::Secret');
+    expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 44, ExcludePunctuation: true, IncludeSpace: false });
+    expect(webhooks.Properties.Environment.Variables.LINKPREVIEW_WEBHOOK_SECRET_ID).toEqual(ref(secretId));
+    const reads = (fn: any) => statementsOf(roleOf(fn)).filter((st: any) => actions(st).includes('secretsmanager:GetSecretValue'));
+    expect(JSON.stringify(reads(webhooks))).toContain(secretId);
+    expect(reads(preview)).toEqual([]);
+    const own = synth({ batches: { webhookSecret: 'linklens/webhooks' } });
+    own.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    const fn = Object.values(own.findResources('AWS::Lambda::Function')).find(
+      (f: any) => f.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME === 'linklens-webhooks',
+    ) as any;
+    expect(fn.Properties.Environment.Variables.LINKPREVIEW_WEBHOOK_SECRET_ID).toBe('linklens/webhooks');
+  });
+
+  test("the records under batches/ expire a day after the batches' time (ttlDays), which both functions are told", () => {
+    const rules = bucket.Properties.LifecycleConfiguration.Rules;
+    expect(rules.find((r: any) => r.Prefix === 'batches/')).toMatchObject({ ExpirationInDays: DEFAULTS.batchTtlDays + 1, Status: 'Enabled' });
+    const t = synth({ batches: { ttlDays: 3, maxQueuedPerKey: 500 } });
+    const [, b] = Object.entries(t.findResources('AWS::S3::Bucket'))[0] as [string, any];
+    expect(b.Properties.LifecycleConfiguration.Rules.find((r: any) => r.Prefix === 'batches/').ExpirationInDays).toBe(4);
+    const fns = Object.values(t.findResources('AWS::Lambda::Function')).filter((f: any) =>
+      ['linklens-preview', 'linklens-webhooks'].includes(f.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME),
+    ) as any[];
+    expect(fns).toHaveLength(2);
+    for (const f of fns) expect(f.Properties.Environment.Variables).toMatchObject({ LINKPREVIEW_BATCH_TTL_DAYS: '3', LINKPREVIEW_BATCH_MAX_QUEUED: '500' });
+    expect(() => synth({ batches: { ttlDays: 0 } })).toThrow(/batches: .*LINKPREVIEW_BATCH_TTL_DAYS/);
+  });
+
+  test('alarms: each dead-letter queue, the webhook function crashing, and a webhook dead after its last try', () => {
+    const props = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties);
+    const named = (n: string) => props.find((p: any) => p.AlarmName === `Test-${n}`);
+    expect(named('webhooks-dead')).toMatchObject({
+      Namespace: 'linklens',
+      MetricName: 'WebhooksDead',
+      Dimensions: [{ Name: 'service', Value: 'linklens-webhooks' }],
+      Threshold: 1,
+    });
+    expect(named('webhook-errors')).toMatchObject({ MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: ref(webhooksId) }] });
+    for (const [n, q] of [
+      ['batch-items-dead-letter-queue', items],
+      ['webhooks-dead-letter-queue', deliveries],
+    ] as const)
+      expect(named(n).Dimensions[0].Value).toEqual({ 'Fn::GetAtt': [q.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0], 'QueueName'] });
+  });
+
+  test('enabled: false leaves them out: no routes, queues, webhook function or secret, and POST /previews is 404 in the preview', () => {
+    const t = synth({ batches: { enabled: false } });
+    const keys = Object.values(t.findResources('AWS::ApiGatewayV2::Route')).map((r: any) => r.Properties.RouteKey);
+    expect(keys.filter((k) => k.includes('/previews'))).toEqual([]);
+    t.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    const services = Object.values(t.findResources('AWS::Lambda::Function')).map((f: any) => f.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME);
+    expect(services).not.toContain('linklens-webhooks');
+    const pv = (Object.values(t.findResources('AWS::Lambda::Function')) as any[]).find(
+      (f) => f.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME === 'linklens-preview',
+    );
+    expect(pv.Properties.Environment.Variables.LINKPREVIEW_BATCH_QUEUE_URL).toBeUndefined();
+    expect(Object.keys(t.findResources('AWS::SQS::Queue')).filter((id) => id.startsWith('Batches'))).toEqual([]);
+  });
+});
+
 describe('alarms', () => {
   const [browserId] = fnBy('linklens-browser-worker');
   const alarms = (t: Template = template) => Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties);
@@ -728,8 +838,8 @@ describe('alarms', () => {
       ...gte1,
     });
     const t = synth({ screenshots: false, render: 'off' });
-    // The worker and the page versions' origin (the preview's is an expression).
-    expect(alarms(t).filter((p: any) => p.MetricName === 'Errors')).toHaveLength(2);
+    // The worker, the webhook function and the page versions' origin (the preview's is an expression).
+    expect(alarms(t).filter((p: any) => p.MetricName === 'Errors')).toHaveLength(3);
     expect(lastStack!.service.alarms.workerErrors.BrowserWorker).toBeUndefined();
   });
 
@@ -745,7 +855,7 @@ describe('alarms', () => {
   });
 
   test('without a topic or an email the alarms have no actions and no topic is created', () => {
-    expect(alarms()).toHaveLength(7);
+    expect(alarms()).toHaveLength(11);
     for (const p of alarms()) {
       expect(p.TreatMissingData).toBe('notBreaching');
       expect(p.AlarmActions).toBeUndefined();
@@ -759,7 +869,7 @@ describe('alarms', () => {
   test('alarmEmail: a topic with the email subscribed; alarm and OK actions go to it', () => {
     const t = synth({ alarms: { email: 'ops@example.com' } });
     const stack = lastStack!;
-    expect(stack.service.alarms.all).toHaveLength(7);
+    expect(stack.service.alarms.all).toHaveLength(11);
     const [topicId] = Object.keys(t.findResources('AWS::SNS::Topic'));
     t.resourceCountIs('AWS::SNS::Topic', 1);
     t.resourceCountIs('AWS::SNS::TopicPolicy', 0); // the default policy lets CloudWatch publish
@@ -776,7 +886,7 @@ describe('alarms', () => {
     const t = synth({ alarms: { topicArn: arn } });
     t.resourceCountIs('AWS::SNS::Topic', 0);
     t.resourceCountIs('AWS::SNS::Subscription', 0);
-    expect(alarms(t)).toHaveLength(7);
+    expect(alarms(t)).toHaveLength(11);
     for (const p of alarms(t)) {
       expect(p.AlarmActions).toEqual([arn]);
       expect(p.OKActions).toEqual([arn]);

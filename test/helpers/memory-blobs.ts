@@ -12,6 +12,8 @@ export function memoryBlobs(base = 'http://assets.test'): BlobStore & { keys(): 
     },
     get: async (k) => store.get(k)?.body,
     publicUrl: (k) => `${base}/${k}`,
+    list: async (prefix) => [...store.keys()].filter((k) => k.startsWith(prefix) && !k.slice(prefix.length).includes('/')),
+    delete: async (k) => void store.delete(k),
     keys: () => [...store.keys()],
   };
 }

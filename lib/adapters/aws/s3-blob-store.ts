@@ -1,4 +1,4 @@
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type BlobHead, type BlobStore, IMMUTABLE_CACHE, type PutOptions } from '../../ports.js';
 import { isAssetKey } from '../../storage-keys.js';
 
@@ -77,6 +77,25 @@ export class S3BlobStore implements BlobStore {
       if (isMissing(err)) return undefined;
       throw err;
     }
+  }
+
+  /** The objects directly under the folder `prefix` names (it ends with `/`): ListObjectsV2 with the `/` delimiter, a page per 1,000. */
+  async list(prefix: string): Promise<string[]> {
+    if (!prefix.endsWith('/')) throw new Error(`A list names a folder (ending with /): ${prefix}`);
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const out = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: checkKey(`${prefix}x`).slice(0, -1), Delimiter: '/', ContinuationToken: token }),
+      );
+      for (const o of out.Contents ?? []) if (o.Key) keys.push(o.Key);
+      token = out.IsTruncated ? out.NextContinuationToken : undefined;
+    } while (token);
+    return keys;
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: checkKey(key) }));
   }
 
   publicUrl(key: string): string {

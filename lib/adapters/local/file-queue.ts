@@ -58,7 +58,6 @@ export class FileQueue<T> implements WorkQueue<T> {
   private readonly running = new Map<string, Promise<void>>();
   /** Messages sent again while being handled: kept (not removed) once their handler is done. */
   private readonly again = new Map<string, Stored<T>>();
-  private readonly perGroup = new Map<string, number>();
   private seq = 0;
   private timer?: NodeJS.Timeout;
   private timerAt = Number.POSITIVE_INFINITY;
@@ -114,10 +113,6 @@ export class FileQueue<T> implements WorkQueue<T> {
     this.pump();
   }
 
-  queued(group: string): number {
-    return this.perGroup.get(group) ?? 0;
-  }
-
   /** Messages not done (queued, waiting for a retry, or being handled). */
   get size(): number {
     return this.stored.size;
@@ -138,7 +133,6 @@ export class FileQueue<T> implements WorkQueue<T> {
 
   private track(m: Stored<T>): void {
     this.stored.set(m.id, m);
-    this.perGroup.set(m.group, (this.perGroup.get(m.group) ?? 0) + 1);
     this.requeue(m);
   }
 
@@ -265,9 +259,6 @@ export class FileQueue<T> implements WorkQueue<T> {
 
   private forget(m: Stored<T>): void {
     this.stored.delete(m.id);
-    const left = (this.perGroup.get(m.group) ?? 1) - 1;
-    if (left > 0) this.perGroup.set(m.group, left);
-    else this.perGroup.delete(m.group);
     if (this.stored.size === 0) for (const resolve of this.emptyWaiters.splice(0)) resolve();
   }
 

@@ -185,7 +185,28 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  /** The blobs directly in the folder `prefix` names (it ends with `/`), written or being written behind. */
+  async list(prefix: string): Promise<string[]> {
+    const dir = this.resolve(`${folderOf(prefix)}x`).slice(0, -1);
+    const names = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    const keys = new Set(names.filter((d) => d.isFile() && !d.name.endsWith('.meta.json') && !d.name.endsWith('.tmp')).map((d) => prefix + d.name));
+    for (const key of this.writing.keys()) if (key.startsWith(prefix) && !key.slice(prefix.length).includes('/')) keys.add(key);
+    return [...keys];
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.writing.get(key)?.done;
+    const file = this.resolve(key);
+    await Promise.all([fs.rm(file, { force: true }), fs.rm(`${file}.meta.json`, { force: true })]);
+  }
+
   publicUrl(key: string): string {
     return `${this.baseUrl()}/${key.split('/').map(encodeURIComponent).join('/')}`;
   }
+}
+
+/** A list's prefix: a folder, ending with `/`. */
+function folderOf(prefix: string): string {
+  if (!prefix.endsWith('/')) throw new Error(`A list names a folder (ending with /): ${prefix}`);
+  return prefix;
 }
