@@ -24,7 +24,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startReceiver } from '../test/batch/receiver';
 import { startFixtureServer } from '../test/helpers/fixture-server';
+import { startParameterStoreServer } from '../test/helpers/parameter-store-server';
 import { jpeg, png } from '../test/media/fixtures';
 import { makePdf, mp3, mp4, proseDocument, serveBytes } from '../test/media-types/fixtures';
 import { articlePage } from '../test/page/fixtures';
@@ -51,6 +53,13 @@ const KINDS: Kind[] = [
   { id: 'video', label: 'video (a 3–5 s MP4)', runs: 3, type: 'VIDEO' },
   { id: 'audio', label: 'audio (a 3 s MP3)', runs: 3, type: 'AUDIO' },
   { id: 'platform', label: 'platform: a GitHub repository (5 REST API calls and the owner avatar)', runs: 3, type: 'CODEHOST_REPOSITORY' },
+  {
+    id: 'batch',
+    label:
+      "batched page: POST /previews of 20 pages never previewed before (no screenshot), each item's webhook and the batch's, per item (the answer is the 202)",
+    runs: 20,
+    type: 'PAGE',
+  },
 ];
 
 interface Sample {
@@ -182,12 +191,20 @@ async function main(): Promise<void> {
     return `https://github.com/skyfolk/${repo}`;
   };
 
-  process.stderr.write('cost: starting the deploy rehearsal (cdk synth, three functions on Node 24)...\n');
+  process.stderr.write('cost: starting the deploy rehearsal (cdk synth, the functions on Node 24)...\n');
+  // The stack's generated webhook secret lives in Secrets Manager: an emulator's (its reads, cached 5 minutes, are not metered).
+  const secrets = await startParameterStoreServer();
   const r: Rehearsal = await startRehearsal({
     apiKey: KEY,
     node,
+    secretsManager: secrets,
     // The differences from a deployment: the fixtures are on loopback, and GitHub's API is the fixture server.
-    extraEnv: { LINKPREVIEW_ALLOW_LOOPBACK: 'true', LINKPREVIEW_GITHUB_API_URL: site.url('/gh-api'), LINKPREVIEW_GITHUB_BASE_URL: site.url('/gh') },
+    extraEnv: {
+      LINKPREVIEW_ALLOW_LOOPBACK: 'true',
+      LINKPREVIEW_GITHUB_API_URL: site.url('/gh-api'),
+      LINKPREVIEW_GITHUB_BASE_URL: site.url('/gh'),
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
+    },
   });
   const reports: KindReport[] = [];
   /** Short names of the functions, by logical id (the ids carry CDK's hashes). */
@@ -263,9 +280,11 @@ async function main(): Promise<void> {
     await run(byId('video'), newVideo);
     await run(byId('audio'), newAudio);
     await run(byId('platform'), newRepository);
+    await runBatch(r, byId('batch'), newPage, reports);
   } finally {
     await r.close();
     await site.close();
+    await secrets.close();
   }
 
   const md = markdown(reports, names);
@@ -335,14 +354,54 @@ function mergeTallies(usages: Usage[]): Tally[] {
   return [...out.values()].sort((a, b) => b.requests - a.requests);
 }
 
-function report(kind: Kind, usages: Usage[], samples: Sample[]): KindReport {
+/**
+ * One batch of `kind.runs` new pages through `POST /previews` with a callback, measured whole
+ * (the queues drained before, and after its last webhook) and priced per item: the submit, the
+ * items through their queue, the records in S3 and every webhook delivered (to a loopback receiver).
+ */
+async function runBatch(r: Rehearsal, kind: Kind, newPage: () => Promise<string>, reports: KindReport[]): Promise<void> {
+  const [secretId] = Object.keys(r.secretValues);
+  const receiver = await startReceiver(`whsec_${r.secretValues[secretId]}`);
+  try {
+    const links: string[] = [];
+    for (let i = 0; i < kind.runs; i++) links.push(await newPage());
+    await r.drained(120_000);
+    const before = r.meter.snapshot();
+    const res = await r.http('POST', '/previews', {
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ links, callbackUrl: receiver.url }),
+    });
+    if (res.status !== 202) throw new Error(`cost: POST /previews answered ${res.status} ${res.body.slice(0, 400)}`);
+    const { batchId } = res.json();
+    const ids = [...links.map((_, n) => `msg_${batchId}_${n}`), `msg_${batchId}_batch`];
+    await receiver.until((d) => ids.every((id) => d.some((x) => x.id === id && x.verified)));
+    await r.drained(120_000);
+    const usage = r.meter.since(before);
+    const view = (await r.http('GET', `/previews/${batchId}`, { headers: { authorization: `Bearer ${KEY}` } })).json();
+    const samples: Sample[] = view.items.map((item: any) => ({
+      link: item.link,
+      status: item.state === 'done' ? 200 : 500,
+      type: item.record?.type ?? '',
+      // The caller's wait is the 202's.
+      ms: Math.round(res.ms),
+    }));
+    if (samples.some((x) => x.type !== kind.type)) throw new Error(`cost: a batch item is not a ${kind.type}: ${JSON.stringify(samples)}`);
+    process.stderr.write(`cost: batch of ${links.length} done, ${receiver.deliveries.length} webhooks delivered\n`);
+    reports.push(report(kind, [usage], samples, links.length));
+  } finally {
+    await receiver.close();
+  }
+}
+
+function report(kind: Kind, usages: Usage[], samples: Sample[], previews = usages.length): KindReport {
   const counts = countsOf(usages);
+  counts.previews = previews;
   const cost = price(counts);
   const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
   return {
     kind: kind.id,
     label: kind.label,
-    previews: usages.length,
+    previews,
     answerMsP50: ms[Math.floor((ms.length - 1) / 2)] ?? 0,
     counts,
     cost,
@@ -357,7 +416,12 @@ function report(kind: Kind, usages: Usage[], samples: Sample[]): KindReport {
 
 const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 const usd = (n: number) => n.toFixed(4);
-const SHORT: Record<string, string> = { 'linklens-preview': 'preview', 'linklens-worker': 'worker', 'linklens-browser-worker': 'browser worker' };
+const SHORT: Record<string, string> = {
+  'linklens-preview': 'preview',
+  'linklens-worker': 'worker',
+  'linklens-browser-worker': 'browser worker',
+  'linklens-webhooks': 'webhooks',
+};
 
 function detail(entries: Record<string, number>, n: number): string {
   return Object.entries(entries)

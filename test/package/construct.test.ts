@@ -21,6 +21,7 @@ import path from 'node:path';
 import { buildConstructPackage, CONSTRUCT_DIR, CONSTRUCT_NAME } from '../../scripts/build-construct';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { cleanEnv, npmPack, type Packed, root, run, TSC, writeOfflineProject } from '../helpers/packing';
+import { type ParameterStoreServer, startParameterStoreServer } from '../helpers/parameter-store-server';
 import { jpeg, png } from '../media/fixtures';
 import { makePdf, mp3, mp4, proseDocument, serveBytes } from '../media-types/fixtures';
 import { articlePage } from '../page/fixtures';
@@ -83,6 +84,7 @@ let app: string;
 let cdk: Packed;
 let client: Packed;
 let site: FixtureServer;
+let secrets: ParameterStoreServer | undefined;
 let r: Rehearsal;
 const figures: string[] = [];
 
@@ -161,7 +163,15 @@ describeInstalled('@linklens/cdk installed from its tarball into an empty CDK ap
       '/clip.mp4': serveBytes(clip, 'video/mp4'),
       '/song.mp3': serveBytes(song, 'audio/mpeg'),
     });
-    r = await startRehearsal({ apiKey: KEY, node: LAMBDA_NODE!, app, extraEnv: { LINKPREVIEW_ALLOW_LOOPBACK: 'true' } });
+    // The service's generated webhook secret lives in Secrets Manager: an emulator's, as in the deploy rehearsal.
+    secrets = await startParameterStoreServer();
+    r = await startRehearsal({
+      apiKey: KEY,
+      node: LAMBDA_NODE!,
+      app,
+      secretsManager: secrets,
+      extraEnv: { LINKPREVIEW_ALLOW_LOOPBACK: 'true', AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url },
+    });
     figures.push(`synth of the app: ${(r.synthMs / 1000).toFixed(1)} s; functions on ${r.runtimes.join(', ')}, run on Node ${r.nodeVersion}`);
   }, 600_000);
 
@@ -177,6 +187,7 @@ describeInstalled('@linklens/cdk installed from its tarball into an empty CDK ap
       await r.close();
     }
     await site?.close();
+    await secrets?.close();
     if (work) rmSync(work, { recursive: true, force: true });
   }, 60_000);
 
@@ -197,6 +208,7 @@ describeInstalled('@linklens/cdk installed from its tarball into an empty CDK ap
       'assets/worker/index.mjs',
       'assets/browser-worker/index.mjs',
       'assets/version-origin/index.mjs',
+      'assets/webhooks/index.mjs',
       'types/cdk/link-preview-service.d.ts',
     ])
       expect(files).toContain(f);

@@ -28,7 +28,7 @@
  * for their loopback fixture servers).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -358,6 +358,13 @@ export interface RehearsalOptions {
   /** Keep the temporary folder (for a look after a failure). */
   keep?: boolean;
   /**
+   * Where the template's generated secrets (AWS::SecretsManager::Secret with GenerateSecretString)
+   * are created, as CloudFormation creates them: the test's Secrets Manager emulator, which the
+   * functions reach through extraEnv's AWS_ENDPOINT_URL_SECRETS_MANAGER. Without it a template
+   * with such a secret is refused.
+   */
+  secretsManager?: { putSecret(name: string, value: string): void };
+  /**
    * A CDK app of a user's (a folder with its cdk.json and a node_modules holding aws-cdk): it is
    * synthesized there with its own CLI, instead of this repository's app (test/package/construct.test.ts).
    */
@@ -396,6 +403,8 @@ export interface Rehearsal {
   cdn(url: string, method?: 'GET' | 'HEAD'): Promise<CdnAnswer>;
   /** That distribution (what it sent to its function origin). */
   cloudFront: CloudFront;
+  /** The value generated for each of the template's secrets (by logical id), as its functions read it. */
+  secretValues: Record<string, string>;
   /** Messages waiting in each dead-letter queue (queues that others redrive to). */
   deadLetterDepth(): Promise<Record<string, number>>;
   /** Waits until every queue is empty and no poller holds a batch. */
@@ -573,6 +582,20 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       queueArns[id] = attrs.Attributes?.QueueArn ?? `arn:aws:sqs:${REGION}:${ACCOUNT}:${id}`;
     }
     const deadLetterQueues = [...new Set(queues.map(([, r]) => redriveTarget(r)).filter((x): x is string => Boolean(x)))];
+    // The template's generated secrets, created as CloudFormation creates them: a value of the length and
+    // characters GenerateSecretString asks for, under the ARN its Ref gives.
+    const secretArns: Record<string, string> = {};
+    const secretValues: Record<string, string> = {};
+    for (const [id, r] of ofType('AWS::SecretsManager::Secret')) {
+      const g = r.Properties?.GenerateSecretString;
+      if (!g || g.SecretStringTemplate) throw new Error(`rehearsal: secret ${id} is not a generated string (add it to the rehearsal)`);
+      if (!options.secretsManager) throw new Error(`rehearsal: the template has the secret ${id}: give startRehearsal a secretsManager`);
+      const alphabet = `ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789${g.ExcludePunctuation ? '' : '!#$%&()*+,-./:;<=>?@[]^_{|}~'}`;
+      const bytes = randomBytes(g.PasswordLength ?? 32);
+      secretValues[id] = [...bytes].map((b) => alphabet[b % alphabet.length]).join('');
+      secretArns[id] = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${id}-${randomBytes(3).toString('hex')}`;
+      options.secretsManager.putSecret(secretArns[id], secretValues[id]);
+    }
 
     // 3. Intrinsics, resolved to the emulators. Anything else is an error: a function would get it unresolved.
     const resolve = (v: unknown): string => {
@@ -586,6 +609,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         if (ref === 'AWS::URLSuffix') return 'amazonaws.com';
         if (names[ref]) return names[ref];
         if (queueUrls[ref]) return queueUrls[ref];
+        if (secretArns[ref]) return secretArns[ref];
         if (template.Resources[ref]?.Type === 'AWS::Lambda::Function') return ref;
       }
       if (o?.['Fn::GetAtt']) {
@@ -743,8 +767,9 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         failedInvocations: 0,
       };
       mappings.push(stats);
-      // Lambda polls with several pollers; two concurrent batches per mapping here.
-      for (let lane = 0; lane < 2; lane++) {
+      // Lambda polls with several pollers; two concurrent batches per mapping here (fewer when its maximum concurrency says so).
+      const lanes = Math.min(2, p.ScalingConfig?.MaximumConcurrency ?? 2);
+      for (let lane = 0; lane < lanes; lane++) {
         loops.push(
           (async () => {
             while (running) {
@@ -816,7 +841,14 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         json: () => JSON.parse(body),
         ms: performance.now() - t,
       });
-      const routeKey = `${method} ${rawPath}`;
+      // A route's path may have {parameters}, each one segment; the event carries the route's key, as API Gateway sends it.
+      const routeKey =
+        routes.find((key) => {
+          const [m, p] = key.split(' ');
+          return (
+            p !== undefined && m === method && new RegExp(`^${p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^/}]+\\?\}/g, '[^/]+')}$`).test(rawPath)
+          );
+        }) ?? `${method} ${rawPath}`;
       if (!apiFn || !(routes.includes(routeKey) || routes.includes('$default')))
         return result(404, { 'content-type': 'application/json' }, '{"message":"Not Found"}');
       const headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
@@ -879,6 +911,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       cloudFront: cdn,
       meter,
       reconfigure: (fn, vars) => fn.reconfigure(vars),
+      secretValues,
       bucket,
       s3,
       async objectExists(key) {
