@@ -16,7 +16,7 @@ import type { Fetcher } from '../fetch/types.js';
 import type { Log } from '../log.js';
 import type { MessageOutcome, ReceivedMessage, WorkQueue } from '../ports.js';
 import type { BatchStore } from './store.js';
-import type { BatchMeta, DeliveryMessage, DeliveryState, ItemError, ItemFile, ItemMessage, ItemView } from './types.js';
+import type { BatchMeta, CompletedFile, DeliveryMessage, DeliveryState, ItemError, ItemFile, ItemMessage, ItemView } from './types.js';
 import { type AttemptResult, deliverWebhook, type WebhookEvent, type WebhookSigner } from './webhooks.js';
 
 export interface BatchDeps {
@@ -113,10 +113,11 @@ export async function deliverOne(deps: BatchDeps, message: ReceivedMessage<Deliv
   const { batchId, index } = message.body;
   const meta = await deps.store.meta(batchId);
   if (!meta?.callbackUrl || !deps.signer) return 'done';
+  // The item's file (or the batch's completion mark), read once: the event is made of it, and the delivery noted in it.
+  const file = index === 'batch' ? await deps.store.completed(batchId) : await deps.store.item(batchId, index);
   // Sent again once it had ended (two items finishing last at once, an item handed out again after a crash): not twice.
-  const prior = index === 'batch' ? (await deps.store.completed(batchId))?.delivery : (await deps.store.item(batchId, index))?.delivery;
-  if (prior && prior.state !== 'pending') return 'done';
-  const event = index === 'batch' ? await batchEvent(deps, meta) : await itemEvent(deps, meta, index);
+  if (file?.delivery && file.delivery.state !== 'pending') return 'done';
+  const event = index === 'batch' ? await batchEvent(deps, meta, file as CompletedFile | undefined) : itemEvent(meta, index, file as ItemFile | undefined);
   if (!event) return 'done';
   const signer = await deps.signer();
   const result = await deliverWebhook(meta.callbackUrl, webhookId(batchId, index), event, { fetch: deps.fetch, signer, now: deps.now });
@@ -128,7 +129,9 @@ export async function deliverOne(deps: BatchDeps, message: ReceivedMessage<Deliv
     ...(result.outcome === 'failed' && result.error ? { lastError: result.error } : {}),
     at: iso(deps),
   };
-  await noteDelivery(deps, meta, index, state);
+  // The file as read: nothing else writes it once the item (or the batch) has finished, but its delivery.
+  if (index === 'batch') await deps.store.putCompleted(batchId, { ...(file as CompletedFile), delivery: state });
+  else await deps.store.putItem(batchId, index, { ...(file as ItemFile), delivery: state });
   deps.onDelivery?.(result.outcome === 'failed' ? (dead ? 'dead' : 'retry') : result.outcome);
   if (dead) deps.log.error('webhook dead', { batchId, webhookId: webhookId(batchId, index), attempts: message.attempt, ...attemptFields(result) });
   if (result.outcome !== 'failed' || dead) return 'done';
@@ -139,22 +142,10 @@ function attemptFields(result: AttemptResult): Record<string, unknown> {
   return result.outcome === 'failed' ? { status: result.status, error: result.error } : { status: result.status };
 }
 
-/** The delivery's state, kept with its item (or the batch's completion mark). */
-async function noteDelivery(deps: BatchDeps, meta: BatchMeta, index: number | 'batch', delivery: DeliveryState): Promise<void> {
-  if (index === 'batch') {
-    const completed = await deps.store.completed(meta.id);
-    if (completed) await deps.store.putCompleted(meta.id, { ...completed, delivery });
-    return;
-  }
-  const file = await deps.store.item(meta.id, index);
-  if (file) await deps.store.putItem(meta.id, index, { ...file, delivery });
-}
-
-/** `preview.completed`: the item, its record or its error. */
-async function itemEvent(deps: BatchDeps, meta: BatchMeta, index: number): Promise<WebhookEvent | undefined> {
+/** `preview.completed`: the item, its record or its error (none while it has not finished). */
+function itemEvent(meta: BatchMeta, index: number, file: ItemFile | undefined): WebhookEvent | undefined {
   const spec = meta.items[index];
-  const file = spec && (await deps.store.item(meta.id, index));
-  if (!file || file.state === 'running') return undefined;
+  if (!spec || !file || file.state === 'running') return undefined;
   const item: ItemView = {
     id: spec.id,
     index,
@@ -167,8 +158,7 @@ async function itemEvent(deps: BatchDeps, meta: BatchMeta, index: number): Promi
 }
 
 /** `batch.completed`: every item's state (their records went in their own webhooks; `GET /previews/{batchId}` has them all). */
-async function batchEvent(deps: BatchDeps, meta: BatchMeta): Promise<WebhookEvent | undefined> {
-  const completed = await deps.store.completed(meta.id);
+async function batchEvent(deps: BatchDeps, meta: BatchMeta, completed: CompletedFile | undefined): Promise<WebhookEvent | undefined> {
   if (!completed) return undefined;
   const views = await deps.store.views(meta);
   const items = views.map(({ record, delivery: _delivery, ...rest }) => ({ ...rest, ...(record ? { ok: record.ok } : {}) }));
