@@ -171,32 +171,13 @@ export class LinkPreviewService extends Construct {
     // replies with the result, the preview waits), on a queue of its own whose worker has the
     // browser layer and the memory.
     if (screenshots || render !== 'off') {
-      const browser = new BrowserLayer(this, 'Browser', { code: props.layerCode?.chromium });
-      this.browserWorker = new BrowserWorkerFunction(this, 'BrowserWorker', {
-        sharpLayer: layers.sharp,
-        browserLayer: browser.layer,
-        reservedConcurrency: props.browserWorkerReservedConcurrency ?? props.screenshotWorkerReservedConcurrency,
-        timeout: Duration.seconds(60),
-      });
-      this.browserJobs = new JobQueue(this, 'BrowserJobs', { workerTimeout: this.browserWorker.timeout, deadLetterQueue: this.jobs.deadLetterQueue });
-      this.browserJobs.grantSendTo(this.previewFunction, ENV.browserQueueUrl);
-      this.store.grantTo(this.browserWorker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
-      this.browserJobs.attachWorker(this.browserWorker.fn, { batchSize: AWS_BROWSER_LANES });
-      replies.grantReply(this.browserWorker.fn);
+      const browser = browserWorker(this, { props, layers, deadLetterQueue: this.jobs.deadLetterQueue, store: this.store });
+      browser.jobs.grantSendTo(this.previewFunction, ENV.browserQueueUrl);
+      replies.grantReply(browser.worker.fn);
+      this.browserWorker = browser.worker;
+      this.browserJobs = browser.jobs;
     }
-
-    if (batchSettings) {
-      this.batches = new Batches(this, 'Batches', {
-        preview: this.preview,
-        store: this.store,
-        concurrency: batchSettings.concurrency,
-        webhookSecret: props.batches?.webhookSecret,
-      });
-      for (const [name, value] of Object.entries(batchSettings.env)) {
-        this.previewFunction.addEnvironment(name, value);
-        this.batches.webhookFunction.fn.addEnvironment(name, value);
-      }
-    }
+    if (batchSettings) this.batches = batches(this, batchSettings, { preview: this.preview, store: this.store, webhookSecret: props.batches?.webhookSecret });
 
     // The proxy route and the host rules: every function that fetches takes them (the workers' images, media and browser requests, and the webhooks, too).
     const hostRules = checkedHostRules(props.hostRules, props.proxy?.hosts ?? []);
@@ -213,11 +194,7 @@ export class LinkPreviewService extends Construct {
       deadLetterQueue: this.jobs.deadLetterQueue,
       preview: this.preview,
       workers: { Worker: this.worker.fn, ...(this.browserWorker && { BrowserWorker: this.browserWorker.fn }) },
-      batches: this.batches && {
-        itemsDeadLetterQueue: this.batches.itemsDeadLetterQueue,
-        webhooksDeadLetterQueue: this.batches.webhooksDeadLetterQueue,
-        webhookFunction: this.batches.webhookFunction,
-      },
+      batches: this.batches,
       versionOrigin: this.store.versionOrigin.fn,
       topicArn: props.alarms?.topicArn,
       email: props.alarms?.email,
@@ -228,6 +205,39 @@ export class LinkPreviewService extends Construct {
   grantInvoke(grantee: iam.IGrantable): iam.Grant {
     return this.previewFunction.grantInvoke(grantee);
   }
+}
+
+/** The browser worker and its queue (its failures parked in the jobs' dead-letter queue): reads and writes assets/ and jobs/. */
+function browserWorker(
+  scope: Construct,
+  parts: { props: LinkPreviewServiceProps; layers: MediaLayers; deadLetterQueue: JobQueue['deadLetterQueue']; store: AssetStore },
+): { worker: BrowserWorkerFunction; jobs: JobQueue } {
+  const { props } = parts;
+  const browser = new BrowserLayer(scope, 'Browser', { code: props.layerCode?.chromium });
+  const worker = new BrowserWorkerFunction(scope, 'BrowserWorker', {
+    sharpLayer: parts.layers.sharp,
+    browserLayer: browser.layer,
+    reservedConcurrency: props.browserWorkerReservedConcurrency ?? props.screenshotWorkerReservedConcurrency,
+    timeout: Duration.seconds(60),
+  });
+  const jobs = new JobQueue(scope, 'BrowserJobs', { workerTimeout: worker.timeout, deadLetterQueue: parts.deadLetterQueue });
+  parts.store.grantTo(worker.fn, { read: [ASSETS_PREFIX, JOBS_PREFIX], write: [ASSETS_PREFIX, JOBS_PREFIX] });
+  jobs.attachWorker(worker.fn, { batchSize: AWS_BROWSER_LANES });
+  return { worker, jobs };
+}
+
+/** The batches' queues, webhook function and secret, with the settings given set on the preview and the webhook function. */
+function batches(
+  scope: Construct,
+  settings: NonNullable<ReturnType<typeof checkedBatchSettings>>,
+  parts: { preview: PreviewFunction; store: AssetStore; webhookSecret?: secretsmanager.ISecret | string },
+): Batches {
+  const made = new Batches(scope, 'Batches', { ...parts, concurrency: settings.concurrency });
+  for (const [name, value] of Object.entries(settings.env)) {
+    parts.preview.fn.addEnvironment(name, value);
+    made.webhookFunction.fn.addEnvironment(name, value);
+  }
+  return made;
 }
 
 /** The batches' settings, checked as the service reads them (a malformed one fails synth); undefined when they are off. */

@@ -3,7 +3,7 @@
  * fetch of the link and its redirects, a short link's second resolution, the generic fallback,
  * the sub-fetches (oEmbed, manifest) and the job wait. Each phase keeps its own timeout, and uses
  * `min(its own timeout, what is left)`; when the budget ends, its signal aborts whatever is still
- * in flight and the record built so far goes out (lib/preview.ts).
+ * in flight and the record built so far goes out (lib/preview/preview-link.ts).
  *
  * The deadline is `min(start + budgetMs, start + remainingMs - marginMs)`: `budgetMs` is
  * LINKPREVIEW_REQUEST_BUDGET_MS, `remainingMs` the Lambda's `getRemainingTimeInMillis()` (the local

@@ -14,7 +14,6 @@ import { type HostRule, readHostRules, showHostRules } from './fetch/host-rules.
 import { parseProxyUrl } from './fetch/proxy-url.js';
 import {
   autoOrInt,
-  bool,
   bytes,
   defineSettings,
   envNames,
@@ -26,6 +25,7 @@ import {
   settingDefaults,
   splitList,
   text,
+  trueOrFalse,
 } from './settings.js';
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; linklens/1.0; +https://github.com/linklens/linklens)';
@@ -97,13 +97,13 @@ const SECURITY = defineSettings('security', 'Keys and the SSRF guard', {
   },
   allowLoopback: {
     env: 'LINKPREVIEW_ALLOW_LOOPBACK',
-    type: bool(),
+    type: trueOrFalse(),
     default: false,
     doc: 'Local development: opens the SSRF guard to loopback alone (127.0.0.0/8, `::1`, `localhost`) on any port; nothing private, link-local or metadata. Warns at start.',
   },
   allowPrivateNetworks: {
     env: 'LINKPREVIEW_ALLOW_PRIVATE_NETWORKS',
-    type: bool(),
+    type: trueOrFalse(),
     default: false,
     doc: 'Tests only: opens the SSRF guard to loopback and private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) on any port; never link-local or cloud metadata addresses. Warns at start. Prefer `LINKPREVIEW_ALLOW_LOOPBACK`.',
   },
@@ -479,7 +479,7 @@ const RENDER = defineSettings('render', 'Rendering pages built by JavaScript', {
 const SERVICE = defineSettings('service', 'Jobs, assets and logs', {
   playground: {
     env: 'LINKPREVIEW_PLAYGROUND',
-    type: bool(),
+    type: trueOrFalse(),
     default: true,
     doc: '`GET /` from a browser answers the playground page (docs/clients.md, "The playground"): static, it holds no key and needs none. `false`: `GET /` is 405 for every client.',
   },

@@ -104,7 +104,7 @@ const TRUE = ['true', '1', 'yes', 'on'];
 const FALSE = ['false', '0', 'no', 'off'];
 
 /** true/false (also 1/0, yes/no, on/off, any case); empty is false. */
-export function bool(): SettingType<boolean> {
+export function trueOrFalse(): SettingType<boolean> {
   return {
     allowed: '`true`, `false` (or `1`/`0`, `yes`/`no`, `on`/`off`)',
     schema: (env) =>

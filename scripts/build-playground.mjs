@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * `npm run playground:build`: bundles the playground's browser script (lib/playground/app.ts, with
- * the card element of lib/client/) into lib/http/playground-assets.gen.ts, a string the API handler
- * serves (lib/http/playground.ts). Every runtime (the local server, the Lambda bundle, the tests)
- * then serves the same script with no bundler at run time. `--check` (test/http/playground.test.ts)
+ * the card element of lib/client/) into lib/playground/script.gen.ts, a string the API handler
+ * serves (lib/playground/page.ts). Every runtime (the local server, the Lambda bundle, the tests)
+ * then serves the same script with no bundler at run time. `--check` (test/playground/playground.test.ts)
  * fails when the checked-in file is not what this script makes.
  */
 import fs from 'node:fs';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const PLAYGROUND_OUTPUT = 'lib/http/playground-assets.gen.ts';
+export const PLAYGROUND_OUTPUT = 'lib/playground/script.gen.ts';
 
 /** The generated module's text. */
 export async function playgroundModule() {
@@ -36,7 +36,7 @@ export async function playgroundModule() {
   ].join('\n');
 }
 
-// `--check`: exits 1 when the checked-in file is not what this script makes (test/http/playground.test.ts).
+// `--check`: exits 1 when the checked-in file is not what this script makes (test/playground/playground.test.ts).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const made = await playgroundModule();
   const file = path.join(ROOT, PLAYGROUND_OUTPUT);

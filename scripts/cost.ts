@@ -378,7 +378,7 @@ async function runBatch(r: Rehearsal, kind: Kind, newPage: () => Promise<string>
     await r.drained(120_000);
     const usage = r.meter.since(before);
     const view = (await r.http('GET', `/previews/${batchId}`, { headers: { authorization: `Bearer ${KEY}` } })).json();
-    const samples: Sample[] = view.items.map((item: any) => ({
+    const samples: Sample[] = view.items.map((item: { link: string; state: string; record?: { type?: string } }) => ({
       link: item.link,
       status: item.state === 'done' ? 200 : 500,
       type: item.record?.type ?? '',

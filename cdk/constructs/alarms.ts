@@ -115,13 +115,7 @@ export class Alarms extends Construct {
       this.webhooksDead = atLeastOneAlarm(this, 'WebhooksDead', {
         alarmName: name('webhooks-dead'),
         alarmDescription: DESCRIPTIONS.webhooksDead,
-        metric: new cloudwatch.Metric({
-          namespace: fn.metricsNamespace,
-          metricName: 'WebhooksDead',
-          dimensionsMap: { service: fn.serviceName },
-          statistic: cloudwatch.Stats.SUM,
-          period: ALARM_PERIOD,
-        }),
+        metric: ownMetric(fn, 'WebhooksDead'),
       });
     }
     this.all = [
@@ -212,6 +206,17 @@ function notificationTopic(scope: Construct, { topicArn, email }: { topicArn?: s
   return topic;
 }
 
+/** A count a function adds to itself (Powertools: its namespace, dimension `service`), summed per period. */
+function ownMetric(fn: { serviceName: string; metricsNamespace: string }, metricName: string): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: fn.metricsNamespace,
+    metricName,
+    dimensionsMap: { service: fn.serviceName },
+    statistic: cloudwatch.Stats.SUM,
+    period: ALARM_PERIOD,
+  });
+}
+
 /**
  * The preview's errors: an invocation error (timeout, out of memory, init failure) counts in
  * Lambda's Errors; a bug the handler catches is a 500 answer, which the function counts itself
@@ -224,13 +229,7 @@ function previewErrorsMetric(preview: AlarmsProps['preview']): cloudwatch.IMetri
     period: ALARM_PERIOD,
     usingMetrics: {
       invocationErrors: preview.fn.metricErrors({ statistic: cloudwatch.Stats.SUM, period: ALARM_PERIOD }),
-      serverErrors: new cloudwatch.Metric({
-        namespace: preview.metricsNamespace,
-        metricName: 'ServerErrors',
-        dimensionsMap: { service: preview.serviceName },
-        statistic: cloudwatch.Stats.SUM,
-        period: ALARM_PERIOD,
-      }),
+      serverErrors: ownMetric(preview, 'ServerErrors'),
     },
   });
 }

@@ -17,7 +17,7 @@ export interface PreviewApiProps {
   /** Browser origins allowed to call the API (CORS); none: CORS is off. */
   corsOrigins?: string[];
   logRetention?: logs.RetentionDays;
-  /** The playground's routes (GET /, /playground.js, /playground.css; lib/http/playground.ts). Default true. */
+  /** The playground's routes (GET /, /playground.js, /playground.css; lib/playground/page.ts). Default true. */
   playground?: boolean;
   /** The batches' routes (POST /previews, GET /previews/{batchId}). Default false. */
   batches?: boolean;

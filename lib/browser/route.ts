@@ -35,7 +35,7 @@ import { refusedByGuard } from '../errors.js';
 import { flatHeaders } from '../fetch/headers.js';
 import type { Fetcher, FetchResult } from '../fetch/types.js';
 
-export const PAGE_LIMITS = {
+export const PAGE_TRAFFIC_LIMITS = {
   /** Requests one page may make (the rest are refused). */
   maxRequests: 300,
   /** Bytes of all responses together. */
@@ -106,9 +106,9 @@ export class PageTraffic {
     private readonly onRequest?: (url: string, outcome: RequestOutcome, detail?: string) => void,
   ) {
     // Every request of the page in flight listens on this signal (got's abort listener, taken off
-    // when its request ends): up to PAGE_LIMITS.maxRequests at once, which is no leak. Node's
+    // when its request ends): up to PAGE_TRAFFIC_LIMITS.maxRequests at once, which is no leak. Node's
     // default cap (10) would warn MaxListenersExceededWarning on any page with many images.
-    setMaxListeners(PAGE_LIMITS.maxRequests + 16, signal);
+    setMaxListeners(PAGE_TRAFFIC_LIMITS.maxRequests + 16, signal);
   }
 
   note(url: string, outcome: RequestOutcome, detail?: string): void {
@@ -212,7 +212,7 @@ function blockReason(req: Request, traffic: PageTraffic): string | undefined {
   if (BLOCKED_TYPES.has(type)) return `resource type ${type}`;
   const method = req.method();
   if (method !== 'GET' && method !== 'HEAD') return `method ${method}`;
-  if (++traffic.requests > PAGE_LIMITS.maxRequests || traffic.bytes > PAGE_LIMITS.maxTotalBytes) return 'request budget spent';
+  if (++traffic.requests > PAGE_TRAFFIC_LIMITS.maxRequests || traffic.bytes > PAGE_TRAFFIC_LIMITS.maxTotalBytes) return 'request budget spent';
   return undefined;
 }
 
@@ -221,13 +221,13 @@ function fetchFor(req: Request, traffic: PageTraffic): Promise<FetchResult> {
   const all = req.headers();
   const headers: Record<string, string> = {};
   for (const h of PASSED_HEADERS) if (all[h]) headers[h] = all[h];
-  const cap = FRAME_TYPES.has(req.resourceType()) ? PAGE_LIMITS.maxFrameBytes : PAGE_LIMITS.maxResourceBytes;
+  const cap = FRAME_TYPES.has(req.resourceType()) ? PAGE_TRAFFIC_LIMITS.maxFrameBytes : PAGE_TRAFFIC_LIMITS.maxResourceBytes;
   return traffic.fetch(req.url(), {
     method: req.method() as 'GET' | 'HEAD',
     headers,
-    maxBytes: Math.min(cap, PAGE_LIMITS.maxTotalBytes - traffic.bytes),
+    maxBytes: Math.min(cap, PAGE_TRAFFIC_LIMITS.maxTotalBytes - traffic.bytes),
     onTooLarge: 'fail',
-    timeoutMs: Math.max(500, Math.min(PAGE_LIMITS.requestTimeoutMs, traffic.timeLeft())),
+    timeoutMs: Math.max(500, Math.min(PAGE_TRAFFIC_LIMITS.requestTimeoutMs, traffic.timeLeft())),
     maxRedirects: 5,
     signal: traffic.signal,
   });

@@ -16,6 +16,7 @@
  */
 import type { ImageAsset, ImageSet, LinkRecord } from '../contract/link.js';
 import { byline, cardImage, isRightToLeft, typeLine } from './card-facts.js';
+import { escapeHtml } from './escape.js';
 import { frameAllowance } from './players.js';
 
 export { byline, cardImage, formatDuration, typeLine } from './card-facts.js';
@@ -64,13 +65,6 @@ export function playerOriginsOf(value: string | undefined): string[] {
     }
   }
   return out;
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
-
-/** Escapes text for an element's content or a quoted attribute value. */
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"'`]/g, (c) => ESCAPES[c]);
 }
 
 /**

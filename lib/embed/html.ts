@@ -7,6 +7,7 @@
  * (video) the hosted poster. Every attribute value is escaped, whatever it holds.
  */
 // What each kind may use, the sandbox and the referrer policy: the client's too (its buildPlayer lets through nothing else).
+import { escapeHtml } from '../client/escape.js';
 import { PLAYER_ALLOW as ALLOW, REFERRER_POLICY, SANDBOX } from '../client/players.js';
 import type { Embed } from '../contract/link.js';
 import type { Player, PlayerSize } from './types.js';
@@ -14,13 +15,8 @@ import type { Player, PlayerSize } from './types.js';
 /** The longest `title` attribute: a post's whole text is not a title. */
 const TITLE_CHARS = 200;
 
-/** An attribute value, escaped for a double-quoted attribute (and safe in text too). */
-export function escapeAttribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#39;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 function element(tag: string, attributes: [string, string | true][]): string {
-  const attrs = attributes.map(([name, value]) => (value === true ? ` ${name}` : ` ${name}="${escapeAttribute(value)}"`)).join('');
+  const attrs = attributes.map(([name, value]) => (value === true ? ` ${name}` : ` ${name}="${escapeHtml(value)}"`)).join('');
   return `<${tag}${attrs}></${tag}>`;
 }
 

@@ -3,7 +3,7 @@
  * a built-in provider's player made from the link (and the page: Bluesky's DID, Bandcamp's
  * player), then the page's own player metas: `twitter:player` (with twitter:player:width/height)
  * and an `og:video` of type `text/html` (og:video:width/height), kept when the address is on an
- * allowed player origin or on the link's own site. oEmbed's player (./oembed.ts) ranks between the two.
+ * allowed player origin or on the link's own site. oEmbed's player (./oembed-player.ts) ranks between the two.
  */
 import type { PageData } from '../extract/page-data.js';
 import { embedsFor, playerHostAllowed } from './address.js';

@@ -1,5 +1,5 @@
 /**
- * A page's player, as the preview's jobs step settles it (lib/preview.ts), most specific first:
+ * A page's player, as the preview's jobs step settles it (lib/preview/preview-link.ts), most specific first:
  * the built-in provider's player of the link (found by the extract step, no fetch), then the
  * oEmbed answer's when oEmbed was fetched for the record's fields anyway, then the page's player
  * metas. Only when none gave one is oEmbed fetched for the player alone, and only from an endpoint
@@ -12,7 +12,7 @@ import type { LinkRecord } from '../contract/link.js';
 import type { OEmbedData } from '../extract/rules.js';
 import { playerAt } from './allow.js';
 import { embedOf } from './html.js';
-import { oembedPlayer, oembedWorthFetching } from './oembed.js';
+import { oembedPlayer, oembedWorthFetching } from './oembed-player.js';
 import type { PagePlayers } from './page.js';
 import type { EmbedConfig, Player } from './types.js';
 

@@ -1,5 +1,5 @@
 /**
- * Extraction of a PAGE, in steps the preview runs on its critical path (lib/preview.ts):
+ * Extraction of a PAGE, in steps the preview runs on its critical path (lib/preview/preview-link.ts):
  *  - readPage: decode the bytes (charset), parse them in one streaming pass (PageData), detect a
  *    wall, and name the sub-resources that carry metadata (oEmbed, the web app manifest);
  *  - pageFields: apply the field rules (rules.ts), with oEmbed data once it is there; it also
@@ -20,7 +20,7 @@ import { publishedAt } from './dates.js';
 import { backgroundColor, type IconCandidate, iconCandidates, type ManifestData, manifestHref, parseManifest } from './icons.js';
 import { contentNodes, flattenJsonLd } from './json-ld.js';
 import { resolveLanguage } from './language.js';
-import { fetchOEmbed, oembedUrl } from './oembed.js';
+import { fetchOEmbed, oembedUrl } from './oembed-source.js';
 import type { PageData } from './page-data.js';
 import { parsePageBytes } from './parse-page.js';
 import { DEFAULT_RULES, type FieldRules, firstImage, firstText, type OEmbedData, oembedCouldChange, type RuleContext } from './rules.js';

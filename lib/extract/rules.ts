@@ -19,7 +19,7 @@ export interface OEmbedData {
   thumbnail_width?: number;
   thumbnail_height?: number;
   type?: string;
-  /** The provider's markup: read only for its one iframe's address and size (lib/embed/oembed.ts), never copied. */
+  /** The provider's markup: read only for its one iframe's address and size (lib/embed/oembed-player.ts), never copied. */
   html?: string;
   /** The player's size, in CSS pixels (video and rich answers). */
   width?: number;

@@ -20,7 +20,7 @@ export interface HostProfile {
   userAgent?: string;
   /**
    * Cookies sent on the first request, and on later hops to this profile's own hosts (the chain may
-   * go through consent hosts); never to another host (lib/preview.ts passes `hosts` as `cookieHosts`).
+   * go through consent hosts); never to another host (lib/preview/preview-link.ts passes `hosts` as `cookieHosts`).
    */
   cookies?: Record<string, string>;
   headers?: Record<string, string>;

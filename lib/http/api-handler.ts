@@ -14,13 +14,13 @@ import { bearerRejection } from '../auth/key-store.js';
 import { openApiDocument } from '../contract/openapi.js';
 import { InternalError, LinkPreviewError, toErrorBody, UnauthorizedError } from '../errors.js';
 import { errorFields } from '../log.js';
+import { playgroundAnswer, wantsHtml } from '../playground/page.js';
 import { type StatusDeps, serviceStatus } from '../status.js';
 import { PhaseTimer } from '../timing.js';
 import { answerBatchRoute, type BatchRoutesDeps, batchRoute, TooManyQueuedError } from './batches.js';
 import { describeRequest, type HttpRequestInfo, routePath, stageOf } from './event.js';
-import { OEMBED_PATH } from './oembed.js';
+import { OEMBED_PATH } from './oembed-route.js';
 import { OverloadedError, type PreviewGate } from './overload.js';
-import { playgroundAnswer, wantsHtml } from './playground.js';
 import { arrivalBudgetMs, createPreviewHandler, type HandlerDeps, type HttpResponse, type PreviewHandler } from './preview-handler.js';
 
 export interface ApiDeps extends HandlerDeps {
@@ -31,56 +31,56 @@ export interface ApiDeps extends HandlerDeps {
   batches?: BatchRoutesDeps;
 }
 
+/** GET /status: shallow without an Authorization header, deep with a valid key, 401 with any other. */
+async function statusAnswer(deps: ApiDeps, info: HttpRequestInfo, requestId: string, timer: PhaseTimer): Promise<HttpResponse> {
+  const authorization = (info.headers.authorization ?? '').trim();
+  if (authorization !== '') {
+    const rejection = await bearerRejection(deps.keys, authorization);
+    if (rejection) {
+      deps.onAuthFailure?.();
+      deps.log.info('request rejected', { requestId, status: 401, errorCode: 'UNAUTHORIZED', path: '/status' });
+      const err = new UnauthorizedError(rejection);
+      const res = json(401, toErrorBody(err, requestId), { requestId, timer });
+      res.headers['www-authenticate'] = 'Bearer realm="linklens"';
+      return res;
+    }
+  }
+  const deep = authorization !== '';
+  const report = await serviceStatus({ blobs: deps.blobs, jobs: deps.jobs, ...deps.status }, { deep });
+  return json(report.ok ? 200 : 503, report, { requestId, timer });
+}
+
+/** POST /previews and GET /previews/{batchId}: their answer, or their error's. */
+async function batchesAnswer(
+  deps: ApiDeps,
+  request: { info: HttpRequestInfo; route: { batchId?: string }; event: unknown },
+  at: { requestId: string; timer: PhaseTimer; stagePrefix: string },
+): Promise<HttpResponse> {
+  const { info, route } = request;
+  const { requestId, timer } = at;
+  try {
+    if (!deps.batches) throw new LinkPreviewError(404, 'NOT_FOUND', 'Batches are not available on this deployment.');
+    const e = request.event as { body?: unknown; isBase64Encoded?: unknown };
+    const body = { raw: typeof e.body === 'string' ? e.body : '', isBase64Encoded: e.isBase64Encoded === true };
+    const answer = await answerBatchRoute(deps.batches, deps.keys, { info, route, body, stagePrefix: at.stagePrefix });
+    const res = json(answer.status, answer.body, { requestId, timer });
+    Object.assign(res.headers, answer.headers);
+    if (info.method === 'HEAD') res.body = '';
+    return res;
+  } catch (err) {
+    const known = err instanceof LinkPreviewError ? err : new InternalError(err);
+    if (known instanceof InternalError) deps.log.error('request failed', { requestId, path: info.path, ...errorFields(err) });
+    else deps.log.info('request rejected', { requestId, status: known.status, errorCode: known.errorCode, path: info.path });
+    if (known instanceof UnauthorizedError) deps.onAuthFailure?.();
+    const res = json(known.status, toErrorBody(known, requestId), { requestId, timer });
+    if (known instanceof UnauthorizedError) res.headers['www-authenticate'] = 'Bearer realm="linklens"';
+    if (known instanceof TooManyQueuedError) res.headers['retry-after'] = String(known.retryAfterSeconds);
+    return res;
+  }
+}
+
 export function createApiHandler(deps: ApiDeps): PreviewHandler {
   const preview = createPreviewHandler(deps);
-
-  /** GET /status: shallow without an Authorization header, deep with a valid key, 401 with any other. */
-  async function status(info: HttpRequestInfo, requestId: string, timer: PhaseTimer): Promise<HttpResponse> {
-    const authorization = (info.headers.authorization ?? '').trim();
-    if (authorization !== '') {
-      const rejection = await bearerRejection(deps.keys, authorization);
-      if (rejection) {
-        deps.onAuthFailure?.();
-        deps.log.info('request rejected', { requestId, status: 401, errorCode: 'UNAUTHORIZED', path: '/status' });
-        const err = new UnauthorizedError(rejection);
-        const res = json(401, toErrorBody(err, requestId), { requestId, timer });
-        res.headers['www-authenticate'] = 'Bearer realm="linklens"';
-        return res;
-      }
-    }
-    const deep = authorization !== '';
-    const report = await serviceStatus({ blobs: deps.blobs, jobs: deps.jobs, ...deps.status }, { deep });
-    return json(report.ok ? 200 : 503, report, { requestId, timer });
-  }
-
-  /** POST /previews and GET /previews/{batchId}: their answer, or their error's. */
-  async function batches(
-    info: HttpRequestInfo,
-    route: { batchId?: string },
-    event: unknown,
-    at: { requestId: string; timer: PhaseTimer; stagePrefix: string },
-  ): Promise<HttpResponse> {
-    const { requestId, timer } = at;
-    try {
-      if (!deps.batches) throw new LinkPreviewError(404, 'NOT_FOUND', 'Batches are not available on this deployment.');
-      const e = event as { body?: unknown; isBase64Encoded?: unknown };
-      const body = { raw: typeof e.body === 'string' ? e.body : '', isBase64Encoded: e.isBase64Encoded === true };
-      const answer = await answerBatchRoute(deps.batches, deps.keys, info, route, body, at.stagePrefix);
-      const res = json(answer.status, answer.body, { requestId, timer });
-      Object.assign(res.headers, answer.headers);
-      if (info.method === 'HEAD') res.body = '';
-      return res;
-    } catch (err) {
-      const known = err instanceof LinkPreviewError ? err : new InternalError(err);
-      if (known instanceof InternalError) deps.log.error('request failed', { requestId, path: info.path, ...errorFields(err) });
-      else deps.log.info('request rejected', { requestId, status: known.status, errorCode: known.errorCode, path: info.path });
-      if (known instanceof UnauthorizedError) deps.onAuthFailure?.();
-      const res = json(known.status, toErrorBody(known, requestId), { requestId, timer });
-      if (known instanceof UnauthorizedError) res.headers['www-authenticate'] = 'Bearer realm="linklens"';
-      if (known instanceof TooManyQueuedError) res.headers['retry-after'] = String(known.retryAfterSeconds);
-      return res;
-    }
-  }
 
   return async (event: unknown, context?: Partial<LambdaContext>) => {
     const timer = new PhaseTimer();
@@ -91,7 +91,7 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
       const route = routePath(info.path, stageOf(event));
       if (route === '/status' || route === '/openapi.json') {
         try {
-          if (route === '/status') return await status(info, requestId, timer);
+          if (route === '/status') return await statusAnswer(deps, info, requestId, timer);
           return json(200, openApiDocument(deps.config.openApiPath), { requestId, timer, cacheControl: 'public, max-age=300' });
         } catch (err) {
           // Our bug (or a port that throws where it should report): an answer, not a Lambda error.
@@ -103,9 +103,9 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
     if (info.kind !== 'direct') {
       const stage = stageOf(event);
       const route = batchRoute(routePath(info.path, stage));
-      if (route) return batches(info, route, event, { requestId, timer, stagePrefix: stage ? `/${stage}` : '' });
+      if (route) return batchesAnswer(deps, { info, route, event }, { requestId, timer, stagePrefix: stage ? `/${stage}` : '' });
     }
-    // The playground (lib/http/playground.ts): GET / from a browser, and its script and stylesheet.
+    // The playground (lib/playground/page.ts): GET / from a browser, and its script and stylesheet.
     if (deps.config.playground && info.kind !== 'direct' && (info.method === 'GET' || info.method === 'HEAD')) {
       const stage = stageOf(event);
       const route = routePath(info.path, stage);
@@ -129,7 +129,7 @@ export function createApiHandler(deps: ApiDeps): PreviewHandler {
       deps.log.warn('overloaded', { requestId, inFlight: deps.gate.inFlight, waiting: deps.gate.waiting });
       const res = json(503, toErrorBody(err, requestId), { requestId, timer });
       res.headers['retry-after'] = String(err.retryAfterSeconds);
-      // As every answer of GET /oembed, whose URL may hold a key (lib/http/oembed.ts).
+      // As every answer of GET /oembed, whose URL may hold a key (lib/http/oembed-route.ts).
       if (routePath(info.path, stageOf(event)) === OEMBED_PATH) res.headers['referrer-policy'] = 'no-referrer';
       return res;
     }

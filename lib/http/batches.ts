@@ -90,11 +90,9 @@ function keyIdOf(authorization: string | undefined): string {
 export async function answerBatchRoute(
   deps: BatchRoutesDeps,
   keys: KeyStore,
-  info: HttpRequestInfo,
-  route: { batchId?: string },
-  body: { raw: string; isBase64Encoded: boolean },
-  stagePrefix: string,
+  request: { info: HttpRequestInfo; route: { batchId?: string }; body: { raw: string; isBase64Encoded: boolean }; stagePrefix: string },
 ): Promise<BatchAnswer> {
+  const { info, route, body, stagePrefix } = request;
   const rejection = await bearerRejection(keys, info.headers.authorization);
   if (rejection) throw new UnauthorizedError(rejection);
   const keyId = keyIdOf(info.headers.authorization);

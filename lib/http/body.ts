@@ -4,7 +4,7 @@
  * themselves are parsed by middy's body parsers after this gate has normalised the event.
  */
 import { BadRequestError } from '../errors.js';
-import { decodeText, encodingForLabel } from './encodings.js';
+import { decodeWithLabel, encodingForLabel } from './encodings.js';
 
 export type BodyKind = 'json' | 'multipart' | 'text';
 
@@ -66,7 +66,7 @@ export function parseContentType(header: string | undefined): ContentTypeInfo {
  */
 export function decodeBodyText(body: string, isBase64Encoded: boolean, charset?: string): string {
   if (!isBase64Encoded) return body;
-  return decodeText(Buffer.from(body, 'base64'), charset ?? 'utf-8');
+  return decodeWithLabel(Buffer.from(body, 'base64'), charset ?? 'utf-8');
 }
 
 /** A text/plain body: JSON text when it looks like JSON, else a bare URL. */

@@ -113,7 +113,7 @@ const ICONV_NAMES: Record<string, string> = { 'x-mac-cyrillic': 'maccyrillic' };
  * UTF-8 or UTF-16 byte order mark overrides the label and is dropped. iconv-lite decodes all
  * but ISO-2022-JP, which the runtime's TextDecoder (ICU) does.
  */
-export function decodeText(bytes: Buffer, label: string): string {
+export function decodeWithLabel(bytes: Buffer, label: string): string {
   let encoding = label;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) encoding = 'utf-8';
   else if (bytes[0] === 0xff && bytes[1] === 0xfe) encoding = 'utf-16le';

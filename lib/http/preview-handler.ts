@@ -7,7 +7,7 @@
  *   describe -> authorize -> negotiate -> body gate (multipart parsed here) -> json | text/plain parsers
  *   -> validate -> previewLink -> encode (or encode the error)
  *
- * GET /oembed runs the same chain (lib/http/oembed.ts): its key may also come in the query, its
+ * GET /oembed runs the same chain (lib/http/oembed-route.ts): its key may also come in the query, its
  * request is its query (no body, no negotiation: JSON), and the record is answered as an oEmbed
  * response.
  */
@@ -27,14 +27,14 @@ import { errorFields, type Log } from '../log.js';
 import type { OEmbedBounds } from '../oembed/request.js';
 import type { KeyStore } from '../ports.js';
 import { type FlightRole, Flights, type Flown, flightKey } from '../preview/flights.js';
+import { previewLink } from '../preview/preview-link.js';
 import type { PreviewOutcome, PreviewPorts } from '../preview/types.js';
-import { previewLink } from '../preview.js';
 import { PhaseTimer } from '../timing.js';
 import { type ContentTypeInfo, decodeBodyText, parseContentType, parseTextBody } from './body.js';
 import { describeRequest, type HttpRequestInfo, isRootPath, routePath, stageOf } from './event.js';
 import { parseMultipart } from './multipart.js';
 import { encodeBody, negotiate, type ResponseType } from './negotiate.js';
-import { OEMBED_PATH, oembedAuthorization, oembedError, oembedOutcome, oembedRequest } from './oembed.js';
+import { OEMBED_PATH, oembedAuthorization, oembedError, oembedOutcome, oembedRequest } from './oembed-route.js';
 
 export interface HandlerDeps extends PreviewPorts {
   keys: KeyStore;

@@ -22,13 +22,14 @@
 import { isProbablyReaderable, Readability } from '@mozilla/readability';
 import { Parser } from 'htmlparser2';
 import { parseHTML } from 'linkedom';
+import { escapeHtml } from '../client/escape.js';
 import { decodeText } from '../fetch/charset.js';
 import type { ContentImage } from '../jobs/kinds.js';
 import { applyHostedImages, contentImageUrls } from './content-images.js';
 import { toMarkdown } from './markdown.js';
 import { plainText } from './plain-text.js';
 import { countText } from './reading-time.js';
-import { type DomElement, type DomNode, escapeHtml, sanitizeTree } from './sanitize.js';
+import { type DomElement, type DomNode, sanitizeTree } from './sanitize.js';
 
 export const PAGE_CONTENT_LIMITS = {
   /**

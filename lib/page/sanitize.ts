@@ -304,10 +304,3 @@ export function bestSrcsetCandidate(srcset: string | null | undefined): string |
   if (densities.length) return ([...densities].reverse().find((c) => c.x <= 2) ?? densities[0]).url;
   return candidates[0]?.url;
 }
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for HTML content and attribute values. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
-}

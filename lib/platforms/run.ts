@@ -1,5 +1,5 @@
 /**
- * Running a matched platform for the pipeline (lib/preview.ts): its sources get a share of the
+ * Running a matched platform for the pipeline (lib/preview/preview-link.ts): its sources get a share of the
  * request's time left, its own settings and host profile, the image job for its images, and the
  * failure convention (./types.ts): an upstream failure it throws (FetchFailure) is the generic
  * preview, as `undefined` is. Its preview's language is filled in when the platform gives none.

@@ -1,5 +1,5 @@
 /**
- * The playground's script (browser code, bundled into lib/http/playground-assets.gen.ts by
+ * The playground's script (browser code, bundled into lib/playground/script.gen.ts by
  * `npm run playground:build`): a link and a key in, and out the record as cards (both sizes, both
  * themes, through `<linklens-card>`), its player (built only on a click), its Server-Timing
  * phases as bars, and the record as JSON; and a list of links as a batch, each item shown as it

@@ -1,5 +1,5 @@
 /**
- * The pipeline's extract step (lib/preview.ts): the body classified, and a PAGE read by the field
+ * The pipeline's extract step (lib/preview/preview-link.ts): the body classified, and a PAGE read by the field
  * rules (a platform's page with the platform's rules in front), with no sub-fetch and no job. The
  * record gets the player the link and its body give without a fetch (lib/embed/): a page's
  * (a built-in provider's, else its player metas'), a media file's native element without its

@@ -1,5 +1,5 @@
 /**
- * The parts a preview's record is built from (lib/preview.ts runs the steps that give them): the
+ * The parts a preview's record is built from (lib/preview/preview-link.ts runs the steps that give them): the
  * base every record starts with, the record of a link that did not answer or that answered, a
  * PAGE's fields, a platform's preview, the redirect trail, and the assembly of what the jobs
  * gave. Also how the link's fetch went (`linkRoute`), from the record and the preview's route.

@@ -1,5 +1,5 @@
 /**
- * The pipeline's render step (lib/preview.ts): whether a page is rendered in the browser before
+ * The pipeline's render step (lib/preview/preview-link.ts): whether a page is rendered in the browser before
  * the extraction (LINKPREVIEW_RENDER, a `render` host rule, the app-shell rule), and the page
  * extracted again from the DOM the render gave, with the screenshot of the same load.
  */

@@ -1,11 +1,13 @@
 /**
- * One preview's run (lib/preview.ts's pipeline): what every step draws on, so each takes what it
+ * One preview's run (lib/preview/preview-link.ts's pipeline): what every step draws on, so each takes what it
  * needs by name: the link and its record's base, the ports (with the preview's proxy route and
  * Server-Timing on them, the fetcher cut to the budget), the request, its budget, the cut-off
  * record and what the host rules say of the link (`metadata-only`).
  */
 import { budgetedFetcher, type TimeBudget } from '../budget.js';
 import type { Config } from '../config.js';
+import type { LinkRecord } from '../contract/link.js';
+import { type DefaultHints, finalize } from '../extract/defaults.js';
 import { hostRulesOf } from '../fetch/host-rules.js';
 import type { RouteState } from '../fetch/proxy-route.js';
 import { routedFetcher } from '../fetch/safe-fetch.js';
@@ -66,6 +68,15 @@ export class Run {
 
   get config(): Config {
     return this.ports.config;
+  }
+
+  /**
+   * The record a preview cut off from here on answers (its budget ending before the next step):
+   * a copy of `record` as it is when the cut comes, with the defaults `hints` give (copied now).
+   */
+  cutOff(record: LinkRecord, hints?: DefaultHints): void {
+    const given = hints && { ...hints };
+    this.sofar.outcome = () => ({ record: finalize(structuredClone(record), given) });
   }
 
   /**

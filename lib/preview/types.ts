@@ -1,5 +1,5 @@
 /**
- * The preview's contract (lib/preview.ts's `previewLink`): the ports it runs on, the request's
+ * The preview's contract (lib/preview/preview-link.ts's `previewLink`): the ports it runs on, the request's
  * context, and the outcome it gives (the record, with how the fetch went and what was rendered).
  */
 import type { TimeBudget } from '../budget.js';

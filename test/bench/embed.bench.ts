@@ -8,9 +8,9 @@
  * never answers and the jobs run each time. `npm run bench -- embed`.
  */
 import { loadConfig } from '../../lib/config.js';
-import { oembedPlayer } from '../../lib/embed/oembed.js';
+import { oembedPlayer } from '../../lib/embed/oembed-player.js';
 import { pagePlayers } from '../../lib/embed/page.js';
-import { parseOEmbed } from '../../lib/extract/oembed.js';
+import { parseOEmbed } from '../../lib/extract/oembed-source.js';
 import { parsePageBytes } from '../../lib/extract/parse-page.js';
 import { createFetcher } from '../../lib/fetch/safe-fetch.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';

@@ -19,7 +19,7 @@ import { captureScreenshot, runScreenshotJob } from '../../lib/browser/screensho
 import { loadConfig } from '../../lib/config.js';
 import type { PreviewRequest } from '../../lib/contract/request.js';
 import { createFetcher } from '../../lib/fetch/safe-fetch.js';
-import { previewLink } from '../../lib/preview.js';
+import { previewLink } from '../../lib/preview/preview-link.js';
 import { PhaseTimer } from '../../lib/timing.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';
 import { articlePage } from '../page/fixtures.js';

@@ -7,7 +7,7 @@
  * `npm run bench -- subfetch`.
  */
 import { fetchManifest, oembedToFetch, pageFields, readPage } from '../../lib/extract/extract-page.js';
-import { fetchOEmbed } from '../../lib/extract/oembed.js';
+import { fetchOEmbed } from '../../lib/extract/oembed-source.js';
 import { createFetcher } from '../../lib/fetch/safe-fetch.js';
 import { recordOEmbedFields } from '../../lib/preview/record.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';

@@ -15,7 +15,7 @@ import type { FetchResult } from '../../lib/fetch/types';
 import type { JobKind, PageContentResult } from '../../lib/jobs/kinds';
 import { describePage } from '../../lib/page/describe-page';
 import type { Job, JobOutcome, JobRunner, RunOptions } from '../../lib/ports';
-import { previewLink } from '../../lib/preview';
+import { previewLink } from '../../lib/preview/preview-link';
 import { PhaseTimer } from '../../lib/timing';
 import { type FixtureServer, startFixtureServer } from '../helpers/fixture-server';
 import { memoryBlobs } from '../helpers/memory-blobs';

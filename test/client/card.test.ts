@@ -6,7 +6,8 @@
 import { decode as referenceDecode } from 'blurhash';
 import { parseHTML } from 'linkedom';
 import { decodeBlurhash } from '../../lib/client/blurhash';
-import { cardStyles, escapeHtml, formatDuration, renderCard, typeLine, webUrl } from '../../lib/client/card';
+import { cardStyles, formatDuration, renderCard, typeLine, webUrl } from '../../lib/client/card';
+import { escapeHtml } from '../../lib/client/escape';
 import { BLURHASH, galleryRecords } from './card-gallery';
 
 const records = galleryRecords('https://img.example', 'https://player.example');

@@ -8,11 +8,11 @@
  */
 import { listedPlayer, PLAYER_LIST, traversal } from '../../lib/client/players';
 import { loadConfig } from '../../lib/config';
-import { oembedPlayer } from '../../lib/embed/oembed';
+import { oembedPlayer } from '../../lib/embed/oembed-player';
 import { pagePlayers } from '../../lib/embed/page';
 import { pagePlayer } from '../../lib/embed/pipeline';
 import type { EmbedConfig } from '../../lib/embed/types';
-import { parseOEmbed } from '../../lib/extract/oembed';
+import { parseOEmbed } from '../../lib/extract/oembed-source';
 import { parsePageBytes } from '../../lib/extract/parse-page';
 
 const config: EmbedConfig = loadConfig({});

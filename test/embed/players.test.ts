@@ -5,10 +5,10 @@
  * shaped like the provider's is kept, rebuilt where the provider's entry says so.
  */
 import { loadConfig } from '../../lib/config';
-import { oembedPlayer } from '../../lib/embed/oembed';
+import { oembedPlayer } from '../../lib/embed/oembed-player';
 import { linkPlayer, pagePlayers } from '../../lib/embed/page';
 import type { EmbedConfig } from '../../lib/embed/types';
-import { parseOEmbed } from '../../lib/extract/oembed';
+import { parseOEmbed } from '../../lib/extract/oembed-source';
 import { parsePageBytes } from '../../lib/extract/parse-page';
 
 const config: EmbedConfig = loadConfig({});

@@ -5,11 +5,12 @@
  * linklens's own element, with exactly its own attributes and every value escaped.
  */
 import { Parser } from 'htmlparser2';
+import { escapeHtml } from '../../lib/client/escape';
 import { loadConfig } from '../../lib/config';
-import { embedOf, escapeAttribute, iframeHtml, nativeHtml } from '../../lib/embed/html';
-import { oembedPlayer } from '../../lib/embed/oembed';
+import { embedOf, iframeHtml, nativeHtml } from '../../lib/embed/html';
+import { oembedPlayer } from '../../lib/embed/oembed-player';
 import type { EmbedConfig, Player } from '../../lib/embed/types';
-import { parseOEmbed } from '../../lib/extract/oembed';
+import { parseOEmbed } from '../../lib/extract/oembed-source';
 
 const config: EmbedConfig = loadConfig({});
 const answer = (html: string, more: Record<string, unknown> = {}) => parseOEmbed(JSON.stringify({ version: '1.0', type: 'video', html, ...more }));
@@ -163,8 +164,8 @@ describe("linklens's element", () => {
     });
   });
 
-  test('escapeAttribute escapes every character that could end a value or open a tag', () => {
-    expect(escapeAttribute(`&"'<>`)).toBe('&amp;&quot;&#39;&lt;&gt;');
+  test('escapeHtml escapes every character that could end a value or open a tag', () => {
+    expect(escapeHtml(`&"'<>\``)).toBe('&amp;&quot;&#39;&lt;&gt;&#96;');
   });
 });
 

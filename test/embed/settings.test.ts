@@ -5,7 +5,7 @@
  */
 import { ConfigError, loadConfig } from '../../lib/config';
 import type { LinkRecord } from '../../lib/contract/link';
-import { oembedWorthFetching } from '../../lib/embed/oembed';
+import { oembedWorthFetching } from '../../lib/embed/oembed-player';
 import { linkPlayer, pagePlayers } from '../../lib/embed/page';
 import { fileEmbed, gatedEmbed } from '../../lib/embed/record';
 import { parsePageBytes } from '../../lib/extract/parse-page';

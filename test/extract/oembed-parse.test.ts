@@ -1,6 +1,6 @@
 import { loadConfig } from '../../lib/config';
 import { extractPage, pageFields, readPage } from '../../lib/extract/extract-page';
-import { oembedUrl, parseOEmbed } from '../../lib/extract/oembed';
+import { oembedUrl, parseOEmbed } from '../../lib/extract/oembed-source';
 import { PAGE_LIMITS } from '../../lib/extract/page-data';
 import { parsePage, parsePageBytes } from '../../lib/extract/parse-page';
 import { DEFAULT_RULES, withRules } from '../../lib/extract/rules';

@@ -20,7 +20,7 @@ import { buildLocalDeps } from '../../functions/wiring';
 import { BUDGET_MARGIN_MS, budgetedFetcher, InvocationBudget, TimeBudget } from '../../lib/budget';
 import type { Config } from '../../lib/config';
 import { SUBFETCH_LIMITS } from '../../lib/extract/extract-page';
-import { OEMBED_LIMITS } from '../../lib/extract/oembed';
+import { OEMBED_LIMITS } from '../../lib/extract/oembed-source';
 import { FetchFailure } from '../../lib/fetch/fetch-failure';
 import type { Fetcher } from '../../lib/fetch/types';
 import { createApiHandler } from '../../lib/http/api-handler';

@@ -1,7 +1,7 @@
 /**
  * SendMessageBatch for messages sent at about the same moment. A preview submits its jobs in a
  * few runs that start together (the card's image, its icon candidates and the page's versions:
- * lib/preview.ts), each once its own inputs are ready. Sent one run at a time they take one
+ * lib/preview/preview-link.ts), each once its own inputs are ready. Sent one run at a time they take one
  * SendMessageBatch each, and the event source mapping hands each batch to its own worker
  * invocation. Here the messages of every run that reaches the send in the same turn of the event
  * loop (before `setImmediate`) go out together, per queue, in batches of at most ten messages and

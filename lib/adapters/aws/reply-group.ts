@@ -1,6 +1,6 @@
 /**
  * The replies of one request's jobs in one worker invocation, sent together. A preview waits for
- * its card's jobs (a page's image and icon: lib/preview.ts), so a card reply that is ready before
+ * its card's jobs (a page's image and icon: lib/preview/preview-link.ts), so a card reply that is ready before
  * its siblings helps nobody until the last of them is. The preview sends its jobs in one
  * SendMessageBatch, and the event source mapping hands them to one invocation: there each card
  * reply is held until every card job of its request in the invocation has its own, and then they

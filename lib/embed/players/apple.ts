@@ -7,7 +7,7 @@
  */
 import { PLAYER_LIST } from '../../client/players.js';
 import type { Player, PlayerProvider } from '../types.js';
-import { onHost } from './shared.js';
+import { hostIsOneOf } from './shared.js';
 
 /** The player paths (lib/client/players.ts), which are the links' paths too. */
 const MUSIC_PATH = PLAYER_LIST.appleMusic.origins[0].path;
@@ -39,12 +39,12 @@ const sized = (p: Player | undefined) => p && { url: new URL(p.url), size: { hei
 
 export const appleMusic: PlayerProvider = {
   ...PLAYER_LIST.appleMusic,
-  fromLink: (url) => (onHost(url, 'music.apple.com', 'geo.music.apple.com') ? musicPlayer(url) : undefined),
+  fromLink: (url) => (hostIsOneOf(url, 'music.apple.com', 'geo.music.apple.com') ? musicPlayer(url) : undefined),
   fromAddress: (src) => sized(musicPlayer(src)),
 };
 
 export const applePodcasts: PlayerProvider = {
   ...PLAYER_LIST.applePodcasts,
-  fromLink: (url) => (onHost(url, 'podcasts.apple.com') ? podcastPlayer(url) : undefined),
+  fromLink: (url) => (hostIsOneOf(url, 'podcasts.apple.com') ? podcastPlayer(url) : undefined),
   fromAddress: (src) => sized(podcastPlayer(src)),
 };

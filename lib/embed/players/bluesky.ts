@@ -6,7 +6,7 @@
 import { PLAYER_LIST } from '../../client/players.js';
 import type { PageData } from '../../extract/page-data.js';
 import type { PlayerProvider } from '../types.js';
-import { onHost, segments } from './shared.js';
+import { hostIsOneOf, segments } from './shared.js';
 
 const DID = /^did:(plc|web):[A-Za-z0-9._:%-]{1,200}$/;
 const RKEY = /^[A-Za-z0-9]{1,64}$/;
@@ -25,7 +25,7 @@ export const bluesky: PlayerProvider = {
   ...PLAYER_LIST.bluesky,
   fromLink(url, ctx) {
     const [profile, actor, post, rkey, ...rest] = segments(url);
-    if (!onHost(url, 'bsky.app') || profile !== 'profile' || !actor || post !== 'post' || !rkey || rest.length || !RKEY.test(rkey)) return undefined;
+    if (!hostIsOneOf(url, 'bsky.app') || profile !== 'profile' || !actor || post !== 'post' || !rkey || rest.length || !RKEY.test(rkey)) return undefined;
     const named = decodeURIComponent(actor);
     const did = DID.test(named) ? named : didOnPage(ctx.page, rkey);
     if (!did) return undefined;

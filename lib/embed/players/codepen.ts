@@ -4,7 +4,7 @@
  */
 import { PLAYER_LIST } from '../../client/players.js';
 import type { PlayerProvider } from '../types.js';
-import { onHost, segments } from './shared.js';
+import { hostIsOneOf, segments } from './shared.js';
 
 const USER = /^[A-Za-z0-9_-]{1,60}$/;
 const PEN = /^[A-Za-z0-9]{3,20}$/;
@@ -13,7 +13,7 @@ export const codepen: PlayerProvider = {
   ...PLAYER_LIST.codepen,
   fromLink(url) {
     const [user, page, id, ...rest] = segments(url);
-    if (!onHost(url, 'codepen.io') || !user || !USER.test(user) || !['pen', 'details', 'full'].includes(page ?? '') || !id || !PEN.test(id) || rest.length)
+    if (!hostIsOneOf(url, 'codepen.io') || !user || !USER.test(user) || !['pen', 'details', 'full'].includes(page ?? '') || !id || !PEN.test(id) || rest.length)
       return undefined;
     return { type: 'rich', url: `https://codepen.io/${user}/embed/${id}?default-tab=result`, provider: 'CodePen', height: 300 };
   },

@@ -7,7 +7,7 @@
  */
 import { PLAYER_LIST } from '../../client/players.js';
 import type { PlayerProvider } from '../types.js';
-import { onHost, segments } from './shared.js';
+import { hostIsOneOf, segments } from './shared.js';
 
 const VIDEO_ID = /^(x[a-z0-9]{4,12})(?:_[^/]*)?$/i;
 
@@ -17,7 +17,7 @@ export const dailymotion: PlayerProvider = {
     const playerId = ctx.config.dailymotionPlayer;
     if (!playerId) return undefined;
     const segs = segments(url);
-    const raw = onHost(url, 'dai.ly') ? segs[0] : onHost(url, 'dailymotion.com', 'www.dailymotion.com') && segs[0] === 'video' ? segs[1] : undefined;
+    const raw = hostIsOneOf(url, 'dai.ly') ? segs[0] : hostIsOneOf(url, 'dailymotion.com', 'www.dailymotion.com') && segs[0] === 'video' ? segs[1] : undefined;
     const id = raw ? VIDEO_ID.exec(raw)?.[1] : undefined;
     if (!id) return undefined;
     return { type: 'video', url: `https://geo.dailymotion.com/player/${playerId}.html?video=${id}`, provider: 'Dailymotion', aspectRatio: 16 / 9 };

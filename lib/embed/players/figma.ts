@@ -5,7 +5,7 @@
  */
 import { PLAYER_LIST } from '../../client/players.js';
 import type { PlayerProvider } from '../types.js';
-import { onHost, segments } from './shared.js';
+import { hostIsOneOf, segments } from './shared.js';
 
 const KEY = /^[A-Za-z0-9]{10,128}$/;
 const KINDS = new Set(['design', 'file', 'proto', 'board', 'slides', 'deck']);
@@ -14,7 +14,7 @@ export const figma: PlayerProvider = {
   ...PLAYER_LIST.figma,
   fromLink(url) {
     const [kind, key] = segments(url);
-    if (!onHost(url, 'figma.com', 'www.figma.com') || !kind || !KINDS.has(kind) || !key || !KEY.test(key)) return undefined;
+    if (!hostIsOneOf(url, 'figma.com', 'www.figma.com') || !kind || !KINDS.has(kind) || !key || !KEY.test(key)) return undefined;
     const player = new URL(`https://embed.figma.com/${kind === 'file' ? 'design' : kind}/${key}`);
     const node = url.searchParams.get('node-id');
     if (node && /^[0-9]+[-:][0-9]+$/.test(node)) player.searchParams.set('node-id', node);

@@ -3,7 +3,7 @@ import type { PageData } from '../../extract/page-data.js';
 import { normalizeHost } from '../../host.js';
 
 /** True when the link's host, as lib/host.ts compares hosts (`normalizeHost`), is exactly one of `hosts` (no subdomain). */
-export function onHost(url: URL, ...hosts: string[]): boolean {
+export function hostIsOneOf(url: URL, ...hosts: string[]): boolean {
   return hosts.includes(normalizeHost(url.hostname));
 }
 

@@ -6,7 +6,7 @@
  */
 import { PLAYER_LIST } from '../../client/players.js';
 import type { Player, PlayerProvider } from '../types.js';
-import { onHost, segments } from './shared.js';
+import { hostIsOneOf, segments } from './shared.js';
 
 /** First path segments that are SoundCloud's own pages, not users. */
 const RESERVED = new Set([
@@ -42,7 +42,7 @@ function widget(target: string, set: boolean): Player {
 export const soundcloud: PlayerProvider = {
   ...PLAYER_LIST.soundcloud,
   fromLink(url) {
-    if (!onHost(url, 'soundcloud.com', 'www.soundcloud.com', 'm.soundcloud.com')) return undefined;
+    if (!hostIsOneOf(url, 'soundcloud.com', 'www.soundcloud.com', 'm.soundcloud.com')) return undefined;
     const [user, second, third, ...rest] = segments(url);
     if (!user || RESERVED.has(user.toLowerCase()) || !NAME.test(user) || !second || rest.length) return undefined;
     const set = second === 'sets';

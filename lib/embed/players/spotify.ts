@@ -5,7 +5,7 @@
  */
 import { PLAYER_LIST } from '../../client/players.js';
 import type { Player, PlayerProvider } from '../types.js';
-import { onHost } from './shared.js';
+import { hostIsOneOf } from './shared.js';
 
 const KINDS = 'track|album|playlist|episode|show|artist';
 const LINK = new RegExp(`^/(?:intl-[a-z]{2}(?:-[a-z]{2})?/)?(${KINDS})/([A-Za-z0-9]{22})/?$`);
@@ -19,7 +19,7 @@ function spotifyPlayer(kind: string, id: string): Player {
 export const spotify: PlayerProvider = {
   ...PLAYER_LIST.spotify,
   fromLink(url) {
-    const m = onHost(url, 'open.spotify.com', 'play.spotify.com') ? LINK.exec(url.pathname) : null;
+    const m = hostIsOneOf(url, 'open.spotify.com', 'play.spotify.com') ? LINK.exec(url.pathname) : null;
     return m ? spotifyPlayer(m[1], m[2]) : undefined;
   },
   fromAddress(src) {

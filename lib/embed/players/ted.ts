@@ -1,7 +1,7 @@
 /** TED: a talk, `ted.com/talks/<slug>`, plays at `embed.ted.com/talks/<slug>`, 16:9. */
 import { PLAYER_LIST } from '../../client/players.js';
 import type { PlayerProvider } from '../types.js';
-import { onHost, segments } from './shared.js';
+import { hostIsOneOf, segments } from './shared.js';
 
 const SLUG = /^[a-z0-9_]{3,200}$/i;
 
@@ -9,7 +9,7 @@ export const ted: PlayerProvider = {
   ...PLAYER_LIST.ted,
   fromLink(url) {
     const [talks, slug, ...rest] = segments(url);
-    if (!onHost(url, 'ted.com', 'www.ted.com') || talks !== 'talks' || !slug || rest.length || !SLUG.test(slug)) return undefined;
+    if (!hostIsOneOf(url, 'ted.com', 'www.ted.com') || talks !== 'talks' || !slug || rest.length || !SLUG.test(slug)) return undefined;
     return { type: 'video', url: `https://embed.ted.com/talks/${slug}`, provider: 'TED', aspectRatio: 16 / 9 };
   },
 };

@@ -8,7 +8,7 @@
  */
 import { PLAYER_LIST } from '../../client/players.js';
 import type { LinkContext, Player, PlayerProvider } from '../types.js';
-import { onHost, segments } from './shared.js';
+import { hostIsOneOf, segments } from './shared.js';
 
 const CHANNEL = /^[A-Za-z0-9_]{3,25}$/;
 const CLIP = /^[A-Za-z0-9_-]{5,100}$/;
@@ -51,8 +51,8 @@ function twitchPlayer(target: Target, ctx: LinkContext): Player | undefined {
 
 function linkTarget(url: URL): Target | undefined {
   const [a, b, c] = segments(url);
-  if (onHost(url, 'clips.twitch.tv')) return a && CLIP.test(a) && !b ? { clip: a } : undefined;
-  if (!onHost(url, 'twitch.tv', 'www.twitch.tv', 'm.twitch.tv')) return undefined;
+  if (hostIsOneOf(url, 'clips.twitch.tv')) return a && CLIP.test(a) && !b ? { clip: a } : undefined;
+  if (!hostIsOneOf(url, 'twitch.tv', 'www.twitch.tv', 'm.twitch.tv')) return undefined;
   if (a === 'videos' && b && /^\d{1,15}$/.test(b)) return { video: b };
   if (a && CHANNEL.test(a) && !RESERVED.has(a.toLowerCase())) {
     if (!b) return { channel: a };

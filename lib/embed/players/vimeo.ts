@@ -5,7 +5,7 @@
  */
 import { PLAYER_LIST } from '../../client/players.js';
 import type { Player, PlayerProvider } from '../types.js';
-import { onHost } from './shared.js';
+import { hostIsOneOf } from './shared.js';
 
 const LINK = /^\/(?:channels\/[\w-]+\/|groups\/[\w-]+\/videos\/|album\/\d+\/video\/|video\/)?(\d{1,12})(?:\/([0-9a-f]{6,20}))?\/?$/i;
 const PLAYER_PATH = PLAYER_LIST.vimeo.origins[0].path;
@@ -19,11 +19,11 @@ function vimeoPlayer(id: string, hash: string | null | undefined): Player {
 export const vimeo: PlayerProvider = {
   ...PLAYER_LIST.vimeo,
   fromLink(url) {
-    if (onHost(url, 'player.vimeo.com')) {
+    if (hostIsOneOf(url, 'player.vimeo.com')) {
       const id = PLAYER_PATH.exec(url.pathname)?.[1];
       return id ? vimeoPlayer(id, url.searchParams.get('h')) : undefined;
     }
-    if (!onHost(url, 'vimeo.com', 'www.vimeo.com')) return undefined;
+    if (!hostIsOneOf(url, 'vimeo.com', 'www.vimeo.com')) return undefined;
     const m = LINK.exec(url.pathname);
     return m ? vimeoPlayer(m[1], m[2] ?? url.searchParams.get('h')) : undefined;
   },

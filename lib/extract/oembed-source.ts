@@ -70,7 +70,7 @@ export function parseOEmbed(text: string): OEmbedData | undefined {
     thumbnail_url: str('thumbnail_url'),
     thumbnail_width: num('thumbnail_width'),
     thumbnail_height: num('thumbnail_height'),
-    // The player's markup and size: lib/embed/oembed.ts reads the iframe's address from it.
+    // The player's markup and size: lib/embed/oembed-player.ts reads the iframe's address from it.
     html: typeof o.html === 'string' && o.html.length <= OEMBED_HTML_CHARS ? o.html : undefined,
     width: num('width'),
     height: num('height'),

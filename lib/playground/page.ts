@@ -2,7 +2,7 @@
  * The playground: `GET /` from a browser (an Accept that names text/html) answers a page that
  * previews a link and shows the record as cards, its player, its Server-Timing phases and its
  * JSON, and previews a list of links as a batch (`POST /previews`), showing each item as it
- * finishes (lib/playground/app.ts, bundled into ./playground-assets.gen.ts). The page, its script and
+ * finishes (lib/playground/app.ts, bundled into ./script.gen.ts). The page, its script and
  * its stylesheet are static: they hold no key and need none. The key the user types stays in the
  * tab's session storage and goes only to this origin's `POST /`, so the same answers are safe from
  * the local server and from the deployed API (docs/clients.md, "The playground").
@@ -18,8 +18,8 @@
  * this origin only (no inline script, no inline style), `connect-src 'self'`, images from this
  * origin or https (the hosted images and icons), players in https frames only, no framing of the page.
  */
-import { escapeAttribute } from '../embed/html.js';
-import { PLAYGROUND_JS } from './playground-assets.gen.js';
+import { escapeHtml } from '../client/escape.js';
+import { PLAYGROUND_JS } from './script.gen.js';
 
 export const PLAYGROUND_CSP = [
   "default-src 'none'",
@@ -80,7 +80,7 @@ textarea{font:inherit;padding:8px 10px;border:1px solid #8899a6;border-radius:8p
 `.trim();
 
 function page(base: string, playerOrigins: readonly string[]): string {
-  const origins = escapeAttribute(playerOrigins.join(' '));
+  const origins = escapeHtml(playerOrigins.join(' '));
   const card = (size: string, theme: string) =>
     `<figure${theme === 'dark' ? ' class="dark-bg"' : ''}><figcaption>${size}, ${theme}</figcaption><linklens-card size="${size}" theme="${theme}" player-origins="${origins}"></linklens-card></figure>`;
   return `<!doctype html>

@@ -11,31 +11,32 @@
  * settled with the jobs without waiting for anything of its own. Every phase draws from the
  * request's one time budget (lib/budget.ts); when it ends, the record built so far is the outcome.
  */
-import { TimeBudget } from './budget.js';
-import type { ImageSet, LinkRecord } from './contract/link.js';
-import type { PreviewRequest } from './contract/request.js';
-import { pagePlayer, settledEmbed } from './embed/pipeline.js';
-import { fileEmbed } from './embed/record.js';
-import { finalize } from './extract/defaults.js';
-import { fetchManifest, oembedToFetch, type PageFields, pageFields, pageIcons, pageLanguage } from './extract/extract-page.js';
-import { fetchOEmbed } from './extract/oembed.js';
-import { manifestSite } from './extract/site-name.js';
-import { FetchFailure } from './fetch/fetch-failure.js';
-import { header } from './fetch/headers.js';
-import { hostProfileFor, hostProfileHeaders } from './fetch/host-profiles.js';
-import { hostRulesOf } from './fetch/host-rules.js';
-import { RouteState } from './fetch/proxy-route.js';
-import { assertNotDenied } from './fetch/safe-fetch.js';
-import type { FetchResult } from './fetch/types.js';
-import { canonicalUrl, domainOf, stableId } from './ids.js';
-import { describeMedia, MEDIA_LINK_TYPES } from './media/describe-media.js';
-import { type HostedImages, hostImages, type ImageSources } from './media/host-images.js';
-import { type DescribedPage, describePage, withoutVersions } from './page/describe-page.js';
-import { type PageMemoParts, pageDigest, recallPage, rememberPage } from './page/page-memo.js';
-import { versionAddresses } from './page/page-versions.js';
-import { runPlatform } from './platforms/run.js';
-import type { RunOptions } from './ports.js';
-import { type Extraction, extract } from './preview/extract.js';
+import { TimeBudget } from '../budget.js';
+import type { ImageSet, LinkRecord } from '../contract/link.js';
+import type { PreviewRequest } from '../contract/request.js';
+import { pagePlayer, settledEmbed } from '../embed/pipeline.js';
+import { fileEmbed } from '../embed/record.js';
+import { finalize } from '../extract/defaults.js';
+import { fetchManifest, oembedToFetch, type PageFields, pageFields, pageIcons, pageLanguage } from '../extract/extract-page.js';
+import { fetchOEmbed } from '../extract/oembed-source.js';
+import { manifestSite } from '../extract/site-name.js';
+import { FetchFailure } from '../fetch/fetch-failure.js';
+import { header } from '../fetch/headers.js';
+import { hostProfileFor, hostProfileHeaders } from '../fetch/host-profiles.js';
+import { hostRulesOf } from '../fetch/host-rules.js';
+import { RouteState } from '../fetch/proxy-route.js';
+import { assertNotDenied } from '../fetch/safe-fetch.js';
+import type { FetchResult } from '../fetch/types.js';
+import { canonicalUrl, domainOf, stableId } from '../ids.js';
+import { describeMedia, MEDIA_LINK_TYPES } from '../media/describe-media.js';
+import { type HostedImages, hostImages, type ImageSources } from '../media/host-images.js';
+import { type DescribedPage, describePage, withoutVersions } from '../page/describe-page.js';
+import { type PageMemoParts, pageDigest, recallPage, rememberPage } from '../page/page-memo.js';
+import { versionAddresses } from '../page/page-versions.js';
+import { runPlatform } from '../platforms/run.js';
+import type { RunOptions } from '../ports.js';
+import { memoKeyFromDigest } from '../storage-keys.js';
+import { type Extraction, extract } from './extract.js';
 import {
   answeredRecord,
   assemble,
@@ -49,12 +50,11 @@ import {
   redirection,
   unanswered,
   wallUpstream,
-} from './preview/record.js';
-import { renderedPage } from './preview/render.js';
-import { Run } from './preview/run.js';
-import { ownSite } from './preview/sign-in-site.js';
-import type { PipelineOutcome, PreviewContext, PreviewOutcome, PreviewPorts, SoFar } from './preview/types.js';
-import { memoKeyFromDigest } from './storage-keys.js';
+} from './record.js';
+import { renderedPage } from './render.js';
+import { Run } from './run.js';
+import { ownSite } from './sign-in-site.js';
+import type { PipelineOutcome, PreviewContext, PreviewOutcome, PreviewPorts, SoFar } from './types.js';
 
 /** After the budget's end the pipeline has this long to wind down; then the record built so far goes out. */
 const BUDGET_GRACE_MS = 250;
@@ -98,7 +98,7 @@ export async function previewLink(request: PreviewRequest, ports: PreviewPorts, 
 }
 
 async function pipeline(run: Run): Promise<PipelineOutcome> {
-  const { link, base, timer, sofar } = run;
+  const { link, base, timer } = run;
 
   // A link a host rule denies is refused before anything is asked (400 LINK_NOT_ALLOWED), platform sources included.
   assertNotDenied(hostRulesOf(run.config), link);
@@ -117,7 +117,7 @@ async function pipeline(run: Run): Promise<PipelineOutcome> {
 
   // The link answered: from here on, a cut-off record is ok as far as its status goes.
   const answered = answeredRecord(base, res, run.config.retryAfterMaxMs);
-  sofar.outcome = () => ({ record: finalize(structuredClone(answered)) });
+  run.cutOff(answered);
 
   // A short link (redd.it, t.co, amzn.to, ...) that redirected to a platform URL.
   if (res.trail.length > 1) {
@@ -128,7 +128,7 @@ async function pipeline(run: Run): Promise<PipelineOutcome> {
   // 2. Classify and extract: the fields the body itself gives (CPU only: no sub-fetch, no job).
   const fetched = await timer.time('extract', () => extract(res, answered, run.platforms, run.config));
   run.upstreamError = wallUpstream(res, fetched.page?.read);
-  sofar.outcome = () => ({ record: finalize(structuredClone(fetched.record), { ...fetched.hints }) });
+  run.cutOff(fetched.record, fetched.hints);
 
   // 2b. A page that only JavaScript fills in (LINKPREVIEW_RENDER): rendered in the browser and
   //     extracted again from its DOM, which the page versions are made from too; the status and
@@ -136,7 +136,7 @@ async function pipeline(run: Run): Promise<PipelineOutcome> {
   const rendered = await renderedPage(run, res, answered, fetched);
   const page = rendered ?? { res, extraction: fetched };
   const { extraction } = page;
-  if (rendered) sofar.outcome = () => ({ record: finalize(structuredClone(extraction.record), { ...extraction.hints }) });
+  if (rendered) run.cutOff(extraction.record, extraction.hints);
 
   // 3. Jobs, up to their deadline: host the images, read the page's versions or the file's media,
   //    and (a PAGE) the sub-fetches and the language beside them.
@@ -197,51 +197,28 @@ interface PageJobsInput {
  */
 async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJobsInput): Promise<Done> {
   const { read, found } = page;
-  const { fetch, timer, sofar } = run;
+  const { fetch, timer } = run;
   const { blobs } = run.ports;
   const describable = !read.wall && extraction.record.ok;
   // metadata-only (a host rule): the fields, nothing stored: no image, icon, versions, screenshot or memo.
   const storing = !run.metadataOnly(res.finalUrl);
   const contentType = header(res.headers, 'content-type');
   const digest = describable && storing ? pageDigest({ url: res.finalUrl, contentType, bytes: res.body }) : undefined;
-  const memoKey = digest && memoKeyFromDigest('page', digest);
   const recalled: Promise<PageMemoParts | undefined> = digest ? recallPage(blobs, digest) : Promise.resolve(undefined);
   const oUrl = oembedToFetch(read, found, recordOEmbedFields(found));
   const oembed = oUrl ? timer.time('subfetch', () => fetchOEmbed(fetch, oUrl)) : undefined;
   const fields: Promise<PageFields> = oembed ? oembed.then((o) => (o ? pageFields(read, o) : found)) : Promise.resolve(found);
-  const image: Promise<HostedImages> = recalled.then((m) => {
-    if (!storing) return {};
-    if (m?.image) return { image: m.image };
-    if (m?.failed?.image) return {};
-    return oUrl && found.oembedCouldChange.includes('image')
-      ? fields.then((f) => run.hostImages({ image: f.image }, jobOptions))
-      : run.hostImages({ image: found.image }, jobOptions);
-  });
-  // Another site's sign-in page (an identity provider's): the name and icon of the site the link led to.
-  const own = read.signIn === 'elsewhere' ? timer.time('subfetch', () => ownSite(run, res)) : undefined;
-  const manifestUrl = read.manifestUrl;
-  // The manifest, for the icon and the site's facts: not read when the memo has the icon.
-  const manifest = recalled.then((m) =>
-    m?.icon || m?.failed?.icon || !manifestUrl ? undefined : timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)),
-  );
-  const icon: Promise<HostedImages> = recalled.then((m) => {
-    if (!storing) return {};
-    if (m?.icon) return { icon: m.icon };
-    if (m?.failed?.icon) return {};
-    if (own) return own.then((o) => run.hostImages({ icons: o.icons, backgroundColor: o.backgroundColor }, jobOptions));
-    return manifest.then((mf) => run.hostImages(pageIcons(read, mf), jobOptions));
-  });
-  const site = own ? own.then((o) => ({ name: o.name })) : Promise.all([recalled, manifest]).then(([m, mf]) => m?.site ?? manifestSite(mf));
-  const record = Promise.all([fields, site]).then(async ([f, s]) => {
+  const card = cardJobs(run, { res, page, recalled, storing, fields, oembedAsked: Boolean(oUrl), jobOptions });
+  const record = Promise.all([fields, card.site]).then(async ([f, s]) => {
     const { language } = await pageLanguage(read, f);
     const r = pageRecord(extraction.record, read, f, { language, site: s });
     // Cut off from here on: the final fields, without what the jobs add.
-    sofar.outcome = () => ({ record: finalize(structuredClone(r), pageHints(f)) });
+    run.cutOff(r, pageHints(f));
     return r;
   });
   // The screenshot's wait (LINKPREVIEW_SCREENSHOT_WAIT_MS) starts once the rest of the record is
   // ready; the page's content is waited for only until then, unless the record needs its excerpt.
-  const othersReady = Promise.all([record, image, icon]);
+  const othersReady = Promise.all([record, card.image, card.icon]);
   const versions = digest ? versionAddresses(blobs, digest) : undefined;
   const needsExcerpt = fields.then((f) => !f.description);
   // The record goes without the content (oEmbed gives no description, so `found`'s is final): a
@@ -257,20 +234,86 @@ async function pageJobs(run: Run, { res, extraction, page, jobOptions }: PageJob
   const remembered = recalled.then((m) => m?.player);
   const embedSources = { found: page.players, oembed, oembedUrl: read.oembedUrl, remembered, othersReady: Promise.all([othersReady, described]) };
   const played = pagePlayer({ ...embedSources, fetchOEmbed: fetchForPlayer }, run.config);
-  const [r, f, hostedImage, hostedIcon, d, m, s, p] = await Promise.all([record, fields, image, icon, described, recalled, site, played]);
-  let kept = d;
-  if (memoKey) {
-    const failed = { ...hostedImage.failed, ...hostedIcon.failed };
-    // Versions a job run now builds (named by its result, or before it: `named`), by its deadline.
-    const ran = d?.content && !m?.content ? { content: d.content } : {};
-    const fresh = { ...ran, ...(d?.page?.htmlUrl && (d.named || ran.content) ? { versionsUntil: jobOptions.deadline } : {}) };
-    const got = { image: hostedImage.image, icon: hostedIcon.icon, site: s, player: p.fetched, failed, ...fresh };
-    // The memo tells whoever serves the versions' addresses that they are on their way: without it, no addresses.
-    if ((await rememberPage(blobs, memoKey, got, { recalled: m })) === 'failed' && d && fresh.versionsUntil) kept = withoutVersions(d);
-  }
+  const [r, f, hostedImage, hostedIcon, d, m, s, p] = await Promise.all([record, fields, card.image, card.icon, described, recalled, card.site, played]);
+  const got = { image: hostedImage, icon: hostedIcon, site: s, player: p.fetched, described: d, recalled: m };
+  const kept = digest ? await rememberJobs(blobs, memoKeyFromDigest('page', digest), got, jobOptions.deadline) : d;
   const alt = hostedImage.image && f.image?.alt ? { alt: f.image.alt } : {};
   const hosted = { image: hostedImage.image && { ...hostedImage.image, ...alt }, icon: hostedIcon.icon };
   return { record: settledEmbed(r, p.player), hints: pageHints(f), hosted, described: kept };
+}
+
+/**
+ * The card's jobs of a page: its image (held only when oEmbed could still give it), its icon
+ * (after the manifest when the page names one), and its site's name; each from the page memo when
+ * it has them, none stored when `storing` is off. Another site's sign-in page (an identity
+ * provider's) gives the name and icon of the site the link led to.
+ */
+function cardJobs(
+  run: Run,
+  input: {
+    res: FetchResult;
+    page: PageJobsInput['page'];
+    recalled: Promise<PageMemoParts | undefined>;
+    storing: boolean;
+    fields: Promise<PageFields>;
+    oembedAsked: boolean;
+    jobOptions: RunOptions;
+  },
+) {
+  const { res, recalled, storing, fields, jobOptions } = input;
+  const { read, found } = input.page;
+  const { fetch, timer } = run;
+  const image: Promise<HostedImages> = recalled.then((m) => {
+    if (!storing) return {};
+    if (m?.image) return { image: m.image };
+    if (m?.failed?.image) return {};
+    return input.oembedAsked && found.oembedCouldChange.includes('image')
+      ? fields.then((f) => run.hostImages({ image: f.image }, jobOptions))
+      : run.hostImages({ image: found.image }, jobOptions);
+  });
+  const own = read.signIn === 'elsewhere' ? timer.time('subfetch', () => ownSite(run, res)) : undefined;
+  const manifestUrl = read.manifestUrl;
+  // The manifest, for the icon and the site's facts: not read when the memo has the icon.
+  const manifest = recalled.then((m) =>
+    m?.icon || m?.failed?.icon || !manifestUrl ? undefined : timer.time('subfetch', () => fetchManifest(fetch, manifestUrl)),
+  );
+  const icon: Promise<HostedImages> = recalled.then((m) => {
+    if (!storing) return {};
+    if (m?.icon) return { icon: m.icon };
+    if (m?.failed?.icon) return {};
+    if (own) return own.then((o) => run.hostImages({ icons: o.icons, backgroundColor: o.backgroundColor }, jobOptions));
+    return manifest.then((mf) => run.hostImages(pageIcons(read, mf), jobOptions));
+  });
+  const site = own ? own.then((o) => ({ name: o.name })) : Promise.all([recalled, manifest]).then(([m, mf]) => m?.site ?? manifestSite(mf));
+  return { image, icon, site };
+}
+
+/**
+ * What the jobs added, remembered in the page memo before the record goes out: the memo tells
+ * whoever serves the versions' addresses that they are on their way, so when it could not be
+ * written the record names no versions built now (the described page without them).
+ */
+async function rememberJobs(
+  blobs: PreviewPorts['blobs'],
+  memoKey: string,
+  got: {
+    image: HostedImages;
+    icon: HostedImages;
+    site: PageMemoParts['site'];
+    player: PageMemoParts['player'];
+    described: DescribedPage | undefined;
+    recalled: PageMemoParts | undefined;
+  },
+  deadline: number,
+): Promise<DescribedPage | undefined> {
+  const { described: d, recalled: m } = got;
+  const failed = { ...got.image.failed, ...got.icon.failed };
+  // Versions a job run now builds (named by its result, or before it: `named`), by its deadline.
+  const ran = d?.content && !m?.content ? { content: d.content } : {};
+  const fresh = { ...ran, ...(d?.page?.htmlUrl && (d.named || ran.content) ? { versionsUntil: deadline } : {}) };
+  const parts = { image: got.image.image, icon: got.icon.icon, site: got.site, player: got.player, failed, ...fresh };
+  if ((await rememberPage(blobs, memoKey, parts, { recalled: m })) === 'failed' && d && fresh.versionsUntil) return withoutVersions(d);
+  return d;
 }
 
 /**
@@ -305,7 +348,7 @@ async function platformRecord(run: Run, url: URL, page?: FetchResult): Promise<L
   if (!out) return undefined;
   const record = platformFields(out, run.base, page);
   // Cut off from here on: the platform's record without its images.
-  run.sofar.outcome = () => ({ record: finalize(structuredClone(record), {}) });
+  run.cutOff(record);
   // metadata-only (a host rule): the platform's fields, no image or icon stored.
   if (run.metadataOnly(url.href)) return finalize(record, {});
   const hosted = await run.timer.time('jobs', () =>

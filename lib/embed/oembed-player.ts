@@ -10,7 +10,7 @@
  * player linklens would drop.
  */
 import { Parser } from 'htmlparser2';
-import { OEMBED_HTML_CHARS } from '../extract/oembed.js';
+import { OEMBED_HTML_CHARS } from '../extract/oembed-source.js';
 import type { OEmbedData } from '../extract/rules.js';
 import { siteOf } from '../site.js';
 import { type AddressHint, playerAt, playerSites } from './allow.js';
