@@ -78,8 +78,6 @@ export interface LinkPreviewServiceProps {
   render?: 'auto' | 'on' | 'off';
   /** Caps how many browser workers run at once. Default: unreserved. */
   browserWorkerReservedConcurrency?: number;
-  /** @deprecated The browser worker's former name: use `browserWorkerReservedConcurrency` (which wins when both are given). */
-  screenshotWorkerReservedConcurrency?: number;
   /**
    * Where the alarms notify (alarm and OK): an existing SNS topic of the same region, or a topic
    * created with this address subscribed. Neither: the alarms exist without actions; both: refused.
@@ -217,7 +215,7 @@ function browserWorker(
   const worker = new BrowserWorkerFunction(scope, 'BrowserWorker', {
     sharpLayer: parts.layers.sharp,
     browserLayer: browser.layer,
-    reservedConcurrency: props.browserWorkerReservedConcurrency ?? props.screenshotWorkerReservedConcurrency,
+    reservedConcurrency: props.browserWorkerReservedConcurrency,
     timeout: Duration.seconds(60),
   });
   const jobs = new JobQueue(scope, 'BrowserJobs', { workerTimeout: worker.timeout, deadLetterQueue: parts.deadLetterQueue });

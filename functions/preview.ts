@@ -126,7 +126,7 @@ async function init(): Promise<PreviewHandler> {
   const obs = createObservability('linklens-preview', config);
   const opened = openGuardWarning(config);
   if (opened) obs.log.warn(opened);
-  // A variable set under its former name: which one to set instead.
+  // A former host list (LINKPREVIEW_PROXY_HOSTS, LINKPREVIEW_RENDER_HOSTS): the host rules to write instead.
   for (const line of configWarnings(env)) obs.log.warn(line);
   const budget = new InvocationBudget(config.requestBudgetMs);
   const { onAuthFailure, onRoute, onFlight, onRender } = previewCounters(obs.count);

@@ -10,7 +10,7 @@ startLocalServer()
     // LINKPREVIEW_ALLOW_LOOPBACK / LINKPREVIEW_ALLOW_PRIVATE_NETWORKS: say what the SSRF guard lets through.
     const opened = openGuardWarning(s.deps.config);
     if (opened) s.deps.log.warn(opened);
-    // A variable set under its former name: which one to set instead.
+    // A former host list (LINKPREVIEW_PROXY_HOSTS, LINKPREVIEW_RENDER_HOSTS): the host rules to write instead.
     for (const line of configWarnings(process.env)) s.deps.log.warn(line);
     const stop = () => {
       s.close().then(() => process.exit(0));

@@ -23,7 +23,7 @@ export function instrumentedWorker(service: string, config: Config, env: Record<
   const obs = createObservability(service, config);
   const opened = openGuardWarning(config);
   if (opened) obs.log.warn(opened);
-  // A variable set under its former name: which one to set instead.
+  // A former host list (LINKPREVIEW_PROXY_HOSTS, LINKPREVIEW_RENDER_HOSTS): the host rules to write instead.
   for (const line of configWarnings(env)) obs.log.warn(line);
   const s3 = obs.tracer.captureAWSv3Client(new S3Client({}));
   const sqs = config.replyQueuePrefix ? obs.tracer.captureAWSv3Client(new SQSClient({})) : undefined;

@@ -16,7 +16,7 @@ import { listedHostWarnings } from './fetch/host-rules.js';
 import { PLATFORMS } from './platforms/index.js';
 import { platformSettingsGroups } from './platforms/registry.js';
 import type { Platform } from './platforms/types.js';
-import { assertUniqueVariables, type Env, formerEnvWarnings, type GroupValues, readGroups, readSettings, type SettingsGroup } from './settings.js';
+import { assertUniqueVariables, type Env, type GroupValues, readGroups, readSettings, type SettingsGroup } from './settings.js';
 
 export { CORE_GROUPS, DEFAULT_USER_AGENT, DEFAULTS, ENV } from './core-settings.js';
 export { ConfigError } from './settings.js';
@@ -50,12 +50,7 @@ export function loadConfig(env: Env = process.env, platforms: readonly Platform[
   return { ...readGroups(CORE_GROUPS, env), platforms: values as PlatformsConfig };
 }
 
-/**
- * What a server or a Lambda logs once at start about its environment: a variable set under a
- * former name (still read) and the name to set instead; a former host list (LINKPREVIEW_PROXY_HOSTS,
- * LINKPREVIEW_RENDER_HOSTS) and the host rules to write instead.
- */
-export function configWarnings(env: Env = process.env, platforms: readonly Platform[] = PLATFORMS): string[] {
-  const groups = platforms === PLATFORMS ? PLATFORM_GROUPS : platformSettingsGroups(platforms);
-  return [...formerEnvWarnings([...CORE_GROUPS, ...groups], env), ...listedHostWarnings(env)];
+/** What a server or a Lambda logs once at start about its environment: a former host list (LINKPREVIEW_PROXY_HOSTS, LINKPREVIEW_RENDER_HOSTS) and the host rules to write instead. */
+export function configWarnings(env: Env = process.env): string[] {
+  return listedHostWarnings(env);
 }

@@ -230,14 +230,12 @@ const FETCH = defineSettings('fetch', 'Fetching and time budgets', {
   // remaining time less 1.5 s (lib/budget.ts), so the answer leaves inside API Gateway's 29 s.
   requestBudgetMs: {
     env: 'LINKPREVIEW_REQUEST_BUDGET_MS',
-    formerEnv: ['LINKPREVIEW_JOB_DEADLINE_MS'],
     type: int(100, 28_000),
     default: 25_000,
     doc: 'The time budget of one request, every phase included; in the Lambda also cut to its remaining time less 1.5 s.',
   },
   jobWaitMs: {
     env: 'LINKPREVIEW_JOB_WAIT_MS',
-    formerEnv: ['LINKPREVIEW_DEADLINE_MS'],
     type: int(100, 28_000),
     default: 20_000,
     doc: "The jobs' deadline, counted from when they start (after the fetch), within the request's budget: a late job's part is left out.",
@@ -409,7 +407,6 @@ const SCREENSHOTS = defineSettings('screenshots', 'Screenshots and the browser',
   },
   browserConcurrency: {
     env: 'LINKPREVIEW_BROWSER_CONCURRENCY',
-    formerEnv: ['LINKPREVIEW_SCREENSHOT_CONCURRENCY'],
     type: autoOrInt(1, 16),
     default: 'auto',
     defaultDoc:
@@ -682,7 +679,6 @@ const AWS = defineSettings('aws', 'AWS', {
   },
   browserQueueUrl: {
     env: 'LINKPREVIEW_BROWSER_QUEUE_URL',
-    formerEnv: ['LINKPREVIEW_SCREENSHOT_QUEUE_URL'],
     type: queueUrl,
     default: '',
     doc: "The browser worker's SQS queue: the preview function sends the jobs that need the browser (screenshots) there. Empty: the job queue.",

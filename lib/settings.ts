@@ -27,11 +27,6 @@ export interface SettingType<T> {
 export interface Setting<T> {
   /** The environment variable. */
   env: string;
-  /**
-   * Names the variable had before, still read when `env` is unset (the first one set), so a
-   * deployment keeps working across a rename; `formerEnvWarnings` says what to rename.
-   */
-  formerEnv?: readonly string[];
   type: SettingType<T>;
   /** The value when the variable is unset. */
   default: NoInfer<T>;
@@ -70,25 +65,16 @@ export function defineSettings<const N extends string, T>(name: N, title: string
 
 export type Env = Record<string, string | undefined>;
 
-/** The variable a setting is read from: its own when set, else the first of its former names that is set. */
-function setVariable(setting: Setting<unknown>, env: Env): string | undefined {
-  return [setting.env, ...(setting.formerEnv ?? [])].find((name) => env[name] !== undefined);
-}
-
-/**
- * Reads a group's settings from `env` (unset variables take their default; a former name is read
- * when the variable itself is unset); a bad value throws a ConfigError naming the variable it came from.
- */
+/** Reads a group's settings from `env` (unset variables take their default); a bad value throws a ConfigError naming its variable. */
 export function readSettings<G extends SettingsGroup>(group: G, env: Env): GroupValues<G> {
   const values: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(group.settings) as [string, Setting<unknown>][]) {
-    const name = setVariable(setting, env);
-    const raw = name === undefined ? undefined : env[name];
-    if (name === undefined || raw === undefined) {
+    const raw = env[setting.env];
+    if (raw === undefined) {
       values[key] = setting.default;
       continue;
     }
-    const result = v.safeParse(setting.type.schema(name), raw, { abortPipeEarly: true });
+    const result = v.safeParse(setting.type.schema(setting.env), raw, { abortPipeEarly: true });
     if (!result.success) {
       const issue = result.issues[0];
       throw new ConfigError(`Invalid configuration: ${issue.message}${setting.secret ? '' : ` (got ${JSON.stringify(issue.input)})`}`);
@@ -261,15 +247,13 @@ export function envNames<const Gs extends readonly SettingsGroup[]>(groups: Gs):
   return names as { readonly [K in keyof GroupsValues<Gs>]: string };
 }
 
-/** Throws when two settings read the same variable (a former name included). */
+/** Throws when two settings read the same variable. */
 export function assertUniqueVariables(groups: readonly SettingsGroup[]): void {
   const seen = new Set<string>();
   for (const group of groups) {
     for (const setting of Object.values(group.settings) as Setting<unknown>[]) {
-      for (const name of [setting.env, ...(setting.formerEnv ?? [])]) {
-        if (seen.has(name)) throw new Error(`${name} is declared twice`);
-        seen.add(name);
-      }
+      if (seen.has(setting.env)) throw new Error(`${setting.env} is declared twice`);
+      seen.add(setting.env);
     }
   }
 }
@@ -281,29 +265,4 @@ export function settingDefaults<const Gs extends readonly SettingsGroup[]>(group
     for (const [key, setting] of Object.entries(group.settings) as [string, Setting<unknown>][]) defaults[key] = setting.default;
   }
   return defaults as GroupsValues<Gs>;
-}
-
-/**
- * One line for each former variable name set in `env`: which variable replaces it, and, when both
- * are set, that the new one is used. A server or a Lambda logs them once at start.
- */
-export function formerEnvWarnings(groups: readonly SettingsGroup[], env: Env): string[] {
-  const lines: string[] = [];
-  for (const group of groups) {
-    for (const setting of Object.values(group.settings) as Setting<unknown>[]) {
-      for (const former of setting.formerEnv ?? []) {
-        if (env[former] === undefined) continue;
-        const used = setVariable(setting, env);
-        const what = `${former} is a former name of ${setting.env}`;
-        lines.push(
-          used === former
-            ? `${what}: it is still read, but set ${setting.env} instead`
-            : used === setting.env
-              ? `${what} and both are set: ${setting.env} is used (remove ${former})`
-              : `${what}: ignored, ${used} is read (set ${setting.env} instead)`,
-        );
-      }
-    }
-  }
-  return lines;
 }

@@ -33,7 +33,7 @@ export function renderConfigDocs(): string {
 
 function section(level: string, group: SettingsGroup): string {
   const rows = (Object.values(group.settings) as Setting<unknown>[]).map(
-    (s) => `| \`${s.env}\` | ${cell(shownDefault(s))} | ${cell(s.type.allowed)} | ${cell(s.doc + formerNames(s))} |`,
+    (s) => `| \`${s.env}\` | ${cell(shownDefault(s))} | ${cell(s.type.allowed)} | ${cell(s.doc)} |`,
   );
   const note = group.note ? [group.note, ''] : [];
   return [`${level} ${group.title}`, '', '| Variable | Default | Allowed | Meaning |', '|---|---|---|---|', ...rows, '', ...note].join('\n');
@@ -45,12 +45,6 @@ function shownDefault(s: Setting<unknown>): string {
   if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) return 'unset';
   if (s.type.show) return s.type.show(value);
   return `\`${String(value)}\``;
-}
-
-/** The variable's former names: still read, with a warning at start. */
-function formerNames(s: Setting<unknown>): string {
-  const names = (s.formerEnv ?? []).map((name) => `\`${name}\``);
-  return names.length ? ` Formerly ${names.join(', ')}: still read when this is unset, with a warning at start.` : '';
 }
 
 function cell(text: string): string {

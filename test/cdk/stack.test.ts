@@ -614,7 +614,7 @@ describe('the browser worker (screenshots)', () => {
     expect(2 * jobMemoryMb('render', config)).toBeGreaterThan(budget);
   });
 
-  test('browserWorkerReservedConcurrency caps it; the deprecated screenshotWorkerReservedConcurrency still does, and the new prop wins', () => {
+  test('browserWorkerReservedConcurrency caps it', () => {
     const reserved = (props: Partial<LinkPreviewStackProps>) => {
       const t = synth(props);
       const fn = Object.values(t.findResources('AWS::Lambda::Function')).find(
@@ -624,8 +624,6 @@ describe('the browser worker (screenshots)', () => {
     };
     expect(browser.Properties.ReservedConcurrentExecutions).toBeUndefined();
     expect(reserved({ browserWorkerReservedConcurrency: 3 })).toBe(3);
-    expect(reserved({ screenshotWorkerReservedConcurrency: 2 })).toBe(2);
-    expect(reserved({ browserWorkerReservedConcurrency: 3, screenshotWorkerReservedConcurrency: 2 })).toBe(3);
   });
 
   test('screenshots: false and render: off (no job needs the browser) leave out the browser worker, its queue and layer, and tell the preview', () => {

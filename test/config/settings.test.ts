@@ -6,10 +6,10 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CORE_GROUPS, ConfigError, configWarnings, DEFAULTS, ENV, loadConfig } from '../../lib/config';
+import { ConfigError, configWarnings, DEFAULTS, ENV, loadConfig } from '../../lib/config';
 import { openApiDocument, openApiPath } from '../../lib/contract/openapi';
 import { ffmpegBinary, ffprobeBinary } from '../../lib/media/run-tool';
-import { assertUniqueVariables, defineSettings, formerEnvWarnings, httpUrl, int, readGroups, readSettings } from '../../lib/settings';
+import { assertUniqueVariables, defineSettings, httpUrl, int, readSettings } from '../../lib/settings';
 import { CONFIG_DOCS_PATH, renderConfigDocs } from '../../scripts/config-docs';
 
 test('docs/configuration.md is what `npm run docs:config` generates from the declarations', () => {
@@ -43,72 +43,17 @@ test('DEFAULTS is every core setting unset, as the CDK constructs read the defau
   expect(DEFAULTS).toMatchObject({ requestBudgetMs: 25_000, jobWaitMs: 20_000, fetchTimeoutMs: 10_000, metricsNamespace: 'linklens' });
 });
 
-describe('a former variable name (formerEnv)', () => {
-  const group = defineSettings('demo', 'Demo', {
-    waitMs: { env: 'DEMO_WAIT_MS', formerEnv: ['DEMO_DEADLINE_MS', 'DEMO_TIMEOUT_MS'], type: int(0, 5000), default: 100, doc: 'Wait.' },
-    retries: { env: 'DEMO_RETRIES', type: int(0, 5), default: 2, doc: 'Retries.' },
-  });
-
-  test('is read when the variable is unset; the variable wins when both are set; the first former name set is read', () => {
-    expect(readSettings(group, {}).waitMs).toBe(100);
-    expect(readSettings(group, { DEMO_DEADLINE_MS: '300' }).waitMs).toBe(300);
-    expect(readSettings(group, { DEMO_TIMEOUT_MS: '400' }).waitMs).toBe(400);
-    expect(readSettings(group, { DEMO_WAIT_MS: '200', DEMO_DEADLINE_MS: '300' }).waitMs).toBe(200);
-    expect(readSettings(group, { DEMO_DEADLINE_MS: '300', DEMO_TIMEOUT_MS: '400' }).waitMs).toBe(300);
-  });
-
-  test('a bad value names the variable it was read from', () => {
-    expect(() => readSettings(group, { DEMO_DEADLINE_MS: '9000' })).toThrow(
-      new ConfigError('Invalid configuration: DEMO_DEADLINE_MS must be at most 5000 (got 9000)'),
-    );
-    // The variable set wins, so a bad former value beside it is never read.
-    expect(readSettings(group, { DEMO_WAIT_MS: '200', DEMO_DEADLINE_MS: 'soon' }).waitMs).toBe(200);
-  });
-
-  test('warns once per former name set, naming it and the variable to set; both set: says the variable is used', () => {
-    expect(formerEnvWarnings([group], {})).toEqual([]);
-    expect(formerEnvWarnings([group], { DEMO_WAIT_MS: '200', DEMO_RETRIES: '1' })).toEqual([]);
-    expect(formerEnvWarnings([group], { DEMO_DEADLINE_MS: '300' })).toEqual([
-      'DEMO_DEADLINE_MS is a former name of DEMO_WAIT_MS: it is still read, but set DEMO_WAIT_MS instead',
-    ]);
-    expect(formerEnvWarnings([group], { DEMO_WAIT_MS: '200', DEMO_DEADLINE_MS: '300' })).toEqual([
-      'DEMO_DEADLINE_MS is a former name of DEMO_WAIT_MS and both are set: DEMO_WAIT_MS is used (remove DEMO_DEADLINE_MS)',
-    ]);
-    expect(formerEnvWarnings([group], { DEMO_DEADLINE_MS: '300', DEMO_TIMEOUT_MS: '400' })).toEqual([
-      'DEMO_DEADLINE_MS is a former name of DEMO_WAIT_MS: it is still read, but set DEMO_WAIT_MS instead',
-      'DEMO_TIMEOUT_MS is a former name of DEMO_WAIT_MS: ignored, DEMO_DEADLINE_MS is read (set DEMO_WAIT_MS instead)',
-    ]);
-  });
-
-  test("may not be another setting's variable", () => {
-    const other = defineSettings('other', 'Other', { deadline: { env: 'DEMO_DEADLINE_MS', type: int(0, 1), default: 0, doc: '' } });
-    expect(() => assertUniqueVariables([group, other])).toThrow(/DEMO_DEADLINE_MS is declared twice/);
-  });
-});
-
-describe('the renamed core settings', () => {
-  const queue = 'https://sqs.eu-west-1.amazonaws.com/1/browser';
-  const renamed = [
-    ['requestBudgetMs', 'LINKPREVIEW_REQUEST_BUDGET_MS', 'LINKPREVIEW_JOB_DEADLINE_MS', '12000', 12_000],
-    ['jobWaitMs', 'LINKPREVIEW_JOB_WAIT_MS', 'LINKPREVIEW_DEADLINE_MS', '9000', 9000],
-    ['browserQueueUrl', 'LINKPREVIEW_BROWSER_QUEUE_URL', 'LINKPREVIEW_SCREENSHOT_QUEUE_URL', queue, queue],
-    ['browserConcurrency', 'LINKPREVIEW_BROWSER_CONCURRENCY', 'LINKPREVIEW_SCREENSHOT_CONCURRENCY', '3', 3],
-  ] as const;
-
-  test.each(renamed)('%s: %s, formerly %s, still read with a warning at start', (key, env, former, raw, value) => {
-    expect(ENV[key]).toBe(env);
-    expect(loadConfig({ [former]: raw })[key]).toBe(value);
-    expect(configWarnings({ [former]: raw })).toEqual([`${former} is a former name of ${env}: it is still read, but set ${env} instead`]);
-    // Both set: the new name wins, and the warning says so.
-    expect(loadConfig({ [env]: raw, [former]: 'x' })[key]).toBe(value);
-    expect(configWarnings({ [env]: raw, [former]: 'x' })).toEqual([`${former} is a former name of ${env} and both are set: ${env} is used (remove ${former})`]);
-    expect(readFileSync(CONFIG_DOCS_PATH, 'utf8')).toContain(`Formerly \`${former}\`: still read when this is unset, with a warning at start.`);
-  });
-
-  test('no warning without a former name; readGroups reads former names too', () => {
-    expect(configWarnings({ LINKPREVIEW_REQUEST_BUDGET_MS: '12000', LINKPREVIEW_JOB_WAIT_MS: '9000' })).toEqual([]);
-    expect(readGroups(CORE_GROUPS, { LINKPREVIEW_JOB_DEADLINE_MS: '12000' }).requestBudgetMs).toBe(12_000);
-  });
+test('the names four settings had before any release are not read: no deployment carried them', () => {
+  for (const [key, former, raw] of [
+    ['requestBudgetMs', 'LINKPREVIEW_JOB_DEADLINE_MS', '12000'],
+    ['jobWaitMs', 'LINKPREVIEW_DEADLINE_MS', '9000'],
+    ['browserQueueUrl', 'LINKPREVIEW_SCREENSHOT_QUEUE_URL', 'https://sqs.eu-west-1.amazonaws.com/1/browser'],
+    ['browserConcurrency', 'LINKPREVIEW_SCREENSHOT_CONCURRENCY', '3'],
+  ] as const) {
+    expect(loadConfig({ [former]: raw })[key]).toEqual(DEFAULTS[key]);
+    expect(readFileSync(CONFIG_DOCS_PATH, 'utf8')).not.toContain(former);
+  }
+  expect(configWarnings({ LINKPREVIEW_JOB_DEADLINE_MS: '12000' })).toEqual([]);
 });
 
 test("the platforms' settings are read from their own variables into config.platforms.<name>", () => {
