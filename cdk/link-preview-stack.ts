@@ -28,5 +28,12 @@ export class LinkPreviewStack extends Stack {
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: service.jobs.deadLetterQueue.queueUrl });
     if (service.browserJobs) new CfnOutput(this, 'BrowserQueueUrl', { value: service.browserJobs.queue.queueUrl });
     if (service.alarms.topic) new CfnOutput(this, 'AlarmTopicArn', { value: service.alarms.topic.topicArn });
+    if (service.batches) {
+      new CfnOutput(this, 'WebhookSecretArn', {
+        value: service.batches.secret.secretArn,
+        description: "The webhooks' signing secret: receivers verify with whsec_ and its value (aws secretsmanager get-secret-value)",
+      });
+      new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: service.batches.webhooksDeadLetterQueue.queueUrl });
+    }
   }
 }

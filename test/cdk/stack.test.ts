@@ -903,11 +903,15 @@ describe('alarms', () => {
   });
 });
 
-test('outputs: API URL, CloudFront domain, preview function name and ARN', () => {
+test("outputs: API URL, CloudFront domain, preview function name and ARN, the webhooks' secret", () => {
   const outputs = template.findOutputs('*');
   expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'AssetsDomain', 'PreviewFunctionName', 'PreviewFunctionArn']));
   expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('ApiEndpoint');
   expect(outputs.PreviewFunctionName.Value).toEqual(ref(previewId));
   expect(outputs.PreviewFunctionArn.Value).toEqual({ 'Fn::GetAtt': [previewId, 'Arn'] });
   expect(JSON.stringify(outputs.AssetsDomain.Value)).toContain('DomainName');
+  // Batches: where the webhooks' secret is (its value is never in the template), and the deliveries that crashed again and again.
+  const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret'));
+  expect(outputs.WebhookSecretArn.Value).toEqual(ref(secretId));
+  expect(JSON.stringify(outputs.WebhookDeadLetterQueueUrl.Value)).toContain('BatchesWebhooksDeadLetterQueue');
 });
