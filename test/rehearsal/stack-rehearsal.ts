@@ -118,7 +118,8 @@ export interface FunctionStats {
   /** Import time of the handler module in each new environment (ms). */
   initMs: number[];
   invocations: number;
-  failed: { errorType: string; errorMessage: string }[];
+  /** Each failed invocation: the runtime's error, and what it was asked (`GET /previews/{batchId}`, `sqs`, `invoke`). */
+  failed: { errorType: string; errorMessage: string; asked?: string }[];
   /** Highest RSS of an environment's process tree (MB). */
   peakRssMb: number;
   /** Unzipped code asset and layers (bytes). */
@@ -310,14 +311,14 @@ class HostedFunction {
       }
       const r = await env.invoke(event);
       this.stats.invocations++;
-      if (!r.ok) this.stats.failed.push({ errorType: r.error?.errorType, errorMessage: r.error?.errorMessage });
+      if (!r.ok) this.stats.failed.push({ errorType: r.error?.errorType, errorMessage: r.error?.errorMessage, asked: askedOf(event, trigger) });
       // An environment that died mid-run (out of memory) reports no time of its own: the time until then.
       const handlerMs = !r.ok && !r.ms ? performance.now() - t0 : r.ms;
       return { ok: r.ok, value: r.value, error: r.error, ms: performance.now() - t0, cold, billedMs: billed(r.ok, handlerMs, r.error) };
     } catch (err) {
       this.stats.invocations++;
       const error = { errorType: 'Runtime.InitError', errorMessage: (err as Error).message };
-      this.stats.failed.push(error);
+      this.stats.failed.push({ ...error, asked: askedOf(event, trigger) });
       return { ok: false, error, ms: performance.now() - t0, cold, billedMs: billed(false, 0, error) };
     } finally {
       env.busy = false;
@@ -344,6 +345,12 @@ class HostedFunction {
     for (const e of this.envs) e.kill({ errorType: 'Shutdown', errorMessage: 'rehearsal over' });
     this.envs = [];
   }
+}
+
+/** What an invocation was asked, for a failure's record: the HTTP API's route key and path, or its trigger. */
+function askedOf(event: unknown, trigger: string): string {
+  const e = event as { routeKey?: unknown; rawPath?: unknown } | null;
+  return typeof e?.routeKey === 'string' ? `${e.routeKey} (${String(e.rawPath)})` : trigger;
 }
 
 export interface RehearsalOptions {
