@@ -33,6 +33,14 @@ import type { Log } from '../lib/log.js';
 import type { BlobStore, KeyStore } from '../lib/ports.js';
 import { ConfigError } from '../lib/settings.js';
 
+/**
+ * The functions' S3 client settings: a connection not made in 3 s, or a response silent for 10 s,
+ * fails (and the SDK retries it) rather than holding the invocation to its timeout. The SDK's
+ * default is to wait forever; the deploy rehearsal once saw a preview invocation run into its 28 s
+ * timeout with no request of a test failing (test/cdk/rehearsal.test.ts records what it was asked).
+ */
+export const S3_CLIENT_CONFIG = { requestHandler: { connectionTimeout: 3_000, socketTimeout: 10_000 } } as const;
+
 /** True when the environment names a bucket and a queue: the preview Lambda then uses S3 + SQS. */
 export function awsConfigured(config: Config): boolean {
   return config.bucket !== '' && config.jobQueueUrl !== '';
@@ -81,7 +89,7 @@ function fetcher(options: { config: Config; log: Log; resolver?: Resolver; ssm?:
   return fetcherFromConfig(config, options.resolver, log, proxyPolicyFrom(config, { memo, endpoint }));
 }
 
-function buildAwsBlobStore(config: Config, s3: S3Client = new S3Client({})): S3BlobStore {
+function buildAwsBlobStore(config: Config, s3: S3Client = new S3Client(S3_CLIENT_CONFIG)): S3BlobStore {
   if (!config.bucket) throw new Error('LINKPREVIEW_BUCKET is not set');
   if (!config.publicUrl) throw new Error('LINKPREVIEW_PUBLIC_URL (the CloudFront URL) is not set');
   return new S3BlobStore({ client: s3, bucket: config.bucket, publicBaseUrl: config.publicUrl });

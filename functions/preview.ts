@@ -27,7 +27,7 @@ import { openGuardWarning } from '../lib/fetch/address-guard.js';
 import { type ApiDeps, createApiHandler } from '../lib/http/api-handler.js';
 import type { BatchRoutesDeps } from '../lib/http/batches.js';
 import type { HandlerDeps, PreviewHandler } from '../lib/http/preview-handler.js';
-import { awsConfigured, buildAwsBatches, buildAwsDeps } from './aws-deps.js';
+import { awsConfigured, buildAwsBatches, buildAwsDeps, S3_CLIENT_CONFIG } from './aws-deps.js';
 import { createObservability, MetricUnit, type Observability } from './observability.js';
 
 /** The metric a 5xx answer of the preview adds to (namespace linklens, dimension service). */
@@ -136,7 +136,7 @@ async function init(): Promise<PreviewHandler> {
     const aws = buildAwsDeps({
       config,
       log: obs.log,
-      s3: obs.tracer.captureAWSv3Client(new S3Client({})),
+      s3: obs.tracer.captureAWSv3Client(new S3Client(S3_CLIENT_CONFIG)),
       sqs: obs.tracer.captureAWSv3Client(new SQSClient({})),
       ssm: config.apiKeyParameter ? obs.tracer.captureAWSv3Client(new SSMClient({})) : undefined,
       secrets: config.apiKeySecret ? obs.tracer.captureAWSv3Client(new SecretsManagerClient({})) : undefined,

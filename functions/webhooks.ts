@@ -19,7 +19,7 @@ import type { DeliveryMessage } from '../lib/batch/types.js';
 import { deliverOne } from '../lib/batch/work.js';
 import { configWarnings, loadConfig } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
-import { buildAwsWebhookDeps } from './aws-deps.js';
+import { buildAwsWebhookDeps, S3_CLIENT_CONFIG } from './aws-deps.js';
 import { createObservability } from './observability.js';
 
 /** The metric each attempt's outcome adds one to (namespace linklens, dimension service). */
@@ -37,7 +37,7 @@ function build(): Handler {
   const deps = buildAwsWebhookDeps({
     config,
     log: obs.log,
-    s3: obs.tracer.captureAWSv3Client(new S3Client({})),
+    s3: obs.tracer.captureAWSv3Client(new S3Client(S3_CLIENT_CONFIG)),
     sqs,
     secrets: obs.tracer.captureAWSv3Client(new SecretsManagerClient({})),
     onDelivery: (outcome) => obs.count(DELIVERY_METRICS[outcome]),

@@ -13,7 +13,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createWorkerHandler } from '../lib/adapters/aws/sqs-job-worker.js';
 import { type Config, configWarnings, loadConfig } from '../lib/config.js';
 import { openGuardWarning } from '../lib/fetch/address-guard.js';
-import { buildAwsWorkerDeps } from './aws-deps.js';
+import { buildAwsWorkerDeps, S3_CLIENT_CONFIG } from './aws-deps.js';
 import { createObservability } from './observability.js';
 
 let built: ((event: SQSEvent, context: unknown) => Promise<SQSBatchResponse>) | undefined;
@@ -25,7 +25,7 @@ export function instrumentedWorker(service: string, config: Config, env: Record<
   if (opened) obs.log.warn(opened);
   // A former host list (LINKPREVIEW_PROXY_HOSTS, LINKPREVIEW_RENDER_HOSTS): the host rules to write instead.
   for (const line of configWarnings(env)) obs.log.warn(line);
-  const s3 = obs.tracer.captureAWSv3Client(new S3Client({}));
+  const s3 = obs.tracer.captureAWSv3Client(new S3Client(S3_CLIENT_CONFIG));
   const sqs = config.replyQueuePrefix ? obs.tracer.captureAWSv3Client(new SQSClient({})) : undefined;
   const deps = buildAwsWorkerDeps({ config, log: obs.log, s3, sqs });
   const inner = createWorkerHandler({ ...deps, count: obs.count });
