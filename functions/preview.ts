@@ -68,9 +68,12 @@ export function createLambdaPreviewHandler({ obs, budget, deps, status = {}, bat
   const inner = createApiHandler({ ...deps, startBudget: (context) => budget.start(context), status, batches: batches?.deps });
   // One invocation at a time per instance: the items of the SQS event being handled take their time from it.
   let invocation: { getRemainingTimeInMillis?: () => number } = {};
-  const items = batches?.consumer((request, requestId) =>
-    inner(request, { awsRequestId: requestId, getRemainingTimeInMillis: invocation.getRemainingTimeInMillis } as never),
-  );
+  const items = batches?.consumer((request, requestId) => {
+    // Called on the context it belongs to (a runtime may define it as a method).
+    const remaining = invocation.getRemainingTimeInMillis;
+    const context = invocation;
+    return inner(request, { awsRequestId: requestId, ...(remaining ? { getRemainingTimeInMillis: () => remaining.call(context) } : {}) } as never);
+  });
   return middy(async (event: unknown, context: never) => {
     if (items && isSqsEvent(event)) {
       invocation = context ?? {};
